@@ -1,0 +1,17 @@
+// Builds every activity with its dependencies injected; the worker registers the result.
+import type { DatabasePool } from '../runtime/database';
+import type { Logger } from '../runtime/logger';
+import { probeActivities } from './probe';
+
+export interface ActivityDeps {
+  db: DatabasePool;
+  log: Logger;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...probeActivities(deps.db),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,20 @@
+// Builds the Koa application (no listen): request id → errors → routes → not-found.
+import Koa from 'koa';
+import type { AppDeps } from './deps';
+import { errors } from './middleware/errors';
+import { requestId } from './middleware/request-id';
+import { buildRouter, notMatched } from './router';
+import { allRoutes } from './routes';
+import type { AnyRoute } from './route';
+
+export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa {
+  const app = new Koa({ proxy: false });
+  const router = buildRouter(deps, routes);
+  app.use(requestId());
+  app.use(errors(deps.log));
+  app.use(notMatched(router));
+  app.use(router.routes());
+  // Koa's own error event would print a second stack trace for errors the middleware already rendered.
+  app.silent = true;
+  return app;
+}

@@ -1,0 +1,35 @@
+// Turns anything thrown below into the spec's bodies: ApiError as the envelope, FlatError verbatim,
+// and anything unexpected as the framework-default 500 (logged with the request id, no internals leaked).
+import type Koa from 'koa';
+import { ApiError, FlatError } from '../../domain/errors';
+import type { Logger } from '../../runtime/logger';
+
+export function envelope(code: string, message: string, requestId: string, details?: Record<string, unknown>): Record<string, unknown> {
+  return { error: details === undefined ? { code, message } : { code, message, details }, request_id: requestId };
+}
+
+export function errors(log: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (thrown) {
+      const requestId = String(ctx.state.requestId);
+      if (thrown instanceof ApiError) {
+        ctx.status = thrown.status;
+        ctx.body = envelope(thrown.code, thrown.message, requestId, thrown.details);
+        for (const [name, value] of Object.entries(thrown.headers ?? {})) ctx.set(name, value);
+        return;
+      }
+      if (thrown instanceof FlatError) {
+        ctx.status = thrown.status;
+        ctx.body = thrown.body;
+        for (const [name, value] of Object.entries(thrown.headers ?? {})) ctx.set(name, value);
+        return;
+      }
+      const error = thrown as Error;
+      log.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, error: error?.stack ?? String(error) });
+      ctx.status = 500;
+      ctx.body = { statusCode: 500, error: 'Internal Server Error', message: 'An internal server error occurred' };
+    }
+  };
+}

@@ -1,0 +1,74 @@
+// A route is declared once, with its auth, scope, schemas and handler; the router, the scope checks
+// and the OpenAPI document are all built from these declarations, so they cannot drift apart.
+import type Koa from 'koa';
+import type { JsonSchema } from '../schema/http/json-schema';
+import type { Scope } from '../domain/tenancy/scopes';
+import type { OperatorPrincipal, Principal } from './principal';
+import type { AppDeps } from './deps';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * `public`: no credential. `key`: API key, OAuth access token, or service credential with x-service-project.
+ * `operator`: the service credential only (left out of the OpenAPI document; API keys get 401).
+ */
+export type AuthKind = 'public' | 'key' | 'operator';
+
+/** A scope name; `null` when the route needs none (whoami); `unmapped` refuses every restricted key. */
+export type RouteScope = Scope | null | 'unmapped';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  contentType?: string;
+}
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  type?: string;
+}
+
+export interface HandlerInput<TBody, TQuery, TParams, TPrincipal> {
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  principal: TPrincipal;
+  requestId: string;
+  deps: AppDeps;
+  ctx: Koa.Context;
+}
+
+type PrincipalFor<A extends AuthKind> = A extends 'key' ? Principal : A extends 'operator' ? OperatorPrincipal : null;
+
+export interface RouteDefinition<TBody = unknown, TQuery = unknown, TParams = Record<string, string>, A extends AuthKind = AuthKind> {
+  method: HttpMethod;
+  path: string; // Koa style: /v1/projects/:id
+  auth: A;
+  scope: A extends 'key' ? RouteScope : null;
+  operationId: string;
+  summary: string;
+  tags: string[];
+  description?: string;
+  deprecated?: boolean;
+  /** Public pages and probes that are not API operations stay out of the OpenAPI document. */
+  undocumented?: boolean;
+  body?: JsonSchema;
+  bodyTypes?: Array<'json' | 'form'>; // default json
+  query?: JsonSchema;
+  params?: JsonSchema;
+  responses: Record<number, ResponseSpec>;
+  handler(input: HandlerInput<TBody, TQuery, TParams, PrincipalFor<A>>): Promise<Reply> | Reply;
+}
+
+/** Identity helper that keeps each route's handler typed against its own declaration. */
+export function route<TBody = unknown, TQuery = unknown, TParams = Record<string, string>, A extends AuthKind = AuthKind>(
+  definition: RouteDefinition<TBody, TQuery, TParams, A>,
+): RouteDefinition<TBody, TQuery, TParams, A> {
+  return definition;
+}
+
+// Routes of every shape live in one list; the handler's typing has done its work by then.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDefinition<any, any, any, AuthKind>;

@@ -1,0 +1,65 @@
+// Mounts declared routes on a Koa router as the visible chain
+// body → authenticate → requireScope → validate → handler → reply.
+import Router from '@koa/router';
+import type Koa from 'koa';
+import { ApiError } from '../domain/errors';
+import { authenticate } from './auth/authenticate';
+import { requireScope } from './auth/scope';
+import type { AppDeps } from './deps';
+import { parseBody } from './middleware/body';
+import type { Principal } from './principal';
+import type { AnyRoute } from './route';
+import { check, compile } from './validation';
+
+function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
+  const validateBody = route.body ? compile(route.body, 'body') : undefined;
+  const validateQuery = route.query ? compile(route.query, 'text') : undefined;
+  const validateParams = route.params ? compile(route.params, 'text') : undefined;
+  const bodyTypes = route.bodyTypes ?? ['json'];
+
+  router[route.method](route.path, async (ctx: Koa.Context) => {
+    const principal = await authenticate(deps, ctx, route.auth);
+    if (route.auth === 'key') requireScope(principal as Principal, route.scope);
+
+    let body: unknown = undefined;
+    if (route.body) {
+      body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+      // An absent body on a route that takes one is judged as {} so required fields are reported by name.
+      if (body === undefined) body = {};
+      check(validateBody!, body, 'body');
+    } else if (route.method !== 'get' && route.method !== 'delete') {
+      await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+    }
+    const query: Record<string, unknown> = { ...ctx.query };
+    if (validateQuery) check(validateQuery, query, 'query');
+    const params: Record<string, unknown> = { ...ctx.params };
+    if (validateParams) check(validateParams, params, 'params');
+
+    const reply = await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx });
+    ctx.status = reply.status ?? 200;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+    if (reply.type) ctx.type = reply.type;
+    if (reply.body !== undefined) ctx.body = reply.body;
+  });
+}
+
+export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {
+  const router = new Router();
+  for (const route of routes) mount(router, deps, route);
+  return router;
+}
+
+/** After routing: an unknown path is 404 not_found, a known path with the wrong method 405, both in the envelope. */
+export function notMatched(router: Router): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined || ctx.status !== 404) return;
+    const matched = router.match(ctx.path, ctx.method);
+    if (matched.path.length > 0 && !matched.route) {
+      const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
+      ctx.set('Allow', allowed.join(', '));
+      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, { allowed });
+    }
+    throw new ApiError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
+  };
+}

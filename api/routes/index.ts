@@ -1,0 +1,16 @@
+// Every HTTP route of the gateway, in one list: the router, scope checks and OpenAPI document read it.
+import type { AnyRoute } from '../route';
+import { identityRoutes } from './identity';
+import { operatorRoutes } from './operator';
+import { projectRoutes } from './projects';
+import { publicRoutes } from './public';
+
+export function allRoutes(): AnyRoute[] {
+  const routes: AnyRoute[] = [
+    ...publicRoutes(() => routes),
+    ...identityRoutes,
+    ...projectRoutes,
+    ...operatorRoutes,
+  ];
+  return routes;
+}

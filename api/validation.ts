@@ -1,0 +1,56 @@
+// ajv validators, compiled once per schema: bodies strictly (unknown fields refused, defaults filled),
+// query strings and path params with type coercion since they arrive as text.
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { ApiError } from '../domain/errors';
+import type { JsonSchema } from '../schema/http/json-schema';
+
+function makeAjv(coerceTypes: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes, strict: false, discriminator: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv(true);
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+  keyword: string;
+}
+
+function issuesOf(errors: ErrorObject[] | null | undefined): ValidationIssue[] {
+  return (errors ?? []).map((error) => {
+    let path = error.instancePath || '/';
+    if (error.keyword === 'required') path = `${error.instancePath}/${(error.params as { missingProperty: string }).missingProperty}`;
+    if (error.keyword === 'additionalProperties') {
+      path = `${error.instancePath}/${(error.params as { additionalProperty: string }).additionalProperty}`;
+      return { path, message: 'is not an accepted field', keyword: error.keyword };
+    }
+    return { path, message: error.message ?? 'is invalid', keyword: error.keyword };
+  });
+}
+
+export function compile(schema: JsonSchema, from: 'body' | 'text'): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = (from === 'body' ? bodyAjv : textAjv).compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+export type InputKind = 'body' | 'query' | 'params';
+const CODES: Record<InputKind, string> = { body: 'invalid_body', query: 'invalid_query', params: 'invalid_params' };
+const NOUNS: Record<InputKind, string> = { body: 'Request body', query: 'Query string', params: 'Path parameter' };
+
+/** Validates (and, for text, coerces) in place; throws the spec's 400 with details.issues. */
+export function check(validate: ValidateFunction, value: unknown, kind: InputKind): void {
+  if (validate(value)) return;
+  const issues = issuesOf(validate.errors);
+  const first = issues[0];
+  const summary = first ? `${first.path} ${first.message}` : 'is invalid';
+  throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, { issues });
+}

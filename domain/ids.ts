@@ -1,0 +1,29 @@
+// Identifier builders: the spec's prefixed random ids (`prj_` + 16 chars) and time-sortable ulids elsewhere.
+import { randomBytes } from 'node:crypto';
+import { ulid } from 'ulid';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform random string over [0-9A-Za-z]; rejection sampling keeps every character equally likely. */
+export function randomToken(length: number, alphabet = ALPHABET): string {
+  const limit = 256 - (256 % alphabet.length);
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte >= limit) continue;
+      out += alphabet[byte % alphabet.length];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** A nanoid-style id: prefix plus `length` url-safe random characters. */
+export function prefixedId(prefix: string, length = 16): string {
+  return `${prefix}_${randomToken(length)}`;
+}
+
+/** A time-sortable id for rows the spec gives no format: prefix plus a lower-case ulid. */
+export function sortableId(prefix: string): string {
+  return `${prefix}_${ulid().toLowerCase()}`;
+}

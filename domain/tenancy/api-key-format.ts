@@ -1,0 +1,27 @@
+// API key values: `csk_live_` or `csk_test_` plus 32 random characters (41 in all), stored only as a peppered hash.
+import { createHmac } from 'node:crypto';
+import { randomToken } from '../ids';
+
+export type Environment = 'live' | 'test';
+export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
+export const API_KEY_LENGTH = 41;
+const KEY_PATTERN = /^csk_(live|test)_[0-9A-Za-z]{32}$/;
+
+export function generateApiKey(environment: Environment): string {
+  return `csk_${environment}_${randomToken(32)}`;
+}
+
+/** The environment a well-formed key claims, or undefined for anything that is not a key. */
+export function keyEnvironment(value: string): Environment | undefined {
+  const match = KEY_PATTERN.exec(value);
+  return match ? (match[1] as Environment) : undefined;
+}
+
+export function hashApiKey(value: string, pepper: string): string {
+  return createHmac('sha256', pepper).update(value).digest('hex');
+}
+
+/** What may be shown about a key after creation: its prefix and last four characters. */
+export function keyHint(value: string): string {
+  return `${value.slice(0, 9)}...${value.slice(-4)}`;
+}

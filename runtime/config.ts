@@ -1,0 +1,77 @@
+// Reads the process environment once, validates it, and hands every module the same typed settings.
+// Each variable is documented in README.md; defaults make a fresh `npm run dev` work with no setup.
+import path from 'node:path';
+
+export interface TemporalSettings {
+  address: string | undefined; // undefined: local dev server started by the gateway itself
+  namespace: string;
+  taskQueue: string;
+  apiKey: string | undefined;
+  tlsCertPath: string | undefined;
+  tlsKeyPath: string | undefined;
+  tlsServerName: string | undefined;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined; // undefined: embedded PostgreSQL under dataDir
+  databasePoolSize: number;
+  serviceToken: string | undefined;
+  apiKeyPepper: string;
+  bodyLimitBytes: number;
+  temporal: TemporalSettings;
+  publicBaseUrl: string | undefined;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = path.resolve(optional(env, 'GATEWAY_DATA_DIR') ?? path.join(__dirname, '..', '.data'));
+  const serviceToken = optional(env, 'GATEWAY_SERVICE_TOKEN');
+  if (serviceToken !== undefined && serviceToken.length < 32) {
+    throw new ConfigError('GATEWAY_SERVICE_TOKEN must be at least 32 characters');
+  }
+  const logLevel = (optional(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: optional(env, 'HOST') ?? '127.0.0.1',
+    dataDir,
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    serviceToken,
+    // The pepper keeps a stolen key table useless without the process environment.
+    apiKeyPepper: optional(env, 'GATEWAY_API_KEY_PEPPER') ?? 'gateway-dev-pepper',
+    bodyLimitBytes: int(env, 'GATEWAY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    temporal: {
+      address: optional(env, 'TEMPORAL_ADDRESS'),
+      namespace: optional(env, 'TEMPORAL_NAMESPACE') ?? 'default',
+      taskQueue: optional(env, 'TEMPORAL_TASK_QUEUE') ?? 'gateway',
+      apiKey: optional(env, 'TEMPORAL_API_KEY'),
+      tlsCertPath: optional(env, 'TEMPORAL_TLS_CERT_PATH'),
+      tlsKeyPath: optional(env, 'TEMPORAL_TLS_KEY_PATH'),
+      tlsServerName: optional(env, 'TEMPORAL_TLS_SERVER_NAME'),
+    },
+    publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
+    logLevel,
+  };
+}

@@ -1,0 +1,39 @@
+// The one way the gateway opens PostgreSQL: a slonik pool whose type parsers never turn money or
+// timestamps into floats, and whose interceptor checks every typed query's rows against its zod schema.
+import { createPool, type DatabasePool, type Interceptor, type QueryResultRow, SchemaValidationError, type TypeParser } from 'slonik';
+
+export type { DatabasePool, DatabaseTransactionConnection, CommonQueryMethods } from 'slonik';
+
+// bigint columns come back as BigInt; numeric as string; timestamps as ISO 8601 strings.
+const typeParsers: TypeParser[] = [
+  { name: 'int8', parse: (value) => BigInt(value) },
+  { name: 'numeric', parse: (value) => value },
+  { name: 'timestamptz', parse: (value) => new Date(value).toISOString() },
+  { name: 'timestamp', parse: (value) => new Date(`${value}Z`).toISOString() },
+  { name: 'date', parse: (value) => value },
+];
+
+const resultParser: Interceptor = {
+  transformRow: (context, query, row) => {
+    const { resultParser: parser } = context;
+    if (!parser) return row;
+    const parsed = parser.safeParse(row);
+    if (!parsed.success) throw new SchemaValidationError(query, row, parsed.error.issues);
+    return parsed.data as QueryResultRow;
+  },
+};
+
+export interface DatabaseOptions {
+  maximumPoolSize?: number;
+}
+
+export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<DatabasePool> {
+  return createPool(url, {
+    typeParsers,
+    interceptors: [resultParser],
+    maximumPoolSize: options.maximumPoolSize ?? 10,
+    connectionTimeout: 10_000,
+    idleTimeout: 30_000,
+    statementTimeout: 30_000,
+  });
+}

@@ -1,0 +1,48 @@
+// Shapes shared by every resource: the error envelope, the spec's flat error bodies, ids and timestamps.
+import type { JsonSchema } from './json-schema';
+
+export const Timestamp: JsonSchema = { type: 'string', format: 'date-time' };
+export const BigintString: JsonSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'A bigint quantity as a decimal string.' };
+export const Metadata: JsonSchema = { type: 'object', additionalProperties: true, description: 'Free-form key-value data.' };
+
+export const ErrorEnvelope: JsonSchema = {
+  type: 'object',
+  required: ['error', 'request_id'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string', description: 'Stable machine-readable code; branch on this, never on the message.' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true, description: 'Per-error details; validation errors list `issues`.' },
+      },
+    },
+    request_id: { type: 'string', description: 'Equals the X-Request-Id response header.' },
+  },
+};
+
+export const Unauthorized: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { const: 'unauthorized' } },
+  description: 'Missing, malformed, revoked or environment-mismatched credential.',
+};
+
+export const ForbiddenScope: JsonSchema = {
+  type: 'object',
+  required: ['error', 'message', 'status'],
+  properties: { error: { const: 'forbidden' }, message: { type: 'string' }, status: { const: 403 } },
+  description: 'The key lacks the scope this operation requires (the message names it).',
+};
+
+export const InsufficientRole: JsonSchema = {
+  type: 'object',
+  required: ['error', 'required'],
+  properties: { error: { const: 'insufficient_role' }, required: { type: 'string' } },
+};
+
+export const EmptyObject: JsonSchema = { type: 'object', additionalProperties: false, properties: {} };
+
+/** Query parameters arrive as text; booleans are spelled true/false. */
+export const BooleanQuery: JsonSchema = { type: 'boolean' };

@@ -1,0 +1,83 @@
+// Whoami and the operator-only tenancy operations (organizations, API keys, users).
+import type { JsonSchema } from './json-schema';
+import { Timestamp } from './common';
+import { Project } from './projects';
+
+export const Whoami: JsonSchema = {
+  type: 'object',
+  required: ['key', 'organization', 'project'],
+  properties: {
+    key: {
+      type: 'object',
+      required: ['id', 'environment', 'scopes'],
+      properties: {
+        id: { type: ['string', 'null'], description: 'Null for the service credential.' },
+        environment: { enum: ['live', 'test'] },
+        scopes: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    organization: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+    project: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+    user: { type: 'object', properties: { email: { type: 'string' }, name: { type: ['string', 'null'] } }, description: 'Display only.' },
+  },
+};
+
+export const OrganizationCreate: JsonSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, environment: { enum: ['live', 'test'], default: 'test' } },
+};
+export interface OrganizationCreateBody {
+  name: string;
+  environment: 'live' | 'test';
+}
+export const OrganizationCreated: JsonSchema = {
+  type: 'object',
+  required: ['organization', 'project'],
+  properties: { organization: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } }, project: Project },
+};
+
+export const ApiKeyCreate: JsonSchema = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 128 },
+    scopes: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 32, description: 'Omit for an unrestricted (`*`) key.' },
+  },
+};
+export interface ApiKeyCreateBody {
+  name: string;
+  scopes?: string[];
+}
+export const ApiKeyCreated: JsonSchema = {
+  type: 'object',
+  required: ['id', 'key', 'environment', 'scopes', 'project_id', 'created_at'],
+  properties: {
+    id: { type: 'string' },
+    key: { type: 'string', description: 'The key value; shown only in this response.' },
+    environment: { enum: ['live', 'test'] },
+    scopes: { type: 'array', items: { type: 'string' } },
+    project_id: { type: 'string' },
+    created_at: Timestamp,
+  },
+};
+
+export const UserCreate: JsonSchema = {
+  type: 'object',
+  required: ['email', 'role'],
+  additionalProperties: false,
+  properties: {
+    email: { type: 'string', format: 'email', maxLength: 320 },
+    display_name: { type: ['string', 'null'], maxLength: 200 },
+    avatar_url: { type: ['string', 'null'], format: 'uri', maxLength: 2000 },
+    role: { enum: ['owner', 'admin', 'member'] },
+  },
+};
+export interface UserCreateBody {
+  email: string;
+  display_name?: string | null;
+  avatar_url?: string | null;
+  role: 'owner' | 'admin' | 'member';
+}

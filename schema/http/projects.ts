@@ -1,0 +1,151 @@
+// Projects and their settings: request schemas (validated) and response schemas (documented).
+import { SETTINGS } from '../../domain/tenancy/settings';
+import type { Environment } from '../../domain/tenancy/api-key-format';
+import type { JsonSchema } from './json-schema';
+import { Timestamp } from './common';
+
+export const Project: JsonSchema = {
+  type: 'object',
+  required: ['id', 'org_id', 'name', 'slug', 'is_default', 'environment', 'created_at'],
+  properties: {
+    id: { type: 'string', pattern: '^prj_[0-9A-Za-z]{16}$' },
+    org_id: { type: 'string' },
+    name: { type: 'string' },
+    slug: { type: 'string' },
+    is_default: { type: 'boolean' },
+    environment: { enum: ['live', 'test'], description: 'Fixed at creation.' },
+    created_at: Timestamp,
+  },
+};
+
+const settingProperties: Record<string, JsonSchema> = Object.fromEntries(
+  Object.entries(SETTINGS).map(([key, spec]) => {
+    const base =
+      spec.type === 'integer'
+        ? { type: 'integer', minimum: spec.min, maximum: spec.max }
+        : spec.type === 'boolean'
+          ? { type: 'boolean' }
+          : { type: 'string', enum: [...spec.enum] };
+    return [key, { ...base, default: spec.default, description: spec.description }];
+  }),
+);
+
+/** Settings as documented; values are checked key by key so a refusal names the key in details.key. */
+export const ProjectSettings: JsonSchema = { type: 'object', properties: settingProperties, additionalProperties: true };
+
+export const ProjectSettingsPatch: JsonSchema = {
+  type: 'object',
+  description: 'Keys to change; `null` returns a key to its default. Unknown keys are refused with details.key.',
+  properties: Object.fromEntries(Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }])),
+  additionalProperties: true,
+  minProperties: 1,
+};
+
+export const ProjectCreate: JsonSchema = {
+  type: 'object',
+  required: ['name', 'slug'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 128 },
+    slug: { type: 'string', minLength: 1, maxLength: 64, description: 'Lowercase letters, digits, `_` and `-`; `default` is reserved.' },
+    environment: { enum: ['live', 'test'], description: 'Defaults to the calling key\'s environment.' },
+    settings: { type: 'object', additionalProperties: true },
+  },
+};
+export interface ProjectCreateBody {
+  name: string;
+  slug: string;
+  environment?: Environment;
+  settings?: Record<string, unknown>;
+}
+
+export const ProjectUpdate: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 128 },
+    slug: { type: 'string', minLength: 1, maxLength: 64 },
+    is_default: { type: 'boolean', description: 'Only `true` has an effect: the previous default is demoted in the same transaction.' },
+  },
+};
+export interface ProjectUpdateBody {
+  name?: string;
+  slug?: string;
+  is_default?: boolean;
+}
+
+export const ProjectListQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    is_default: { type: 'boolean' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  },
+};
+export interface ProjectListQueryValues {
+  is_default?: boolean;
+  limit: number;
+  offset: number;
+}
+
+export const ProjectList: JsonSchema = {
+  type: 'object',
+  required: ['projects', 'total', 'limit', 'offset'],
+  properties: {
+    projects: { type: 'array', items: Project },
+    total: { type: 'integer' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+  },
+};
+
+export const SettingsView: JsonSchema = {
+  type: 'object',
+  required: ['project_id', 'settings', 'overrides'],
+  properties: {
+    project_id: { type: 'string' },
+    settings: ProjectSettings,
+    overrides: { type: 'object', additionalProperties: true, description: 'Only the keys set on this project.' },
+  },
+};
+
+export const SettingsHistory: JsonSchema = {
+  type: 'object',
+  required: ['history'],
+  properties: {
+    history: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'changed_by', 'changes', 'changed_at'],
+        properties: {
+          id: { type: 'string' },
+          changed_by: { type: 'string', description: '`key:<id>`, `oauth:<id>`, `user:<id>` or `service`.' },
+          changes: { type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} } } },
+          changed_at: Timestamp,
+        },
+      },
+    },
+  },
+};
+
+export const HistoryQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+};
+
+export const MemberWrite: JsonSchema = {
+  type: 'object',
+  required: ['user_id', 'role'],
+  additionalProperties: false,
+  properties: { user_id: { type: 'string', minLength: 1 }, role: { enum: ['admin', 'member'] } },
+};
+export const MemberPatch: JsonSchema = {
+  type: 'object',
+  required: ['role'],
+  additionalProperties: false,
+  properties: { role: { enum: ['admin', 'member'] } },
+};

