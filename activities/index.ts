@@ -1,4 +1,5 @@
 // Builds every activity with its dependencies injected; the worker registers the result.
+import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
 import { probeActivities } from './probe';
@@ -6,6 +7,7 @@ import { probeActivities } from './probe';
 export interface ActivityDeps {
   db: DatabasePool;
   log: Logger;
+  config: Config;
 }
 
 export function createActivities(deps: ActivityDeps) {

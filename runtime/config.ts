@@ -1,6 +1,7 @@
 // Reads the process environment once, validates it, and hands every module the same typed settings.
 // Each variable is documented in README.md; defaults make a fresh `npm run dev` work with no setup.
 import path from 'node:path';
+import { developmentKeyRing, parseKeyRing, type KeyRing } from '../domain/crypto/secret-box';
 
 export interface TemporalSettings {
   address: string | undefined; // undefined: local dev server started by the gateway itself
@@ -20,9 +21,12 @@ export interface Config {
   databasePoolSize: number;
   serviceToken: string | undefined;
   apiKeyPepper: string;
+  encryptionKeys: KeyRing;
   bodyLimitBytes: number;
   temporal: TemporalSettings;
   publicBaseUrl: string | undefined;
+  /** Provider base URLs by provider name, from PROVIDER_<NAME>_URL (name lower-cased); mocks fill these in dev and tests. */
+  providerUrls: Record<string, string>;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -40,6 +44,21 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
 function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+function providerUrls(env: NodeJS.ProcessEnv): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const match = /^PROVIDER_([A-Z0-9_]+)_URL$/.exec(name);
+    if (!match || !value) continue;
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError(`${name} must be an absolute URL, got "${value}"`);
+    }
+    urls[match[1].toLowerCase()] = value.replace(/\/+$/, '');
+  }
+  return urls;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -61,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceToken,
     // The pepper keeps a stolen key table useless without the process environment.
     apiKeyPepper: optional(env, 'GATEWAY_API_KEY_PEPPER') ?? 'gateway-dev-pepper',
+    encryptionKeys: optional(env, 'GATEWAY_ENCRYPTION_KEYS') ? parseKeyRing(optional(env, 'GATEWAY_ENCRYPTION_KEYS')!) : developmentKeyRing(),
     bodyLimitBytes: int(env, 'GATEWAY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     temporal: {
       address: optional(env, 'TEMPORAL_ADDRESS'),
@@ -72,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsServerName: optional(env, 'TEMPORAL_TLS_SERVER_NAME'),
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
+    providerUrls: providerUrls(env),
     logLevel,
   };
 }

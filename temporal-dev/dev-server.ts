@@ -52,7 +52,6 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     '--ip', '127.0.0.1',
     '--port', String(options.port),
     '--ui-port', String(options.uiPort),
-    '--namespace', options.namespace,
     '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
     '--sqlite-pragma', 'journal_mode=wal',
     '--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true',
@@ -60,6 +59,8 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
     '--log-level', 'warn',
   ];
+  // "default" always exists; any other namespace is created at launch.
+  if (options.namespace !== 'default') args.push('--namespace', options.namespace);
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_FLAGS)) args.push('--search-attribute', `${name}=${type}`);
   const child = spawn(cli, args, { stdio: ['ignore', log, log] });
   await waitForPort(options.port, () => child.exitCode, 60_000);

@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../../runtime/config';
 import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { createWorker, installRuntime } from '../../worker/worker';
+import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { TEMPLATE_DATABASE } from './global-setup';
 
 export interface HttpResult<T = any> {
@@ -45,6 +46,8 @@ export interface Gateway {
   deps: AppDeps;
   serviceToken: string;
   taskQueue: string;
+  /** The running mock providers by name; cast to the mock's own type for its controls. */
+  mocks: Record<string, RunningMock>;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
   operator<T = any>(method: string, path: string, options?: RequestOptions & { project?: string; user?: string }): Promise<HttpResult<T>>;
   createTenant(options?: { name?: string; environment?: 'live' | 'test' }): Promise<Tenant>;
@@ -62,7 +65,9 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   const databaseUrl = adminUrl.replace(/\/[^/]*$/, `/${database}`);
 
   const serviceToken = randomBytes(24).toString('hex');
+  const mocks = await startAllMocks();
   const config = loadConfig({ ...process.env, GATEWAY_SERVICE_TOKEN: serviceToken, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', DATABASE_URL: databaseUrl });
+  for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
   const db = await openDatabase(databaseUrl, { maximumPoolSize: 20 });
   const log = createLogger(config.logLevel);
 
@@ -78,7 +83,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   const startWorker = async () => {
-    worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log } });
+    worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log, config } });
     running = worker.run();
   };
   const stopWorker = async () => {
@@ -131,7 +136,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   };
 
   return {
-    url, db, env, config, deps, serviceToken, taskQueue,
+    url, db, env, config, deps, serviceToken, taskQueue, mocks,
     request, operator, createKey, createTenant, startWorker, stopWorker,
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -140,6 +145,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
       await stopWorker();
       await env.teardown();
       await db.end();
+      await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
     },
   };
 }

@@ -1,0 +1,60 @@
+// Production entry for the API process: connects to DATABASE_URL and TEMPORAL_ADDRESS, applies
+// migrations, and serves HTTP. Scales independently of the worker.
+import { loadConfig } from '../runtime/config';
+import { openDatabase } from '../runtime/database';
+import { createLogger } from '../runtime/logger';
+import { migrate } from '../runtime/migrate';
+import { connectClient } from '../runtime/temporal';
+import { createApp } from './app';
+import { KeyCache } from './auth/key-cache';
+import { listenForRevocations } from './auth/revocations';
+import type { AppDeps } from './deps';
+
+export interface RunningApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: string; temporalAddress?: string } = {}): Promise<RunningApi> {
+  const config = overrides.config ?? loadConfig();
+  const log = overrides.log ?? createLogger(config.logLevel, { process: 'api' });
+  const databaseUrl = overrides.databaseUrl ?? config.databaseUrl;
+  if (!databaseUrl) throw new Error('DATABASE_URL is required (npm run dev starts an embedded PostgreSQL and sets it)');
+  const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
+  await migrate(db);
+  const client = await connectClient(config.temporal, overrides.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
+  const keyCache = new KeyCache();
+  const revocations = await listenForRevocations(databaseUrl, keyCache, log);
+  const deps: AppDeps = { db, config, log, keyCache, temporal: { client, taskQueue: config.temporal.taskQueue } };
+  const server = createApp(deps).listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  // Keep-alive connections from agents are reused; make sure idle sockets outlive a load balancer's.
+  server.keepAliveTimeout = 65_000;
+  return {
+    url: `http://${config.host}:${port}`,
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await revocations.stop();
+      await client.connection.close();
+      await db.end();
+    },
+  };
+}
+
+if (require.main === module) {
+  startApi()
+    .then((api) => {
+      process.stderr.write(`gateway api listening on ${api.url}\n`);
+      const stop = () => void api.stop().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((error: Error) => {
+      process.stderr.write(`gateway api failed to start: ${error.stack ?? error.message}\n`);
+      process.exit(1);
+    });
+}

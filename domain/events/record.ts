@@ -1,0 +1,33 @@
+// Writes an event into the outbox. Call it with the transaction that makes the change, so the
+// event exists exactly when the change does; delivery picks it up after commit.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { CommonQueryMethods } from '../../runtime/database';
+import { sortableId } from '../ids';
+import type { Environment } from '../tenancy/api-key-format';
+
+export interface EventScope {
+  orgId: string;
+  projectId: string;
+  environment: Environment;
+}
+
+export interface RecordedEvent {
+  id: string;
+  type: string;
+  created_at: string;
+}
+
+const recorded = z.object({ id: z.string(), type: z.string(), created_at: z.string() });
+
+/** Event data must be JSON: bigints travel as decimal strings, as everywhere in the API. */
+export function toEventData(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v)));
+}
+
+export async function recordEvent(tx: CommonQueryMethods, scope: EventScope, type: string, data: unknown): Promise<RecordedEvent> {
+  return tx.one(sql.type(recorded)`
+    INSERT INTO events (id, org_id, project_id, environment, type, data)
+    VALUES (${sortableId('evt')}, ${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${type}, ${sql.jsonb(toEventData(data) as never)})
+    RETURNING id, type, created_at`);
+}

@@ -1,0 +1,56 @@
+// Production entry for the worker process: polls the gateway task queue on TEMPORAL_ADDRESS and runs
+// workflows from the prebuilt bundle with activities wired to DATABASE_URL and the providers.
+import { loadConfig } from '../runtime/config';
+import { openDatabase } from '../runtime/database';
+import { createLogger } from '../runtime/logger';
+import { connectWorker } from '../runtime/temporal';
+import { loadBundle } from './bundle';
+import { createWorker, installRuntime } from './worker';
+import type { Config } from '../runtime/config';
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+  done: Promise<void>;
+}
+
+export async function startWorker(options: { config?: Config; databaseUrl?: string; temporalAddress?: string } = {}): Promise<RunningWorker> {
+  const config = options.config ?? loadConfig();
+  const log = createLogger(config.logLevel, { process: 'worker' });
+  const databaseUrl = options.databaseUrl ?? config.databaseUrl;
+  if (!databaseUrl) throw new Error('DATABASE_URL is required');
+  installRuntime();
+  const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
+  const connection = await connectWorker(config.temporal, options.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
+  const worker = await createWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    bundle: await loadBundle(),
+    deps: { db, log, config },
+  });
+  const done = worker.run().finally(async () => {
+    await connection.close();
+    await db.end();
+  });
+  return {
+    done,
+    async stop() {
+      worker.shutdown();
+      await done;
+    },
+  };
+}
+
+if (require.main === module) {
+  startWorker()
+    .then((running) => {
+      process.stderr.write('gateway worker polling\n');
+      const stop = () => void running.stop().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((error: Error) => {
+      process.stderr.write(`gateway worker failed to start: ${error.stack ?? error.message}\n`);
+      process.exit(1);
+    });
+}
