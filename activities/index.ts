@@ -3,6 +3,8 @@ import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
 import { probeActivities } from './probe';
+import { consentActivities } from './consents';
+import { contactVerificationActivities } from './contact-verification';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -13,6 +15,8 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
+    ...consentActivities(deps.db),
+    ...contactVerificationActivities(deps.db, deps.config),
   };
 }
 

@@ -1,3 +1,5 @@
 // Every workflow the worker registers. Deterministic code only: no I/O, no clocks, no randomness
 // outside the workflow APIs; activities are imported as types.
 export { workerProbe } from './probe';
+export { consentLifecycle } from './consent-lifecycle';
+export { contactCodeDelivery, contactCodeCheck } from './contact-code';

@@ -4,6 +4,11 @@ import { identityRoutes } from './identity';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
+import { consentPageRoutes } from './consent-page';
+import { consentRoutes } from './consents';
+import { consumerRoutes } from './consumers';
+import { contactVerificationRoutes } from './contact-verifications';
+import { mandateRoutes } from './mandates';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -11,6 +16,11 @@ export function allRoutes(): AnyRoute[] {
     ...identityRoutes,
     ...projectRoutes,
     ...operatorRoutes,
+    ...consumerRoutes,
+    ...contactVerificationRoutes,
+    ...consentRoutes,
+    ...mandateRoutes,
+    ...consentPageRoutes,
   ];
   return routes;
 }

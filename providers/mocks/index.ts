@@ -1,5 +1,9 @@
 // Every mock provider server, keyed by the provider name the gateway's config uses
 // (`PROVIDER_<NAME>_URL`). `npm run dev` and the test harness start all of them on loopback.
+import { startDevSenderMock } from './otp-dev';
+import { startPreludeMock } from './prelude';
+import { startResendMock } from './resend';
+
 export interface RunningMock {
   url: string;
   stop(): Promise<void>;
@@ -7,7 +11,11 @@ export interface RunningMock {
 
 export type MockStarter = () => Promise<RunningMock>;
 
-export const MOCK_PROVIDERS: Record<string, MockStarter> = {};
+export const MOCK_PROVIDERS: Record<string, MockStarter> = {
+  otp_dev: () => startDevSenderMock(),
+  prelude: () => startPreludeMock().then((mock) => ({ ...mock, url: `${mock.url}/v2` })),
+  resend: () => startResendMock(),
+};
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
   const running: Record<string, RunningMock> = {};

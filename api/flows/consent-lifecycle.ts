@@ -1,0 +1,73 @@
+// Starting and signalling the consent lifecycle workflow from the API. The database commit is the
+// decision; the signal tells the workflow which clock to hold. signalWithStart also restarts a
+// lifecycle that is missing (never started, or closed early), so a mandate is never left without its timer.
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import type { ConsentRow } from '../../domain/consents/consents';
+import type { MandateRow } from '../../domain/mandates/mandates';
+import type { Logger } from '../../runtime/logger';
+import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { mandateAmendedSignal, mandateRevokedSignal, mandateSignedSignal, type MandateTimer } from '../../workflows/consent-messages';
+import { workflowIds } from '../../workflows/ids';
+import type { consentLifecycle } from '../../workflows/consent-lifecycle';
+import type { AppDeps } from '../deps';
+
+function attributes(consent: Pick<ConsentRow, 'org_id' | 'project_id' | 'environment'>, mandate?: Pick<MandateRow, 'id' | 'consumer_id'>) {
+  const pairs = [
+    { key: SEARCH_ATTRIBUTES.OrgId, value: consent.org_id },
+    { key: SEARCH_ATTRIBUTES.ProjectId, value: consent.project_id },
+    { key: SEARCH_ATTRIBUTES.Environment, value: consent.environment },
+  ];
+  if (mandate) {
+    pairs.push({ key: SEARCH_ATTRIBUTES.ConsumerId, value: mandate.consumer_id }, { key: SEARCH_ATTRIBUTES.MandateId, value: mandate.id });
+  }
+  return pairs;
+}
+
+/** Seconds from now until `iso`, by this process's clock (the signing transaction's clock is the same). */
+function secondsUntil(iso: string): number {
+  return Math.max(0, Math.ceil((Date.parse(iso) - Date.now()) / 1000));
+}
+
+export function mandateTimer(mandate: MandateRow): MandateTimer {
+  return { mandateId: mandate.id, consumerId: mandate.consumer_id, revision: mandate.revision, expiresInSeconds: secondsUntil(mandate.expires_at) };
+}
+
+export async function startConsentLifecycle(deps: AppDeps, consent: ConsentRow): Promise<void> {
+  await deps.temporal.client.workflow.start<typeof consentLifecycle>('consentLifecycle', {
+    workflowId: workflowIds.consent(consent.token_digest),
+    taskQueue: deps.temporal.taskQueue,
+    args: [{ consentId: consent.id, tokenExpiresInSeconds: secondsUntil(consent.expires_at) }],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: attributes(consent),
+  });
+}
+
+type LifecycleSignal =
+  | { kind: 'signed'; timer: MandateTimer }
+  | { kind: 'amended'; timer: MandateTimer }
+  | { kind: 'revoked' };
+
+/**
+ * Tells the lifecycle about a committed change. A failure here is logged, not raised: the change is
+ * already durable, the mandate's own expires_at still bounds it, and the next signal restarts the clock.
+ */
+export async function signalLifecycle(deps: AppDeps, log: Logger, consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>, mandate: MandateRow, signal: LifecycleSignal): Promise<void> {
+  const timer = mandateTimer(mandate);
+  const common = {
+    workflowId: workflowIds.consent(consent.token_digest),
+    taskQueue: deps.temporal.taskQueue,
+    args: [{ consentId: consent.id, tokenExpiresInSeconds: 0, mandate: timer }] as [Parameters<typeof consentLifecycle>[0]],
+    typedSearchAttributes: attributes(consent, mandate),
+  };
+  try {
+    if (signal.kind === 'signed') {
+      await deps.temporal.client.workflow.signalWithStart<typeof consentLifecycle, [MandateTimer]>('consentLifecycle', { ...common, signal: mandateSignedSignal, signalArgs: [signal.timer] });
+    } else if (signal.kind === 'amended') {
+      await deps.temporal.client.workflow.signalWithStart<typeof consentLifecycle, [MandateTimer]>('consentLifecycle', { ...common, signal: mandateAmendedSignal, signalArgs: [signal.timer] });
+    } else {
+      await deps.temporal.client.workflow.signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>('consentLifecycle', { ...common, signal: mandateRevokedSignal, signalArgs: [{ mandateId: mandate.id }] });
+    }
+  } catch (error) {
+    log.error('consent lifecycle signal failed', { mandate_id: mandate.id, signal: signal.kind, error: (error as Error).message });
+  }
+}

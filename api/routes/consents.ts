@@ -1,0 +1,106 @@
+// Consents: an agent asks (POST /v1/consents, alias /v1/consents/init), reads a pending consent, and the
+// consumer submits on the hosted page or through a partner. The submit is public: the token is its credential.
+import type Koa from 'koa';
+import { findConsentForTenant, insertConsent } from '../../domain/consents/consents';
+import { checkIntent } from '../../domain/consents/intent';
+import { consentNotFound, submitConsent, tokenRefusal } from '../../domain/consents/submit';
+import { generateConsentToken, isConsentToken, tokenDigest } from '../../domain/consents/tokens';
+import { ApiError } from '../../domain/errors';
+import { ErrorEnvelope } from '../../schema/http/common';
+import {
+  ConsentCreate, ConsentCreated, ConsentSubmit, ConsentSubmitted, PendingConsent, type ConsentCreateBody, type ConsentSubmitBody,
+} from '../../schema/http/consents';
+import type { AppDeps } from '../deps';
+import { mandateTimer, signalLifecycle, startConsentLifecycle } from '../flows/consent-lifecycle';
+import { presentPendingConsent, presentSubmitted } from '../presenters/mandate';
+import { route, type AnyRoute } from '../route';
+import { tenantOf } from './consumers';
+
+const tags = ['Consents'];
+const envelope = (description: string) => ({ description, schema: ErrorEnvelope });
+
+/** The hosted page's address: the configured public URL, else the address the caller used. */
+export function consentUrl(deps: AppDeps, ctx: Koa.Context, token: string): string {
+  // Koa 3's ctx.origin is the Origin header; the request's own scheme and host are what the caller used.
+  return `${(deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, '')}/consent/${token}`;
+}
+
+// RFC 9745 / RFC 8594: when the alias was deprecated, and where to go instead.
+const ALIAS_DEPRECATED_AT = Date.UTC(2026, 0, 1) / 1000;
+const ALIAS_HEADERS = { Deprecation: `@${ALIAS_DEPRECATED_AT}`, Link: '</v1/consents>; rel="successor-version"' };
+
+function createConsentRoute(path: string, alias: boolean): AnyRoute {
+  return route<ConsentCreateBody, unknown, Record<string, string>, 'key'>({
+    method: 'post', path, auth: 'key', scope: 'consents:write', tags,
+    operationId: alias ? 'createConsentInit' : 'createConsent',
+    summary: alias ? 'Deprecated alias of POST /v1/consents (answers a Deprecation header); switch the path only' : 'Ask a consumer to consent: returns a one-shot token and the hosted consent page',
+    deprecated: alias,
+    body: ConsentCreate,
+    responses: {
+      201: { description: 'Token issued, valid 24 hours', schema: ConsentCreated },
+      400: envelope('`invalid_body` (details.issues): schema, caps that do not nest, a `*` in withdrawal_allowlist, a dda_allowlist entry that is not a CPF or CNPJ'),
+    },
+    async handler({ deps, principal, body, ctx }) {
+      checkIntent(body.intent);
+      const token = generateConsentToken();
+      const consent = await deps.db.transaction(async (tx) => {
+        const row = await insertConsent(tx, tenantOf(principal), {
+          token, keyId: principal.keyId, agentId: body.agent_id, surface: body.surface, intent: body.intent,
+          callbackUrl: body.callback_url ?? null, consumerEmailHint: body.consumer_email_hint ?? null,
+        });
+        // Started inside the transaction: if Temporal refuses, no token exists without its timer.
+        await startConsentLifecycle(deps, row);
+        return row;
+      });
+      return {
+        status: 201,
+        headers: alias ? ALIAS_HEADERS : {},
+        body: { token, expires_at: consent.expires_at, surface: consent.surface, consent_url: consentUrl(deps, ctx, token) },
+      };
+    },
+  });
+}
+
+export const consentRoutes: AnyRoute[] = [
+  createConsentRoute('/v1/consents', false),
+  createConsentRoute('/v1/consents/init', true),
+  route<unknown, unknown, { token: string }, 'key'>({
+    method: 'get', path: '/v1/consents/:token', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'getConsent', summary: 'Read a pending consent of the caller\'s project',
+    responses: {
+      200: { description: 'The pending consent', schema: PendingConsent },
+      404: envelope('`not_found`: unknown token, or another project\'s'),
+      409: envelope('`consent_token_consumed` (details.mandate_id)'),
+      410: envelope('`consent_token_expired`'),
+    },
+    async handler({ deps, principal, params, ctx }) {
+      if (!isConsentToken(params.token)) throw consentNotFound();
+      const row = await findConsentForTenant(deps.db, tenantOf(principal), tokenDigest(params.token));
+      if (!row) throw consentNotFound();
+      const refusal = tokenRefusal(row);
+      if (refusal?.code === 'consent_token_consumed') throw new ApiError(409, refusal.code, refusal.message, { mandate_id: row.mandate_id });
+      if (refusal) throw refusal;
+      return { body: presentPendingConsent(row, params.token, consentUrl(deps, ctx, params.token)) };
+    },
+  }),
+  route<ConsentSubmitBody, unknown, { token: string }, 'public'>({
+    method: 'post', path: '/v1/consents/:token/submit', auth: 'public', scope: null, tags,
+    operationId: 'submitConsent',
+    summary: 'The consumer\'s confirmation: signs the mandate (public; the token is the credential)',
+    description: 'On `hosted` the body must not carry an attestation; on `partner` it must, with `consumer_id`, and the attestation is signed into the mandate. ' +
+      'The mandate, the funding source and the `grant` consent record are written in one transaction; a second submit of the token writes nothing.',
+    body: ConsentSubmit,
+    responses: {
+      201: { description: 'The signed mandate; `callback_url` tells the page where the partner backend expects it', schema: ConsentSubmitted },
+      400: envelope('`invalid_body`, `attestation_not_allowed` (hosted), `attestation_required` (partner), `missing_required_field` (details.field)'),
+      404: envelope('`not_found`: unknown token, or a consumer_id not in the token\'s project'),
+      409: envelope('`consent_token_consumed`, `funding_rail_mismatch`'),
+      410: envelope('`consent_token_expired`'),
+    },
+    async handler({ deps, params, body, ctx }) {
+      const result = await submitConsent(deps.db, deps.config.encryptionKeys, params.token, body, { ipAddress: ctx.ip || null });
+      await signalLifecycle(deps, deps.log, result.consent, result.mandate, { kind: 'signed', timer: mandateTimer(result.mandate) });
+      return { status: 201, body: presentSubmitted(result), headers: { 'Cache-Control': 'no-store' } };
+    },
+  }),
+];

@@ -1,0 +1,260 @@
+// Consent intents, tokens, the hosted page submit and its answer: request schemas (validated) and
+// response schemas (documented). The parts the spec leaves open are designed here and documented.
+import type { JsonSchema } from './json-schema';
+import { Timestamp } from './common';
+
+export const CURRENCIES = ['BRL', 'USD', 'MXN', 'COP', 'ARS', 'USDC', 'BRLA'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+export const MERCHANT_PIN_KINDS = ['exact', 'domain', 'pix_key', 'tax_id'] as const;
+export const PERIODIC_WINDOWS = ['day', 'week', 'month'] as const;
+export const SUBMIT_RAILS = ['pix-consent', 'pix-partner'] as const;
+
+/** Caps stay well inside the integers JSON and JavaScript agree on, and inside bigint. */
+export const MAX_MINOR = 10_000_000_000_000;
+const Minor: JsonSchema = { type: 'integer', minimum: 1, maximum: MAX_MINOR, description: 'An amount in the currency\'s minor unit.' };
+const CurrencySchema: JsonSchema = { enum: [...CURRENCIES] };
+const AllowlistEntry: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
+
+export const DocumentNumber: JsonSchema = {
+  type: 'string',
+  pattern: '^([0-9]{11}|[0-9]{14})$',
+  description: 'A CPF (11 digits) or CNPJ (14 digits), digits only, with valid check digits.',
+};
+
+export const Shipping: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'address'],
+  description: 'Where goods bought under the mandate are delivered; signed into the mandate.',
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 120 },
+    phone: { type: 'string', pattern: '^\\+[1-9][0-9]{7,14}$' },
+    address: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['line1', 'city', 'postal_code', 'country'],
+      properties: {
+        line1: { type: 'string', minLength: 1, maxLength: 200 },
+        line2: { type: 'string', minLength: 1, maxLength: 200 },
+        city: { type: 'string', minLength: 1, maxLength: 100 },
+        state: { type: 'string', minLength: 1, maxLength: 100 },
+        postal_code: { type: 'string', minLength: 1, maxLength: 20 },
+        country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2.' },
+      },
+    },
+  },
+};
+
+export const Intent: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['purpose', 'cap_minor', 'per_tx_cap_minor', 'currency', 'mandate_ttl_seconds'],
+  properties: {
+    purpose: { type: 'string', minLength: 1, maxLength: 200, description: 'What the mandate is for, shown to the consumer and signed.' },
+    cap_minor: { ...Minor, description: 'Total the mandate authorizes over its life.' },
+    per_tx_cap_minor: { ...Minor, description: 'Largest single payment; at most `cap_minor`.' },
+    currency: CurrencySchema,
+    mandate_ttl_seconds: { type: 'integer', minimum: 60, maximum: 31_536_000, description: 'Mandate lifetime, counted from the moment the consumer signs (1 minute to 365 days).' },
+    merchant_allowlist: {
+      type: 'array', items: AllowlistEntry, minItems: 1, maxItems: 100, uniqueItems: true, default: ['*'],
+      description: 'Payees the mandate may pay; `*` is a wildcard bounded by caps, purpose and expiry.',
+    },
+    merchant_pin_kind: { enum: [...MERCHANT_PIN_KINDS], description: 'How an allowlist entry is matched against a payee: exact string, domain, Pix key or tax id.' },
+    withdrawal_allowlist: {
+      type: 'array', minItems: 1, maxItems: 100, uniqueItems: true,
+      items: { ...AllowlistEntry, pattern: '^[^*]+$', description: 'A cash-out destination; wildcards are refused.' },
+      description: 'Absent means no cash-out.',
+    },
+    dda_allowlist: {
+      type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: DocumentNumber,
+      description: 'Documents whose boletos may be registered for DDA; absent means none. `*` is refused.',
+    },
+    periodic_cap: {
+      type: 'object', additionalProperties: false, required: ['window', 'cap_minor'],
+      properties: { window: { enum: [...PERIODIC_WINDOWS] }, cap_minor: Minor },
+      description: 'A rolling cap per calendar window (UTC), at most `cap_minor`.',
+    },
+    slots: {
+      type: 'array', maxItems: 14,
+      description: 'Per-currency and per-rail sub-caps. A slot in the intent\'s own currency narrows it; a slot in another currency authorizes that currency.',
+      items: {
+        type: 'object', additionalProperties: false, required: ['currency', 'rail', 'cap_minor', 'per_tx_cap_minor'],
+        properties: { currency: CurrencySchema, rail: { enum: [...SUBMIT_RAILS] }, cap_minor: Minor, per_tx_cap_minor: Minor },
+      },
+    },
+    display_name: { type: 'string', minLength: 1, maxLength: 120, description: 'Who asks, as the consent page shows it.' },
+    intent_note: { type: 'string', minLength: 1, maxLength: 500, description: 'A note to the consumer, shown on the consent page.' },
+    shipping: Shipping,
+  },
+};
+
+export interface IntentInput {
+  purpose: string;
+  cap_minor: number;
+  per_tx_cap_minor: number;
+  currency: Currency;
+  mandate_ttl_seconds: number;
+  merchant_allowlist: string[];
+  merchant_pin_kind?: (typeof MERCHANT_PIN_KINDS)[number];
+  withdrawal_allowlist?: string[];
+  dda_allowlist?: string[];
+  periodic_cap?: { window: (typeof PERIODIC_WINDOWS)[number]; cap_minor: number };
+  slots?: Array<{ currency: Currency; rail: (typeof SUBMIT_RAILS)[number]; cap_minor: number; per_tx_cap_minor: number }>;
+  display_name?: string;
+  intent_note?: string;
+  shipping?: Record<string, unknown>;
+}
+
+export const ConsentCreate: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['agent_id', 'intent'],
+  properties: {
+    agent_id: { type: 'string', minLength: 1, maxLength: 128, description: 'The agent the mandate will authorize; signed into it.' },
+    intent: Intent,
+    callback_url: { type: 'string', format: 'uri', maxLength: 2048, pattern: '^https?://', description: 'Returned to the hosted page at submit so the partner backend receives the signed mandate.' },
+    consumer_email_hint: { type: 'string', format: 'email', maxLength: 254 },
+    surface: { enum: ['hosted', 'partner'], default: 'hosted' },
+  },
+};
+export interface ConsentCreateBody {
+  agent_id: string;
+  intent: IntentInput;
+  callback_url?: string;
+  consumer_email_hint?: string;
+  surface: 'hosted' | 'partner';
+}
+
+export const ConsentCreated: JsonSchema = {
+  type: 'object',
+  required: ['token', 'expires_at', 'surface', 'consent_url'],
+  properties: {
+    token: { type: 'string', pattern: '^ctk_[0-9A-Za-z]{40}$', description: 'One-shot, valid 24 hours; the consumer\'s credential for the page and the submit.' },
+    expires_at: Timestamp,
+    surface: { enum: ['hosted', 'partner'] },
+    consent_url: { type: 'string', format: 'uri', description: 'The hosted consent page. Append `?consumer_id=<id>` to bind the grant to an existing consumer.' },
+  },
+};
+
+export const PendingConsent: JsonSchema = {
+  type: 'object',
+  required: ['token', 'status', 'surface', 'agent_id', 'intent', 'consent_url', 'callback_url', 'consumer_email_hint', 'expires_at', 'created_at'],
+  properties: {
+    token: { type: 'string' },
+    status: { const: 'pending' },
+    surface: { enum: ['hosted', 'partner'] },
+    agent_id: { type: 'string' },
+    intent: Intent,
+    consent_url: { type: 'string' },
+    callback_url: { type: ['string', 'null'] },
+    consumer_email_hint: { type: ['string', 'null'] },
+    expires_at: Timestamp,
+    created_at: Timestamp,
+  },
+};
+
+export const Attestation: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['method', 'asserted_at', 'reference', 'evidence'],
+  description: 'The partner\'s statement of how the consumer confirmed; signed into the mandate verbatim.',
+  properties: {
+    method: { enum: ['partner_session'] },
+    asserted_at: { type: 'integer', minimum: 0, maximum: 253402300799, description: 'Unix seconds when the consumer confirmed.' },
+    reference: { type: 'string', minLength: 1, maxLength: 200 },
+    holder_document: { ...DocumentNumber, description: 'The partner account holder\'s CPF/CNPJ; recorded as the consumer\'s document when a contact is verified.' },
+    evidence: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        channel: { type: 'string', minLength: 1, maxLength: 40 },
+        message_id: { type: 'string', minLength: 1, maxLength: 200 },
+        session_id: { type: 'string', minLength: 1, maxLength: 200 },
+        provider_ts: { type: 'integer', minimum: 0 },
+        ip: { type: 'string', oneOf: [{ format: 'ipv4' }, { format: 'ipv6' }] },
+        user_agent: { type: 'string', minLength: 1, maxLength: 512 },
+        device_id_hash: { type: 'string', pattern: '^[0-9a-fA-F]{16,128}$' },
+        geo: {
+          type: 'object', additionalProperties: false,
+          properties: { country: { type: 'string', pattern: '^[A-Z]{2}$' }, region: { type: 'string', maxLength: 100 }, city: { type: 'string', maxLength: 100 } },
+        },
+        contact: { type: 'string', minLength: 1, maxLength: 320 },
+      },
+    },
+  },
+};
+
+export const ConsentSubmit: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    consumer_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Required on `partner`. On `hosted`, absent means a new consumer is created for this grant.' },
+    rail: { enum: [...SUBMIT_RAILS], default: 'pix-consent', description: 'The funding source the grant creates.' },
+    provider_token: { type: 'string', minLength: 1, maxLength: 2048, description: 'The provider\'s token for the funding source; required for `pix-partner`. Stored encrypted, never returned.' },
+    display_label: { type: 'string', minLength: 1, maxLength: 120, description: 'How the funding source is shown, e.g. "Nubank ••1234".' },
+    attestation: Attestation,
+  },
+};
+export interface AttestationInput {
+  method: 'partner_session';
+  asserted_at: number;
+  reference: string;
+  holder_document?: string;
+  evidence: Record<string, unknown> & { ip?: string };
+}
+export interface ConsentSubmitBody {
+  consumer_id?: string;
+  rail: (typeof SUBMIT_RAILS)[number];
+  provider_token?: string;
+  display_label?: string;
+  attestation?: AttestationInput;
+}
+
+export const SignedMandateDocument: JsonSchema = {
+  type: 'object',
+  description: 'The canonical mandate: signed as its RFC 8785 form with HMAC-SHA256. Present it unchanged with `signature`.',
+  required: ['version', 'id', 'revision', 'nonce', 'scope', 'agent_id', 'consumer_id', 'funding_source_id', 'rail', 'purpose', 'currency',
+    'cap_minor', 'per_tx_cap_minor', 'merchant_allowlist', 'issued_at', 'expires_at'],
+  properties: {
+    version: { const: 1 },
+    id: { type: 'string' },
+    revision: { type: 'integer' },
+    nonce: { type: 'string', pattern: '^[0-9a-f]{32}$' },
+    scope: { type: 'string', description: '`<org_id>/<project_id>/<consumer_id>`: whose money, in which project.' },
+    agent_id: { type: 'string' },
+    consumer_id: { type: 'string' },
+    funding_source_id: { type: 'string' },
+    rail: { enum: [...SUBMIT_RAILS] },
+    purpose: { type: 'string' },
+    currency: CurrencySchema,
+    cap_minor: { type: 'string', pattern: '^[0-9]+$' },
+    per_tx_cap_minor: { type: 'string', pattern: '^[0-9]+$' },
+    merchant_allowlist: { type: 'array', items: { type: 'string' } },
+    merchant_pin_kind: { enum: [...MERCHANT_PIN_KINDS] },
+    withdrawal_allowlist: { type: 'array', items: { type: 'string' } },
+    dda_allowlist: { type: 'array', items: { type: 'string' } },
+    periodic_cap: { type: 'object' },
+    slots: { type: 'array' },
+    shipping: Shipping,
+    attestation: Attestation,
+    issued_at: Timestamp,
+    expires_at: Timestamp,
+  },
+};
+
+export const ConsentSubmitted: JsonSchema = {
+  type: 'object',
+  required: ['mandate_id', 'consumer_id', 'funding_source_id', 'consent_record_id', 'mandate', 'signature', 'hmac_secret_version', 'expires_at', 'callback_url'],
+  properties: {
+    mandate_id: { type: 'string' },
+    consumer_id: { type: 'string' },
+    funding_source_id: { type: 'string' },
+    consent_record_id: { type: 'string', pattern: '^ccsnt_' },
+    mandate: SignedMandateDocument,
+    signature: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    hmac_secret_version: { type: 'integer' },
+    expires_at: Timestamp,
+    callback_url: { type: ['string', 'null'] },
+  },
+};
+

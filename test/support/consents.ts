@@ -1,0 +1,65 @@
+// Fixtures of the consent area, all through HTTP: intents, consents, partner and hosted submits, and a
+// consumer with a signed mandate ready for the mandate and contact verification stories.
+import type { Gateway, Tenant } from './harness';
+import { startGateway } from './harness';
+import { registerSearchAttributes } from './search-attributes';
+
+/** A gateway whose Temporal test server knows the gateway's search attributes. */
+export async function startConsentGateway(): Promise<Gateway> {
+  const gw = await startGateway();
+  await registerSearchAttributes(gw.env);
+  return gw;
+}
+
+export const HOLDER_CPF = '52998224725';
+export const OTHER_CPF = '11144477735';
+export const CNPJ = '11222333000181';
+
+export function intent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    purpose: 'Weekly groceries',
+    cap_minor: 50_000,
+    per_tx_cap_minor: 10_000,
+    currency: 'BRL',
+    mandate_ttl_seconds: 30 * 86_400,
+    display_name: 'Mercado Bot',
+    ...overrides,
+  };
+}
+
+export async function createConsent(gw: Gateway, key: string, body: Record<string, unknown> = {}) {
+  const created = await gw.request('POST', '/v1/consents', { key, body: { agent_id: 'agent-7', intent: intent(), ...body } });
+  if (created.status !== 201) throw new Error(`consent creation failed: ${created.status} ${created.text}`);
+  return created.body as { token: string; expires_at: string; surface: string; consent_url: string };
+}
+
+export function attestation(overrides: Record<string, unknown> = {}) {
+  return {
+    method: 'partner_session',
+    asserted_at: 1_767_225_600,
+    reference: 'session-42',
+    holder_document: HOLDER_CPF,
+    evidence: { channel: 'app', session_id: 'sess-1', ip: '203.0.113.9', user_agent: 'PartnerApp/3.1', geo: { country: 'BR', city: 'São Paulo' } },
+    ...overrides,
+  };
+}
+
+export async function createConsumer(gw: Gateway, key: string, displayName = 'Ana Souza'): Promise<{ id: string }> {
+  const created = await gw.request('POST', '/v1/consumers', { key, body: { display_name: displayName } });
+  if (created.status !== 201) throw new Error(`consumer creation failed: ${created.status} ${created.text}`);
+  return created.body;
+}
+
+/** A consumer with an active pix-partner funding source and the mandate its partner consent signed. */
+export async function partnerMandate(gw: Gateway, tenant: Tenant, options: { intent?: Record<string, unknown>; holderDocument?: string } = {}) {
+  const consumer = await createConsumer(gw, tenant.key);
+  const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent(options.intent) });
+  const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
+    body: {
+      consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'partner-account-token-0001', display_label: 'Conta Parceiro ••0001',
+      attestation: attestation(options.holderDocument === undefined ? {} : { holder_document: options.holderDocument }),
+    },
+  });
+  if (submitted.status !== 201) throw new Error(`partner submit failed: ${submitted.status} ${submitted.text}`);
+  return { consumer, consent, submitted: submitted.body };
+}

@@ -1,0 +1,71 @@
+// Contact verification's provider calls. Delivery: send the code (retried, same idempotency key), then
+// open the row for checks; a send that fails removes the row, a row that cannot open after the code left
+// is reported with its id. Check: one provider check of a code the provider owns (Prelude), not retried,
+// since a repeated check is not the same question.
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  CONTACT_VERIFICATION_INCOMPLETE, OTP_SENDER_REFUSED, OTP_SENDER_UNAVAILABLE, OTP_SENDER_UNCONFIGURED,
+} from '../domain/contact-verification/failure-types';
+import type { OtpCheckStatus } from '../providers/otp/sender';
+
+const { sendContactCode } = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [OTP_SENDER_REFUSED, OTP_SENDER_UNCONFIGURED] },
+});
+const { completeContactVerification, discardContactVerification } = proxyActivities<Activities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+const { checkContactCode } = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { maximumAttempts: 1 },
+});
+
+export interface ContactCodeDeliveryInput {
+  verificationId: string;
+  targetSealed: string;
+}
+
+function failureType(error: unknown): string | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
+}
+
+export async function contactCodeDelivery(input: ContactCodeDeliveryInput): Promise<{ providerReference: string | null }> {
+  let providerReference: string | null;
+  try {
+    ({ providerReference } = await sendContactCode(input));
+  } catch (error) {
+    await discardContactVerification(input.verificationId);
+    const type = failureType(error);
+    if (type === OTP_SENDER_REFUSED || type === OTP_SENDER_UNCONFIGURED) {
+      const cause = (error as ActivityFailure).cause as ApplicationFailure;
+      throw ApplicationFailure.nonRetryable(cause.message, type, ...(cause.details ?? []));
+    }
+    throw ApplicationFailure.nonRetryable('The sender did not take the message', OTP_SENDER_UNAVAILABLE);
+  }
+  try {
+    await completeContactVerification(input.verificationId, providerReference);
+  } catch {
+    throw ApplicationFailure.nonRetryable('The code was sent but the verification could not be opened', CONTACT_VERIFICATION_INCOMPLETE, {
+      verification_id: input.verificationId,
+    });
+  }
+  return { providerReference };
+}
+
+export interface ContactCodeCheckInput {
+  verificationId: string;
+  targetSealed: string;
+  codeSealed: string;
+}
+
+export async function contactCodeCheck(input: ContactCodeCheckInput): Promise<OtpCheckStatus> {
+  try {
+    return await checkContactCode(input);
+  } catch (error) {
+    const type = failureType(error) ?? OTP_SENDER_UNAVAILABLE;
+    throw ApplicationFailure.nonRetryable('The provider did not answer the check', type === OTP_SENDER_UNCONFIGURED ? type : OTP_SENDER_UNAVAILABLE);
+  }
+}
