@@ -63,3 +63,12 @@ export async function partnerMandate(gw: Gateway, tenant: Tenant, options: { int
   if (submitted.status !== 201) throw new Error(`partner submit failed: ${submitted.status} ${submitted.text}`);
   return { consumer, consent, submitted: submitted.body };
 }
+
+/** Polls until `check` holds (real time; the workflow clock is moved only by env.sleep). */
+export async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
