@@ -2,22 +2,24 @@
 // open the row for checks; a send that fails removes the row, a row that cannot open after the code left
 // is reported with its id. Check: one provider check of a code the provider owns (Prelude), not retried,
 // since a repeated check is not the same question.
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+// These run while an HTTP caller waits, each step a second or less: local activities keep them inside
+// one workflow task (no round trip through the server per step), as Temporal advises for short work.
+import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   CONTACT_VERIFICATION_INCOMPLETE, OTP_SENDER_REFUSED, OTP_SENDER_UNAVAILABLE, OTP_SENDER_UNCONFIGURED,
 } from '../domain/contact-verification/failure-types';
 import type { OtpCheckStatus } from '../providers/otp/sender';
 
-const { sendContactCode } = proxyActivities<Activities>({
+const { sendContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [OTP_SENDER_REFUSED, OTP_SENDER_UNCONFIGURED] },
 });
-const { completeContactVerification, discardContactVerification } = proxyActivities<Activities>({
+const { completeContactVerification, discardContactVerification } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 },
 });
-const { checkContactCode } = proxyActivities<Activities>({
+const { checkContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { maximumAttempts: 1 },
 });
@@ -27,9 +29,10 @@ export interface ContactCodeDeliveryInput {
   targetSealed: string;
 }
 
-function failureType(error: unknown): string | undefined {
+/** The application failure an activity raised, whether or not it arrives wrapped in an ActivityFailure. */
+function applicationFailure(error: unknown): ApplicationFailure | undefined {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  return cause instanceof ApplicationFailure ? (cause.type ?? undefined) : undefined;
+  return cause instanceof ApplicationFailure ? cause : undefined;
 }
 
 export async function contactCodeDelivery(input: ContactCodeDeliveryInput): Promise<{ providerReference: string | null }> {
@@ -38,10 +41,9 @@ export async function contactCodeDelivery(input: ContactCodeDeliveryInput): Prom
     ({ providerReference } = await sendContactCode(input));
   } catch (error) {
     await discardContactVerification(input.verificationId);
-    const type = failureType(error);
-    if (type === OTP_SENDER_REFUSED || type === OTP_SENDER_UNCONFIGURED) {
-      const cause = (error as ActivityFailure).cause as ApplicationFailure;
-      throw ApplicationFailure.nonRetryable(cause.message, type, ...(cause.details ?? []));
+    const cause = applicationFailure(error);
+    if (cause && (cause.type === OTP_SENDER_REFUSED || cause.type === OTP_SENDER_UNCONFIGURED)) {
+      throw ApplicationFailure.nonRetryable(cause.message, cause.type, ...(cause.details ?? []));
     }
     throw ApplicationFailure.nonRetryable('The sender did not take the message', OTP_SENDER_UNAVAILABLE);
   }
@@ -65,7 +67,7 @@ export async function contactCodeCheck(input: ContactCodeCheckInput): Promise<Ot
   try {
     return await checkContactCode(input);
   } catch (error) {
-    const type = failureType(error) ?? OTP_SENDER_UNAVAILABLE;
-    throw ApplicationFailure.nonRetryable('The provider did not answer the check', type === OTP_SENDER_UNCONFIGURED ? type : OTP_SENDER_UNAVAILABLE);
+    const type = applicationFailure(error)?.type === OTP_SENDER_UNCONFIGURED ? OTP_SENDER_UNCONFIGURED : OTP_SENDER_UNAVAILABLE;
+    throw ApplicationFailure.nonRetryable('The provider did not answer the check', type);
   }
 }
