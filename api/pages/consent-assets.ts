@@ -74,6 +74,7 @@ export const CONSENT_SCRIPT = `(function () {
 
 export const CONSENT_STYLE = `:root { color-scheme: light dark; font-family: system-ui, sans-serif; }
 body { margin: 0; padding: 2rem 1rem; }
+[hidden] { display: none !important; }
 main { max-width: 36rem; margin: 0 auto; }
 h1 { font-size: 1.5rem; margin: 0 0 .5rem; }
 .lead { font-size: 1.05rem; }
