@@ -32,14 +32,25 @@ export function mandateTimer(mandate: MandateRow): MandateTimer {
   return { mandateId: mandate.id, consumerId: mandate.consumer_id, revision: mandate.revision, expiresInSeconds: secondsUntil(mandate.expires_at) };
 }
 
-export async function startConsentLifecycle(deps: AppDeps, consent: ConsentRow): Promise<void> {
-  await deps.temporal.client.workflow.start<typeof consentLifecycle>('consentLifecycle', {
+/**
+ * Started before the consent row is written, so no database connection waits on Temporal: if the row
+ * then fails to commit, the lifecycle is terminated (and would otherwise find no row and end at 24 hours).
+ */
+export async function startConsentLifecycle(
+  deps: AppDeps,
+  consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>,
+  tokenExpiresInSeconds: number,
+): Promise<{ abandon(): Promise<void> }> {
+  const handle = await deps.temporal.client.workflow.start<typeof consentLifecycle>('consentLifecycle', {
     workflowId: workflowIds.consent(consent.token_digest),
     taskQueue: deps.temporal.taskQueue,
-    args: [{ consentId: consent.id, tokenExpiresInSeconds: secondsUntil(consent.expires_at) }],
+    args: [{ consentId: consent.id, tokenExpiresInSeconds }],
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     typedSearchAttributes: attributes(consent),
   });
+  return {
+    abandon: () => handle.terminate('consent row was not written').then(() => undefined, () => undefined),
+  };
 }
 
 type LifecycleSignal =

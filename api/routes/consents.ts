@@ -1,10 +1,10 @@
 // Consents: an agent asks (POST /v1/consents, alias /v1/consents/init), reads a pending consent, and the
 // consumer submits on the hosted page or through a partner. The submit is public: the token is its credential.
 import type Koa from 'koa';
-import { findConsentForTenant, insertConsent } from '../../domain/consents/consents';
+import { findConsentForTenant, insertConsent, newConsentId } from '../../domain/consents/consents';
 import { checkIntent } from '../../domain/consents/intent';
 import { consentNotFound, submitConsent, tokenRefusal } from '../../domain/consents/submit';
-import { generateConsentToken, isConsentToken, tokenDigest } from '../../domain/consents/tokens';
+import { CONSENT_TOKEN_TTL_SECONDS, generateConsentToken, isConsentToken, tokenDigest } from '../../domain/consents/tokens';
 import { ApiError } from '../../domain/errors';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
@@ -43,14 +43,18 @@ function createConsentRoute(path: string, alias: boolean): AnyRoute {
     async handler({ deps, principal, body, ctx }) {
       checkIntent(body.intent);
       const token = generateConsentToken();
-      const consent = await deps.db.transaction(async (tx) => {
-        const row = await insertConsent(tx, tenantOf(principal), {
-          token, keyId: principal.keyId, agentId: body.agent_id, surface: body.surface, intent: body.intent,
-          callbackUrl: body.callback_url ?? null, consumerEmailHint: body.consumer_email_hint ?? null,
-        });
-        // Started inside the transaction: if Temporal refuses, no token exists without its timer.
-        await startConsentLifecycle(deps, row);
-        return row;
+      const tenant = tenantOf(principal);
+      const id = newConsentId();
+      // The timer exists before the token does: a token is never issued without its lifecycle.
+      const lifecycle = await startConsentLifecycle(deps, {
+        id, token_digest: tokenDigest(token), org_id: tenant.orgId, project_id: tenant.projectId, environment: tenant.environment,
+      }, CONSENT_TOKEN_TTL_SECONDS);
+      const consent = await deps.db.transaction((tx) => insertConsent(tx, tenant, {
+        id, token, keyId: principal.keyId, agentId: body.agent_id, surface: body.surface, intent: body.intent,
+        callbackUrl: body.callback_url ?? null, consumerEmailHint: body.consumer_email_hint ?? null,
+      })).catch(async (error: unknown) => {
+        await lifecycle.abandon();
+        throw error;
       });
       return {
         status: 201,

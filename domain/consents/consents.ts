@@ -35,6 +35,8 @@ export type ConsentRow = z.infer<typeof consentRow>;
 const COLUMNS = sql.fragment`id, org_id, project_id, environment, token_digest, token_hint, agent_id, surface, intent, callback_url,
   consumer_email_hint, status, expires_at, consumed_at, expired_at, mandate_id, created_at, expires_at <= now() AS lapsed`;
 
+export const newConsentId = (): string => prefixedId('cst');
+
 export function tenantOf(row: Pick<ConsentRow, 'org_id' | 'project_id' | 'environment'>): Tenant {
   return { orgId: row.org_id, projectId: row.project_id, environment: row.environment };
 }
@@ -42,11 +44,11 @@ export function tenantOf(row: Pick<ConsentRow, 'org_id' | 'project_id' | 'enviro
 export async function insertConsent(
   tx: CommonQueryMethods,
   tenant: Tenant,
-  input: { token: string; keyId: string | null; agentId: string; surface: 'hosted' | 'partner'; intent: IntentInput; callbackUrl: string | null; consumerEmailHint: string | null },
+  input: { id: string; token: string; keyId: string | null; agentId: string; surface: 'hosted' | 'partner'; intent: IntentInput; callbackUrl: string | null; consumerEmailHint: string | null },
 ): Promise<ConsentRow> {
   const row = await tx.one(sql.type(consentRow)`
     INSERT INTO consents (id, org_id, project_id, environment, token_digest, token_hint, key_id, agent_id, surface, intent, callback_url, consumer_email_hint, expires_at)
-    VALUES (${prefixedId('cst')}, ${tenant.orgId}, ${tenant.projectId}, ${tenant.environment}, ${tokenDigest(input.token)}, ${consentTokenHint(input.token)},
+    VALUES (${input.id}, ${tenant.orgId}, ${tenant.projectId}, ${tenant.environment}, ${tokenDigest(input.token)}, ${consentTokenHint(input.token)},
             ${input.keyId}, ${input.agentId}, ${input.surface}, ${sql.jsonb(input.intent as never)}, ${input.callbackUrl}, ${input.consumerEmailHint},
             now() + make_interval(secs => ${CONSENT_TOKEN_TTL_SECONDS}))
     RETURNING ${COLUMNS}`);
