@@ -134,14 +134,15 @@ export const operatorRoutes: AnyRoute[] = [
     responses: ok,
     async handler({ deps, requestId }) {
       const started = Date.now();
+      const workflowId = workflowIds.probe(requestId);
       try {
         const result = await deps.temporal.client.workflow.execute('workerProbe', {
           taskQueue: deps.temporal.taskQueue,
-          workflowId: workflowIds.probe(requestId),
+          workflowId,
           workflowExecutionTimeout: '10 seconds',
           args: [],
         });
-        return { body: { status: 'ok', worker: 'polling', ...(result as object), elapsed_ms: Date.now() - started } };
+        return { body: { status: 'ok', worker: 'polling', workflow_id: workflowId, ...(result as object), elapsed_ms: Date.now() - started } };
       } catch (error) {
         const reason = error instanceof WorkflowFailedError ? error.cause?.message ?? error.message : (error as Error).message;
         throw new ApiError(503, 'worker_unavailable', 'No worker completed the probe in time', { reason });
