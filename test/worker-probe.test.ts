@@ -24,7 +24,7 @@ it('runs the probe workflow through the worker and reports the database clock an
 it('answers 503 worker_unavailable when no worker completes the probe', async () => {
   await gw.stopWorker();
   try {
-    const result = await gw.operator('GET', '/v1/ops/readiness');
+    const result = await gw.operator('GET', '/v1/ops/readiness?timeout_ms=500');
     expect(result.status).toBe(503);
     expect(result.body.error.code).toBe('worker_unavailable');
   } finally {
