@@ -8,6 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
+import { listenForRevocations } from '../../api/auth/revocations';
 import type { AppDeps } from '../../api/deps';
 import { ensureDatabase } from '../../local/postgres';
 import { loadConfig, type Config } from '../../runtime/config';
@@ -73,7 +74,9 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   };
   if (options.worker !== false) await startWorker();
 
-  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache: new KeyCache() };
+  const keyCache = new KeyCache();
+  const revocations = await listenForRevocations(databaseUrl, keyCache, log);
+  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache };
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -89,6 +92,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
       server.closeAllConnections();
       await closed;
       await stopWorker();
+      await revocations.stop();
       await env.teardown();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
