@@ -1,7 +1,7 @@
 // Drives the OAuth flow over HTTP for tests: register a client, post the consent form, exchange the
 // code, refresh. Each step returns the raw HTTP result so tests can assert on refusals too.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Gateway, HttpResult } from './harness';
+import type { GatewayClient as Gateway, HttpResult } from './client';
 
 export const REDIRECT_URI = 'http://127.0.0.1:8976/callback';
 
