@@ -2,6 +2,7 @@
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
+import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
 
 export interface ActivityDeps {
@@ -13,6 +14,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
+    ...oauthActivities(deps.db),
   };
 }
 

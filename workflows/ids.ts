@@ -1,4 +1,6 @@
 // Workflow ids are business keys, so a duplicate request finds the running workflow instead of starting another.
 export const workflowIds = {
   probe: (requestId: string): string => `probe/${requestId}`,
+  oauthSweepSchedule: (): string => 'oauth-sweep',
+  oauthSweep: (): string => 'oauth-sweep/run',
 };
