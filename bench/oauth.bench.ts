@@ -1,6 +1,7 @@
 // OAuth figures on the real stack: an authenticated call with an access token (one indexed join per
 // request, no cache, so revocations bite at once) against the same call with an API key (cached
-// lookup) measured in the same run; then the full consent-to-token flow and refresh rotation.
+// lookup), and against a key-authenticated route that makes one query of its own, all measured in the
+// same run; then the full consent-to-token flow and refresh rotation.
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad } from './support/load';
 import { spawnLoad } from './support/spawn-load';
@@ -18,6 +19,10 @@ async function main(): Promise<void> {
 
   const byKey = await spawnLoad({
     label: 'GET /v1/whoami with an API key', url: `${stack.url}/v1/whoami`,
+    headers: { Authorization: `Bearer ${tenant.key}` }, total: TOTAL, concurrency: CONCURRENCY, warmup: 2_000,
+  });
+  const oneQuery = await spawnLoad({
+    label: 'GET /v1/projects/{id} with an API key', url: `${stack.url}/v1/projects/${tenant.projectId}`,
     headers: { Authorization: `Bearer ${tenant.key}` }, total: TOTAL, concurrency: CONCURRENCY, warmup: 2_000,
   });
   const byToken = await spawnLoad({
@@ -48,8 +53,9 @@ async function main(): Promise<void> {
   console.log(machineLine());
   console.log(`oauth: ${TOTAL} authenticated requests at concurrency ${CONCURRENCY}; ${FLOWS} flows and refreshes at concurrency ${FLOW_CONCURRENCY}`);
   console.log(formatResult(byKey));
+  console.log(formatResult(oneQuery));
   console.log(formatResult(byToken));
-  console.log(`token / key throughput ratio: ${(byToken.rps / byKey.rps).toFixed(2)}`);
+  console.log(`token / key throughput ratio: ${(byToken.rps / byKey.rps).toFixed(2)}; token / one-query route: ${(byToken.rps / oneQuery.rps).toFixed(2)}`);
   console.log(formatResult(flows));
   console.log(formatResult(refreshes));
 

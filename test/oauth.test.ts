@@ -34,6 +34,7 @@ describe('discovery', () => {
       token_endpoint_auth_methods_supported: ['none'],
       code_challenge_methods_supported: ['S256'],
     });
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
     expect(r.body.scopes_supported).toEqual(['sessions:create', 'sessions:read', 'tools:execute', 'servers:read', 'projects:settings', 'proxy:execute', 'consents:write']);
   });
 
@@ -242,6 +243,13 @@ describe('the consent form', () => {
     expect(r.headers.get('content-type')).toContain('text/html');
   });
 
+  it('takes the same fields as JSON from a scripted client', async () => {
+    const clientId = await registerClient(gw);
+    const r = await gw.request('POST', '/oauth/authorize', { body: { ...authorizationParams({ clientId, challenge: pkce().challenge, state: 'j' }), api_key: tenant.key } });
+    expect(r.status).toBe(302);
+    expect(new URL(r.headers.get('location')!).searchParams.get('code')).toMatch(/^cso_ac_/);
+  });
+
   it('answers a form missing its fields with a 400 HTML page', async () => {
     const r = await postConsent(gw, { api_key: tenant.key });
     expect(r.status).toBe(400);
@@ -271,6 +279,7 @@ describe('the token endpoint', () => {
     const r = await tokenRequest(gw, { grant_type: 'authorization_code', code, code_verifier: pair.verifier, redirect_uri: REDIRECT_URI, client_id: clientId }, 'json');
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(r.headers.get('access-control-allow-origin')).toBe('*'); // browser-based public clients
     expect((await whoami(r.body.access_token)).status).toBe(200);
   });
 

@@ -5,7 +5,8 @@ import { CLIENT_AUTH_METHOD, CLIENT_GRANT_TYPES, CLIENT_RESPONSE_TYPES } from '.
 import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute } from '../route';
 
-const CACHE = { 'Cache-Control': 'public, max-age=300' };
+// Public documents: cacheable, and readable from browser-based clients on any origin.
+const CACHE = { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' };
 
 export const oauthMetadataRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'public'>({

@@ -22,10 +22,13 @@ import { route, type AnyRoute, type Reply } from '../route';
 
 const tags = ['OAuth'];
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+// Browser-based public clients post form-encoded token requests (a CORS simple request, no preflight).
+// No ambient credential rides on them, so any origin may read the answer.
+const TOKEN_HEADERS = { ...NO_STORE, 'Access-Control-Allow-Origin': '*' };
 const HTML = 'text/html; charset=utf-8';
 
-function oauthJson(status: number, error: OAuthError): Reply {
-  return { status, body: oauthErrorBody(error), headers: NO_STORE };
+function oauthJson(status: number, error: OAuthError, headers: Record<string, string> = NO_STORE): Reply {
+  return { status, body: oauthErrorBody(error), headers };
 }
 
 function errorReply(error: OAuthError): Reply {
@@ -124,7 +127,8 @@ export const oauthRoutes: AnyRoute[] = [
     operationId: 'approveOAuthClient', summary: 'Exchange a pasted API key for a one-time authorization code',
     description: 'Approving answers 302 to `<redirect_uri>?code=…&state=…&iss=…`; the code is single use, valid 60 seconds, and bound to the client, redirect URI, PKCE challenge, scope and the key\'s project. ' +
       'Denying answers 302 with `error=access_denied`. A refused key or scope re-renders the consent page with 400; a bad request answers a 400 HTML page.',
-    body: AuthorizeForm, bodyTypes: ['form'],
+    // The consent page posts a form; scripted clients may send the same fields as JSON.
+    body: AuthorizeForm, bodyTypes: ['form', 'json'],
     responses: {
       302: { description: 'Back to the client with `code` and `state` (or `error=access_denied`)' },
       400: { description: 'Consent page with the reason, or error page', contentType: HTML, schema: { type: 'string' } },
@@ -154,16 +158,16 @@ export const oauthRoutes: AnyRoute[] = [
       200: { description: 'Access token (one hour) and refresh token (30 days, single use)', schema: TokenResponseBody },
       400: { description: '`invalid_grant`, `invalid_request`, `invalid_scope` or `unsupported_grant_type`', schema: OAuthErrorBody },
     },
-    onInputError: (error) => oauthJson(400, new OAuthError('invalid_request', error.message)),
+    onInputError: (error) => oauthJson(400, new OAuthError('invalid_request', error.message), TOKEN_HEADERS),
     async handler({ deps, body }) {
       try {
         const request = parseTokenRequest(body);
         const tokens = request.grantType === 'authorization_code'
           ? await redeemAuthorizationCode(deps.db, request)
           : await refreshTokens(deps.db, request);
-        return { body: tokens, headers: NO_STORE };
+        return { body: tokens, headers: TOKEN_HEADERS };
       } catch (error) {
-        if (error instanceof OAuthError) return oauthJson(400, error);
+        if (error instanceof OAuthError) return oauthJson(400, error, TOKEN_HEADERS);
         throw error;
       }
     },
