@@ -1,6 +1,7 @@
 // Looks up a presented access token: unexpired, its grant not revoked, the API key the grant was made
-// with still live and of its project's environment. One indexed join per request, so a revocation of
-// the grant or the key takes effect on the very next call without any cache to invalidate.
+// with still live and of the grant's environment (copied from the project, whose environment never
+// changes). One indexed join per request, so a revocation of the grant or the key takes effect on the
+// very next call without any cache to invalidate.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
@@ -31,9 +32,7 @@ export async function findLiveAccessToken(db: CommonQueryMethods, token: string)
     FROM oauth_access_tokens t
     JOIN oauth_grants g ON g.org_id = t.org_id AND g.project_id = t.project_id AND g.id = t.grant_id AND g.revoked_at IS NULL
     JOIN api_keys k ON k.id = g.api_key_id AND k.org_id = t.org_id AND k.project_id = t.project_id AND k.revoked_at IS NULL
-    JOIN projects p ON p.org_id = t.org_id AND p.id = t.project_id
-    WHERE t.token_hash = ${hashCredential(token)} AND t.expires_at > now()
-      AND k.environment = p.environment AND g.environment = p.environment`);
+    WHERE t.token_hash = ${hashCredential(token)} AND t.expires_at > now() AND k.environment = g.environment`);
   if (!row) return null;
   return {
     orgId: row.org_id,
