@@ -170,6 +170,16 @@ describe('the token endpoint', () => {
     expect(revoked.data).toMatchObject({ client_id: clientId, api_key_id: tenant.keyId, reason: 'authorization_code_reuse' });
   });
 
+  it('redeems a code raced by two exchanges only once, and revokes what that one got', async () => {
+    const clientId = await registerClient(gw);
+    const pair = pkce();
+    const { code } = await approve(gw, { clientId, challenge: pair.challenge, apiKey: tenant.key });
+    const results = await Promise.all([0, 1].map(() => exchangeCode(gw, { code, clientId, verifier: pair.verifier })));
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+    const winner = results.find((r) => r.status === 200)!;
+    expect((await whoami(winner.body.access_token)).status).toBe(401);
+  });
+
   it('refuses an expired code with invalid_grant', async () => {
     const clientId = await registerClient(gw);
     const pair = pkce();
@@ -246,6 +256,14 @@ describe('refresh tokens', () => {
     expect((await whoami(rotated.body.access_token)).status).toBe(401);
     expect((await whoami(tokens.access_token)).status).toBe(401);
     expect((await refresh(gw, rotated.body.refresh_token)).body.error).toBe('invalid_grant');
+  });
+
+  it('let only one of two simultaneous refreshes with the same token through, and treat the other as reuse', async () => {
+    const { tokens } = await connect(gw, tenant.key);
+    const results = await Promise.all([refresh(gw, tokens.refresh_token), refresh(gw, tokens.refresh_token)]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 400]);
+    const winner = results.find((r) => r.status === 200)!;
+    expect((await whoami(winner.body.access_token)).status).toBe(401);
   });
 
   it('may narrow the scope of the new access token, never widen it', async () => {
