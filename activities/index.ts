@@ -3,6 +3,7 @@ import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
 import { probeActivities } from './probe';
+import { webhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -13,6 +14,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
+    ...webhookActivities(deps),
   };
 }
 

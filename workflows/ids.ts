@@ -1,4 +1,6 @@
 // Workflow ids are business keys, so a duplicate request finds the running workflow instead of starting another.
 export const workflowIds = {
   probe: (requestId: string): string => `probe/${requestId}`,
+  /** One webhook delivery chain, named by its first delivery id. */
+  delivery: (chainId: string): string => `delivery/${chainId}`,
 };

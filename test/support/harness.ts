@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../../runtime/config';
 import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { createWorker, installRuntime } from '../../worker/worker';
+import { startEventDispatcher, type EventDispatcher } from '../../worker/event-dispatcher';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { TEMPLATE_DATABASE } from './global-setup';
 
@@ -82,11 +83,16 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
+  let dispatcher: EventDispatcher | undefined;
   const startWorker = async () => {
     worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log, config } });
     running = worker.run();
+    // The worker process also runs the event dispatcher (outbox → delivery workflows).
+    dispatcher = await startEventDispatcher({ databaseUrl, db, log, runtime: { client: env.client, taskQueue, settings: config.webhooks } });
   };
   const stopWorker = async () => {
+    await dispatcher?.stop();
+    dispatcher = undefined;
     if (!worker) return;
     worker.shutdown();
     await running;
