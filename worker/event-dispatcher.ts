@@ -43,7 +43,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     const results = await eachLimited(chains, START_CONCURRENCY, (chain) => startChain(runtime, chain));
     const failed = results.filter((result) => result.status === 'rejected');
     // A chain whose start failed is pending and will be picked up by the overdue sweep.
-    if (failed.length > 0) log.warn('delivery chains not started', { count: failed.length, error: String((failed[0] as PromiseRejectedResult).reason) });
+    if (failed.length > 0) log.warn('delivery chains not started', { count: failed.length, error: describe((failed[0] as PromiseRejectedResult).reason) });
     return claimed;
   };
 
@@ -117,4 +117,9 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       await pumping;
     },
   };
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { message?: string } })?.cause?.message;
+  return cause ? `${(error as Error).message}: ${cause}` : String(error);
 }

@@ -4,6 +4,9 @@ import { identityRoutes } from './identity';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
+import { codehostRoutes } from './codehost';
+import { eventRoutes } from './events';
+import { webhookEndpointRoutes } from './webhook-endpoints';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -11,6 +14,9 @@ export function allRoutes(): AnyRoute[] {
     ...identityRoutes,
     ...projectRoutes,
     ...operatorRoutes,
+    ...webhookEndpointRoutes,
+    ...eventRoutes,
+    ...codehostRoutes,
   ];
   return routes;
 }

@@ -96,7 +96,8 @@ export async function recordAttempt(db: DatabasePool, key: ChainKey, record: Att
 
     if (record.status === 'delivered') {
       await tx.query(sql.unsafe`
-        UPDATE webhook_endpoints SET total_runs = total_runs + 1, last_run_at = now(), consecutive_dead = 0 WHERE ${endpoint}`);
+        UPDATE webhook_endpoints SET total_runs = total_runs + 1, last_run_at = GREATEST(last_run_at, ${record.attemptedAt}::timestamptz), consecutive_dead = 0
+        WHERE ${endpoint}`);
     }
     if (record.status === 'failed' && record.retryInMs !== null) {
       await tx.query(sql.unsafe`

@@ -102,6 +102,16 @@ export async function listEndpoints(db: CommonQueryMethods, scope: EndpointScope
   return { rows: page, nextBefore: rows.length > filter.limit ? page[page.length - 1].id : null };
 }
 
+/** Active endpoints subscribed to an event type; an endpoint narrowed to a server only matches that server. */
+export async function activeSubscribers(db: CommonQueryMethods, scope: EndpointScope, eventType: string, serverId: string | null): Promise<EndpointRow[]> {
+  const rows = await db.any(sql.type(endpointRow)`
+    SELECT ${COLUMNS} FROM webhook_endpoints w
+    WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.event = ${eventType} AND w.status = 'active'
+      AND (w.server_id IS NULL OR w.server_id = ${serverId})
+    ORDER BY w.created_at, w.id`);
+  return [...rows];
+}
+
 export interface EndpointPatch {
   name?: string;
   webhookUrl?: string;

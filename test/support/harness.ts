@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
@@ -17,6 +18,7 @@ import { createWorker, installRuntime } from '../../worker/worker';
 import { startEventDispatcher, type EventDispatcher } from '../../worker/event-dispatcher';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { TEMPLATE_DATABASE } from './global-setup';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../temporal-dev/search-attributes';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -77,6 +79,14 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   const env = await TestWorkflowEnvironment.createTimeSkipping(
     testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
   );
+  // The test server knows no custom search attributes until they are registered, as the dev server does at start.
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
+  });
   const taskQueue = `gateway-test-${randomBytes(4).toString('hex')}`;
   const bundlePath = process.env.GATEWAY_WORKFLOW_BUNDLE;
   if (!bundlePath) throw new Error('GATEWAY_WORKFLOW_BUNDLE is unset: the jest global setup builds it');
