@@ -40,6 +40,12 @@ function isPrivateV6(address: string): boolean {
   const lower = address.toLowerCase().replace(/^\[|\]$/g, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
   if (mapped) return isPrivateV4(mapped[1]);
+  // URL parsing writes IPv4-mapped addresses in hex (::ffff:7f00:1 for 127.0.0.1).
+  const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (mappedHex) {
+    const [high, low] = [parseInt(mappedHex[1], 16), parseInt(mappedHex[2], 16)];
+    return isPrivateV4(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+  }
   if (lower === '::' || lower === '::1') return true;
   const first = parseInt(lower.split(':')[0] || '0', 16);
   // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast, 64:ff9b::/96 NAT64 (may reach private v4).
