@@ -33,7 +33,7 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   // The dispatcher starts delivery workflows through the worker's own connection.
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const dispatcher = await startEventDispatcher({
-    databaseUrl, db, log, runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks },
+    databaseUrl, db, log, runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks, eagerStart: true },
   });
   const done = worker.run().finally(async () => {
     await dispatcher.stop();

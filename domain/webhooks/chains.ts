@@ -12,6 +12,8 @@ export interface ChainRuntime {
   client: Client;
   taskQueue: string;
   settings: WebhookSettings;
+  /** True only when the client shares its NativeConnection with a worker on the task queue (the worker process). */
+  eagerStart?: boolean;
 }
 
 function chainInput(runtime: ChainRuntime, ref: ChainRef): DeliveryChainInput {
@@ -46,7 +48,9 @@ function startOptions(runtime: ChainRuntime, ref: ChainRef) {
 /** Starts a chain's workflow; a chain already running is left as it is. */
 export async function startChain(runtime: ChainRuntime, ref: ChainRef): Promise<void> {
   try {
-    await runtime.client.workflow.start<typeof webhookDelivery>('webhookDelivery', startOptions(runtime, ref));
+    // Eager start hands the first workflow task straight to a worker sharing the client's connection
+    // (the dispatcher in the worker process), skipping a poll round trip; elsewhere it is a normal start.
+    await runtime.client.workflow.start<typeof webhookDelivery>('webhookDelivery', { ...startOptions(runtime, ref), requestEagerStart: runtime.eagerStart === true });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
