@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { sql } from 'slonik';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
@@ -41,7 +45,16 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
 }
 
 const at = (path: string) => receiver.requests.filter((request) => request.path === path);
-const chainResult = (chainId: string) => gw.env.client.workflow.getHandle(`delivery/${chainId}`).result();
+/** Chains whose recorded histories the determinism check replays at the end. */
+const recordedChains: string[] = [];
+/** The chain's outcome; awaiting it lets the test server skip time through the backoff timers. */
+const chainResult = async (chainId: string) => {
+  recordedChains.push(chainId);
+  const handle = gw.env.client.workflow.getHandle(`delivery/${chainId}`);
+  // The dispatcher commits the delivery row before it starts the workflow: wait for the start.
+  await eventually(() => handle.describe().then(() => true, () => false), Boolean);
+  return handle.result();
+};
 const firstDelivery = async (tenant: Tenant, triggerId: string) => (await eventually(() => deliveriesOf(tenant, triggerId), (rows) => rows.length > 0)).at(-1);
 const getEndpointOf = async (tenant: Tenant, id: string) => (await gw.request('GET', `/v1/webhook-endpoints/${id}`, { key: tenant.key })).body;
 
@@ -174,6 +187,7 @@ describe('redelivery, replay and retry-pending', () => {
     );
     expect(sent.body.waiting_for_endpoint).toBe(false);
     expect(await getEndpointOf(tenant, endpoint.id)).toMatchObject({ total_runs: 2 });
+    await expect(chainResult(redelivery.body.redelivery_id)).resolves.toEqual({ outcome: 'delivered', attempts: 1 });
   });
 
   it('replays a stored event to a subscriber without minting a new event, and refuses the wrong targets', async () => {
@@ -235,6 +249,8 @@ describe('redelivery, replay and retry-pending', () => {
     expect((await deliveriesOf(tenant, ok.id))[0]).toMatchObject({ attempt: 2, status: 'delivered', response: { status: 204 } });
     expect((await deliveriesOf(tenant, failing.id)).map((row) => row.status)).toEqual(['pending', 'failed', 'failed']);
     expect((await deliveriesOf(tenant, paused.id))[0]).toMatchObject({ attempt: 2, status: 'pending' });
+    const okChain = (await deliveriesOf(tenant, ok.id))[0].chain_id;
+    await expect(chainResult(okChain)).resolves.toEqual({ outcome: 'delivered', attempts: 2 });
   });
 });
 
@@ -416,5 +432,21 @@ describe('endpoints', () => {
       const r = await gw.request(method, path, { key: restricted.key });
       expect([path, r.status, r.body.error.code]).toEqual([path, 403, 'route_scope_unmapped']);
     }
+  });
+});
+
+describe('determinism', () => {
+  it('replays the recorded histories of its delivery chains (retries, dead letters, holds, updates) without divergence', async () => {
+    expect(recordedChains.length).toBeGreaterThanOrEqual(4);
+    for (const chainId of recordedChains) {
+      const history = await gw.env.client.workflow.getHandle(`delivery/${chainId}`).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! } }, history, `delivery/${chainId}`);
+    }
+  });
+
+  it('replays a delivery history recorded from an earlier version of the workflow', async () => {
+    // Binary History protobuf of the "fails three times, then recovers" chain.
+    const history = temporal.api.history.v1.History.decode(readFileSync(path.join(__dirname, 'replay', 'webhook-delivery-retries.history')));
+    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! } }, history, 'delivery/recorded');
   });
 });
