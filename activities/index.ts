@@ -4,6 +4,7 @@ import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
 import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
+import { webhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
     ...oauthActivities(deps.db),
+    ...webhookActivities(deps),
   };
 }
 

@@ -3,4 +3,6 @@ export const workflowIds = {
   probe: (requestId: string): string => `probe/${requestId}`,
   oauthSweepSchedule: (): string => 'oauth-sweep',
   oauthSweep: (): string => 'oauth-sweep/run',
+  /** One webhook delivery chain, named by its first delivery id. */
+  delivery: (chainId: string): string => `delivery/${chainId}`,
 };

@@ -6,6 +6,9 @@ import { oauthRoutes } from './oauth';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
+import { codehostRoutes } from './codehost';
+import { eventRoutes } from './events';
+import { webhookEndpointRoutes } from './webhook-endpoints';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -15,6 +18,9 @@ export function allRoutes(): AnyRoute[] {
     ...operatorRoutes,
     ...oauthMetadataRoutes,
     ...oauthRoutes,
+    ...webhookEndpointRoutes,
+    ...eventRoutes,
+    ...codehostRoutes,
   ];
   return routes;
 }
