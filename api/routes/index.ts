@@ -4,6 +4,7 @@ import { identityRoutes } from './identity';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
+import { receiptRoutes } from './receipts';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -11,6 +12,7 @@ export function allRoutes(): AnyRoute[] {
     ...identityRoutes,
     ...projectRoutes,
     ...operatorRoutes,
+    ...receiptRoutes,
   ];
   return routes;
 }
