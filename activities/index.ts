@@ -3,6 +3,8 @@ import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
 import { probeActivities } from './probe';
+import { consumerPaymentActivities } from './consumer-payments';
+import { wiredSeams } from '../domain/consumer-payments/wiring';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -13,6 +15,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
+    ...consumerPaymentActivities(deps, wiredSeams()),
   };
 }
 

@@ -1,4 +1,5 @@
 // Workflow ids are business keys, so a duplicate request finds the running workflow instead of starting another.
 export const workflowIds = {
   probe: (requestId: string): string => `probe/${requestId}`,
+  consumerSpend: (orgId: string, attemptId: string): string => `consumer-spend/${orgId}/${attemptId}`,
 };

@@ -1,3 +1,4 @@
 // Every workflow the worker registers. Deterministic code only: no I/O, no clocks, no randomness
 // outside the workflow APIs; activities are imported as types.
 export { workerProbe } from './probe';
+export { consumerSpendAttempt } from './consumer-spend-attempt';

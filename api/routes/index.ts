@@ -5,6 +5,7 @@ import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
 import { receiptRoutes } from './receipts';
+import { consumerPaymentRoutes } from './consumer-payments';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -13,6 +14,7 @@ export function allRoutes(): AnyRoute[] {
     ...projectRoutes,
     ...operatorRoutes,
     ...receiptRoutes,
+    ...consumerPaymentRoutes,
   ];
   return routes;
 }

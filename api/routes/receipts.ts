@@ -10,7 +10,7 @@ import {
   type DeliveryProofBody, type ReceiptExceptionBody, type ReceiptListQueryValues, type ReceiptVoidBody,
 } from '../../schema/http/receipts';
 import type { Principal } from '../principal';
-import { presentReceipt } from '../presenters/receipt';
+import { presentReceipt } from '../../domain/receipts/present';
 import { route, type AnyRoute, type HandlerInput } from '../route';
 
 const tags = ['Receipts'];

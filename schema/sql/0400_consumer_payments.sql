@@ -48,7 +48,8 @@ CREATE TABLE consumer_spend_attempts (
   updated_at timestamptz NOT NULL DEFAULT now(),
   finished_at timestamptz,
   PRIMARY KEY (org_id, attempt_id),
-  CONSTRAINT consumer_spend_attempts_settled CHECK ((status = 'completed') = (finished_at IS NOT NULL AND response_status = 200)),
+  hold_id text,
+  CONSTRAINT consumer_spend_attempts_answered CHECK ((status = 'processing') = (response_body IS NULL)),
   FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, id) ON DELETE CASCADE
 );
 CREATE INDEX consumer_spend_attempts_mandate ON consumer_spend_attempts (org_id, project_id, mandate_id, created_at DESC);

@@ -1,6 +1,6 @@
 // The public shape of a receipt: the sealed body's parts at top level, the chain link and both signatures.
-import type { ReceiptRow } from '../../domain/receipts/receipts';
-import { signedMessage } from '../../domain/receipts/signatures';
+import type { ReceiptRow } from './receipts';
+import { signedMessage } from './signatures';
 
 export function presentReceipt(row: ReceiptRow): Record<string, unknown> {
   const body = row.body;
