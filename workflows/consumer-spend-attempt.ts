@@ -12,7 +12,8 @@ import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRet
 
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 0 },
+  // Database steps retry until they succeed: each is one idempotent transaction.
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 // Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss.
 const provider = proxyActivities<Activities>({
