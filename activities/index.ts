@@ -2,6 +2,7 @@
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
+import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
 import { consumerPaymentActivities } from './consumer-payments';
 import { wiredSeams } from '../domain/consumer-payments/wiring';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
     ...consumerPaymentActivities(deps, wiredSeams()),
+    ...oauthActivities(deps.db),
   };
 }
 

@@ -8,7 +8,7 @@ import { requireScope } from './auth/scope';
 import type { AppDeps } from './deps';
 import { parseBody } from './middleware/body';
 import type { Principal } from './principal';
-import type { AnyRoute } from './route';
+import type { AnyRoute, Reply } from './route';
 import { check, compile } from './validation';
 
 /** PostgreSQL text cannot hold NUL, so a NUL anywhere in the input is refused up front as bad input. */
@@ -37,27 +37,36 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
     if (route.auth === 'key') requireScope(principal as Principal, route.scope);
 
     let body: unknown = undefined;
-    if (route.body) {
-      body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
-      // An absent body on a route that takes one is judged as {} so required fields are reported by name.
-      if (body === undefined) body = {};
-      refuseNul(body, 'body');
-      check(validateBody!, body, 'body');
-    } else if (route.method !== 'get' && route.method !== 'delete') {
-      await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
-    }
     const query: Record<string, unknown> = { ...ctx.query };
-    refuseNul(query, 'query');
-    if (validateQuery) check(validateQuery, query, 'query');
     const params: Record<string, unknown> = { ...ctx.params };
-    if (validateParams) check(validateParams, params, 'params');
+    try {
+      if (route.body) {
+        body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+        // An absent body on a route that takes one is judged as {} so required fields are reported by name.
+        if (body === undefined) body = {};
+        refuseNul(body, 'body');
+        check(validateBody!, body, 'body');
+      } else if (route.method !== 'get' && route.method !== 'delete') {
+        await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+      }
+      refuseNul(query, 'query');
+      if (validateQuery) check(validateQuery, query, 'query');
+      if (validateParams) check(validateParams, params, 'params');
+    } catch (error) {
+      // Routes speaking another protocol (OAuth JSON, HTML pages) render refused input their own way.
+      if (!(error instanceof ApiError) || !route.onInputError) throw error;
+      return send(ctx, route.onInputError(error));
+    }
 
-    const reply = await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx });
-    ctx.status = reply.status ?? 200;
-    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
-    if (reply.type) ctx.type = reply.type;
-    if (reply.body !== undefined) ctx.body = reply.body;
+    send(ctx, await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx }));
   });
+}
+
+function send(ctx: Koa.Context, reply: Reply): void {
+  ctx.status = reply.status ?? 200;
+  for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+  if (reply.type) ctx.type = reply.type;
+  if (reply.body !== undefined) ctx.body = reply.body;
 }
 
 export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {

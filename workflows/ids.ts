@@ -2,4 +2,6 @@
 export const workflowIds = {
   probe: (requestId: string): string => `probe/${requestId}`,
   consumerSpend: (orgId: string, attemptId: string): string => `consumer-spend/${orgId}/${attemptId}`,
+  oauthSweepSchedule: (): string => 'oauth-sweep',
+  oauthSweep: (): string => 'oauth-sweep/run',
 };

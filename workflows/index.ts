@@ -2,3 +2,4 @@
 // outside the workflow APIs; activities are imported as types.
 export { workerProbe } from './probe';
 export { consumerSpendAttempt } from './consumer-spend-attempt';
+export { oauthCredentialSweep } from './oauth-sweep';

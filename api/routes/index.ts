@@ -1,6 +1,8 @@
 // Every HTTP route of the gateway, in one list: the router, scope checks and OpenAPI document read it.
 import type { AnyRoute } from '../route';
 import { identityRoutes } from './identity';
+import { oauthMetadataRoutes } from './oauth-metadata';
+import { oauthRoutes } from './oauth';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
@@ -15,6 +17,8 @@ export function allRoutes(): AnyRoute[] {
     ...operatorRoutes,
     ...receiptRoutes,
     ...consumerPaymentRoutes,
+    ...oauthMetadataRoutes,
+    ...oauthRoutes,
   ];
   return routes;
 }
