@@ -5,6 +5,8 @@ import type { Logger } from '../runtime/logger';
 import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
 import { webhookActivities } from './webhooks';
+import { consumerPaymentActivities } from './consumer-payments';
+import { wiredSeams } from '../domain/consumer-payments/wiring';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -15,6 +17,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
+    ...consumerPaymentActivities(deps, wiredSeams()),
     ...oauthActivities(deps.db),
     ...webhookActivities(deps),
   };

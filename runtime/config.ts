@@ -39,6 +39,10 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Provider base URLs by provider name, from PROVIDER_<NAME>_URL (name lower-cased); mocks fill these in dev and tests. */
   providerUrls: Record<string, string>;
+  /** How long one provider call may take before it is abandoned and retried (PROVIDER_TIMEOUT_MS). */
+  providerTimeoutMs: number;
+  /** Server-sent event streams: heartbeat interval and how long a stream stays open after its terminal event. */
+  sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   webhooks: WebhookSettings;
 }
@@ -114,6 +118,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),
+    providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 50, 120_000),
+    sse: {
+      heartbeatMs: int(env, 'GATEWAY_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+      closeDelayMs: int(env, 'GATEWAY_SSE_CLOSE_DELAY_MS', 5_000, 0, 600_000),
+    },
     logLevel,
     webhooks: {
       retrySchedule: retrySchedule(env),

@@ -1,5 +1,6 @@
 // Every workflow the worker registers. Deterministic code only: no I/O, no clocks, no randomness
 // outside the workflow APIs; activities are imported as types.
 export { workerProbe } from './probe';
+export { consumerSpendAttempt } from './consumer-spend-attempt';
 export { oauthCredentialSweep } from './oauth-sweep';
 export { webhookDelivery } from './webhook-delivery';

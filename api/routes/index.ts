@@ -9,6 +9,8 @@ import { publicRoutes } from './public';
 import { codehostRoutes } from './codehost';
 import { eventRoutes } from './events';
 import { webhookEndpointRoutes } from './webhook-endpoints';
+import { receiptRoutes } from './receipts';
+import { consumerPaymentRoutes } from './consumer-payments';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -16,6 +18,8 @@ export function allRoutes(): AnyRoute[] {
     ...identityRoutes,
     ...projectRoutes,
     ...operatorRoutes,
+    ...receiptRoutes,
+    ...consumerPaymentRoutes,
     ...oauthMetadataRoutes,
     ...oauthRoutes,
     ...webhookEndpointRoutes,

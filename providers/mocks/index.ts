@@ -1,5 +1,8 @@
 // Every mock provider server, keyed by the provider name the gateway's config uses
 // (`PROVIDER_<NAME>_URL`). `npm run dev` and the test harness start all of them on loopback.
+import { startPixPspMock } from './pix-psp';
+import { startTedMock } from './ted-bank';
+
 export interface RunningMock {
   url: string;
   stop(): Promise<void>;
@@ -7,7 +10,10 @@ export interface RunningMock {
 
 export type MockStarter = () => Promise<RunningMock>;
 
-export const MOCK_PROVIDERS: Record<string, MockStarter> = {};
+export const MOCK_PROVIDERS: Record<string, MockStarter> = {
+  pix_psp: () => startPixPspMock(),
+  ted: () => startTedMock(),
+};
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
   const running: Record<string, RunningMock> = {};
