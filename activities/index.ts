@@ -2,9 +2,13 @@
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
+import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
 import { consentActivities } from './consents';
 import { contactVerificationActivities } from './contact-verification';
+import { webhookActivities } from './webhooks';
+import { consumerPaymentActivities } from './consumer-payments';
+import { wiredSeams } from '../domain/consumer-payments/wiring';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -17,6 +21,9 @@ export function createActivities(deps: ActivityDeps) {
     ...probeActivities(deps.db),
     ...consentActivities(deps.db),
     ...contactVerificationActivities(deps.db, deps.config),
+    ...consumerPaymentActivities(deps, wiredSeams()),
+    ...oauthActivities(deps.db),
+    ...webhookActivities(deps),
   };
 }
 

@@ -2,6 +2,7 @@
 // Each variable is documented in README.md; defaults make a fresh `npm run dev` work with no setup.
 import path from 'node:path';
 import { developmentKeyRing, parseKeyRing, type KeyRing } from '../domain/crypto/secret-box';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks/retry-schedule';
 
 export interface TemporalSettings {
   address: string | undefined; // undefined: local dev server started by the gateway itself
@@ -11,6 +12,17 @@ export interface TemporalSettings {
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   tlsServerName: string | undefined;
+}
+
+export interface WebhookSettings {
+  /** Waits between delivery attempts, in ms (WEBHOOK_RETRY_SCHEDULE); attempts = length + 1. */
+  retrySchedule: number[];
+  /** A receiver must answer within this many ms (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** How often the worker sweeps for undispatched events and lost chains (WEBHOOK_SWEEP_INTERVAL_MS). */
+  sweepIntervalMs: number;
+  /** How long an attempt waits for its paused endpoint before it is dead-lettered (WEBHOOK_HOLD_LIMIT_HOURS). */
+  holdLimitMs: number;
 }
 
 export interface Config {
@@ -27,7 +39,12 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Provider base URLs by provider name, from PROVIDER_<NAME>_URL (name lower-cased); mocks fill these in dev and tests. */
   providerUrls: Record<string, string>;
+  /** How long one provider call may take before it is abandoned and retried (PROVIDER_TIMEOUT_MS). */
+  providerTimeoutMs: number;
+  /** Server-sent event streams: heartbeat interval and how long a stream stays open after its terminal event. */
+  sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  webhooks: WebhookSettings;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +76,14 @@ function providerUrls(env: NodeJS.ProcessEnv): Record<string, string> {
     urls[match[1].toLowerCase()] = value.replace(/\/+$/, '');
   }
   return urls;
+}
+
+function retrySchedule(env: NodeJS.ProcessEnv): number[] {
+  try {
+    return parseRetrySchedule(optional(env, 'WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE);
+  } catch (error) {
+    throw new ConfigError(`WEBHOOK_RETRY_SCHEDULE: ${(error as Error).message}`);
+  }
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
@@ -93,6 +118,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),
+    providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 50, 120_000),
+    sse: {
+      heartbeatMs: int(env, 'GATEWAY_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
+      closeDelayMs: int(env, 'GATEWAY_SSE_CLOSE_DELAY_MS', 5_000, 0, 600_000),
+    },
     logLevel,
+    webhooks: {
+      retrySchedule: retrySchedule(env),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
+      sweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+      holdLimitMs: int(env, 'WEBHOOK_HOLD_LIMIT_HOURS', 720, 1, 8_760) * 3_600_000,
+    },
   };
 }

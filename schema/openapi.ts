@@ -2,6 +2,7 @@
 // the very objects the validator compiles. Operator-only routes are left out.
 import type { AnyRoute } from '../api/route';
 import { ErrorEnvelope, ForbiddenScope, Unauthorized } from './http/common';
+import { Event, webhookDocuments } from './http/events';
 import type { JsonSchema } from './http/json-schema';
 
 export const API_VERSION = '0.3.0';
@@ -78,7 +79,6 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string | undefined):
   }
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Agent Payments Gateway',
       version: API_VERSION,
@@ -96,8 +96,9 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string | undefined):
           description: 'An API key (`csk_live_…` / `csk_test_…`, 41 characters) or an OAuth 2.1 access token.',
         },
       },
-      schemas: { ErrorEnvelope },
+      schemas: { ErrorEnvelope, Event },
     },
     paths,
+    webhooks: webhookDocuments,
   };
 }

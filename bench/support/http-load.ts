@@ -1,20 +1,10 @@
 // Child-process HTTP load generator, so the client does not share an event loop with the server
 // it measures. Usage: tsx bench/support/http-load.ts '<json options>' → prints a LoadResult as JSON.
 import http from 'node:http';
-import { runLoad } from './load';
+import { runLoad, type HttpLoadOptions } from './load';
 
-interface Options {
-  label: string;
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  total: number;
-  concurrency: number;
-  warmup?: number;
-}
 
-const options = JSON.parse(process.argv[2] ?? '{}') as Options;
+const options = JSON.parse(process.argv[2] ?? '{}') as HttpLoadOptions;
 const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
 const target = new URL(options.url);
 

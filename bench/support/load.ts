@@ -13,6 +13,18 @@ export interface LoadResult {
   max: number;
 }
 
+/** What the child-process HTTP load generator is told to send. */
+export interface HttpLoadOptions {
+  label: string;
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  total: number;
+  concurrency: number;
+  warmup?: number;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

@@ -1,18 +1,9 @@
 // Runs the HTTP load generator in a child process and returns its result.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import type { LoadResult } from './load';
+import type { HttpLoadOptions, LoadResult } from './load';
 
-export function spawnLoad(options: {
-  label: string;
-  url: string;
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  total: number;
-  concurrency: number;
-  warmup?: number;
-}): Promise<LoadResult> {
+export function spawnLoad(options: HttpLoadOptions): Promise<LoadResult> {
   const script = path.join(__dirname, 'http-load.ts');
   const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
   return new Promise((resolve, reject) => {

@@ -3,6 +3,8 @@
 import { startDevSenderMock } from './otp-dev';
 import { startPreludeMock } from './prelude';
 import { startResendMock } from './resend';
+import { startPixPspMock } from './pix-psp';
+import { startTedMock } from './ted-bank';
 
 export interface RunningMock {
   url: string;
@@ -15,6 +17,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   otp_dev: () => startDevSenderMock(),
   prelude: () => startPreludeMock().then((mock) => ({ ...mock, url: `${mock.url}/v2` })),
   resend: () => startResendMock(),
+  pix_psp: () => startPixPspMock(),
+  ted: () => startTedMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {

@@ -4,19 +4,23 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
+import { listenForRevocations } from '../../api/auth/revocations';
 import type { AppDeps } from '../../api/deps';
 import { ensureDatabase } from '../../local/postgres';
 import { loadConfig, type Config } from '../../runtime/config';
 import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { createWorker, installRuntime } from '../../worker/worker';
+import { startEventDispatcher, type EventDispatcher } from '../../worker/event-dispatcher';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../temporal-dev/search-attributes';
 
 export type { HttpResult, RequestOptions, Tenant } from './client';
 
@@ -55,17 +59,30 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   const env = await TestWorkflowEnvironment.createTimeSkipping(
     testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
   );
+  // The test server knows no custom search attributes until they are registered, as the dev server does at start.
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
+  });
   const taskQueue = `gateway-test-${randomBytes(4).toString('hex')}`;
   const bundlePath = process.env.GATEWAY_WORKFLOW_BUNDLE;
   if (!bundlePath) throw new Error('GATEWAY_WORKFLOW_BUNDLE is unset: the jest global setup builds it');
 
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
+  let dispatcher: EventDispatcher | undefined;
   const startWorker = async () => {
     worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log, config } });
     running = worker.run();
+    // The worker process also runs the event dispatcher (outbox → delivery workflows).
+    dispatcher = await startEventDispatcher({ databaseUrl, db, log, runtime: { client: env.client, taskQueue, settings: config.webhooks } });
   };
   const stopWorker = async () => {
+    await dispatcher?.stop();
+    dispatcher = undefined;
     if (!worker) return;
     worker.shutdown();
     await running;
@@ -73,7 +90,9 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   };
   if (options.worker !== false) await startWorker();
 
-  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache: new KeyCache() };
+  const keyCache = new KeyCache();
+  const revocations = await listenForRevocations(databaseUrl, keyCache, log);
+  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache };
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -89,6 +108,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
       server.closeAllConnections();
       await closed;
       await stopWorker();
+      await revocations.stop();
       await env.teardown();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));

@@ -1,0 +1,83 @@
+// Activities of the consumer spend-attempt workflow: thin calls into domain/consumer-payments and the
+// rail providers. Provider calls carry the attempt's dispatch key; transport failures come back as
+// `uncertain` (the workflow then asks the provider), never as a second payment.
+import { ApplicationFailure } from '@temporalio/activity';
+import { authorizeSpend, type Authorization, type TermsSummary } from '../domain/consumer-payments/authorize';
+import { releaseClaim } from '../domain/consumer-payments/attempts';
+import { recordAnswer, releaseSpend, settleSpend, type Settlement } from '../domain/consumer-payments/settle';
+import type { ConsumerPaymentSeams } from '../domain/consumer-payments/seams';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../domain/consumer-payments/types';
+import { readSettings, effectiveSettings } from '../domain/tenancy/settings';
+import { DispatchUncertain, type RailOutcome } from '../providers/rails/rail';
+import { pixNotificationUrl, pixPsp, railProvider } from '../providers/rails/registry';
+import type { ActivityDeps } from './index';
+
+export type DispatchResult =
+  | { kind: 'settled'; settlement: Settlement }
+  | { kind: 'processing'; providerPaymentId: string }
+  | { kind: 'refused'; refusal: SpendRefusalInfo }
+  | { kind: 'uncertain'; detail: string }
+  | { kind: 'not_received' };
+
+function fromOutcome(outcome: RailOutcome): DispatchResult {
+  if (outcome.status === 'settled') return { kind: 'settled', settlement: { providerPaymentId: outcome.providerPaymentId, endToEndId: outcome.endToEndId, settledAt: outcome.settledAt, chargedMinor: null } };
+  if (outcome.status === 'processing') return { kind: 'processing', providerPaymentId: outcome.providerPaymentId };
+  return { kind: 'refused', refusal: { status: 422, code: 'psp_refused', message: outcome.message, details: { reason: outcome.reason } } };
+}
+
+export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPaymentSeams) {
+  return {
+    /** Pix only: the key must exist in DICT before any money is held. */
+    async lookupPixPayee(req: SpendRequest): Promise<{ found: true; ownerName: string; ispb: string } | { found: false }> {
+      try {
+        const owner = await pixPsp(deps.config).lookupKey(req.pix!.key);
+        return owner ? { found: true, ownerName: owner.ownerName, ispb: owner.ispb } : { found: false };
+      } catch (error) {
+        if (error instanceof DispatchUncertain) throw ApplicationFailure.retryable(error.message, 'provider_unavailable');
+        throw error;
+      }
+    },
+    async authorizeConsumerSpend(req: SpendRequest): Promise<Authorization> {
+      const overrides = await readSettings(deps.db, req.orgId, req.projectId);
+      const settings = effectiveSettings(overrides);
+      return authorizeSpend(deps.db, seams, req, { tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true });
+    },
+    async dispatchConsumerSpend(input: { req: SpendRequest; sourceAccount: string | null }): Promise<DispatchResult> {
+      const { req } = input;
+      try {
+        const outcome = await railProvider(deps.config, req.rail).dispatch({
+          idempotencyKey: req.dispatchKey, reference: req.attemptId, amountMinor: BigInt(req.amountMinor), description: req.purpose,
+          pix: req.pix ? { key: req.pix.key, txid: req.pix.txid } : undefined,
+          ted: req.ted ? { sourceAccount: input.sourceAccount ?? '', ...req.ted } : undefined,
+          notificationUrl: req.rail === 'pix' ? pixNotificationUrl(deps.config) : null,
+        });
+        return fromOutcome(outcome);
+      } catch (error) {
+        if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };
+        throw error;
+      }
+    },
+    /** Asks the provider what became of the attempt's dispatch key. */
+    async resolveConsumerDispatch(req: SpendRequest): Promise<DispatchResult> {
+      try {
+        const outcome = await railProvider(deps.config, req.rail).status(req.dispatchKey);
+        return outcome ? fromOutcome(outcome) : { kind: 'not_received' };
+      } catch (error) {
+        if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };
+        throw error;
+      }
+    },
+    async settleConsumerSpend(input: { req: SpendRequest; terms: TermsSummary; holdId: string; settlement: Settlement; audit: AuditStep[] }): Promise<SpendAnswer> {
+      return settleSpend(deps.db, seams, deps.config.encryptionKeys, input.req, input);
+    },
+    async releaseConsumerSpend(input: { req: SpendRequest; terms: TermsSummary; refusal: SpendRefusalInfo; audit: AuditStep[] }): Promise<SpendAnswer> {
+      return releaseSpend(deps.db, seams, input.req, input);
+    },
+    async recordConsumerSpendAnswer(input: { req: SpendRequest; answer: SpendAnswer; consumerId: string | null; approvalId: string | null }): Promise<void> {
+      // A part of the gateway that is not wired ran nothing: free the attempt id instead of burning it.
+      const code = (input.answer.body.error as { code?: string } | undefined)?.code;
+      if (code === 'not_wired') return releaseClaim(deps.db, input.req.orgId, input.req.attemptId);
+      await recordAnswer(deps.db, input.req, input.answer, { consumerId: input.consumerId, approvalId: input.approvalId });
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
+// session), the attempt claim with its fingerprint, and then one of: a verbatim replay from Postgres,
+// joining the running workflow, presenting an uncertain attempt again, or Update-with-Start.
+import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
+import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
+import { requireSession } from '../domain/consumer-payments/sessions';
+import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import { ApiError } from '../domain/errors';
+import { sortableId } from '../domain/ids';
+import type { SpendBodyValues } from '../schema/http/consumer-payments';
+import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../workflows/consumer-spend-messages';
+import { workflowIds } from '../workflows/ids';
+import type { AppDeps } from './deps';
+import type { Principal } from './principal';
+
+/** How long the HTTP call waits for the attempt's answer before telling the caller to present it again. */
+const SYNC_WAIT_MS = 30_000;
+
+export type SpendRun =
+  | { kind: 'answer'; answer: SpendAnswer; replay: boolean }
+  | { kind: 'running'; request: SpendRequest; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
+
+function inProgress(attemptId: string): ApiError {
+  return new ApiError(409, 'attempt_in_progress', 'This attempt is still running; present the same attempt_id again for its answer', { attempt_id: attemptId }, { 'Retry-After': '1' });
+}
+
+/** Rule 1: the stored body, verbatim except that it now says it is a replay. */
+export function replayOf(row: AttemptRow): SpendAnswer {
+  return { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: { ...row.response_body!, idempotent_replay: true } };
+}
+
+export async function prepareSpend(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<SpendRequest> {
+  const preAudit: AuditStep[] = [];
+  checkApproval(body.approval);
+  checkQuote(body.quote);
+  const payee = preparePayee(body, preAudit);
+  if (body.session_id !== undefined) {
+    const session = await requireSession(deps.db, principal, body.session_id);
+    preAudit.push({ timestamp: new Date().toISOString(), step: 'session', status: 'pass', detail: `session ${body.session_id} (${session.status})` });
+  }
+  const mandateId = presentedMandateId(mandate);
+  if (!mandateId) throw new ApiError(400, 'invalid_body', 'mandate must be the signed mandate (an object or its canonical text) with its id', { issues: [{ path: '/mandate', message: 'must carry the signed mandate', keyword: 'required' }] });
+  const attemptId = body.attempt_id ?? sortableId('att');
+  const amountMinor = String(body.amount_minor);
+  return {
+    orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, requestId,
+    attemptId, callerAttempt: body.attempt_id !== undefined, workflowId: workflowIds.consumerSpend(principal.orgId, attemptId),
+    dispatchKey: dispatchKeyOf(principal.orgId, attemptId),
+    fingerprint: spendFingerprint({ amountMinor, payeeCanonical: payee.payeeCanonical, mandateId, rail: payee.rail, quote: body.quote ?? null, approval: body.approval ?? null }),
+    ...payee, amountMinor, currency: 'BRL', payee: body.payee, purpose: body.purpose, agentId: body.agent_id, signature: body.signature.toLowerCase(),
+    mandate, mandateId, quote: body.quote ?? null, approval: body.approval ?? null, actor: body.actor ?? null, sessionId: body.session_id ?? null,
+    approvedBy: null, preAudit,
+  };
+}
+
+function startOptions(deps: AppDeps, req: SpendRequest): WorkflowStartOptions<(r: SpendRequest) => Promise<SpendAnswer>> {
+  return {
+    workflowId: req.workflowId,
+    taskQueue: deps.temporal.taskQueue,
+    args: [req],
+    // A running attempt is joined; a finished one is answered from Postgres and never runs again. Only a
+    // run that failed before anything happened (a part not wired) leaves its id free for a later run.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTES.OrgId, value: req.orgId },
+      { key: SEARCH_ATTRIBUTES.ProjectId, value: req.projectId },
+      { key: SEARCH_ATTRIBUTES.Environment, value: req.environment },
+      { key: SEARCH_ATTRIBUTES.MandateId, value: req.mandateId },
+      { key: SEARCH_ATTRIBUTES.AttemptId, value: req.attemptId },
+      { key: SEARCH_ATTRIBUTES.Rail, value: req.rail },
+      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Number(req.amountMinor) },
+    ],
+  };
+}
+
+export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<SpendRun> {
+  const claim = await claimAttempt(deps.db, req);
+  const row = claim.row;
+  if (!claim.created) {
+    if (!req.callerAttempt || row.project_id !== req.projectId || row.fingerprint !== req.fingerprint) {
+      throw new ApiError(409, 'attempt_id_conflict', 'This attempt_id was used for a different payment (amount, payee, mandate, rail, service or approval differ)', { attempt_id: req.attemptId });
+    }
+    if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') return { kind: 'answer', answer: replayOf(row), replay: true };
+  }
+  const handle = deps.temporal.client.workflow.getHandle(row.workflow_id);
+  let answer: Promise<SpendAnswer>;
+  if (!claim.created && row.status === 'dispatch_uncertain') {
+    answer = handle.executeUpdate(consumerSpendRetryUpdate);
+  } else if (!claim.created) {
+    answer = handle.executeUpdate(consumerSpendAnswerUpdate);
+  } else {
+    // Start, then wait on the answer update. (Update-with-Start would save a round trip, but Temporal's
+    // time-skipping test server does not implement it; start + update is equally durable.)
+    answer = deps.temporal.client.workflow.start('consumerSpendAttempt', startOptions(deps, req))
+      .then((started) => started.executeUpdate(consumerSpendAnswerUpdate));
+  }
+  answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
+  return { kind: 'running', request: req, answer, handle };
+}
+
+/** Waits (bounded) for a running attempt; a workflow already closed is answered from Postgres. */
+export async function awaitAnswer(deps: AppDeps, run: Extract<SpendRun, { kind: 'running' }>): Promise<SpendAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), SYNC_WAIT_MS); });
+  try {
+    const answer = await Promise.race([run.answer, timeout]);
+    if (!answer) throw inProgress(run.request.attemptId);
+    return answer;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError) && !/workflow.*(completed|not found)|already completed/i.test((error as Error).message)) throw error;
+    const row = await readAttempt(deps.db, run.request.orgId, run.request.attemptId);
+    if (row && row.response_body && row.status !== 'processing') return replayOf(row);
+    throw inProgress(run.request.attemptId);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,123 @@
+// Consumer payments: mandate-bound spends on Pix and TED, answered synchronously (execute), streamed as
+// server-sent events (execute-stream), or on a registered mandate; and the Pix PSP settlement webhook.
+import { findByDispatchKey } from '../../domain/consumer-payments/attempts';
+import { wiredSeams } from '../../domain/consumer-payments/wiring';
+import type { SpendAnswer } from '../../domain/consumer-payments/types';
+import { ErrorEnvelope } from '../../schema/http/common';
+import { MandateSpendBody, SpendBody, SpendOutcome, SpendRefusal, type SpendBodyValues } from '../../schema/http/consumer-payments';
+import { pixPaymentById } from '../../providers/pix/psp-adapter';
+import { consumerSpendProgressQuery, consumerSpendSettlementSignal } from '../../workflows/consumer-spend-messages';
+import { awaitAnswer, prepareSpend, startSpend, type SpendRun } from '../consumer-spend-runner';
+import type { AppDeps } from '../deps';
+import type { Principal } from '../principal';
+import { route, type AnyRoute, type Reply } from '../route';
+import { openEventStream } from '../sse/event-stream';
+
+const tags = ['Consumer payments'];
+
+const responses = {
+  200: { description: 'SpendOutcome (`completed`); a replay of a settled attempt answers it verbatim with `idempotent_replay: true`', schema: SpendOutcome },
+  400: { description: '`invalid_body`, `invalid_approval_hash`, `invalid_receipt_timestamp`, `actor_consumer_mismatch`, `attempt_id_required` (TED), `invalid_ted_payee`, `invalid_ted_destination`', schema: ErrorEnvelope },
+  403: { description: '`withdrawal_pin`, `approval_required` (details.approval_id), `currency_not_authorized`, `merchant_not_allowed`, mandate refusals (`mandate_signature_invalid`, `agent_mismatch`), policy denials', schema: SpendRefusal },
+  409: { description: '`attempt_id_conflict`, `attempt_in_progress` (Retry-After), mandate state refusals', schema: ErrorEnvelope },
+  422: { description: '`carrier_*` (bad BR Code), `invalid_pix_key`, `pix_key_not_found`, `per_tx_cap_exceeded` (details amount_minor, per_tx_cap_minor, currency), `cumulative_cap_exceeded`, `periodic_cap_exceeded`, `purpose_mismatch`, `insufficient_funds`, `psp_refused`, `session_not_found`', schema: SpendRefusal },
+  501: { description: '`not_wired`: a part consumer payments builds on is missing from this build; nothing ran', schema: SpendRefusal },
+  502: { description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`', schema: SpendRefusal },
+};
+
+function reply(answer: SpendAnswer, replay: boolean): Reply {
+  return { status: answer.httpStatus, body: answer.body, headers: replay ? { 'Idempotent-Replayed': 'true' } : {} };
+}
+
+async function execute(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<Reply> {
+  const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
+  if (run.kind === 'answer') return reply(run.answer, run.replay);
+  return reply(await awaitAnswer(deps, run), false);
+}
+
+/** Streams each audit step as it happens (polling the workflow's progress), then the outcome. */
+function stream(deps: AppDeps, run: SpendRun): Reply {
+  const events = openEventStream(deps.config.sse);
+  const sendOutcome = (answer: SpendAnswer, replay: boolean) => events.finish('outcome', { http_status: answer.httpStatus, replay, body: answer.body });
+  if (run.kind === 'answer') {
+    for (const step of (run.answer.body.audit as unknown[] | undefined) ?? []) events.send('audit', step);
+    sendOutcome(run.answer, true);
+  } else {
+    let sent = 0;
+    const flush = (audit: unknown[]) => {
+      for (; sent < audit.length; sent++) events.send('audit', audit[sent]);
+    };
+    let done = false;
+    const poll = async () => {
+      while (!done && !events.closed()) {
+        try {
+          const progress = await run.handle.query(consumerSpendProgressQuery);
+          if (!done) flush(progress.audit);
+        } catch {
+          // Not started yet, or already closed: the answer settles it either way.
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    void poll();
+    awaitAnswer(deps, run)
+      .then((answer) => {
+        done = true;
+        flush((answer.body.audit as unknown[] | undefined) ?? []);
+        sendOutcome(answer, false);
+      })
+      .catch((error: Error & { status?: number; code?: string }) => {
+        done = true;
+        events.finish('error', { http_status: error.status ?? 500, body: { error: { code: error.code ?? 'internal_error', message: error.message } } });
+      });
+  }
+  return { status: 200, body: events.stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' } };
+}
+
+export const consumerPaymentRoutes: AnyRoute[] = [
+  route<SpendBodyValues, unknown, Record<string, string>, 'key'>({
+    method: 'post', path: '/v1/consumer-payments/execute', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'executeConsumerPayment', summary: 'Spend on a signed mandate over Pix or TED, answered when the attempt settles',
+    description: 'One durable spend attempt per `attempt_id` (workflow `consumer-spend/<org>/<attempt_id>`). TED is selected by `ted`. Without `attempt_id` the request is its own payment and is never replayed.',
+    body: SpendBody, responses,
+    async handler({ deps, principal, body, requestId }) {
+      return execute(deps, principal, body, body.mandate, requestId);
+    },
+  }),
+  route<SpendBodyValues, unknown, Record<string, string>, 'key'>({
+    method: 'post', path: '/v1/consumer-payments/execute-stream', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'executeConsumerPaymentStream', summary: 'The same spend, each audit step streamed as a server-sent event',
+    description: 'text/event-stream. Events: `audit` (one per step, as it happens: {timestamp, step, status, detail}), `heartbeat` every 15 s, then one terminal `outcome` ({http_status, replay, body}: the body execute would answer) or `error`; the stream closes 5 s after the terminal event. Refusals found before the attempt starts answer as plain JSON errors.',
+    body: SpendBody,
+    responses: { ...responses, 200: { description: 'Server-sent events', contentType: 'text/event-stream' } },
+    async handler({ deps, principal, body, requestId }) {
+      const run = await startSpend(deps, await prepareSpend(deps, principal, body, body.mandate, requestId));
+      return stream(deps, run);
+    },
+  }),
+  route<SpendBodyValues, unknown, { id: string }, 'key'>({
+    method: 'post', path: '/v1/consumers/mandates/:id/spend', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'spendOnMandate', summary: 'Spend on a registered mandate (same lifecycle as execute)',
+    description: 'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
+    body: MandateSpendBody, responses,
+    async handler({ deps, principal, body, params, requestId }) {
+      const mandate = await deps.db.transaction((tx) => wiredSeams().mandates.registered(tx, principal, params.id));
+      return execute(deps, principal, body, mandate, requestId);
+    },
+  }),
+  route<{ payment_id?: string }, unknown, Record<string, string>, 'public'>({
+    method: 'post', path: '/v1/providers/pix-psp/webhooks', auth: 'public', scope: null, tags, undocumented: true,
+    operationId: 'pixPspWebhook', summary: 'Settlement notices from the Pix PSP',
+    body: { type: 'object', properties: { payment_id: { type: 'string', maxLength: 200 } }, additionalProperties: true },
+    responses: { 202: { description: 'Noted' } },
+    async handler({ deps, body }) {
+      // The notice is a hint: its body is never trusted; the PSP's own status API says what happened.
+      if (!body.payment_id || !deps.config.providerUrls.pix_psp) return { status: 202, body: { received: true, matched: false } };
+      const payment = await pixPaymentById({ baseUrl: deps.config.providerUrls.pix_psp, timeoutMs: deps.config.providerTimeoutMs }, body.payment_id);
+      const attempt = payment ? await findByDispatchKey(deps.db, payment.idempotencyKey) : null;
+      if (!attempt) return { status: 202, body: { received: true, matched: false } };
+      await deps.temporal.client.workflow.getHandle(attempt.workflow_id).signal(consumerSpendSettlementSignal).catch(() => undefined);
+      return { status: 202, body: { received: true, matched: true } };
+    },
+  }),
+];

@@ -1,0 +1,88 @@
+// consumer_spend_attempts: the claim a request makes on its attempt id (with the request fingerprint),
+// the stored answer a replay returns verbatim, and the marks the workflow leaves on the way.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { CommonQueryMethods } from '../../runtime/database';
+import type { EventScope } from '../events/record';
+import type { SpendAnswer, SpendRequest } from './types';
+
+export const attemptRow = z.object({
+  org_id: z.string(),
+  project_id: z.string(),
+  attempt_id: z.string(),
+  caller_attempt: z.boolean(),
+  mandate_id: z.string(),
+  consumer_id: z.string().nullable(),
+  fingerprint: z.string(),
+  workflow_id: z.string(),
+  dispatch_key: z.string(),
+  status: z.enum(['processing', 'completed', 'failed', 'refused', 'requires_approval', 'dispatch_uncertain']),
+  holds_money: z.boolean(),
+  hold_id: z.string().nullable(),
+  approval_id: z.string().nullable(),
+  response_status: z.number().nullable(),
+  response_body: z.record(z.unknown()).nullable(),
+});
+export type AttemptRow = z.infer<typeof attemptRow>;
+
+const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_id, dispatch_key, status,
+  holds_money, hold_id, approval_id, response_status, response_body`;
+
+/** Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to judge. */
+export async function claimAttempt(db: CommonQueryMethods, req: SpendRequest): Promise<{ row: AttemptRow; created: boolean }> {
+  const inserted = await db.maybeOne(sql.type(attemptRow)`
+    INSERT INTO consumer_spend_attempts (org_id, attempt_id, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
+      fingerprint, workflow_id, dispatch_key)
+    VALUES (${req.orgId}, ${req.attemptId}, ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
+      ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, ${req.workflowId}, ${req.dispatchKey})
+    ON CONFLICT (org_id, attempt_id) DO NOTHING
+    RETURNING ${COLUMNS}`);
+  if (inserted) return { row: inserted, created: true };
+  return { row: (await readAttempt(db, req.orgId, req.attemptId))!, created: false };
+}
+
+/** Attempt ids are per organization (the workflow id is too); the row says which project made it. */
+export async function readAttempt(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<AttemptRow | null> {
+  return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
+}
+
+export async function lockAttempt(tx: CommonQueryMethods, scope: Pick<EventScope, 'orgId' | 'projectId'>, attemptId: string): Promise<AttemptRow> {
+  return tx.one(sql.type(attemptRow)`
+    SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} FOR UPDATE`);
+}
+
+export async function findByDispatchKey(db: CommonQueryMethods, dispatchKey: string): Promise<AttemptRow | null> {
+  return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE dispatch_key = ${dispatchKey}`);
+}
+
+/** Nothing ran (a part of the gateway is not wired): the attempt id is freed for a later retry. */
+export async function releaseClaim(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM consumer_spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND status = 'processing' AND NOT holds_money`);
+}
+
+export async function markHeld(tx: CommonQueryMethods, scope: EventScope, attemptId: string, mark: { consumerId: string; holdId: string }): Promise<void> {
+  await tx.query(sql.unsafe`
+    UPDATE consumer_spend_attempts SET holds_money = true, hold_id = ${mark.holdId}, consumer_id = ${mark.consumerId}, updated_at = now()
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
+}
+
+/** Stores the answer the caller gets (and a replay gets verbatim); `completed` also ends the money hold. */
+export async function storeAnswer(
+  tx: CommonQueryMethods, scope: EventScope, attemptId: string, answer: SpendAnswer,
+  extra: { consumerId?: string | null; providerPaymentId?: string | null; receiptId?: string | null; approvalId?: string | null; holdsMoney?: boolean } = {},
+): Promise<void> {
+  const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
+  await tx.query(sql.unsafe`
+    UPDATE consumer_spend_attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
+      consumer_id = COALESCE(${extra.consumerId ?? null}, consumer_id), provider_payment_id = COALESCE(${extra.providerPaymentId ?? null}, provider_payment_id),
+      receipt_id = COALESCE(${extra.receiptId ?? null}, receipt_id), approval_id = COALESCE(${extra.approvalId ?? null}, approval_id),
+      holds_money = ${extra.holdsMoney ?? false} AND holds_money, updated_at = now(), finished_at = ${final ? sql.fragment`now()` : sql.fragment`NULL`}
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
+}
+
+/** A retry of an uncertain attempt is running again: the stored 502 no longer answers it. */
+export async function reopenAttempt(tx: CommonQueryMethods, scope: EventScope, attemptId: string): Promise<void> {
+  await tx.query(sql.unsafe`
+    UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, updated_at = now()
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'dispatch_uncertain'`);
+}

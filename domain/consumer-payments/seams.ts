@@ -1,0 +1,89 @@
+// The seams between consumer payments and the areas it builds on. Payments never reimplement these:
+// the mandate (verify the signature and read its terms, record a settled spend), the consumer's balance
+// (hold, debit, release in the ledger), policy rules, and approval holds. wiring.ts binds them.
+import type { DatabaseTransactionConnection } from '../../runtime/database';
+import { ApiError } from '../errors';
+import type { EventScope } from '../events/record';
+
+export interface MandateTerms {
+  mandateId: string;
+  consumerId: string;
+  agentId: string;
+  purpose: string;
+  currency: string;
+  /** The funding rail the consumer signed (`pix-consent`, `pix-partner`). */
+  fundingRail: string;
+  capMinor: bigint;
+  perTxCapMinor: bigint;
+  merchantAllowlist: string[];
+  withdrawalAllowlist: string[] | null;
+  periodicCap: { window: string; capMinor: bigint } | null;
+  slots: Array<{ currency: string; rail: string; capMinor: bigint; perTxCapMinor: bigint }>;
+  expiresAt: string;
+  /** For the receipt: the mandate as signed. */
+  nonce: string;
+  scope: string;
+  signature: string;
+}
+
+export interface PresentedMandate {
+  mandate: unknown;
+  signature: string;
+  agentId: string;
+}
+
+export interface MandateSeam {
+  /**
+   * Checks the HMAC over the canonical mandate, the signed agent, and that the mandate is active and
+   * unexpired, locking it until the transaction ends. Throws the mandates area's refusals as ApiError.
+   */
+  verify(tx: DatabaseTransactionConnection, scope: EventScope, presented: PresentedMandate): Promise<MandateTerms>;
+  /** Reads a registered mandate's signed document, for the spend on `/v1/consumers/mandates/{id}/spend`. */
+  registered(tx: DatabaseTransactionConnection, scope: EventScope, mandateId: string): Promise<unknown>;
+  /** Records the settled spend in the mandates area's seam table; a retry finds its own row. */
+  recordSpend(tx: DatabaseTransactionConnection, scope: EventScope, spend: { mandateId: string; amountMinor: bigint; currency: string; attemptId: string }): Promise<void>;
+}
+
+export interface MoneyMove {
+  consumerId: string;
+  mandateId: string;
+  attemptId: string;
+  currency: string;
+  amountMinor: bigint;
+  rail: 'pix' | 'ted';
+}
+
+export interface FundsSeam {
+  /** Holds the amount on the consumer's balance; a retry of the same attempt finds its hold. */
+  hold(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove): Promise<{ holdId: string } | { insufficientFunds: true; availableMinor: bigint }>;
+  debit(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove & { externalRef: string }): Promise<{ debitId: string }>;
+  release(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove): Promise<{ releaseId: string | null }>;
+  /** The consumer's own sub-account TED money leaves from. */
+  sourceAccount(tx: DatabaseTransactionConnection, scope: EventScope, consumerId: string): Promise<string>;
+}
+
+export type PolicyDecision =
+  | { decision: 'allow'; ruleId: string | null }
+  | { decision: 'deny'; reason: string; ruleType: string; ruleId: string }
+  | { decision: 'approval'; reason: string; ruleType: string; ruleId: string; ruleName: string | null };
+
+export interface PolicySeam {
+  evaluate(tx: DatabaseTransactionConnection, scope: EventScope, call: { agentId: string; toolName: string; amountMinor: bigint; currency: string }): Promise<PolicyDecision>;
+}
+
+export interface ApprovalSeam {
+  /** Raises an approval hold whose approval replays this attempt; one per attempt. */
+  raise(tx: DatabaseTransactionConnection, scope: EventScope, held: { attemptId: string; agentId: string; sessionId: string | null; reason: string; ruleId: string | null; ruleName: string | null; payload: Record<string, unknown> }): Promise<{ approvalId: string; expiresAt: string }>;
+}
+
+export interface ConsumerPaymentSeams {
+  mandates: MandateSeam;
+  funds: FundsSeam;
+  policies: PolicySeam;
+  approvals: ApprovalSeam;
+}
+
+/** A seam whose owning area has not landed answers 501 not_wired, naming what is missing; nothing moves. */
+export function notWired(part: string): ApiError {
+  return new ApiError(501, 'not_wired', `Consumer payments cannot run yet: ${part} is not wired in this build`, { missing: part });
+}

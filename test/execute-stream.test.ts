@@ -1,0 +1,66 @@
+// The execute stream through a raw SSE reader: audit steps as events while the attempt runs, then one
+// terminal `outcome` carrying exactly what execute answers, heartbeats on the configured interval, and
+// the close a fixed delay after the terminal event. Timings are shortened through configuration.
+import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { readEventStream } from './support/sse-client';
+import { insertSession, pixBody, tedBody } from './support/spend-factory';
+
+let gw: Gateway;
+let tenant: Tenant;
+const HEARTBEAT_MS = 300;
+const CLOSE_DELAY_MS = 1_000;
+beforeAll(async () => {
+  process.env.GATEWAY_SSE_HEARTBEAT_MS = String(HEARTBEAT_MS);
+  process.env.GATEWAY_SSE_CLOSE_DELAY_MS = String(CLOSE_DELAY_MS);
+  gw = await startGateway();
+  tenant = await gw.createTenant();
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+const streamUrl = () => `${gw.url}/v1/consumer-payments/execute-stream`;
+
+it('sends each audit step as an event, then the outcome execute would answer, then closes after the delay', async () => {
+  const sessionId = await insertSession(gw, tenant);
+  const result = await readEventStream(streamUrl(), tenant.key, pixBody({ session_id: sessionId, attempt_id: 'att-stream-1' }));
+  expect(result.status).toBe(200);
+  expect(result.contentType).toContain('text/event-stream');
+  const audit = result.events.filter((e) => e.event === 'audit').map((e) => e.data as { step: string; status: string });
+  expect(audit.map((s) => `${s.step}:${s.status}`)).toEqual(['payee:pass', 'session:pass', 'dict:pass', 'mandate:fail']);
+  const terminal = result.events.filter((e) => e.event === 'outcome');
+  expect(terminal).toHaveLength(1);
+  const outcome = terminal[0].data as { http_status: number; replay: boolean; body: { audit: unknown[]; error: { code: string } } };
+  expect(outcome).toMatchObject({ http_status: 501, replay: false, body: { error: { code: 'not_wired' } } });
+  expect(outcome.body.audit).toEqual(audit);
+  // Event ids count up, and the outcome is the last thing before the close (heartbeats aside).
+  const ids = result.events.map((e) => Number(e.id));
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  const lingered = result.closedAt - terminal[0].at;
+  expect(lingered).toBeGreaterThanOrEqual(CLOSE_DELAY_MS - 50);
+  expect(lingered).toBeLessThan(CLOSE_DELAY_MS + 2_000);
+});
+
+it('sends heartbeats while the stream is open', async () => {
+  const result = await readEventStream(streamUrl(), tenant.key, tedBody());
+  const beats = result.events.filter((e) => e.event === 'heartbeat');
+  // The stream stays open CLOSE_DELAY_MS after its outcome, so several beats fit in.
+  expect(beats.length).toBeGreaterThanOrEqual(2);
+  for (const beat of beats) expect(Date.parse((beat.data as { at: string }).at)).not.toBeNaN();
+});
+
+it('replays a stored outcome as a stream with replay: true', async () => {
+  (gw.mocks.pix_psp as unknown as { removeKey(key: string): void }).removeKey('nobody@example.com');
+  const body = pixBody({ payee: 'nobody@example.com', attempt_id: 'att-stream-replay' });
+  const first = await readEventStream(streamUrl(), tenant.key, body);
+  const again = await readEventStream(streamUrl(), tenant.key, body);
+  const outcomeOf = (r: typeof first) => r.events.find((e) => e.event === 'outcome')!.data as { http_status: number; replay: boolean; body: Record<string, unknown> };
+  expect(outcomeOf(first)).toMatchObject({ http_status: 422, replay: false, body: { error: { code: 'pix_key_not_found' } } });
+  expect(outcomeOf(again)).toMatchObject({ http_status: 422, replay: true, body: { ...outcomeOf(first).body, idempotent_replay: true } });
+});
+
+it('answers refusals found before the attempt starts as plain JSON errors', async () => {
+  const result = await gw.request('POST', '/v1/consumer-payments/execute-stream', { key: tenant.key, body: pixBody({ payee: 'not-a-key' }) });
+  expect(result.status).toBe(422);
+  expect(result.body.error.code).toBe('invalid_pix_key');
+});

@@ -1,0 +1,132 @@
+// One consumer spend attempt, from authorization to receipt: DICT lookup (Pix), authorize (mandate,
+// caps, allowlists, policy, hold), dispatch under the attempt's key, then settle (debit, receipt) or
+// release. An unknown provider outcome answers psp_dispatch_uncertain and waits for the caller to
+// present the attempt again (or a settlement notice, or a durable timer); then it asks the provider,
+// and only resends when the provider says nothing arrived: it never pays twice.
+import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { DispatchResult } from '../activities/consumer-payments';
+import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
+import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
+
+const db = proxyActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  // Database steps retry until they succeed: each is one idempotent transaction.
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+// Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss.
+const provider = proxyActivities<Activities>({
+  startToCloseTimeout: '60 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/** How long an uncertain attempt waits for the caller before the workflow asks the provider itself. */
+const UNCERTAIN_RECHECK = '1 hour';
+/** How long a processing Pix payment waits for the settlement notice before polling the PSP. */
+const SETTLEMENT_WAIT = '30 seconds';
+
+export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnswer> {
+  const audit: AuditStep[] = [...req.preAudit];
+  let answer: SpendAnswer | null = null;
+  let generation = 0;
+  let retryRequested = false;
+  let notices = 0;
+  const step = (name: string, status: AuditStep['status'], detail: string) => audit.push({ timestamp: new Date().toISOString(), step: name, status, detail });
+  const publish = (next: SpendAnswer) => { answer = next; generation++; };
+
+  setHandler(consumerSpendProgressQuery, () => ({ audit, answer, generation }));
+  setHandler(consumerSpendAnswerUpdate, async () => {
+    await condition(() => answer !== null);
+    return answer!;
+  });
+  setHandler(consumerSpendRetryUpdate, async () => {
+    if (answer?.status !== 'dispatch_uncertain') return answer ?? (await condition(() => answer !== null), answer!);
+    const seen = generation;
+    retryRequested = true;
+    await condition(() => generation > seen);
+    return answer!;
+  });
+  setHandler(consumerSpendSettlementSignal, () => { notices++; });
+
+  const finish = async (final: SpendAnswer): Promise<SpendAnswer> => {
+    publish(final);
+    await condition(allHandlersFinished);
+    // Nothing ran because a part of the gateway is not wired: fail the run so the attempt id can run later.
+    if ((final.body.error as { code?: string } | undefined)?.code === 'not_wired') {
+      throw ApplicationFailure.nonRetryable('consumer payments are not wired in this build', 'not_wired');
+    }
+    return final;
+  };
+
+  if (req.rail === 'pix') {
+    const owner = await provider.lookupPixPayee(req);
+    if (!owner.found) {
+      step('dict', 'fail', 'the Pix key is not registered in DICT');
+      const refused = refusalAnswer(req, { status: 422, code: 'pix_key_not_found', message: 'The Pix key is not registered in DICT' }, audit);
+      await db.recordConsumerSpendAnswer({ req, answer: refused, consumerId: null, approvalId: null });
+      return finish(refused);
+    }
+    step('dict', 'pass', `key owned by ${owner.ownerName} at ISPB ${owner.ispb}`);
+  }
+
+  const auth = await db.authorizeConsumerSpend(req);
+  audit.push(...auth.audit);
+  if (auth.kind === 'refused') {
+    const refused = refusalAnswer(req, auth.refusal, audit);
+    await db.recordConsumerSpendAnswer({ req, answer: refused, consumerId: auth.terms?.consumerId ?? null, approvalId: null });
+    return finish(refused);
+  }
+  if (auth.kind === 'requires_approval') {
+    const held = approvalAnswer(req, auth, audit);
+    await db.recordConsumerSpendAnswer({ req, answer: held, consumerId: auth.terms.consumerId, approvalId: auth.approvalId });
+    return finish(held);
+  }
+
+  const { terms, holdId } = auth;
+  let result: DispatchResult = auth.retried ? await provider.resolveConsumerDispatch(req) : { kind: 'not_received' };
+  if (result.kind === 'not_received') {
+    step('dispatch', 'pass', `sent to the ${req.rail} provider under the attempt's key`);
+    result = await provider.dispatchConsumerSpend({ req, sourceAccount: auth.sourceAccount });
+  }
+  for (;;) {
+    if (result.kind === 'settled') {
+      step('dispatch', 'pass', `settled as ${result.settlement.providerPaymentId}`);
+      return finish(await db.settleConsumerSpend({ req, terms, holdId, settlement: result.settlement, audit }));
+    }
+    if (result.kind === 'refused') {
+      step('dispatch', 'fail', `${result.refusal.code}: ${result.refusal.message}`);
+      return finish(await db.releaseConsumerSpend({ req, terms, refusal: result.refusal, audit }));
+    }
+    if (result.kind === 'processing') {
+      step('dispatch', 'pass', `accepted as ${result.providerPaymentId}; waiting for settlement`);
+      const seen = notices;
+      await condition(() => notices > seen, SETTLEMENT_WAIT);
+      result = await provider.resolveConsumerDispatch(req);
+      if (result.kind === 'processing') await sleep('5 seconds');
+      continue;
+    }
+    if (result.kind === 'not_received') {
+      // The provider never got it; resending under the same key is safe. Only the caller's retry or
+      // the durable recheck gets here, so a silent attempt does not hold money forever.
+      if (!retryRequested) {
+        step('dispatch', 'fail', 'the provider never received the payment; the hold is released');
+        return finish(await db.releaseConsumerSpend({ req, terms, refusal: { status: 502, code: 'psp_not_dispatched', message: 'The provider never received the payment; nothing moved' }, audit }));
+      }
+      retryRequested = false;
+      step('dispatch', 'pass', 'resent under the same key: the provider never received it');
+      result = await provider.dispatchConsumerSpend({ req, sourceAccount: auth.sourceAccount });
+      continue;
+    }
+    // Unknown outcome: answer 502 and wait for the caller to present the attempt again.
+    step('dispatch', 'fail', `outcome unknown: ${result.detail}`);
+    const uncertain = uncertainAnswer(req, audit, result.detail);
+    await db.recordConsumerSpendAnswer({ req, answer: uncertain, consumerId: terms.consumerId, approvalId: null });
+    publish(uncertain);
+    const seen = notices;
+    await condition(() => retryRequested || notices > seen, UNCERTAIN_RECHECK);
+    step('resolve', 'pass', retryRequested ? 'attempt presented again: asking the provider' : 'asking the provider');
+    result = await provider.resolveConsumerDispatch(req);
+    if (result.kind !== 'not_received') retryRequested = false;
+  }
+}
