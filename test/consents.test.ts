@@ -179,6 +179,8 @@ describe('submitting a consent', () => {
 
     const signed = await events(tenant.orgId, 'mandate.signed');
     expect(signed.map((event) => event.data.mandate_id)).toContain(body.mandate_id);
+    const consumed = await events(tenant.orgId, 'consent.consumed');
+    expect(consumed.map((event) => event.data.mandate_id)).toContain(body.mandate_id);
   });
 
   it('binds a hosted grant to an existing consumer named by consumer_id', async () => {

@@ -26,7 +26,8 @@ function mutate(random: Random, doc: Record<string, unknown>): Record<string, un
   const copy = JSON.parse(JSON.stringify(doc)) as Record<string, unknown>;
   const key = random.pick(Object.keys(copy));
   const current = copy[key];
-  if (typeof current === 'string') copy[key] = current.length > 0 && random.bool() ? current.slice(0, -1) : `${current}x`;
+  // Code-point-wise, so dropping the last character of an emoji does not leave half a surrogate pair.
+  if (typeof current === 'string') copy[key] = current.length > 0 && random.bool() ? Array.from(current).slice(0, -1).join('') : `${current}x`;
   else if (typeof current === 'number') copy[key] = current + (Number.isInteger(current) ? 1 : 1e-9);
   else if (Array.isArray(current)) copy[key] = [...current, 'extra'];
   else copy[key] = null;

@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { tokenDigest } from '../domain/consents/tokens';
 import { consentRecordVerifies, getConsentRecord } from '../domain/mandates/consent-records';
+import { mandatePaymentSeam } from '../domain/mandates/payment-seam';
 import { workflowIds } from '../workflows/ids';
 import { createConsent, intent, partnerMandate, startConsentGateway, waitFor } from './support/consents';
 import type { Gateway, Tenant } from './support/harness';
@@ -31,7 +32,7 @@ const lifecycle = (token: string) => gw.env.client.workflow.getHandle(workflowId
 const status = async (mandateId: string) => (await gw.request('GET', `/v1/mandates/${mandateId}`, { key: tenant.key })).body.status as string;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 const eventTypes = async (mandateId: string) =>
-  (await gw.db.any(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'mandate_id' = ${mandateId} ORDER BY id`)).map((e) => e.type);
+  (await gw.db.any(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'mandate_id' = ${mandateId} AND type LIKE 'mandate.%' ORDER BY created_at, id`)).map((e) => e.type);
 
 describe('reading and verifying', () => {
   it('returns the signed document and its signature, which verify as presented', async () => {
@@ -284,5 +285,32 @@ describe('partner mandates', () => {
     const { submitted } = await partnerMandate(gw, tenant);
     expect(submitted.mandate.attestation.method).toBe('partner_session');
     expect((await verify(submitted.mandate, submitted.signature)).status).toBe(200);
+  });
+});
+
+describe('the consumer-payments seam', () => {
+  it('verifies a presented mandate under a lock, hands back its terms and signed document, and records each spend once', async () => {
+    const { submitted } = await partnerMandate(gw, tenant, { intent: { periodic_cap: { window: 'day', cap_minor: 20_000 }, withdrawal_allowlist: ['ted:60701190:1234:00098765'] } });
+    const seam = mandatePaymentSeam(gw.config.encryptionKeys);
+    const scope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
+    const terms = await gw.db.transaction(async (tx) => {
+      const found = await seam.verify(tx, scope, { mandate: submitted.mandate, signature: submitted.signature, agentId: 'agent-7' });
+      await seam.recordSpend(tx, scope, { mandateId: found.mandateId, amountMinor: 1_200n, currency: 'BRL', attemptId: 'seam-att-1' });
+      await seam.recordSpend(tx, scope, { mandateId: found.mandateId, amountMinor: 1_200n, currency: 'BRL', attemptId: 'seam-att-1' });
+      return found;
+    });
+    expect(terms).toMatchObject({
+      mandateId: submitted.mandate_id, consumerId: submitted.consumer_id, agentId: 'agent-7', purpose: 'Weekly groceries', currency: 'BRL',
+      fundingRail: 'pix-partner', capMinor: 50_000n, perTxCapMinor: 10_000n, merchantAllowlist: ['*'], withdrawalAllowlist: ['ted:60701190:1234:00098765'],
+      periodicCap: { window: 'day', capMinor: 20_000n }, slots: [], nonce: submitted.mandate.nonce, scope: submitted.mandate.scope, signature: submitted.signature,
+    });
+    expect(await gw.db.transaction((tx) => seam.registered(tx, scope, submitted.mandate_id))).toEqual(submitted.mandate);
+    const verified = await verify(submitted.mandate, submitted.signature);
+    expect(verified.body.spent_minor).toBe('1200');
+
+    const other = { orgId: (await gw.createTenant()).orgId, projectId: 'prj_other', environment: 'test' as const };
+    await expect(gw.db.transaction((tx) => seam.registered(tx, other, submitted.mandate_id))).rejects.toMatchObject({ code: 'mandate_not_found', status: 404 });
+    await expect(gw.db.transaction((tx) => seam.verify(tx, scope, { mandate: submitted.mandate, signature: submitted.signature, agentId: 'agent-9' })))
+      .rejects.toMatchObject({ code: 'agent_mismatch', status: 403 });
   });
 });

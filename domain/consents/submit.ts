@@ -127,6 +127,7 @@ export async function submitConsent(
       signedAt: new Date(mandate.signed_at),
     });
     await markConsentConsumed(tx, consent.id, mandate.id);
+    await recordEvent(tx, tenant, 'consent.consumed', { consent_id: consent.id, mandate_id: mandate.id, consumer_id: consumer.id, surface: consent.surface });
     await recordEvent(tx, tenant, 'mandate.signed', {
       mandate_id: mandate.id, consumer_id: consumer.id, agent_id: mandate.agent_id, funding_source_id: fundingSource.id,
       consent_record_id: record.id, currency: mandate.currency, cap_minor: mandate.cap_minor, expires_at: mandate.expires_at,

@@ -3,18 +3,15 @@
 import { Client } from '@temporalio/client';
 import type { Gateway, Tenant } from './harness';
 import { startGateway } from './harness';
-import { registerSearchAttributes } from './search-attributes';
 
 /**
- * A gateway whose Temporal test server knows the gateway's search attributes, and whose API talks to
- * Temporal through a plain client. The environment's time-skipping client unlocks time skipping while it
+ * A gateway whose API talks to Temporal through a plain client. The environment's time-skipping client unlocks time skipping while it
  * waits for any result, and those unlocks are counted: concurrent HTTP requests that run a workflow to
  * completion would race on the lock (the server refuses unbalanced unlocks) and let timers jump while
  * activities run. Tests move the clock explicitly with env.sleep instead.
  */
 export async function startConsentGateway(): Promise<Gateway> {
   const gw = await startGateway();
-  await registerSearchAttributes(gw.env);
   gw.deps.temporal.client = new Client({ connection: gw.env.connection, namespace: gw.env.namespace ?? 'default' });
   return gw;
 }
