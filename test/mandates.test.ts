@@ -1,5 +1,9 @@
 // Mandates through HTTP: read, verify, revoke, amend (narrowing only, re-signed), concurrent
 // transitions, expiry on the lifecycle's durable timer, and secret rotation that keeps old mandates valid.
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { tokenDigest } from '../domain/consents/tokens';
@@ -312,5 +316,33 @@ describe('the consumer-payments seam', () => {
     await expect(gw.db.transaction((tx) => seam.registered(tx, other, submitted.mandate_id))).rejects.toMatchObject({ code: 'mandate_not_found', status: 404 });
     await expect(gw.db.transaction((tx) => seam.verify(tx, scope, { mandate: submitted.mandate, signature: submitted.signature, agentId: 'agent-9' })))
       .rejects.toMatchObject({ code: 'agent_mismatch', status: 403 });
+  });
+});
+
+describe('determinism', () => {
+  const bundle = () => ({ workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! } });
+  const recorded = path.join(__dirname, 'replay', 'consent-lifecycle-amended.history');
+
+  it('replays lifecycle histories (revoked; amended, then expired on the moved timer) without divergence', async () => {
+    const revoked = await hostedMandate();
+    await gw.request('POST', `/v1/mandates/${revoked.mandate_id}/revoke`, { key: tenant.key, body: {} });
+    const amended = await hostedMandate({ mandate_ttl_seconds: 600 });
+    await gw.request('POST', `/v1/mandates/${amended.mandate_id}/amend`, { key: tenant.key, body: { expires_at: new Date(Date.now() + 120_000).toISOString(), cap_minor: 40_000 } });
+    await gw.env.sleep('3 minutes');
+    await waitFor(async () => (await status(amended.mandate_id)) === 'expired');
+    expect([await lifecycle(revoked.token).result(), await lifecycle(amended.token).result()]).toEqual(['mandate_revoked', 'mandate_expired']);
+    for (const token of [revoked.token, amended.token]) {
+      await Worker.runReplayHistory(bundle(), await lifecycle(token).fetchHistory(), `consent/${token.slice(-6)}`);
+    }
+    // RECORD_HISTORIES=1 refreshes the recorded history of the next test from this run.
+    if (process.env.RECORD_HISTORIES === '1') {
+      writeFileSync(recorded, temporal.api.history.v1.History.encode(await lifecycle(amended.token).fetchHistory()).finish());
+    }
+  });
+
+  it('replays a lifecycle history recorded from an earlier version of the workflow', async () => {
+    // Binary History protobuf: signed, amended to an earlier expiry, expired on the moved timer.
+    const history = temporal.api.history.v1.History.decode(readFileSync(recorded));
+    await Worker.runReplayHistory(bundle(), history, 'consent/recorded');
   });
 });

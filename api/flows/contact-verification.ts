@@ -20,6 +20,7 @@ import { createSender, providerFor } from '../../providers/otp/select';
 import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
 import type { contactCodeCheck, contactCodeDelivery } from '../../workflows/contact-code';
 import { workflowIds } from '../../workflows/ids';
+import type { DatabaseTransactionConnection } from '../../runtime/database';
 import type { AppDeps } from '../deps';
 
 const unavailable = (details?: Record<string, unknown>) =>
@@ -87,7 +88,7 @@ type Outcome = { kind: 'verified'; row: VerificationRow } | { kind: 'refused'; e
 
 const invalidCode = (attemptsLeft: number, message = 'The code does not match') => new ApiError(400, 'invalid_code', message, { attempts_left: attemptsLeft });
 
-async function finishVerified(deps: AppDeps, tenant: Tenant, tx: Parameters<Parameters<AppDeps['db']['transaction']>[0]>[0], row: VerificationRow): Promise<VerificationRow> {
+async function finishVerified(tenant: Tenant, tx: DatabaseTransactionConnection, row: VerificationRow): Promise<VerificationRow> {
   const verified = await markVerified(tx, tenant, row);
   const partner = await findActivePartnerAccount(tx, tenant, row.consumer_id);
   await markConsumerVerified(tx, tenant, row.consumer_id, {
@@ -132,7 +133,7 @@ export async function verifyContactCode(
       return { kind: 'provider_check', row, attempt: row.attempts_used + 1, attemptsLeft: left };
     }
     if (row.code_hash !== null && codeMatches(pepper, row.id, input.code, row.code_hash)) {
-      return { kind: 'verified', row: await finishVerified(deps, tenant, tx, row) };
+      return { kind: 'verified', row: await finishVerified(tenant, tx, row) };
     }
     return { kind: 'refused', error: invalidCode(await spendAttempt(tx, row.id)) };
   });
@@ -167,6 +168,6 @@ export async function verifyContactCode(
     const current = await findVerification(tx, tenant, consumerId, id, true);
     if (!current) throw new ApiError(404, 'not_found', 'Contact verification not found');
     if (current.status === 'verified') return current;
-    return finishVerified(deps, tenant, tx, current);
+    return finishVerified(tenant, tx, current);
   });
 }
