@@ -3,6 +3,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { tokenDigest } from '../domain/consents/tokens';
+import { consentRecordVerifies, getConsentRecord } from '../domain/mandates/consent-records';
 import { workflowIds } from '../workflows/ids';
 import { CNPJ, HOLDER_CPF, attestation, createConsent, createConsumer, intent, startConsentGateway, waitFor } from './support/consents';
 import type { Gateway, Tenant } from './support/harness';
@@ -231,6 +232,20 @@ describe('submitting a consent', () => {
     const record = await gw.request('GET', `/v1/consent-records/${submitted.body.consent_record_id}`, { key: tenant.key });
     expect(record.body.ip_address).toBe('203.0.113.9');
     expect(record.body.metadata).toMatchObject({ surface: 'partner', attestation_method: 'partner_session', attestation_reference: 'session-42' });
+  });
+
+  it('records an attested IPv6 address as PostgreSQL spells it, and the signed record still verifies', async () => {
+    const consumer = await createConsumer(gw, tenant.key);
+    const consent = await createConsent(gw, tenant.key, { surface: 'partner' });
+    const evidence = { ip: '2001:0DB8:0000:0000:0000:0000:0000:0001' };
+    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
+      body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'tok_ipv6_0001', attestation: attestation({ evidence }) },
+    });
+    expect(submitted.status).toBe(201);
+    const scope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
+    const record = await getConsentRecord(gw.db, scope, submitted.body.consent_record_id);
+    expect(record.ip_address).toBe('2001:db8::1');
+    expect(await consentRecordVerifies(gw.db, gw.config.encryptionKeys, record)).toBe(true);
   });
 
   it('refuses a second submit of the same consent token and writes nothing', async () => {

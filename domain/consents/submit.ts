@@ -71,7 +71,7 @@ export async function submitConsent(
 
     let consumer: ConsumerRow;
     if (body.consumer_id) {
-      const found = await findConsumer(tx, tenant, body.consumer_id, { forUpdate: true });
+      const found = await findConsumer(tx, tenant, body.consumer_id);
       if (!found) throw notFound('Consumer');
       consumer = found;
     } else {
@@ -125,7 +125,7 @@ export async function submitConsent(
         ...(body.attestation ? { attestation_method: body.attestation.method, attestation_reference: body.attestation.reference } : {}),
       },
       signedAt: new Date(mandate.signed_at),
-    });
+    }, secret);
     await markConsentConsumed(tx, consent.id, mandate.id);
     await recordEvent(tx, tenant, 'consent.consumed', { consent_id: consent.id, mandate_id: mandate.id, consumer_id: consumer.id, surface: consent.surface });
     await recordEvent(tx, tenant, 'mandate.signed', {

@@ -9,7 +9,7 @@ import { notFound } from '../errors';
 import { sortableId } from '../ids';
 import type { Tenant } from '../consumers/tenant';
 import { canonicalize } from './canonical-json';
-import { currentSigningSecret, signingSecret } from './secrets';
+import { currentSigningSecret, signingSecret, type SigningSecret } from './secrets';
 import { signCanonical, signatureMatches } from './signature';
 
 export const consentRecordRow = z.object({
@@ -75,16 +75,25 @@ export function recordPayload(row: Omit<ConsentRecordRow, 'signature' | 'hmac_se
   };
 }
 
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const CANONICAL_IPV4 = new RegExp(`^${OCTET}(\\.${OCTET}){3}$`);
+
 /** The address as PostgreSQL will print it back (host(inet)), so the signed text equals the stored one. */
 async function normalizedIp(tx: CommonQueryMethods, ip: string | null): Promise<string | null> {
   if (ip === null) return null;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  const candidate = mapped ? mapped[1] : ip;
+  const candidate = /^::ffff:/i.test(ip) && CANONICAL_IPV4.test(ip.slice(7)) ? ip.slice(7) : ip;
+  if (CANONICAL_IPV4.test(candidate)) return candidate; // already in the form host(inet) prints
   return tx.oneFirst(sql.type(z.object({ host: z.string() }))`SELECT host(${candidate}::inet) AS host`);
 }
 
-export async function insertConsentRecord(tx: CommonQueryMethods, ring: KeyRing, tenant: Tenant, input: ConsentRecordInput): Promise<ConsentRecordRow> {
-  const secret = await currentSigningSecret(tx, ring);
+export async function insertConsentRecord(
+  tx: CommonQueryMethods,
+  ring: KeyRing,
+  tenant: Tenant,
+  input: ConsentRecordInput,
+  signingWith?: SigningSecret,
+): Promise<ConsentRecordRow> {
+  const secret = signingWith ?? (await currentSigningSecret(tx, ring));
   const ipAddress = await normalizedIp(tx, input.ipAddress);
   const unsigned = {
     id: sortableId('ccsnt'),
