@@ -58,7 +58,7 @@ export async function signingSecret(db: CommonQueryMethods, ring: KeyRing, versi
 /** Adds the next version; from then on it signs, and every earlier version keeps verifying. */
 export async function rotateSigningSecret(db: CommonQueryMethods, ring: KeyRing): Promise<{ version: number; created_at: string }> {
   for (;;) {
-    const latest = await db.maybeOneFirst(sql.type(z.object({ version: z.number() }))`SELECT max(version) AS version FROM mandate_signing_secrets`);
+    const latest = await db.oneFirst(sql.type(z.object({ version: z.number().nullable() }))`SELECT max(version) AS version FROM mandate_signing_secrets`);
     const next = (latest ?? 0) + 1;
     if (await insertVersion(db, ring, next)) {
       const row = await db.one(sql.type(secretRow)`SELECT version, secret_sealed, created_at FROM mandate_signing_secrets WHERE version = ${next}`);
