@@ -4,6 +4,8 @@ import { identityRoutes } from './identity';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
+import { ledgerRoutes } from './ledger';
+import { walletRoutes } from './wallets';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -11,6 +13,8 @@ export function allRoutes(): AnyRoute[] {
     ...identityRoutes,
     ...projectRoutes,
     ...operatorRoutes,
+    ...walletRoutes,
+    ...ledgerRoutes,
   ];
   return routes;
 }
