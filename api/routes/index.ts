@@ -6,6 +6,7 @@ import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
 import { ledgerRoutes } from './ledger';
 import { walletRoutes } from './wallets';
+import { policyRoutes } from './policies';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -15,6 +16,7 @@ export function allRoutes(): AnyRoute[] {
     ...operatorRoutes,
     ...walletRoutes,
     ...ledgerRoutes,
+    ...policyRoutes,
   ];
   return routes;
 }
