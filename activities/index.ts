@@ -3,6 +3,9 @@ import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
 import { probeActivities } from './probe';
+import { spendActivities } from './spend';
+import { approvalActivities } from './approvals';
+import { reconciliationActivities } from './reconciliation';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -13,6 +16,9 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...probeActivities(deps.db),
+    ...spendActivities(deps),
+    ...approvalActivities(deps),
+    ...reconciliationActivities(deps),
   };
 }
 

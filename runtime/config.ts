@@ -27,6 +27,8 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Provider base URLs by provider name, from PROVIDER_<NAME>_URL (name lower-cased); mocks fill these in dev and tests. */
   providerUrls: Record<string, string>;
+  /** How long one provider call may take before it is abandoned and retried (PROVIDER_TIMEOUT_MS). */
+  providerTimeoutMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),
+    providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 50, 120_000),
     logLevel,
   };
 }

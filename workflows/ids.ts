@@ -1,4 +1,11 @@
 // Workflow ids are business keys, so a duplicate request finds the running workflow instead of starting another.
 export const workflowIds = {
   probe: (requestId: string): string => `probe/${requestId}`,
+  spend: (orgId: string, attemptId: string): string => `spend/${orgId}/${attemptId}`,
+  /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
+  spendReplay: (orgId: string, attemptId: string, approvalId: string): string => `spend/${orgId}/${attemptId}/${approvalId}`,
+  approval: (approvalId: string): string => `approval/${approvalId}`,
+  approvalSweep: (): string => 'approvals/sweep',
+  reconciliation: (projectId: string, runId: string): string => `recon/${projectId}/${runId}`,
+  reconciliationSweep: (): string => 'recon/sweep',
 };

@@ -7,6 +7,9 @@ import { publicRoutes } from './public';
 import { ledgerRoutes } from './ledger';
 import { walletRoutes } from './wallets';
 import { policyRoutes } from './policies';
+import { executeRoutes } from './execute';
+import { approvalRoutes } from './approvals';
+import { reconciliationRoutes } from './reconciliation';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -17,6 +20,9 @@ export function allRoutes(): AnyRoute[] {
     ...walletRoutes,
     ...ledgerRoutes,
     ...policyRoutes,
+    ...executeRoutes,
+    ...approvalRoutes,
+    ...reconciliationRoutes,
   ];
   return routes;
 }

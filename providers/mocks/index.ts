@@ -1,5 +1,7 @@
 // Every mock provider server, keyed by the provider name the gateway's config uses
 // (`PROVIDER_<NAME>_URL`). `npm run dev` and the test harness start all of them on loopback.
+import { startPaymentsMock } from './payments';
+
 export interface RunningMock {
   url: string;
   stop(): Promise<void>;
@@ -7,7 +9,9 @@ export interface RunningMock {
 
 export type MockStarter = () => Promise<RunningMock>;
 
-export const MOCK_PROVIDERS: Record<string, MockStarter> = {};
+export const MOCK_PROVIDERS: Record<string, MockStarter> = {
+  payments: () => startPaymentsMock(),
+};
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
   const running: Record<string, RunningMock> = {};

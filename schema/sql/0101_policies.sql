@@ -30,7 +30,10 @@ CREATE TABLE policy_evaluations (
   approval_id text,
   amount_minor bigint,
   currency text,
+  -- The spend attempt (or approved replay) that asked, so a retried activity finds its own decision.
+  attempt_ref text,
   evaluated_at timestamptz NOT NULL DEFAULT now(),
+  CONSTRAINT policy_evaluations_attempt_key UNIQUE (org_id, attempt_ref),
   FOREIGN KEY (org_id, project_id) REFERENCES projects (org_id, id) ON DELETE CASCADE
 );
 CREATE INDEX policy_evaluations_project ON policy_evaluations (org_id, project_id, evaluated_at DESC, id DESC);
