@@ -32,6 +32,9 @@ export function spendActivities(deps: ActivityDeps) {
     },
     async dispatchPayment(input: SpendInput): Promise<Dispatch> {
       const provider = paymentProvider(deps);
+      // Heartbeats let the server notice a dead worker within the heartbeat timeout and retry elsewhere.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 500);
       try {
         return await provider.pay({
           idempotencyKey: `spend/${input.orgId}/${input.attemptId}`, reference: input.attemptId, amountMinor: BigInt(input.amountMinor),
@@ -41,6 +44,8 @@ export function spendActivities(deps: ActivityDeps) {
       } catch (error) {
         if (error instanceof ProviderUnavailable) throw ApplicationFailure.retryable(error.message, 'provider_unavailable', { status: error.status ?? null });
         throw error;
+      } finally {
+        clearInterval(beat);
       }
     },
     async settleSpend({ input, paymentId }: { input: SpendInput; paymentId: string }): Promise<{ debitId: string }> {

@@ -14,6 +14,7 @@ const ledger = proxyActivities<Activities>({
 // The provider call carries the attempt's idempotency key, so retrying it can never pay twice.
 const provider = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: '3 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 
