@@ -12,7 +12,8 @@ import { REPLAYS, type HeldCall } from './replays';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 0, nonRetryableErrorTypes: ['not_found'] },
+  // No attempt cap: the approval's own guarded writes must eventually land; refusals are non-retryable.
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['not_found'] },
 });
 
 export interface ApprovalHoldInput extends HeldCall {
