@@ -2,6 +2,7 @@
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
+import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
 import { spendActivities } from './spend';
 import { approvalActivities } from './approvals';
@@ -19,6 +20,7 @@ export function createActivities(deps: ActivityDeps) {
     ...spendActivities(deps),
     ...approvalActivities(deps),
     ...reconciliationActivities(deps),
+    ...oauthActivities(deps.db),
   };
 }
 

@@ -2,6 +2,7 @@
 // and the OpenAPI document are all built from these declarations, so they cannot drift apart.
 import type Koa from 'koa';
 import type { JsonSchema } from '../schema/http/json-schema';
+import type { ApiError } from '../domain/errors';
 import type { Scope } from '../domain/tenancy/scopes';
 import type { OperatorPrincipal, Principal } from './principal';
 import type { AppDeps } from './deps';
@@ -59,6 +60,11 @@ export interface RouteDefinition<TBody = unknown, TQuery = unknown, TParams = Re
   query?: JsonSchema;
   params?: JsonSchema;
   responses: Record<number, ResponseSpec>;
+  /**
+   * Renders a refused body, query or params in the route's own protocol instead of the envelope:
+   * OAuth's `{error, error_description}`, or an HTML page for pages a person sees.
+   */
+  onInputError?(error: ApiError): Reply;
   handler(input: HandlerInput<TBody, TQuery, TParams, PrincipalFor<A>>): Promise<Reply> | Reply;
 }
 

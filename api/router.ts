@@ -8,8 +8,22 @@ import { requireScope } from './auth/scope';
 import type { AppDeps } from './deps';
 import { parseBody } from './middleware/body';
 import type { Principal } from './principal';
-import type { AnyRoute } from './route';
+import type { AnyRoute, Reply } from './route';
 import { check, compile } from './validation';
+
+/** PostgreSQL text cannot hold NUL, so a NUL anywhere in the input is refused up front as bad input. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || hasNul(inner));
+  return false;
+}
+
+function refuseNul(value: unknown, kind: 'body' | 'query' | 'params'): void {
+  if (!hasNul(value)) return;
+  const code = kind === 'body' ? 'invalid_body' : kind === 'query' ? 'invalid_query' : 'invalid_params';
+  throw new ApiError(400, code, 'Input must not contain NUL characters', { issues: [{ path: '/', message: 'contains a NUL character', keyword: 'nul' }] });
+}
 
 function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   const validateBody = route.body ? compile(route.body, 'body') : undefined;
@@ -18,29 +32,41 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   const bodyTypes = route.bodyTypes ?? ['json'];
 
   router[route.method](route.path, async (ctx: Koa.Context) => {
+    refuseNul(ctx.params, 'params');
     const principal = await authenticate(deps, ctx, route.auth);
     if (route.auth === 'key') requireScope(principal as Principal, route.scope);
 
     let body: unknown = undefined;
-    if (route.body) {
-      body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
-      // An absent body on a route that takes one is judged as {} so required fields are reported by name.
-      if (body === undefined) body = {};
-      check(validateBody!, body, 'body');
-    } else if (route.method !== 'get' && route.method !== 'delete') {
-      await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
-    }
     const query: Record<string, unknown> = { ...ctx.query };
-    if (validateQuery) check(validateQuery, query, 'query');
     const params: Record<string, unknown> = { ...ctx.params };
-    if (validateParams) check(validateParams, params, 'params');
+    try {
+      if (route.body) {
+        body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+        // An absent body on a route that takes one is judged as {} so required fields are reported by name.
+        if (body === undefined) body = {};
+        refuseNul(body, 'body');
+        check(validateBody!, body, 'body');
+      } else if (route.method !== 'get' && route.method !== 'delete') {
+        await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+      }
+      refuseNul(query, 'query');
+      if (validateQuery) check(validateQuery, query, 'query');
+      if (validateParams) check(validateParams, params, 'params');
+    } catch (error) {
+      // Routes speaking another protocol (OAuth JSON, HTML pages) render refused input their own way.
+      if (!(error instanceof ApiError) || !route.onInputError) throw error;
+      return send(ctx, route.onInputError(error));
+    }
 
-    const reply = await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx });
-    ctx.status = reply.status ?? 200;
-    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
-    if (reply.type) ctx.type = reply.type;
-    if (reply.body !== undefined) ctx.body = reply.body;
+    send(ctx, await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx }));
   });
+}
+
+function send(ctx: Koa.Context, reply: Reply): void {
+  ctx.status = reply.status ?? 200;
+  for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+  if (reply.type) ctx.type = reply.type;
+  if (reply.body !== undefined) ctx.body = reply.body;
 }
 
 export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {

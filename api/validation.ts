@@ -52,5 +52,9 @@ export function check(validate: ValidateFunction, value: unknown, kind: InputKin
   const issues = issuesOf(validate.errors);
   const first = issues[0];
   const summary = first ? `${first.path} ${first.message}` : 'is invalid';
-  throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, { issues });
+  const details: Record<string, unknown> = { issues };
+  // Keyed documents (project settings) also name the offending key, as the spec's details.key.
+  const schema = validate.schema as Record<string, unknown>;
+  if (schema['x-error-key'] === true && first && first.path.length > 1) details.key = first.path.split('/')[1];
+  throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
 }

@@ -30,7 +30,7 @@ export class FlatError extends Error {
 export const notFound = (what = 'Resource'): ApiError => new ApiError(404, 'not_found', `${what} not found`);
 
 /** Missing, malformed, revoked or environment-mismatched credential: always the same bare body. */
-export const unauthorized = (): FlatError => new FlatError(401, { error: 'unauthorized' }, { 'WWW-Authenticate': 'Bearer' });
+export const unauthorized = (challenge = 'Bearer'): FlatError => new FlatError(401, { error: 'unauthorized' }, { 'WWW-Authenticate': challenge });
 
 export const forbiddenScope = (scope: string): FlatError =>
   new FlatError(403, { error: 'forbidden', message: `This key lacks the "${scope}" scope`, status: 403 });

@@ -78,7 +78,6 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string | undefined):
   }
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Agent Payments Gateway',
       version: API_VERSION,

@@ -13,10 +13,10 @@ export interface WorkerOptions {
 let runtimeInstalled = false;
 
 /** Keeps the SDK's core logs at warn so a dev terminal shows the gateway's own lines. */
-export function installRuntime(): void {
+export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { filter: 'WARN', forward: {} } } });
+  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: level, forward: {} } } });
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {

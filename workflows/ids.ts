@@ -8,4 +8,6 @@ export const workflowIds = {
   approvalSweep: (): string => 'approvals/sweep',
   reconciliation: (projectId: string, runId: string): string => `recon/${projectId}/${runId}`,
   reconciliationSweep: (): string => 'recon/sweep',
+  oauthSweepSchedule: (): string => 'oauth-sweep',
+  oauthSweep: (): string => 'oauth-sweep/run',
 };

@@ -5,3 +5,4 @@ export { spendAttempt } from './spend-attempt';
 export { approvalHold } from './approval-hold';
 export { approvalSweep } from './approval-sweep';
 export { walletReconciliation, reconciliationSweep } from './reconciliation';
+export { oauthCredentialSweep } from './oauth-sweep';

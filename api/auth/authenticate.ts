@@ -2,7 +2,7 @@
 // an API key (peppered hash lookup, cached), or an OAuth access token. Anything else is the bare 401.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
-import { notFound, projectResolutionFailed, unauthorized } from '../../domain/errors';
+import { FlatError, notFound, projectResolutionFailed, unauthorized } from '../../domain/errors';
 import { findActiveKey } from '../../domain/tenancy/api-keys';
 import { hashApiKey, keyEnvironment } from '../../domain/tenancy/api-key-format';
 import { findProjectById } from '../../domain/tenancy/projects';
@@ -10,6 +10,7 @@ import type { AppDeps } from '../deps';
 import type { OperatorPrincipal, Principal } from '../principal';
 import type { AuthKind } from '../route';
 import { resolveAccessToken } from './access-tokens';
+import { bearerChallenge } from './challenge';
 
 function bearer(ctx: Koa.Context): string | undefined {
   const header = ctx.get('Authorization');
@@ -66,6 +67,16 @@ async function servicePrincipal(deps: AppDeps, ctx: Koa.Context): Promise<Princi
 
 export async function authenticate(deps: AppDeps, ctx: Koa.Context, auth: AuthKind): Promise<Principal | OperatorPrincipal | null> {
   if (auth === 'public') return null;
+  try {
+    return await resolveCredential(deps, ctx, auth);
+  } catch (error) {
+    // Routes that take OAuth tokens point the client at the protected-resource metadata.
+    if (auth === 'key' && error instanceof FlatError && error.status === 401) throw unauthorized(bearerChallenge(deps, ctx, bearer(ctx) !== undefined));
+    throw error;
+  }
+}
+
+async function resolveCredential(deps: AppDeps, ctx: Koa.Context, auth: Exclude<AuthKind, 'public'>): Promise<Principal | OperatorPrincipal> {
   const token = bearer(ctx);
   if (!token) throw unauthorized();
   const service = isServiceToken(token, deps.config.serviceToken);

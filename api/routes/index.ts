@@ -1,6 +1,8 @@
 // Every HTTP route of the gateway, in one list: the router, scope checks and OpenAPI document read it.
 import type { AnyRoute } from '../route';
 import { identityRoutes } from './identity';
+import { oauthMetadataRoutes } from './oauth-metadata';
+import { oauthRoutes } from './oauth';
 import { operatorRoutes } from './operator';
 import { projectRoutes } from './projects';
 import { publicRoutes } from './public';
@@ -23,6 +25,8 @@ export function allRoutes(): AnyRoute[] {
     ...executeRoutes,
     ...approvalRoutes,
     ...reconciliationRoutes,
+    ...oauthMetadataRoutes,
+    ...oauthRoutes,
   ];
   return routes;
 }

@@ -128,20 +128,22 @@ export const operatorRoutes: AnyRoute[] = [
       return { status: 204 };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route<unknown, { timeout_ms: number }, Record<string, string>, 'operator'>({
     method: 'get', path: '/v1/ops/readiness', auth: 'operator', scope: null, tags,
     operationId: 'readiness', summary: 'Run the worker probe workflow: a worker polls and reaches PostgreSQL',
+    query: { type: 'object', additionalProperties: false, properties: { timeout_ms: { type: 'integer', minimum: 100, maximum: 30_000, default: 10_000 } } },
     responses: ok,
-    async handler({ deps, requestId }) {
+    async handler({ deps, requestId, query }) {
       const started = Date.now();
+      const workflowId = workflowIds.probe(requestId);
       try {
         const result = await deps.temporal.client.workflow.execute('workerProbe', {
           taskQueue: deps.temporal.taskQueue,
-          workflowId: workflowIds.probe(requestId),
-          workflowExecutionTimeout: '10 seconds',
+          workflowId,
+          workflowExecutionTimeout: query.timeout_ms,
           args: [],
         });
-        return { body: { status: 'ok', worker: 'polling', ...(result as object), elapsed_ms: Date.now() - started } };
+        return { body: { status: 'ok', worker: 'polling', workflow_id: workflowId, ...(result as object), elapsed_ms: Date.now() - started } };
       } catch (error) {
         const reason = error instanceof WorkflowFailedError ? error.cause?.message ?? error.message : (error as Error).message;
         throw new ApiError(503, 'worker_unavailable', 'No worker completed the probe in time', { reason });

@@ -39,6 +39,7 @@ export const ProjectSettingsPatch: JsonSchema = {
   properties: Object.fromEntries(Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }])),
   additionalProperties: true,
   minProperties: 1,
+  'x-error-key': true,
 };
 
 export const ProjectCreate: JsonSchema = {

@@ -8,6 +8,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
+import { listenForRevocations } from '../../api/auth/revocations';
 import type { AppDeps } from '../../api/deps';
 import { ensureDatabase } from '../../local/postgres';
 import { loadConfig, type Config } from '../../runtime/config';
@@ -15,30 +16,12 @@ import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { createWorker, installRuntime } from '../../worker/worker';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
+import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
 
-export interface HttpResult<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { HttpResult, RequestOptions, Tenant } from './client';
 
-export interface RequestOptions {
-  key?: string;
-  body?: unknown;
-  raw?: string | Buffer;
-  headers?: Record<string, string>;
-}
-
-export interface Tenant {
-  orgId: string;
-  projectId: string;
-  key: string;
-  keyId: string;
-}
-
-export interface Gateway {
+export interface Gateway extends GatewayClient {
   url: string;
   db: DatabasePool;
   env: TestWorkflowEnvironment;
@@ -48,10 +31,6 @@ export interface Gateway {
   taskQueue: string;
   /** The running mock providers by name; cast to the mock's own type for its controls. */
   mocks: Record<string, RunningMock>;
-  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
-  operator<T = any>(method: string, path: string, options?: RequestOptions & { project?: string; user?: string }): Promise<HttpResult<T>>;
-  createTenant(options?: { name?: string; environment?: 'live' | 'test' }): Promise<Tenant>;
-  createKey(projectId: string, options?: { scopes?: string[]; name?: string }): Promise<{ key: string; id: string }>;
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -71,7 +50,8 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   const db = await openDatabase(databaseUrl, { maximumPoolSize: 20 });
   const log = createLogger(config.logLevel);
 
-  installRuntime();
+  // The time-skipping server predates some capabilities the SDK asks for; its warnings are noise here.
+  installRuntime('ERROR');
   const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
   const env = await TestWorkflowEnvironment.createTimeSkipping(
     testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
@@ -94,55 +74,25 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   };
   if (options.worker !== false) await startWorker();
 
-  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache: new KeyCache() };
+  const keyCache = new KeyCache();
+  const revocations = await listenForRevocations(databaseUrl, keyCache, log);
+  const deps: AppDeps = { db, config, log, temporal: { client: env.client, taskQueue }, keyCache };
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
-    let body: string | Buffer | undefined = opts.raw;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['Content-Type'] ??= 'application/json';
-    }
-    const response = await fetch(`${url}${path}`, { method, headers, body, redirect: 'manual' });
-    const text = await response.text();
-    let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as T, text };
-  };
-
-  const operator = <T = any>(method: string, path: string, opts: RequestOptions & { project?: string; user?: string } = {}) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.project) headers['x-service-project'] = opts.project;
-    if (opts.user) headers['x-service-user'] = opts.user;
-    return request<T>(method, path, { ...opts, key: serviceToken, headers });
-  };
-
-  const createKey = async (projectId: string, keyOptions: { scopes?: string[]; name?: string } = {}) => {
-    const created = await operator('POST', '/v1/api-keys', { project: projectId, body: { name: keyOptions.name ?? 'test key', ...(keyOptions.scopes ? { scopes: keyOptions.scopes } : {}) } });
-    if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${created.text}`);
-    return { key: created.body.key as string, id: created.body.id as string };
-  };
-
-  const createTenant = async (tenantOptions: { name?: string; environment?: 'live' | 'test' } = {}) => {
-    const created = await operator('POST', '/v1/orgs', { body: { name: tenantOptions.name ?? 'Acme', environment: tenantOptions.environment ?? 'test' } });
-    if (created.status !== 201) throw new Error(`org creation failed: ${created.status} ${created.text}`);
-    const { key, id } = await createKey(created.body.project.id);
-    return { orgId: created.body.organization.id, projectId: created.body.project.id, key, keyId: id };
-  };
+  const client = gatewayClient(url, serviceToken);
 
   return {
     url, db, env, config, deps, serviceToken, taskQueue, mocks,
-    request, operator, createKey, createTenant, startWorker, stopWorker,
+    ...client, startWorker, stopWorker,
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
       await stopWorker();
+      await revocations.stop();
       await env.teardown();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));

@@ -1,0 +1,15 @@
+// Runs the HTTP load generator in a child process and returns its result.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import type { HttpLoadOptions, LoadResult } from './load';
+
+export function spawnLoad(options: HttpLoadOptions): Promise<LoadResult> {
+  const script = path.join(__dirname, 'http-load.ts');
+  const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
+  return new Promise((resolve, reject) => {
+    execFile(tsx, [script, JSON.stringify(options)], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`${error.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
+    });
+  });
+}

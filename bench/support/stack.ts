@@ -1,0 +1,77 @@
+// A whole gateway for benchmarks, as production runs it but on one machine: embedded PostgreSQL
+// (durable settings), `temporal server start-dev`, a real worker, the mocks and the API on loopback.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { createApp } from '../../api/app';
+import { KeyCache } from '../../api/auth/key-cache';
+import type { AppDeps } from '../../api/deps';
+import { startEmbeddedPostgres } from '../../local/postgres';
+import { startAllMocks, type RunningMock } from '../../providers/mocks';
+import { loadConfig, type Config } from '../../runtime/config';
+import { openDatabase, type DatabasePool } from '../../runtime/database';
+import { createLogger } from '../../runtime/logger';
+import { migrate } from '../../runtime/migrate';
+import { startDevServer } from '../../temporal-dev/dev-server';
+import { startWorker } from '../../worker/main';
+import { freePort } from '../../test/support/free-port';
+import { gatewayClient, type GatewayClient } from '../../test/support/client';
+
+export interface BenchStack extends GatewayClient {
+  url: string;
+  db: DatabasePool;
+  config: Config;
+  deps: AppDeps;
+  serviceToken: string;
+  mocks: Record<string, RunningMock>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(options: { poolSize?: number } = {}): Promise<BenchStack> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
+  chmodSync(root, 0o755);
+  const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), port: await freePort(), database: 'gateway' });
+  const temporal = await startDevServer({ dataDir: path.join(root, 'temporal'), port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  const mocks = await startAllMocks();
+  const serviceToken = randomBytes(24).toString('hex');
+  const config = loadConfig({
+    ...process.env,
+    GATEWAY_SERVICE_TOKEN: serviceToken,
+    LOG_LEVEL: 'error',
+    DATABASE_URL: postgres.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    DATABASE_POOL_SIZE: String(options.poolSize ?? 20),
+  });
+  for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
+  const db = await openDatabase(postgres.url, { maximumPoolSize: config.databasePoolSize });
+  await migrate(db);
+  const worker = await startWorker({ config, databaseUrl: postgres.url, temporalAddress: temporal.address });
+  const connection = await Connection.connect({ address: temporal.address });
+  const client = new Client({ connection, namespace: 'default' });
+  const deps: AppDeps = { db, config, log: createLogger('error'), keyCache: new KeyCache(), temporal: { client, taskQueue: config.temporal.taskQueue } };
+  const server: Server = await new Promise((resolve) => {
+    const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  server.keepAliveTimeout = 65_000;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url, db, config, deps, serviceToken, mocks,
+    ...gatewayClient(url, serviceToken),
+    async stop() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await worker.stop();
+      await connection.close();
+      await db.end();
+      await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
+      await temporal.stop();
+      await postgres.stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
