@@ -1,5 +1,5 @@
-// The deployment-wide sweep that expires overdue approvals whose hold workflow did not; runs as a cron
-// workflow (`approvals/sweep`), and on demand from the operator route.
+// The deployment-wide sweep that expires overdue approvals whose hold workflow did not; runs from the
+// `approvals-sweep` Temporal Schedule every minute, and on demand from the operator route.
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 

@@ -5,9 +5,11 @@ export const workflowIds = {
   /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
   spendReplay: (orgId: string, attemptId: string, approvalId: string): string => `spend/${orgId}/${attemptId}/${approvalId}`,
   approval: (approvalId: string): string => `approval/${approvalId}`,
-  approvalSweep: (): string => 'approvals/sweep',
+  approvalSweepSchedule: (): string => 'approvals-sweep',
+  approvalSweep: (): string => 'approvals-sweep/run',
   reconciliation: (projectId: string, runId: string): string => `recon/${projectId}/${runId}`,
-  reconciliationSweep: (): string => 'recon/sweep',
+  reconciliationSweepSchedule: (): string => 'recon-sweep',
+  reconciliationSweep: (): string => 'recon-sweep/run',
   oauthSweepSchedule: (): string => 'oauth-sweep',
   oauthSweep: (): string => 'oauth-sweep/run',
 };

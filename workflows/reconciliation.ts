@@ -1,5 +1,5 @@
-// Reconciliation: one run per project (started on demand from the API), and the cron sweep that runs
-// every project with unreconciled provider debits (`recon/sweep`, hourly).
+// Reconciliation: one run per project (started on demand from the API), and the sweep that runs every
+// project with unreconciled provider debits (the `recon-sweep` Temporal Schedule, hourly).
 import { executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ReconcileInput } from '../activities/reconciliation';
