@@ -30,26 +30,34 @@ export interface PostResult {
 }
 
 const holdRow = z.object({ id: z.string(), currency: z.string(), amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']) });
-const statusRow = z.object({ status: z.string() });
+const statusRow = z.object({ status: z.string(), lock_timeout: z.string() });
+const LOCK_TIMEOUT = '5s';
 
-/** Locks the wallet row shared: posts run side by side, a freeze or close waits for them (and they for it). */
+/**
+ * Locks the wallet row for key share: posts run side by side, while a freeze or close (FOR UPDATE) waits for
+ * them and they for it. The same statement sets this transaction's lock wait, saving a round trip.
+ */
 export async function lockActiveWallet(tx: CommonQueryMethods, scope: EventScope, walletId: string): Promise<void> {
   const wallet = await tx.maybeOne(sql.type(statusRow)`
-    SELECT status FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`);
+    SELECT status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
+    FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR KEY SHARE`);
   if (!wallet) throw notFound('Wallet');
   if (wallet.status !== 'active') {
     throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets accept ledger entries`, { status: wallet.status });
   }
 }
 
-/** Creates the (wallet, currency) slot on first use, then locks it. */
+/** Locks the (wallet, currency) slot, creating it on first use. */
 export async function lockSlot(tx: CommonQueryMethods, scope: EventScope, walletId: string, currency: string): Promise<BalanceRow> {
+  const lock = () => tx.maybeOne(sql.type(balanceRow)`
+    SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
+    WHERE wallet_id = ${walletId} AND currency = ${currency} FOR UPDATE`);
+  const existing = await lock();
+  if (existing) return existing;
   await tx.query(sql.unsafe`
     INSERT INTO wallet_balances (wallet_id, org_id, project_id, currency) VALUES (${walletId}, ${scope.orgId}, ${scope.projectId}, ${currency})
     ON CONFLICT (wallet_id, currency) DO NOTHING`);
-  return tx.one(sql.type(balanceRow)`
-    SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
-    WHERE wallet_id = ${walletId} AND currency = ${currency} FOR UPDATE`);
+  return (await lock())!;
 }
 
 async function insertEntry(
@@ -87,7 +95,6 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
     throw ledgerConflict(`The entry conflicts with the ledger: ${effect.reason}`, details);
   }
   const holdId = input.kind === 'hold' ? prefixedId('hld') : hold?.id ?? null;
-  const entry = await insertEntry(tx, scope, input, { kind: input.kind, amount: effect.amount, balanceDelta: effect.balanceDelta, availableDelta: effect.availableDelta, holdId, externalRef: input.externalRef ?? null });
   let release: EntryRow | null = null;
   if (effect.releaseRemainder > 0n) {
     release = await insertEntry(tx, scope, { ...input, metadata: { remainder_of_hold: holdId } }, {
@@ -95,12 +102,25 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
       externalRef: input.externalRef ? `${input.externalRef}:remainder` : null,
     });
   }
+  // The entry and the balance change are one statement: one round trip while the slot is locked.
   const availableDelta = effect.availableDelta + effect.releaseRemainder;
-  const balance = await tx.one(sql.type(balanceRow)`
-    UPDATE wallet_balances SET balance_minor = balance_minor + ${effect.balanceDelta.toString()}::bigint,
-      available_minor = available_minor + ${availableDelta.toString()}::bigint, updated_at = now()
-    WHERE wallet_id = ${input.walletId} AND currency = ${input.currency}
-    RETURNING wallet_id, currency, balance_minor, available_minor, updated_at`);
+  const written = await tx.one(sql.type(entryRow.extend({ balance_minor: z.bigint(), available_minor: z.bigint(), balance_updated_at: z.string() }))`
+    WITH entry AS (
+      INSERT INTO wallet_ledger_entries
+        (wallet_id, org_id, project_id, currency, kind, amount_minor, balance_delta, available_delta, hold_id, mandate_id, attempt_id, external_ref, metadata)
+      VALUES (${input.walletId}, ${scope.orgId}, ${scope.projectId}, ${input.currency}, ${input.kind}, ${effect.amount.toString()},
+              ${effect.balanceDelta.toString()}, ${effect.availableDelta.toString()}, ${holdId}, ${input.mandateId ?? null},
+              ${input.attemptId ?? null}, ${input.externalRef ?? null}, ${sql.jsonb((input.metadata ?? {}) as never)})
+      RETURNING ${ENTRY_COLUMNS}),
+    balance AS (
+      UPDATE wallet_balances SET balance_minor = balance_minor + ${effect.balanceDelta.toString()}::bigint,
+        available_minor = available_minor + ${availableDelta.toString()}::bigint, updated_at = now()
+      WHERE wallet_id = ${input.walletId} AND currency = ${input.currency}
+      RETURNING balance_minor, available_minor, updated_at)
+    SELECT entry.*, balance.balance_minor, balance.available_minor, balance.updated_at AS balance_updated_at FROM entry, balance`);
+  const { balance_minor, available_minor, balance_updated_at, ...entryFields } = written;
+  const entry: EntryRow = entryFields;
+  const balance: BalanceRow = { wallet_id: input.walletId, currency: input.currency, balance_minor, available_minor, updated_at: balance_updated_at };
   if (input.kind === 'hold') {
     await tx.query(sql.unsafe`
       INSERT INTO wallet_holds (id, wallet_id, currency, amount_minor, attempt_id, hold_entry_id)
@@ -122,7 +142,7 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
 
 /** Sets the lock wait for this transaction: a post waits briefly for a hot row, then reports ledger_conflict. */
 export async function ledgerTransactionSettings(tx: CommonQueryMethods): Promise<void> {
-  await tx.query(sql.unsafe`SET LOCAL lock_timeout = '5s'`);
+  await tx.query(sql.unsafe`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`);
 }
 
 /** Refusals a tenant wants to hear about are recorded after the refused transaction rolled back. */
@@ -137,8 +157,7 @@ async function recordRefusal(db: DatabasePool, scope: EventScope, input: PostInp
 export async function postEntry(db: DatabasePool, scope: EventScope, input: PostInput): Promise<PostResult> {
   try {
     return await withLedgerErrors(() => db.transaction(async (tx) => {
-      await ledgerTransactionSettings(tx);
-      await lockActiveWallet(tx, scope, input.walletId);
+      await lockActiveWallet(tx, scope, input.walletId); // also sets the lock wait
       const slot = await lockSlot(tx, scope, input.walletId, input.currency);
       return postLocked(tx, scope, input, slot);
     }));

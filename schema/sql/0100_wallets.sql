@@ -35,7 +35,8 @@ CREATE TABLE wallet_balances (
 -- exact effects, so balance_minor = sum(balance_delta) and available_minor = sum(available_delta).
 CREATE TABLE wallet_ledger_entries (
   id bigserial PRIMARY KEY,
-  wallet_id text NOT NULL REFERENCES wallets (id) ON DELETE CASCADE,
+  -- The wallet is reached through the balance row below; a second foreign key would only add a lock per post.
+  wallet_id text NOT NULL,
   org_id text NOT NULL,
   project_id text NOT NULL,
   currency text NOT NULL,
@@ -51,7 +52,7 @@ CREATE TABLE wallet_ledger_entries (
   posted_at timestamptz NOT NULL DEFAULT now(),
   metadata jsonb NOT NULL DEFAULT '{}'::jsonb,
   CONSTRAINT wallet_ledger_entries_external_ref_key UNIQUE (wallet_id, external_ref),
-  FOREIGN KEY (wallet_id, currency) REFERENCES wallet_balances (wallet_id, currency)
+  FOREIGN KEY (wallet_id, currency) REFERENCES wallet_balances (wallet_id, currency) ON DELETE CASCADE
 );
 CREATE INDEX wallet_ledger_entries_wallet ON wallet_ledger_entries (wallet_id, id DESC);
 CREATE INDEX wallet_ledger_entries_spend ON wallet_ledger_entries (org_id, project_id, currency, posted_at) WHERE kind IN ('debit', 'fee');
