@@ -1,14 +1,17 @@
 // The spend attempt: policy evaluation and hold (one transaction), dispatch to the payment provider, then
 // debit or release, and the outcome stored for idempotent replays. Every step lands in the audit trail.
-import { ActivityFailure, allHandlersFinished, condition, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { workflowIds } from './ids';
 import type { Activities } from '../activities';
 import type { AuditStep, Authorization, Dispatch, SpendInput, SpendOutcome, WalletSteps } from '../domain/spend/types';
 import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
 
-const ledger = proxyActivities<Activities>({
+// Ledger steps are short, idempotent Postgres transactions: local activities run them inside the workflow
+// task (results recorded as markers), saving a server round trip per step; a crash simply re-runs them.
+const ledger = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
+  localRetryThreshold: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['not_found'] },
 });
 // The provider call carries the attempt's idempotency key, so retrying it can never pay twice.
