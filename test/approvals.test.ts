@@ -10,7 +10,6 @@ import { registerSearchAttributes } from './support/search-attributes';
 let gw: Gateway;
 let mock: PaymentsMock;
 beforeAll(async () => {
-  process.env.TEMPORAL_MAX_CACHED_WORKFLOWS = '0';
   gw = await startGateway();
   await registerSearchAttributes(gw);
   mock = gw.mocks.payments as PaymentsMock;
