@@ -130,6 +130,22 @@ describe('posting', () => {
   });
 });
 
+describe('conflicts', () => {
+  it('answers ledger_conflict, never insufficient funds, when the balance row stays locked past the lock wait', async () => {
+    const id = await newWallet(gw, t);
+    await fund(gw, t, id, 1000);
+    let outcome: { status: number; code: string; reason: string } | undefined;
+    await gw.db.transaction(async (tx) => {
+      await tx.query(sql.unsafe`SELECT 1 FROM wallet_balances WHERE wallet_id = ${id} FOR UPDATE`);
+      const r = await post(gw, t, id, 'debit', 10);
+      outcome = { status: r.status, code: r.body.error?.code, reason: r.body.error?.details?.reason };
+    });
+    expect(outcome).toEqual({ status: 409, code: 'ledger_conflict', reason: 'concurrent_write' });
+    expect(await balanceOf(id)).toMatchObject({ balance_minor: '1000', available_minor: '1000' });
+    expect((await post(gw, t, id, 'debit', 10)).status).toBe(201);
+  });
+});
+
 describe('listing', () => {
   it('pages entries newest first and filters by kind and currency', async () => {
     const id = await newWallet(gw, t);
