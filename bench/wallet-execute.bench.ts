@@ -1,8 +1,9 @@
 // Wallet execute through the full path (HTTP → Update-with-Start → spend workflow on a real worker →
 // Postgres hold → mock provider over HTTP → debit) at concurrency 16, every request a new attempt.
-// Baseline in the same run: one ledger post over HTTP at the same concurrency (the money work without Temporal).
+// Baselines in the same run: one ledger post over HTTP (the money work without Temporal) and the one-activity
+// probe workflow (what Temporal itself costs here), both at the same concurrency.
 import { startBenchStack } from './support/stack';
-import { formatResult, machineLine } from './support/load';
+import { formatResult, machineLine, runLoad } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
 
 const CONCURRENCY = 16;
@@ -30,12 +31,20 @@ async function main(): Promise<void> {
   const execute = await spawnRotating({ label: 'wallet execute, full Temporal path', url: urls, method: 'POST', headers, bodies: bodies('run', TOTAL), total: TOTAL, concurrency: CONCURRENCY });
   const replay = await spawnRotating({ label: 'wallet execute replay (from Postgres)', url: urls, method: 'POST', headers, bodies: bodies('run', TOTAL), total: TOTAL, concurrency: CONCURRENCY });
 
+  // The Temporal floor on this machine: the one-activity probe workflow, started and awaited at the same concurrency.
+  let probes = 0;
+  const floor = await runLoad('probe workflow, start + result (Temporal floor)', { total: Math.min(TOTAL, 400), concurrency: CONCURRENCY }, async () => {
+    await stack.deps.temporal.client.workflow.execute('workerProbe', { taskQueue: stack.deps.temporal.taskQueue, workflowId: `probe/bench-${probes++}`, args: [] });
+    return true;
+  });
+
   const completed = await stack.db.oneFirst((await import('slonik')).sql.unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE status = 'completed'`);
   const rss = process.memoryUsage().rss / 2 ** 20;
 
   console.log(machineLine());
   console.log(`wallet execute: ${TOTAL} attempts at concurrency ${CONCURRENCY}`);
-  for (const result of [baseline, execute, replay]) console.log(formatResult(result));
+  for (const result of [baseline, floor, execute, replay]) console.log(formatResult(result));
+  console.log(`execute / Temporal floor throughput ratio: ${(execute.rps / floor.rps).toFixed(2)}`);
   console.log(`execute / ledger-post throughput ratio: ${(execute.rps / baseline.rps).toFixed(2)}`);
   console.log(`completed attempts in Postgres: ${completed} (expected ${TOTAL + 100})`);
   console.log(`API + worker + mocks resident memory (one process): ${rss.toFixed(0)} MB`);
