@@ -9,6 +9,9 @@ import { contactVerificationActivities } from './contact-verification';
 import { webhookActivities } from './webhooks';
 import { consumerPaymentActivities } from './consumer-payments';
 import { wiredSeams } from '../domain/consumer-payments/wiring';
+import { spendActivities } from './spend';
+import { approvalActivities } from './approvals';
+import { reconciliationActivities } from './reconciliation';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -22,6 +25,9 @@ export function createActivities(deps: ActivityDeps) {
     ...consentActivities(deps.db),
     ...contactVerificationActivities(deps.db, deps.config),
     ...consumerPaymentActivities(deps, wiredSeams()),
+    ...spendActivities(deps),
+    ...approvalActivities(deps),
+    ...reconciliationActivities(deps),
     ...oauthActivities(deps.db),
     ...webhookActivities(deps),
   };

@@ -5,6 +5,7 @@ import { openDatabase } from '../runtime/database';
 import { createLogger } from '../runtime/logger';
 import { migrate } from '../runtime/migrate';
 import { ensureOAuthSweepSchedule } from '../runtime/oauth-sweep-schedule';
+import { ensureMoneySchedules } from '../runtime/money-schedules';
 import { connectClient } from '../runtime/temporal';
 import { createApp } from './app';
 import { KeyCache } from './auth/key-cache';
@@ -26,6 +27,7 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
   const client = await connectClient(config.temporal, overrides.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
   // Housekeeping must not keep the API from serving: a failure here is logged and retried at the next start.
   await ensureOAuthSweepSchedule(client, config.temporal.taskQueue).catch((error: Error) => log.warn('OAuth sweep schedule not ensured', { error: error.message }));
+  await ensureMoneySchedules(client, config.temporal.taskQueue).catch((error: Error) => log.warn('Money schedules not ensured', { error: error.message }));
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
   const deps: AppDeps = { db, config, log, keyCache, temporal: { client, taskQueue: config.temporal.taskQueue } };

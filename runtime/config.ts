@@ -12,6 +12,8 @@ export interface TemporalSettings {
   tlsCertPath: string | undefined;
   tlsKeyPath: string | undefined;
   tlsServerName: string | undefined;
+  /** Workflows a worker keeps cached (sticky); 0 turns sticky execution off (TEMPORAL_MAX_CACHED_WORKFLOWS). */
+  maxCachedWorkflows: number | undefined;
 }
 
 export interface WebhookSettings {
@@ -115,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsCertPath: optional(env, 'TEMPORAL_TLS_CERT_PATH'),
       tlsKeyPath: optional(env, 'TEMPORAL_TLS_KEY_PATH'),
       tlsServerName: optional(env, 'TEMPORAL_TLS_SERVER_NAME'),
+      maxCachedWorkflows: optional(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS') === undefined ? undefined : int(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS', 0, 0, 100_000),
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),

@@ -26,5 +26,6 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     workflowBundle: options.bundle,
     activities: createActivities(options.deps),
+    maxCachedWorkflows: options.deps.config.temporal.maxCachedWorkflows,
   });
 }

@@ -6,6 +6,15 @@ export const workflowIds = {
   contactCodeDelivery: (verificationId: string): string => `contact-verification/${verificationId}/delivery`,
   contactCodeCheck: (verificationId: string, attempt: number): string => `contact-verification/${verificationId}/check/${attempt}`,
   consumerSpend: (orgId: string, attemptId: string): string => `consumer-spend/${orgId}/${attemptId}`,
+  spend: (orgId: string, attemptId: string): string => `spend/${orgId}/${attemptId}`,
+  /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
+  spendReplay: (orgId: string, attemptId: string, approvalId: string): string => `spend/${orgId}/${attemptId}/${approvalId}`,
+  approval: (approvalId: string): string => `approval/${approvalId}`,
+  approvalSweepSchedule: (): string => 'approvals-sweep',
+  approvalSweep: (): string => 'approvals-sweep/run',
+  reconciliation: (projectId: string, runId: string): string => `recon/${projectId}/${runId}`,
+  reconciliationSweepSchedule: (): string => 'recon-sweep',
+  reconciliationSweep: (): string => 'recon-sweep/run',
   oauthSweepSchedule: (): string => 'oauth-sweep',
   oauthSweep: (): string => 'oauth-sweep/run',
   /** One webhook delivery chain, named by its first delivery id. */

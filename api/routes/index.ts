@@ -16,6 +16,12 @@ import { eventRoutes } from './events';
 import { webhookEndpointRoutes } from './webhook-endpoints';
 import { receiptRoutes } from './receipts';
 import { consumerPaymentRoutes } from './consumer-payments';
+import { ledgerRoutes } from './ledger';
+import { walletRoutes } from './wallets';
+import { policyRoutes } from './policies';
+import { executeRoutes } from './execute';
+import { approvalRoutes } from './approvals';
+import { reconciliationRoutes } from './reconciliation';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -30,6 +36,12 @@ export function allRoutes(): AnyRoute[] {
     ...consentPageRoutes,
     ...receiptRoutes,
     ...consumerPaymentRoutes,
+    ...walletRoutes,
+    ...ledgerRoutes,
+    ...policyRoutes,
+    ...executeRoutes,
+    ...approvalRoutes,
+    ...reconciliationRoutes,
     ...oauthMetadataRoutes,
     ...oauthRoutes,
     ...webhookEndpointRoutes,

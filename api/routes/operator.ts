@@ -1,6 +1,5 @@
 // Operator-only surfaces (service credential; API keys and OAuth tokens get 401). Left out of the
 // OpenAPI document: organizations, users, API keys, project members and the worker readiness probe.
-import { WorkflowFailedError } from '@temporalio/client';
 import { ApiError, notFound } from '../../domain/errors';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/tenancy/api-keys';
 import { addUser, listMembers, removeMember, requireRole, setMemberRole } from '../../domain/tenancy/members';
@@ -12,6 +11,7 @@ import { workflowIds } from '../../workflows/ids';
 import type { AppDeps } from '../deps';
 import type { OperatorPrincipal } from '../principal';
 import { presentProject } from '../presenters/project';
+import { runWorkflowBounded } from '../run-workflow';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Operator'];
@@ -136,18 +136,8 @@ export const operatorRoutes: AnyRoute[] = [
     async handler({ deps, requestId, query }) {
       const started = Date.now();
       const workflowId = workflowIds.probe(requestId);
-      try {
-        const result = await deps.temporal.client.workflow.execute('workerProbe', {
-          taskQueue: deps.temporal.taskQueue,
-          workflowId,
-          workflowExecutionTimeout: query.timeout_ms,
-          args: [],
-        });
-        return { body: { status: 'ok', worker: 'polling', workflow_id: workflowId, ...(result as object), elapsed_ms: Date.now() - started } };
-      } catch (error) {
-        const reason = error instanceof WorkflowFailedError ? error.cause?.message ?? error.message : (error as Error).message;
-        throw new ApiError(503, 'worker_unavailable', 'No worker completed the probe in time', { reason });
-      }
+      const result = await runWorkflowBounded<object>(deps, 'workerProbe', { workflowId, args: [], timeoutMs: query.timeout_ms }, 'the probe');
+      return { body: { status: 'ok', worker: 'polling', workflow_id: workflowId, ...result, elapsed_ms: Date.now() - started } };
     },
   }),
 ];

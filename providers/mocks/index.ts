@@ -5,6 +5,7 @@ import { startPreludeMock } from './prelude';
 import { startResendMock } from './resend';
 import { startPixPspMock } from './pix-psp';
 import { startTedMock } from './ted-bank';
+import { startPaymentsMock } from './payments';
 
 export interface RunningMock {
   url: string;
@@ -19,6 +20,7 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   resend: () => startResendMock(),
   pix_psp: () => startPixPspMock(),
   ted: () => startTedMock(),
+  payments: () => startPaymentsMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {

@@ -1,0 +1,61 @@
+// Activities of the spend attempt: thin calls into domain/spend and the payment provider adapter.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApiError } from '../domain/errors';
+import { finishAttempt } from '../domain/spend/attempts';
+import { authorizeSpend } from '../domain/spend/authorize';
+import { debitSpend, releaseSpend } from '../domain/spend/settle';
+import type { Authorization, Dispatch, SpendInput, SpendOutcome } from '../domain/spend/types';
+import { httpPaymentProvider } from '../providers/payments/http-adapter';
+import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
+import type { ActivityDeps } from './index';
+
+/** Business refusals from the domain become non-retryable failures typed by their code. */
+async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ApiError && error.code !== 'ledger_conflict') throw ApplicationFailure.nonRetryable(error.message, error.code, error.details);
+    throw error; // ledger_conflict and infrastructure errors are retried
+  }
+}
+
+export function paymentProvider(deps: ActivityDeps): PaymentProvider {
+  const baseUrl = deps.config.providerUrls.payments;
+  if (!baseUrl) throw ApplicationFailure.nonRetryable('No payment provider is configured (PROVIDER_PAYMENTS_URL)', 'provider_not_configured');
+  return httpPaymentProvider({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
+}
+
+export function spendActivities(deps: ActivityDeps) {
+  return {
+    async authorizeSpend(input: SpendInput): Promise<Authorization> {
+      return refusalsAsFailures(() => authorizeSpend(deps.db, input));
+    },
+    async dispatchPayment(input: SpendInput): Promise<Dispatch> {
+      const provider = paymentProvider(deps);
+      // Heartbeats let the server notice a dead worker within the heartbeat timeout and retry elsewhere.
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 500);
+      try {
+        return await provider.pay({
+          idempotencyKey: `spend/${input.orgId}/${input.attemptId}`, reference: input.attemptId, amountMinor: BigInt(input.amountMinor),
+          currency: input.currency, recipient: input.recipient, description: input.description, method: input.preferredMethod,
+          metadata: { org_id: input.orgId, project_id: input.projectId, attempt_id: input.attemptId },
+        }, Context.current().cancellationSignal);
+      } catch (error) {
+        if (error instanceof ProviderUnavailable) throw ApplicationFailure.retryable(error.message, 'provider_unavailable', { status: error.status ?? null });
+        throw error;
+      } finally {
+        clearInterval(beat);
+      }
+    },
+    async settleSpend({ input, paymentId }: { input: SpendInput; paymentId: string }): Promise<{ debitId: string }> {
+      return refusalsAsFailures(async () => ({ debitId: await debitSpend(deps.db, input, paymentId) }));
+    },
+    async releaseSpend(input: SpendInput): Promise<{ releaseId: string }> {
+      return refusalsAsFailures(async () => ({ releaseId: await releaseSpend(deps.db, input) }));
+    },
+    async finishSpend({ input, outcome }: { input: SpendInput; outcome: SpendOutcome }): Promise<void> {
+      await finishAttempt(deps.db, { orgId: input.orgId, projectId: input.projectId, environment: input.environment }, input.attemptId, outcome, input.approvalId ?? null);
+    },
+  };
+}

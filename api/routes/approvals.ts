@@ -1,0 +1,103 @@
+// Approvals: read one (and its status) with an API key, the queue's health, and the operator-only decision
+// that moves a held call on (the key that asked can never approve it). Also the operator sweep trigger.
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { findApproval, getApproval, type ApprovalRow } from '../../domain/approvals/approvals';
+import { approvalHealth } from '../../domain/approvals/health';
+import { approvalStatusView, approvalView, type ApprovalView } from '../../domain/approvals/view';
+import { ApiError, notFound } from '../../domain/errors';
+import { ErrorEnvelope } from '../../schema/http/common';
+import { Approval, ApprovalDecide, ApprovalHealth, ApprovalStatus, type ApprovalDecideBody } from '../../schema/http/execute';
+import { decideUpdate } from '../../workflows/approval-messages';
+import { workflowIds } from '../../workflows/ids';
+import { MoneyFailure } from '../../workflows/money-failures';
+import { runWorkflowBounded } from '../run-workflow';
+import { route, type AnyRoute } from '../route';
+
+const tags = ['Approvals'];
+const notFoundSpec = { description: '`not_found`: not in the caller\'s organization and project', schema: ErrorEnvelope };
+
+function refusal(row: Pick<ApprovalRow, 'status'>): ApiError {
+  if (row.status === 'expired') return new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: row.status });
+  return new ApiError(409, 'approval_not_pending', `The approval is already ${row.status}`, { status: row.status });
+}
+
+export const approvalRoutes: AnyRoute[] = [
+  route<unknown, unknown, Record<string, string>, 'key'>({
+    method: 'get', path: '/v1/approvals/health', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'getApprovalsHealth', summary: 'Pending approvals of the project and the last deployment-wide sweep',
+    responses: { 200: { description: 'Health', schema: ApprovalHealth } },
+    async handler({ deps, principal }) {
+      return { body: { status: 'ok', ...(await approvalHealth(deps.db, principal.orgId, principal.projectId)) } };
+    },
+  }),
+  route<unknown, unknown, { id: string }, 'key'>({
+    method: 'get', path: '/v1/approvals/:id', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'getApproval', summary: 'Retrieve an approval',
+    responses: { 200: { description: 'The approval', schema: Approval }, 404: notFoundSpec },
+    async handler({ deps, principal, params }) {
+      return { body: approvalView(await getApproval(deps.db, principal.orgId, principal.projectId, params.id)) };
+    },
+  }),
+  route<unknown, unknown, { id: string }, 'key'>({
+    method: 'get', path: '/v1/approvals/:id/status', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'getApprovalStatus', summary: 'Poll an approval until it leaves pending',
+    responses: { 200: { description: 'Status', schema: ApprovalStatus }, 404: notFoundSpec },
+    async handler({ deps, principal, params }) {
+      return { body: approvalStatusView(await getApproval(deps.db, principal.orgId, principal.projectId, params.id)) };
+    },
+  }),
+  route<ApprovalDecideBody, unknown, { orgId: string; id: string }, 'operator'>({
+    method: 'post', path: '/v1/orgs/:orgId/approvals/:id/decide', auth: 'operator', scope: null, tags,
+    operationId: 'decideApproval', summary: 'Approve or deny a held call (service credential acting for a user in x-service-user)',
+    body: ApprovalDecide,
+    responses: {
+      200: { description: 'The approval after the decision; an approved call is replayed right after (poll its status for executed_at)', schema: Approval },
+      400: { description: '`invalid_body`, `user_id_required` (no x-service-user)', schema: ErrorEnvelope },
+      404: { description: '`not_found`', schema: ErrorEnvelope },
+      409: { description: '`approval_not_pending` (details.status)', schema: ErrorEnvelope },
+      410: { description: '`approval_expired`', schema: ErrorEnvelope },
+    },
+    async handler({ deps, principal, params, body }) {
+      if (!principal.userId) throw new ApiError(400, 'user_id_required', 'Name the deciding person in the x-service-user header');
+      const actor = `user:${principal.userId}`;
+      const row = await findApproval(deps.db, params.orgId, params.id);
+      if (!row) throw notFound('Approval');
+      if (row.status !== 'pending') throw refusal(row);
+      try {
+        const handle = deps.temporal.client.workflow.getHandle(workflowIds.approval(row.id));
+        const decided: ApprovalView = await handle.executeUpdate(decideUpdate, {
+          args: [{ approve: body.decision === 'approve', reason: body.reason ?? null, decidedBy: actor }],
+        });
+        // The activity reports the row as it stands: a concurrent decision or the sweep may have won.
+        if (decided.decided_by !== actor || decided.status === 'expired') throw refusal(decided);
+        return { body: decided };
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+          if (error.cause.type === MoneyFailure.ApprovalExpired) throw new ApiError(410, 'approval_expired', 'The approval expired before a decision');
+          if (error.cause.type === MoneyFailure.ApprovalNotPending) {
+            const current = await findApproval(deps.db, params.orgId, params.id);
+            throw refusal(current ?? row);
+          }
+        }
+        if (error instanceof WorkflowNotFoundError || (error as Error).message?.includes('already completed')) {
+          const current = await findApproval(deps.db, params.orgId, params.id);
+          if (current && current.status !== 'pending') throw refusal(current);
+          throw new ApiError(503, 'approval_unavailable', 'The approval\'s hold is not running; retry shortly');
+        }
+        throw error;
+      }
+    },
+  }),
+  route<unknown, unknown, Record<string, string>, 'operator'>({
+    method: 'post', path: '/v1/ops/approvals/sweep', auth: 'operator', scope: null, tags: ['Operator'],
+    operationId: 'sweepApprovals', summary: 'Run the sweep that expires overdue approvals now (it also runs every minute)',
+    responses: { 200: { description: '{expired, swept_at}' } },
+    async handler({ deps, requestId }) {
+      const result = await runWorkflowBounded(deps, 'approvalSweep', {
+        workflowId: `${workflowIds.approvalSweep()}/${requestId}`, args: [], timeoutMs: 15_000,
+      }, 'the approval sweep');
+      return { body: result };
+    },
+  }),
+];

@@ -1,0 +1,111 @@
+// Wallet execute: answers GatewayPaymentResult synchronously from the spend-attempt workflow
+// (Update-with-Start), or from Postgres when the attempt already finished.
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { ApiError } from '../../domain/errors';
+import { claimAttempt, readAttempt, releaseClaim, requestHash, type AttemptRow } from '../../domain/spend/attempts';
+import type { SpendInput, SpendOutcome } from '../../domain/spend/types';
+import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
+import { getWallet } from '../../domain/wallets/wallets';
+import { sortableId } from '../../domain/ids';
+import { ErrorEnvelope } from '../../schema/http/common';
+import { GatewayPaymentResult, WalletExecute, type WalletExecuteBody } from '../../schema/http/execute';
+import { PolicyDenial } from '../../schema/http/policies';
+import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { workflowIds } from '../../workflows/ids';
+import { spendOutcomeUpdate } from '../../workflows/spend-messages';
+import type { AppDeps } from '../deps';
+import type { Principal } from '../principal';
+import { route, type AnyRoute, type Reply } from '../route';
+
+/** How long the HTTP call waits for the attempt before answering attempt_in_progress. */
+const SYNC_WAIT_MS = 30_000;
+
+function stored(row: AttemptRow): Reply {
+  return { status: row.response_status ?? 200, body: row.response_body, headers: { 'Idempotent-Replayed': 'true' } };
+}
+
+function inProgress(attemptId: string): ApiError {
+  return new ApiError(409, 'attempt_in_progress', 'This attempt is still running; retry with the same attempt_id to get its result', { attempt_id: attemptId }, { 'Retry-After': '1' });
+}
+
+async function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendOutcome> {
+  const start = new WithStartWorkflowOperation('spendAttempt', {
+    workflowId,
+    taskQueue: deps.temporal.taskQueue,
+    args: [input],
+    // A running attempt is joined; a finished one is never run again (it is answered from Postgres).
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTES.OrgId, value: principal.orgId },
+      { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
+      { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
+      { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
+      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Number(input.amountMinor) },
+    ],
+  });
+  const update = deps.temporal.client.workflow.executeUpdateWithStart(spendOutcomeUpdate, { startWorkflowOperation: start });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), SYNC_WAIT_MS); });
+  update.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
+  try {
+    const outcome = await Promise.race([update, timeout]);
+    if (!outcome) throw inProgress(input.attemptId);
+    return outcome;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export const executeRoutes: AnyRoute[] = [
+  route<WalletExecuteBody, unknown, { id: string }, 'key'>({
+    method: 'post', path: '/v1/wallets/:id/execute', auth: 'key', scope: 'unmapped', tags: ['Wallets'],
+    operationId: 'executeWalletPayment',
+    summary: 'Pay from a wallet: policy, hold, provider dispatch, then debit or release',
+    description: 'Runs as a durable spend attempt keyed by `attempt_id`. `completed` and `failed` answer 200 (`wallet.insufficientFunds` is reported, not thrown); a policy denial or a hold for approval answers 403 with the flat denial body `{reason, ruleType, ruleId}` (plus `approval_id`, `expires_at`) merged with the result. A replay of a finished attempt carries `Idempotent-Replayed: true`.',
+    body: WalletExecute,
+    responses: {
+      200: { description: '`completed` or `failed`', schema: GatewayPaymentResult },
+      400: { description: '`invalid_body` (details.issues), including an amount finer than the currency\'s minor unit', schema: ErrorEnvelope },
+      403: { description: '`denied` or `requires-approval`: the policy-denial body with the result fields', schema: { allOf: [PolicyDenial, GatewayPaymentResult] } },
+      404: { description: '`not_found`', schema: ErrorEnvelope },
+      409: { description: '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After)', schema: ErrorEnvelope },
+    },
+    async handler({ deps, principal, params, body, requestId }) {
+      const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, params.id);
+      if (!isCurrency(body.currency)) throw new ApiError(400, 'invalid_body', 'Unknown currency');
+      const minor = toMinorUnits(body.amount, body.currency);
+      if (minor === null) {
+        throw new ApiError(400, 'invalid_body', `amount has more decimals than ${body.currency} has minor units`, { issues: [{ path: '/amount', message: `must be a whole number of ${body.currency} minor units`, keyword: 'multipleOf' }] });
+      }
+      const attemptId = body.attempt_id ?? sortableId('att');
+      const workflowId = workflowIds.spend(principal.orgId, attemptId);
+      const claim = await claimAttempt(deps.db, {
+        orgId: principal.orgId, projectId: principal.projectId, walletId: wallet.id, attemptId,
+        hash: requestHash(principal.projectId, wallet.id, body), request: body, workflowId,
+      });
+      if (claim.row.status !== 'processing') return stored(claim.row);
+      if (claim.created && wallet.status !== 'active') {
+        // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
+        await releaseClaim(deps.db, principal.orgId, attemptId);
+        throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets pay`, { status: wallet.status });
+      }
+      const input: SpendInput = {
+        orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, attemptId, walletId: wallet.id,
+        agentId: wallet.agent_id ?? wallet.id, amountMinor: minor.toString(), currency: body.currency, recipient: body.recipient,
+        description: body.description, mandateId: body.mandate_id, purpose: body.purpose ?? null, preferredMethod: body.preferred_method ?? null,
+        targetCurrency: body.target_currency ?? null, metadata: body.metadata ?? {}, requestId,
+      };
+      try {
+        const outcome = await runAttempt(deps, principal, input, workflowId);
+        return { status: outcome.httpStatus, body: outcome.body };
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        // The workflow already closed: its outcome is in Postgres (or the attempt is being finished).
+        const row = await readAttempt(deps.db, principal.orgId, attemptId);
+        if (row && row.status !== 'processing') return stored(row);
+        throw inProgress(attemptId);
+      }
+    },
+  }),
+];

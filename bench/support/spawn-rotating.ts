@@ -1,0 +1,31 @@
+// Runs the rotating-body load generator in a child process and returns its result.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { LoadResult } from './load';
+
+export interface RotatingLoad {
+  label: string;
+  url: string | string[];
+  method: string;
+  headers: Record<string, string>;
+  bodies: string[];
+  total: number;
+  concurrency: number;
+  warmup?: number;
+}
+
+export function spawnRotating(options: RotatingLoad): Promise<LoadResult> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
+  const file = path.join(dir, 'options.json');
+  writeFileSync(file, JSON.stringify(options));
+  const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
+  return new Promise((resolve, reject) => {
+    execFile(tsx, [path.join(__dirname, 'rotating-load.ts'), file], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      rmSync(dir, { recursive: true, force: true });
+      if (error) return reject(new Error(`${error.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
+    });
+  });
+}

@@ -1,0 +1,43 @@
+// Maps the database's refusals during a ledger write to the spec's codes: a concurrent conflicting write
+// (serialization failure, deadlock, lock timeout, repeated external_ref) is 409 ledger_conflict, which is
+// retryable and never reported as insufficient funds; a tripped balance CHECK is balance_constraint_violation.
+import { CheckIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import { ApiError } from '../errors';
+
+const CONFLICT_CODES = new Set(['40001', '40P01', '55P03']);
+
+function sqlState(error: unknown): string | undefined {
+  const candidate = error as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof candidate?.code === 'string') return candidate.code;
+  if (typeof candidate?.cause?.code === 'string') return candidate.cause.code;
+  return undefined;
+}
+
+export const ledgerConflict = (message: string, details?: Record<string, unknown>): ApiError =>
+  new ApiError(409, 'ledger_conflict', message, details);
+
+export const balanceViolation = (message: string, details?: Record<string, unknown>): ApiError =>
+  new ApiError(409, 'balance_constraint_violation', message, details);
+
+export function translateLedgerError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof UniqueIntegrityConstraintViolationError) {
+    if (error.constraint === 'wallet_ledger_entries_external_ref_key') return ledgerConflict('An entry with this external_ref already exists on the wallet', { reason: 'external_ref_exists' });
+    if (error.constraint === 'wallet_holds_attempt_key') return ledgerConflict('This attempt already holds funds on the wallet', { reason: 'hold_exists' });
+  }
+  if (error instanceof CheckIntegrityConstraintViolationError) {
+    return balanceViolation('The entry would make available_minor negative', { reason: 'insufficient_available' });
+  }
+  const state = sqlState(error);
+  if (state && CONFLICT_CODES.has(state)) return ledgerConflict('A concurrent write to the same wallet conflicted; retry the request', { reason: 'concurrent_write' });
+  return error;
+}
+
+/** Runs a ledger write and rethrows database refusals as the spec's ledger codes. */
+export async function withLedgerErrors<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    throw translateLedgerError(error);
+  }
+}

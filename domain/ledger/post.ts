@@ -1,0 +1,169 @@
+// Posting to the ledger: one transaction locks the wallet (shared) and its balance row (exclusive), in
+// that fixed order, applies the pure effect of the entry, appends the entry and updates the balance.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
+import { ApiError, notFound } from '../errors';
+import { recordEvent, type EventScope } from '../events/record';
+import { prefixedId } from '../ids';
+import { balanceRow, type BalanceRow } from '../wallets/wallets';
+import { balanceViolation, ledgerConflict, withLedgerErrors } from './conflicts';
+import { effectOf, isRefusal, type EntryKind, type OpenHold } from './effects';
+import { ENTRY_COLUMNS, entryRow, type EntryRow } from './entries';
+
+export interface PostInput {
+  walletId: string;
+  currency: string;
+  kind: EntryKind;
+  amount: bigint;
+  mandateId?: string | null;
+  attemptId?: string | null;
+  externalRef?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface PostResult {
+  entry: EntryRow;
+  /** The remainder released when a debit consumed less than its hold. */
+  release: EntryRow | null;
+  balance: BalanceRow;
+}
+
+const holdRow = z.object({ id: z.string(), currency: z.string(), amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']) });
+const statusRow = z.object({ status: z.string(), lock_timeout: z.string() });
+const LOCK_TIMEOUT = '5s';
+
+/**
+ * Locks the wallet row for key share: posts run side by side, while a freeze or close (FOR UPDATE) waits for
+ * them and they for it. The same statement sets this transaction's lock wait, saving a round trip.
+ */
+export async function lockActiveWallet(tx: CommonQueryMethods, scope: EventScope, walletId: string): Promise<void> {
+  const wallet = await tx.maybeOne(sql.type(statusRow)`
+    SELECT status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
+    FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR KEY SHARE`);
+  if (!wallet) throw notFound('Wallet');
+  if (wallet.status !== 'active') {
+    throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets accept ledger entries`, { status: wallet.status });
+  }
+}
+
+/** Locks the (wallet, currency) slot, creating it on first use. */
+export async function lockSlot(tx: CommonQueryMethods, scope: EventScope, walletId: string, currency: string): Promise<BalanceRow> {
+  const lock = () => tx.maybeOne(sql.type(balanceRow)`
+    SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
+    WHERE wallet_id = ${walletId} AND currency = ${currency} FOR UPDATE`);
+  const existing = await lock();
+  if (existing) return existing;
+  await tx.query(sql.unsafe`
+    INSERT INTO wallet_balances (wallet_id, org_id, project_id, currency) VALUES (${walletId}, ${scope.orgId}, ${scope.projectId}, ${currency})
+    ON CONFLICT (wallet_id, currency) DO NOTHING`);
+  return (await lock())!;
+}
+
+async function insertEntry(
+  tx: CommonQueryMethods, scope: EventScope, input: PostInput,
+  effect: { kind: EntryKind; amount: bigint; balanceDelta: bigint; availableDelta: bigint; holdId: string | null; externalRef: string | null },
+): Promise<EntryRow> {
+  return tx.one(sql.type(entryRow)`
+    INSERT INTO wallet_ledger_entries
+      (wallet_id, org_id, project_id, currency, kind, amount_minor, balance_delta, available_delta, hold_id, mandate_id, attempt_id, external_ref, metadata)
+    VALUES (${input.walletId}, ${scope.orgId}, ${scope.projectId}, ${input.currency}, ${effect.kind}, ${effect.amount.toString()},
+            ${effect.balanceDelta.toString()}, ${effect.availableDelta.toString()}, ${effect.holdId}, ${input.mandateId ?? null},
+            ${input.attemptId ?? null}, ${effect.externalRef}, ${sql.jsonb((input.metadata ?? {}) as never)})
+    RETURNING ${ENTRY_COLUMNS}`);
+}
+
+/**
+ * Posts one entry inside the caller's transaction; the caller has locked the wallet and slot (lockActiveWallet,
+ * lockSlot) in the fixed order. Throws balance_constraint_violation / ledger_conflict and writes nothing then.
+ */
+export async function postLocked(tx: DatabaseTransactionConnection, scope: EventScope, input: PostInput, slot: BalanceRow): Promise<PostResult> {
+  if (input.amount <= 0n) throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', { issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }] });
+  const usesHold = input.kind === 'hold' || input.kind === 'release' || input.kind === 'debit';
+  let hold: (OpenHold & { currency: string }) | null = null;
+  if (usesHold && input.attemptId) {
+    const row = await tx.maybeOne(sql.type(holdRow)`
+      SELECT id, currency, amount_minor, status FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
+    if (row) hold = { id: row.id, currency: row.currency, amount: row.amount_minor, status: row.status };
+  }
+  if (hold && hold.currency !== input.currency) throw ledgerConflict('The hold for this attempt is in another currency', { reason: 'hold_currency_mismatch', hold_currency: hold.currency });
+  // A debit with an attempt whose hold was already resolved must not fall through to a plain debit.
+  const effect = effectOf(input.kind, input.amount, { balance: slot.balance_minor, available: slot.available_minor }, hold);
+  if (isRefusal(effect)) {
+    const details = { reason: effect.reason, available_minor: slot.available_minor.toString(), ...(hold ? { hold_id: hold.id } : {}) };
+    if (effect.code === 'balance_constraint_violation') throw balanceViolation('The entry would make available_minor negative or exceed its hold; nothing was written', details);
+    throw ledgerConflict(`The entry conflicts with the ledger: ${effect.reason}`, details);
+  }
+  const holdId = input.kind === 'hold' ? prefixedId('hld') : hold?.id ?? null;
+  let release: EntryRow | null = null;
+  if (effect.releaseRemainder > 0n) {
+    release = await insertEntry(tx, scope, { ...input, metadata: { remainder_of_hold: holdId } }, {
+      kind: 'release', amount: effect.releaseRemainder, balanceDelta: 0n, availableDelta: effect.releaseRemainder, holdId,
+      externalRef: input.externalRef ? `${input.externalRef}:remainder` : null,
+    });
+  }
+  // The entry and the balance change are one statement: one round trip while the slot is locked.
+  const availableDelta = effect.availableDelta + effect.releaseRemainder;
+  const written = await tx.one(sql.type(entryRow.extend({ balance_minor: z.bigint(), available_minor: z.bigint(), balance_updated_at: z.string() }))`
+    WITH entry AS (
+      INSERT INTO wallet_ledger_entries
+        (wallet_id, org_id, project_id, currency, kind, amount_minor, balance_delta, available_delta, hold_id, mandate_id, attempt_id, external_ref, metadata)
+      VALUES (${input.walletId}, ${scope.orgId}, ${scope.projectId}, ${input.currency}, ${input.kind}, ${effect.amount.toString()},
+              ${effect.balanceDelta.toString()}, ${effect.availableDelta.toString()}, ${holdId}, ${input.mandateId ?? null},
+              ${input.attemptId ?? null}, ${input.externalRef ?? null}, ${sql.jsonb((input.metadata ?? {}) as never)})
+      RETURNING ${ENTRY_COLUMNS}),
+    balance AS (
+      UPDATE wallet_balances SET balance_minor = balance_minor + ${effect.balanceDelta.toString()}::bigint,
+        available_minor = available_minor + ${availableDelta.toString()}::bigint, updated_at = now()
+      WHERE wallet_id = ${input.walletId} AND currency = ${input.currency}
+      RETURNING balance_minor, available_minor, updated_at)
+    SELECT entry.*, balance.balance_minor, balance.available_minor, balance.updated_at AS balance_updated_at FROM entry, balance`);
+  const { balance_minor, available_minor, balance_updated_at, ...entryFields } = written;
+  const entry: EntryRow = entryFields;
+  const balance: BalanceRow = { wallet_id: input.walletId, currency: input.currency, balance_minor, available_minor, updated_at: balance_updated_at };
+  if (input.kind === 'hold') {
+    await tx.query(sql.unsafe`
+      INSERT INTO wallet_holds (id, wallet_id, currency, amount_minor, attempt_id, hold_entry_id)
+      VALUES (${holdId}, ${input.walletId}, ${input.currency}, ${input.amount.toString()}, ${input.attemptId ?? null}, ${entry.id.toString()})`);
+  } else if (hold) {
+    await tx.query(sql.unsafe`
+      UPDATE wallet_holds SET status = ${input.kind === 'debit' ? 'debited' : 'released'}, resolved_entry_id = ${entry.id.toString()}, resolved_at = now()
+      WHERE id = ${hold.id} AND status = 'open'`);
+  }
+  for (const posted of release ? [entry, release] : [entry]) {
+    await recordEvent(tx, scope, 'ledger.entry_posted', {
+      entry_id: posted.id, wallet_id: posted.wallet_id, currency: posted.currency, kind: posted.kind, amount_minor: posted.amount_minor,
+      hold_id: posted.hold_id, attempt_id: posted.attempt_id, external_ref: posted.external_ref,
+      balance_minor: balance.balance_minor, available_minor: balance.available_minor,
+    });
+  }
+  return { entry, release, balance };
+}
+
+/** Sets the lock wait for this transaction: a post waits briefly for a hot row, then reports ledger_conflict. */
+export async function ledgerTransactionSettings(tx: CommonQueryMethods): Promise<void> {
+  await tx.query(sql.unsafe`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`);
+}
+
+/** Refusals a tenant wants to hear about are recorded after the refused transaction rolled back. */
+async function recordRefusal(db: DatabasePool, scope: EventScope, input: PostInput, error: unknown): Promise<void> {
+  if (!(error instanceof ApiError) || !['balance_constraint_violation', 'wallet_not_active'].includes(error.code)) return;
+  await recordEvent(db, scope, 'ledger.entry_refused', {
+    wallet_id: input.walletId, currency: input.currency, kind: input.kind, amount_minor: input.amount, attempt_id: input.attemptId ?? null,
+    code: error.code, reason: (error.details?.reason as string | undefined) ?? null,
+  }).catch(() => undefined);
+}
+
+export async function postEntry(db: DatabasePool, scope: EventScope, input: PostInput): Promise<PostResult> {
+  try {
+    return await withLedgerErrors(() => db.transaction(async (tx) => {
+      await lockActiveWallet(tx, scope, input.walletId); // also sets the lock wait
+      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+      return postLocked(tx, scope, input, slot);
+    }));
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'not_found') throw error;
+    await recordRefusal(db, scope, input, error);
+    throw error;
+  }
+}

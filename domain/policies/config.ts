@@ -1,0 +1,59 @@
+// The `config` object of each policy type, as JSON Schemas (validated on create and update, published in
+// the OpenAPI document) and as TypeScript types the evaluator reads.
+import type { JsonSchema } from '../../schema/http/json-schema';
+import { CURRENCY_CODES, type Currency } from '../wallets/currencies';
+
+export const POLICY_TYPES = ['allow', 'deny', 'budget', 'rate-limit', 'time-window', 'approval-required'] as const;
+export type PolicyType = (typeof POLICY_TYPES)[number];
+
+export const BUDGET_WINDOWS = { hour: 3_600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
+export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+export interface BudgetConfig { currency: Currency; cap_minor: string; window: keyof typeof BUDGET_WINDOWS }
+export interface RateLimitConfig { max_calls: number; window_seconds: number }
+export interface TimeWindowConfig { timezone: string; days: Weekday[]; start: string; end: string }
+export interface ApprovalConfig { above_minor?: string; currency?: Currency }
+
+const Digits: JsonSchema = { type: 'string', pattern: '^[0-9]{1,30}$' };
+const Clock: JsonSchema = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' };
+
+export const POLICY_CONFIG_SCHEMAS: Record<PolicyType, JsonSchema> = {
+  allow: { type: 'object', additionalProperties: false, properties: {}, description: 'No settings: the rule\'s `agents` and `tools` patterns are the allowlist; a match allows the call and ends evaluation.' },
+  deny: { type: 'object', additionalProperties: false, properties: {}, description: 'No settings: a match denies with reason `denied_by_rule`.' },
+  budget: {
+    type: 'object', additionalProperties: false, required: ['currency', 'cap_minor', 'window'],
+    description: 'Spend cap in minor units per currency over a rolling window, counted from the ledger (debits and fees posted in the window plus open holds) across the wallets of the matched agents. Over the cap: `budget_exceeded`.',
+    properties: { currency: { enum: [...CURRENCY_CODES] }, cap_minor: Digits, window: { enum: Object.keys(BUDGET_WINDOWS), description: 'Rolling: hour 3600 s, day 86400 s, week 7 days, month 30 days.' } },
+  },
+  'rate-limit': {
+    type: 'object', additionalProperties: false, required: ['max_calls', 'window_seconds'],
+    description: 'At most `max_calls` allowed calls per agent per rolling window of matching tools. Over: `rate_limited`.',
+    properties: { max_calls: { type: 'integer', minimum: 1, maximum: 1_000_000 }, window_seconds: { type: 'integer', minimum: 1, maximum: 2_592_000 } },
+  },
+  'time-window': {
+    type: 'object', additionalProperties: false, required: ['timezone', 'days', 'start', 'end'],
+    description: 'Calls are allowed on `days` between `start` (inclusive) and `end` (exclusive) local time in `timezone` (IANA); end before start spans midnight. Outside: `outside_time_window`.',
+    properties: {
+      timezone: { type: 'string', minLength: 1, maxLength: 64, examples: ['America/Sao_Paulo'] },
+      days: { type: 'array', minItems: 1, maxItems: 7, uniqueItems: true, items: { enum: [...WEEKDAYS] } },
+      start: Clock, end: Clock,
+    },
+  },
+  'approval-required': {
+    type: 'object', additionalProperties: false,
+    description: 'Holds a matching call for a human decision, optionally only above `above_minor` in `currency`. The held call answers 403 with `approval_id` and `expires_at`.',
+    properties: { above_minor: Digits, currency: { enum: [...CURRENCY_CODES] } },
+    dependentRequired: { above_minor: ['currency'], currency: ['above_minor'] },
+  },
+};
+
+/** IANA zone names are checked by the runtime's time-zone database, which JSON Schema cannot express. */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,68 @@
+// The policy gate: inside the caller's transaction, serializes one agent's calls, loads the rules and the
+// usage counters they need (ledger spend for budgets, allowed calls for rate limits), decides, and writes
+// exactly one evaluation row. Holding the lock until commit keeps budgets and rate limits exact under races.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { CommonQueryMethods } from '../../runtime/database';
+import { sortableId } from '../ids';
+import { BUDGET_WINDOWS, type BudgetConfig, type RateLimitConfig } from './config';
+import { evaluate, ruleApplies, type CallContext, type Decision, type Usage } from './evaluate';
+import { matchesAny } from './glob';
+import { listPolicies, toRule } from './policies';
+
+export interface GateResult {
+  decision: Decision;
+  evaluationId: string;
+}
+
+const agentSum = z.object({ agent: z.string(), total: z.bigint() });
+const toolCount = z.object({ tool_name: z.string(), n: z.number() });
+
+async function budgetSpend(tx: CommonQueryMethods, orgId: string, projectId: string, config: BudgetConfig, agents: string[]): Promise<bigint> {
+  const seconds = BUDGET_WINDOWS[config.window];
+  // Debits and fees in the window, plus open holds; transfers between the project's own wallets are not spend.
+  const spent = await tx.any(sql.type(agentSum)`
+    SELECT COALESCE(w.agent_id, w.id) AS agent, (-sum(e.amount_minor))::bigint AS total
+    FROM wallet_ledger_entries e JOIN wallets w ON w.id = e.wallet_id
+    WHERE e.org_id = ${orgId} AND e.project_id = ${projectId} AND e.currency = ${config.currency} AND e.kind IN ('debit', 'fee')
+      AND NOT (e.metadata ? 'transfer_id') AND e.posted_at > now() - make_interval(secs => ${seconds})
+    GROUP BY 1`);
+  const held = await tx.any(sql.type(agentSum)`
+    SELECT COALESCE(w.agent_id, w.id) AS agent, sum(h.amount_minor)::bigint AS total
+    FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id
+    WHERE w.org_id = ${orgId} AND w.project_id = ${projectId} AND h.currency = ${config.currency} AND h.status = 'open'
+    GROUP BY 1`);
+  return [...spent, ...held].filter((row) => matchesAny(agents, row.agent)).reduce((sum, row) => sum + row.total, 0n);
+}
+
+async function allowedCalls(tx: CommonQueryMethods, orgId: string, projectId: string, agentId: string, config: RateLimitConfig, tools: string[]): Promise<number> {
+  const rows = await tx.any(sql.type(toolCount)`
+    SELECT tool_name, count(*)::int AS n FROM policy_evaluations
+    WHERE org_id = ${orgId} AND project_id = ${projectId} AND agent_id = ${agentId} AND decision = 'allow'
+      AND evaluated_at > now() - make_interval(secs => ${config.window_seconds})
+    GROUP BY tool_name`);
+  return rows.filter((row) => matchesAny(tools, row.tool_name)).reduce((sum, row) => sum + row.n, 0);
+}
+
+export async function runGate(tx: CommonQueryMethods, orgId: string, projectId: string, ctx: CallContext): Promise<GateResult> {
+  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`policy-agent:${projectId}:${ctx.agentId}`}, 0))`);
+  const rules = (await listPolicies(tx, orgId, projectId)).map(toRule);
+  const usage: Usage = { spent: new Map(), calls: new Map() };
+  for (const rule of rules) {
+    if (!ruleApplies(rule, ctx)) continue;
+    if (rule.type === 'budget') usage.spent.set(rule.id, await budgetSpend(tx, orgId, projectId, rule.config as unknown as BudgetConfig, rule.agents));
+    if (rule.type === 'rate-limit') usage.calls.set(rule.id, await allowedCalls(tx, orgId, projectId, ctx.agentId, rule.config as unknown as RateLimitConfig, rule.tools));
+  }
+  const decision = evaluate(rules, ctx, usage);
+  const evaluationId = sortableId('pev');
+  await tx.query(sql.unsafe`
+    INSERT INTO policy_evaluations (id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency)
+    VALUES (${evaluationId}, ${orgId}, ${projectId}, ${ctx.agentId}, ${ctx.toolName}, ${decision.rule?.id ?? null}, ${decision.rule?.name ?? null},
+            ${decision.rule?.type ?? null}, ${decision.decision === 'allow' ? 'allow' : 'deny'}, ${decision.decision === 'allow' ? null : decision.reason},
+            ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency})`);
+  return { decision, evaluationId };
+}
+
+export async function linkEvaluationToApproval(tx: CommonQueryMethods, orgId: string, evaluationId: string, approvalId: string): Promise<void> {
+  await tx.query(sql.unsafe`UPDATE policy_evaluations SET approval_id = ${approvalId} WHERE org_id = ${orgId} AND id = ${evaluationId}`);
+}

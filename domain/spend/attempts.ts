@@ -1,0 +1,99 @@
+// Wallet-execute idempotency in Postgres: the attempt key with its request fingerprint, final status and
+// stored response (Stripe / Brandur Leach style). Claiming is one INSERT; a finished attempt is answered
+// from here byte for byte; a changed fingerprint is attempt_id_conflict.
+import { createHash } from 'node:crypto';
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
+import { ApiError } from '../errors';
+import { recordEvent, type EventScope } from '../events/record';
+import type { SpendOutcome } from './types';
+
+export const attemptRow = z.object({
+  org_id: z.string(),
+  attempt_id: z.string(),
+  project_id: z.string(),
+  wallet_id: z.string(),
+  request_hash: z.string(),
+  workflow_id: z.string(),
+  status: z.enum(['processing', 'completed', 'denied', 'requires-approval', 'failed']),
+  response_status: z.number().nullable(),
+  response_body: z.record(z.unknown()).nullable(),
+});
+export type AttemptRow = z.infer<typeof attemptRow>;
+const COLUMNS = sql.fragment`org_id, attempt_id, project_id, wallet_id, request_hash, workflow_id, status, response_status, response_body`;
+
+/** Canonical JSON (keys sorted at every level), so the same request always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export function requestHash(projectId: string, walletId: string, body: unknown): string {
+  return createHash('sha256').update(canonicalJson({ project_id: projectId, wallet_id: walletId, body })).digest('hex');
+}
+
+/**
+ * Claims the attempt or finds it. Returns the row and whether this call created it. A row of another
+ * project under the same organization and attempt id, or another fingerprint, is attempt_id_conflict.
+ */
+export async function claimAttempt(
+  db: CommonQueryMethods,
+  input: { orgId: string; projectId: string; walletId: string; attemptId: string; hash: string; request: unknown; workflowId: string },
+): Promise<{ row: AttemptRow; created: boolean }> {
+  const inserted = await db.maybeOne(sql.type(attemptRow)`
+    INSERT INTO spend_attempts (org_id, attempt_id, project_id, wallet_id, request_hash, request, workflow_id)
+    VALUES (${input.orgId}, ${input.attemptId}, ${input.projectId}, ${input.walletId}, ${input.hash}, ${sql.jsonb(input.request as never)}, ${input.workflowId})
+    ON CONFLICT (org_id, attempt_id) DO NOTHING
+    RETURNING ${COLUMNS}`);
+  if (inserted) return { row: inserted, created: true };
+  const existing = await readAttempt(db, input.orgId, input.attemptId);
+  if (!existing) throw new ApiError(409, 'ledger_conflict', 'The attempt changed while it was being claimed; retry', { reason: 'concurrent_write' });
+  if (existing.request_hash !== input.hash || existing.project_id !== input.projectId) {
+    throw new ApiError(409, 'attempt_id_conflict', 'This attempt_id was already used with a different request; use a new attempt_id', { attempt_id: input.attemptId });
+  }
+  return { row: existing, created: false };
+}
+
+/** Gives an attempt id back when nothing ran under it (the wallet was not active when it was claimed). */
+export async function releaseClaim(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND status = 'processing'`);
+}
+
+export async function readAttempt(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<AttemptRow | null> {
+  return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
+}
+
+const PAYMENT_EVENTS: Record<SpendOutcome['status'], string> = {
+  completed: 'payment.completed',
+  failed: 'payment.failed',
+  denied: 'payment.denied',
+  'requires-approval': 'payment.requires_approval',
+};
+
+/** Stores the outcome once (the first finish wins) and writes the payment event in the same transaction. */
+export async function finishAttempt(db: DatabasePool, scope: EventScope, attemptId: string, outcome: SpendOutcome, approvalId: string | null): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (approvalId === null) {
+      const updated = await tx.maybeOne(sql.unsafe`
+        UPDATE spend_attempts SET status = ${outcome.status}, response_status = ${outcome.httpStatus}, response_body = ${sql.jsonb(outcome.body as never)},
+          provider_payment_id = ${outcome.providerPaymentId}, finished_at = now()
+        WHERE org_id = ${scope.orgId} AND attempt_id = ${attemptId} AND status = 'processing'
+        RETURNING attempt_id`);
+      if (!updated) return; // a retried activity: the outcome and its event are already stored
+    } else {
+      const seen = await tx.exists(sql.unsafe`
+        SELECT 1 FROM events WHERE org_id = ${scope.orgId} AND type = ${PAYMENT_EVENTS[outcome.status]}
+          AND data->>'attempt_id' = ${attemptId} AND data->>'approval_id' = ${approvalId}`);
+      if (seen) return;
+    }
+    await recordEvent(tx, scope, PAYMENT_EVENTS[outcome.status], {
+      attempt_id: attemptId, approval_id: approvalId, status: outcome.status, provider_payment_id: outcome.providerPaymentId,
+      wallet: (outcome.body as { wallet?: unknown }).wallet ?? null,
+    });
+  });
+}

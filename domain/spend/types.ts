@@ -1,0 +1,69 @@
+// The shapes a spend attempt passes between the API, its workflow and its activities. Types only, so
+// workflow code can import them.
+import type { Environment } from '../tenancy/api-key-format';
+
+export interface SpendInput {
+  orgId: string;
+  projectId: string;
+  environment: Environment;
+  attemptId: string;
+  walletId: string;
+  /** The agent the policy rules see: the wallet's agent_id, or the wallet id when it has none. */
+  agentId: string;
+  amountMinor: string;
+  currency: string;
+  recipient: string;
+  description: string;
+  mandateId: string;
+  purpose: string | null;
+  preferredMethod: string | null;
+  targetCurrency: string | null;
+  metadata: Record<string, unknown>;
+  requestId: string;
+  /** Set when an approved call is replayed: approval-required rules are satisfied. */
+  approvalId?: string;
+}
+
+export type AuditStatus = 'pass' | 'fail' | 'skip';
+export interface AuditStep {
+  timestamp: string;
+  step: 'policy' | 'approval' | 'hold' | 'dispatch' | 'debit' | 'release';
+  status: AuditStatus;
+  detail: string;
+}
+
+export type SpendStatus = 'completed' | 'denied' | 'requires-approval' | 'failed';
+
+export interface WalletSteps {
+  holdId: string | null;
+  debitId: string | null;
+  releaseId: string | null;
+  insufficientFunds: boolean;
+}
+
+/** GatewayPaymentResult, plus the policy-denial fields when the call was denied or held. */
+export interface SpendOutcome {
+  httpStatus: number;
+  status: SpendStatus;
+  body: Record<string, unknown>;
+  providerPaymentId: string | null;
+}
+
+export interface Denial {
+  reason: string;
+  ruleType: string;
+  ruleId: string;
+  ruleName: string;
+}
+
+export type Authorization =
+  | { kind: 'held'; holdId: string; evaluationId: string; ruleId: string | null }
+  | { kind: 'insufficient_funds'; evaluationId: string; available: string }
+  | { kind: 'wallet_not_active'; status: string }
+  | { kind: 'denied'; denial: Denial; evaluationId: string }
+  | { kind: 'requires_approval'; denial: Denial; evaluationId: string; approvalId: string; expiresAt: string; ttlSeconds: number };
+
+export type Dispatch =
+  | { status: 'succeeded'; paymentId: string }
+  | { status: 'refused'; code: string; message: string }
+  | { status: 'unreachable'; message: string };

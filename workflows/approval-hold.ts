@@ -1,0 +1,84 @@
+// The approval hold: waits for an operator's decision (an Update) or the expiry timer, whichever comes
+// first; on approve it replays the held call once as a child workflow and records the result.
+import {
+  allHandlersFinished, ApplicationFailure, condition, executeChild, proxyActivities, setHandler, workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ApprovalView } from '../domain/approvals/view';
+import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+import { approvalStateQuery, decideUpdate, type DecideInput } from './approval-messages';
+import { MoneyFailure } from './money-failures';
+import { REPLAYS, type HeldCall } from './replays';
+
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  // No attempt cap: the approval's own guarded writes must eventually land; refusals are non-retryable.
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['not_found'] },
+});
+
+export interface ApprovalHoldInput extends HeldCall {
+  expiresAt: string;
+}
+
+type State = 'pending' | 'deciding' | 'expiring' | ApprovalView['status'];
+
+export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalView> {
+  let state: State = 'pending';
+  let latest: ApprovalView | null = null;
+  setHandler(approvalStateQuery, () => state);
+  setHandler(decideUpdate, async (decision) => {
+    state = 'deciding';
+    latest = await acts.decideApprovalActivity({ orgId: input.orgId, approvalId: input.approvalId, ...decision });
+    state = latest.status;
+    return latest;
+  }, {
+    validator: (_decision: DecideInput) => {
+      if (state === 'expired' || state === 'expiring') throw ApplicationFailure.nonRetryable('The approval expired before a decision', MoneyFailure.ApprovalExpired);
+      if (state !== 'pending') throw ApplicationFailure.nonRetryable(`The approval is already ${state}`, MoneyFailure.ApprovalNotPending, { status: state });
+    },
+  });
+
+  const remaining = Math.max(0, Date.parse(input.expiresAt) - Date.now());
+  const decided = await condition(() => state !== 'pending' && state !== 'deciding', remaining);
+  if (!decided) {
+    // Handlers move `state` while this function awaits; read it afresh.
+    if ((state as State) === 'deciding') {
+      await condition(() => state !== 'deciding');
+    } else {
+      state = 'expiring';
+      latest = await acts.expireApprovalActivity({ orgId: input.orgId, approvalId: input.approvalId });
+      state = latest.status;
+    }
+  }
+
+  if ((state as State) === 'approved') {
+    const spec = REPLAYS[input.kind];
+    let outcome: { ok: boolean; result: Record<string, unknown> };
+    if (!spec) {
+      outcome = { ok: false, result: { error: { code: 'replay_unknown_kind', message: `Nothing knows how to replay "${input.kind}"` } } };
+    } else {
+      try {
+        const extra = spec.searchAttributes(input);
+        const result = await executeChild(spec.workflowType, {
+          workflowId: spec.workflowId(input),
+          args: spec.args(input),
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
+            { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
+            { key: SEARCH_ATTRIBUTES.Environment, value: input.environment },
+            ...(extra.attemptId ? [{ key: SEARCH_ATTRIBUTES.AttemptId, value: extra.attemptId }] : []),
+            ...(extra.amountMinor !== undefined ? [{ key: SEARCH_ATTRIBUTES.AmountMinor, value: extra.amountMinor }] : []),
+          ],
+        });
+        outcome = spec.outcome(result);
+      } catch (error) {
+        outcome = { ok: false, result: { error: { code: 'replay_failed', message: (error as Error).message, workflow_id: workflowInfo().workflowId } } };
+      }
+    }
+    latest = await acts.recordExecutionActivity({ orgId: input.orgId, approvalId: input.approvalId, ok: outcome.ok, result: outcome.result });
+    state = latest.status;
+  }
+  await condition(allHandlersFinished);
+  return latest ?? (await acts.readApprovalActivity({ orgId: input.orgId, approvalId: input.approvalId }));
+}

@@ -1,0 +1,39 @@
+// What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
+// workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
+// exactly once. Another area holds its calls by adding an entry (e.g. 'consumer.spend') with its own workflow.
+import type { SpendInput, SpendOutcome } from '../domain/spend/types';
+import { workflowIds } from './ids';
+
+export interface HeldCall {
+  approvalId: string;
+  orgId: string;
+  projectId: string;
+  environment: 'live' | 'test';
+  kind: string;
+  payload: Record<string, unknown>;
+}
+
+export interface ReplaySpec {
+  workflowType: string;
+  workflowId(call: HeldCall): string;
+  args(call: HeldCall): unknown[];
+  /** The execution_result stored on the approval, and whether the replay succeeded. */
+  outcome(result: unknown): { ok: boolean; result: Record<string, unknown> };
+  searchAttributes(call: HeldCall): { attemptId?: string; amountMinor?: number };
+}
+
+export const REPLAYS: Record<string, ReplaySpec> = {
+  'wallet.execute': {
+    workflowType: 'spendAttempt',
+    workflowId: (call) => workflowIds.spendReplay(call.orgId, (call.payload as unknown as SpendInput).attemptId, call.approvalId),
+    args: (call) => [{ ...(call.payload as unknown as SpendInput), approvalId: call.approvalId }],
+    outcome: (result) => {
+      const outcome = result as SpendOutcome;
+      return { ok: outcome.status === 'completed', result: outcome.body };
+    },
+    searchAttributes: (call) => {
+      const input = call.payload as unknown as SpendInput;
+      return { attemptId: input.attemptId, amountMinor: Number(input.amountMinor) };
+    },
+  },
+};

@@ -1,0 +1,107 @@
+// The spend attempt: policy evaluation and hold (one transaction), dispatch to the payment provider, then
+// debit or release, and the outcome stored for idempotent replays. Every step lands in the audit trail.
+import { ActivityFailure, allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
+import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+import { workflowIds } from './ids';
+import type { Activities } from '../activities';
+import type { AuditStep, Authorization, Dispatch, SpendInput, SpendOutcome, WalletSteps } from '../domain/spend/types';
+import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
+
+// Ledger steps are short, idempotent Postgres transactions: local activities run them inside the workflow
+// task (results recorded as markers), saving a server round trip per step; a crash simply re-runs them.
+const ledger = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['not_found'] },
+});
+// The provider call carries the attempt's idempotency key, so retrying it can never pay twice.
+const provider = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: '3 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+});
+
+export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
+  let outcome: SpendOutcome | null = null;
+  setHandler(spendOutcomeQuery, () => outcome);
+  setHandler(spendOutcomeUpdate, async () => {
+    await condition(() => outcome !== null);
+    return outcome!;
+  });
+
+  const audit: AuditStep[] = [];
+  const step = (name: AuditStep['step'], status: AuditStep['status'], detail: string) => {
+    audit.push({ timestamp: new Date().toISOString(), step: name, status, detail });
+  };
+  const wallet: WalletSteps = { holdId: null, debitId: null, releaseId: null, insufficientFunds: false };
+  const result = (status: SpendOutcome['status'], extra: Record<string, unknown> = {}) => ({
+    requestId: input.requestId, attempt_id: input.attemptId, status, audit, wallet, ...extra,
+  });
+
+  const auth: Authorization = await ledger.authorizeSpend(input);
+  let done: SpendOutcome;
+  if (auth.kind === 'wallet_not_active') {
+    step('policy', 'skip', 'not evaluated');
+    step('hold', 'fail', `wallet_not_active: the wallet is ${auth.status}`);
+    done = { httpStatus: 200, status: 'failed', body: result('failed'), providerPaymentId: null };
+  } else if (auth.kind === 'denied') {
+    step('policy', 'fail', `${auth.denial.reason} by ${auth.denial.ruleType} rule ${auth.denial.ruleId}`);
+    step('hold', 'skip', 'denied before any hold');
+    done = { httpStatus: 403, status: 'denied', body: { ...auth.denial, ...result('denied') }, providerPaymentId: null };
+  } else if (auth.kind === 'requires_approval') {
+    step('policy', 'fail', `approval_required by rule ${auth.denial.ruleId}`);
+    step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
+    step('hold', 'skip', 'no funds held while waiting for a decision');
+    const { approvalId: _none, ...payload } = input;
+    // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry.
+    await startChild('approvalHold', {
+      workflowId: workflowIds.approval(auth.approvalId),
+      parentClosePolicy: 'ABANDON',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ approvalId: auth.approvalId, orgId: input.orgId, projectId: input.projectId, environment: input.environment, kind: 'wallet.execute', payload, expiresAt: auth.expiresAt }],
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
+        { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
+        { key: SEARCH_ATTRIBUTES.Environment, value: input.environment },
+        { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
+      ],
+    });
+    const approval = { approval_id: auth.approvalId, expires_at: auth.expiresAt };
+    done = { httpStatus: 403, status: 'requires-approval', body: { ...auth.denial, ...approval, ...result('requires-approval', { approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt } }) }, providerPaymentId: null };
+  } else if (auth.kind === 'insufficient_funds') {
+    step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
+    step('hold', 'fail', `insufficient funds: ${auth.available} available`);
+    wallet.insufficientFunds = true;
+    done = { httpStatus: 200, status: 'failed', body: result('failed'), providerPaymentId: null };
+  } else {
+    step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : auth.ruleId ? `allowed by rule ${auth.ruleId}` : 'allowed');
+    wallet.holdId = auth.holdId;
+    step('hold', 'pass', `held ${input.amountMinor} ${input.currency} as ${auth.holdId}`);
+    let dispatch: Dispatch;
+    try {
+      dispatch = await provider.dispatchPayment(input);
+    } catch (error) {
+      const cause = error instanceof ActivityFailure ? error.cause?.message ?? error.message : String(error);
+      dispatch = { status: 'unreachable', message: cause };
+    }
+    if (dispatch.status === 'succeeded') {
+      step('dispatch', 'pass', `provider payment ${dispatch.paymentId}`);
+      const debit = await ledger.settleSpend({ input, paymentId: dispatch.paymentId });
+      wallet.debitId = debit.debitId;
+      step('debit', 'pass', `debited entry ${debit.debitId}`);
+      step('release', 'skip', 'hold consumed by the debit');
+      done = { httpStatus: 200, status: 'completed', body: result('completed', { payment: { provider_payment_id: dispatch.paymentId } }), providerPaymentId: dispatch.paymentId };
+    } else {
+      step('dispatch', 'fail', dispatch.status === 'refused' ? `refused: ${dispatch.code}` : `provider unreachable: ${dispatch.message}`);
+      step('debit', 'skip', 'nothing to debit');
+      const release = await ledger.releaseSpend(input);
+      wallet.releaseId = release.releaseId;
+      step('release', 'pass', `released entry ${release.releaseId}`);
+      done = { httpStatus: 200, status: 'failed', body: result('failed', { failure: dispatch.status === 'refused' ? { code: dispatch.code, message: dispatch.message } : { code: 'provider_unreachable', message: dispatch.message } }), providerPaymentId: null };
+    }
+  }
+  await ledger.finishSpend({ input, outcome: done });
+  outcome = done;
+  await condition(allHandlersFinished);
+  return done;
+}
