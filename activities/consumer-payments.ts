@@ -3,7 +3,6 @@
 // `uncertain` (the workflow then asks the provider), never as a second payment.
 import { ApplicationFailure } from '@temporalio/activity';
 import { authorizeSpend, type Authorization, type TermsSummary } from '../domain/consumer-payments/authorize';
-import { releaseClaim } from '../domain/consumer-payments/attempts';
 import { recordAnswer, releaseSpend, settleSpend, type Settlement } from '../domain/consumer-payments/settle';
 import type { ConsumerPaymentSeams } from '../domain/consumer-payments/seams';
 import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../domain/consumer-payments/types';
@@ -74,9 +73,6 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
       return releaseSpend(deps.db, seams, input.req, input);
     },
     async recordConsumerSpendAnswer(input: { req: SpendRequest; answer: SpendAnswer; consumerId: string | null; approvalId: string | null }): Promise<void> {
-      // A part of the gateway that is not wired ran nothing: free the attempt id instead of burning it.
-      const code = (input.answer.body.error as { code?: string } | undefined)?.code;
-      if (code === 'not_wired') return releaseClaim(deps.db, input.req.orgId, input.req.attemptId);
       await recordAnswer(deps.db, input.req, input.answer, { consumerId: input.consumerId, approvalId: input.approvalId });
     },
   };

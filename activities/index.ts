@@ -24,7 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...probeActivities(deps.db),
     ...consentActivities(deps.db),
     ...contactVerificationActivities(deps.db, deps.config),
-    ...consumerPaymentActivities(deps, wiredSeams()),
+    ...consumerPaymentActivities(deps, wiredSeams(deps.config.encryptionKeys)),
     ...spendActivities(deps),
     ...approvalActivities(deps),
     ...reconciliationActivities(deps),

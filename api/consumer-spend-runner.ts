@@ -60,8 +60,7 @@ function startOptions(deps: AppDeps, req: SpendRequest): WorkflowStartOptions<(r
     workflowId: req.workflowId,
     taskQueue: deps.temporal.taskQueue,
     args: [req],
-    // A running attempt is joined; a finished one is answered from Postgres and never runs again. Only a
-    // run that failed before anything happened (a part not wired) leaves its id free for a later run.
+    // A running attempt is joined; a finished one is answered from Postgres and never runs again.
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     typedSearchAttributes: [

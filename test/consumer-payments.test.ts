@@ -1,7 +1,7 @@
 // Consumer payments through HTTP: every refusal the route makes before money can move (schema, approval
 // claim, quote timestamp, TED attempt_id and payee, carrier_* codes for bad BR Codes, Pix keys,
-// session_not_found), tenant isolation of sessions, and the honest 501 not_wired while the mandates,
-// ledger, policy and approval areas are missing from this build: nothing held, the attempt id left free.
+// session_not_found), tenant isolation of sessions, refusals of a mandate that does not verify (stored
+// for replays, nothing reserved), and the attempt workflow's search attributes.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
@@ -63,7 +63,7 @@ describe('refusals before anything starts', () => {
   it('accepts whitespace in a TED payee and a BR Code with a trailing newline as far as the mandate step', async () => {
     for (const body of [tedBody({ payee: ' ted:60701190 :1234: 00098765 ' }), pixBody({ payee: `${brCode(1050n)}\n` })]) {
       const result = await execute(body);
-      expect(result.body.error.code).toBe('not_wired');
+      expect(result.body.audit.at(-1)).toMatchObject({ step: 'mandate', status: 'fail' });
     }
   });
 
@@ -77,24 +77,18 @@ describe('refusals before anything starts', () => {
   });
 });
 
-describe('while the areas it builds on are missing from this build', () => {
-  it('answers 501 not_wired after the route checks pass, with the audit so far, and holds nothing', async () => {
+describe('a mandate this project never signed', () => {
+  it('is refused after the route checks pass, with the audit so far, reserving nothing, and the refusal is replayed', async () => {
     const sessionId = await insertSession(gw, tenant);
-    const result = await execute(pixBody({ session_id: sessionId, attempt_id: 'att-not-wired-1' }));
-    expect(result.status).toBe(501);
-    expect(result.body).toMatchObject({ error: { code: 'not_wired', details: { missing: expect.stringContaining('mandate') } }, attempt_id: 'att-not-wired-1' });
+    const body = pixBody({ session_id: sessionId, attempt_id: 'att-unknown-mandate' });
+    const result = await execute(body);
+    expect(result.status).toBe(404);
+    expect(result.body).toMatchObject({ error: { code: 'mandate_not_found' }, attempt_id: 'att-unknown-mandate', idempotent_replay: false });
     expect(result.body.audit.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['payee:pass', 'session:pass', 'dict:pass', 'mandate:fail']);
     const held = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM mandate_cap_reservations WHERE org_id = ${tenant.orgId}`);
     expect(held).toBe(0);
-  });
-
-  it('leaves the attempt id free, so the same attempt runs again later instead of replaying the 501', async () => {
-    const body = tedBody({ attempt_id: 'att-not-wired-2' });
-    const first = await execute(body);
-    const second = await execute(body);
-    expect([first.status, second.status]).toEqual([501, 501]);
-    expect(second.headers.get('idempotent-replayed')).toBeNull();
-    expect(await gw.db.maybeOne(sql.unsafe`SELECT 1 FROM consumer_spend_attempts WHERE org_id = ${tenant.orgId} AND attempt_id = 'att-not-wired-2'`)).toBeNull();
+    const again = await execute(body);
+    expect(again.body).toEqual({ ...result.body, idempotent_replay: true });
   });
 
   it('tags the attempt workflow with its search attributes', async () => {
@@ -105,10 +99,10 @@ describe('while the areas it builds on are missing from this build', () => {
     expect(attributes).toMatchObject({ OrgId: [tenant.orgId], ProjectId: [tenant.projectId], AttemptId: ['att-tagged'], Rail: ['ted'], MandateId: ['mdt_presented'], AmountMinor: [1050] });
   });
 
-  it('answers the registered-mandate spend the same way', async () => {
+  it('answers a spend on a registered mandate of no such id with mandate_not_found', async () => {
     const result = await gw.request('POST', '/v1/consumers/mandates/mdt_x/spend', { key: tenant.key, body: { ...pixBody(), mandate: undefined } });
-    expect(result.status).toBe(501);
-    expect(result.body.error.code).toBe('not_wired');
+    expect(result.status).toBe(404);
+    expect(result.body.error.code).toBe('mandate_not_found');
   });
 });
 

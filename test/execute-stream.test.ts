@@ -3,6 +3,7 @@
 // the close a fixed delay after the terminal event. Timings are shortened through configuration.
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { readEventStream } from './support/sse-client';
+import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { insertSession, pixBody, tedBody } from './support/spend-factory';
 
 let gw: Gateway;
@@ -21,17 +22,21 @@ afterAll(async () => {
 
 const streamUrl = () => `${gw.url}/v1/consumer-payments/execute-stream`;
 
-it('sends each audit step as an event, then the outcome execute would answer, then closes after the delay', async () => {
+it('sends each audit step of a completed spend as an event, then the outcome execute would answer, then closes after the delay', async () => {
   const sessionId = await insertSession(gw, tenant);
-  const result = await readEventStream(streamUrl(), tenant.key, pixBody({ session_id: sessionId, attempt_id: 'att-stream-1' }));
+  const consumer = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+  const result = await readEventStream(streamUrl(), tenant.key, pixSpend(consumer, { session_id: sessionId }));
   expect(result.status).toBe(200);
   expect(result.contentType).toContain('text/event-stream');
   const audit = result.events.filter((e) => e.event === 'audit').map((e) => e.data as { step: string; status: string });
-  expect(audit.map((s) => `${s.step}:${s.status}`)).toEqual(['payee:pass', 'session:pass', 'dict:pass', 'mandate:fail']);
+  expect(audit.map((s) => `${s.step}:${s.status}`)).toEqual([
+    'payee:pass', 'session:pass', 'dict:pass', 'signature:pass', 'agent:pass', 'mandate:pass', 'purpose:pass', 'currency:pass', 'per_tx_cap:pass',
+    'cumulative_cap:pass', 'periodic_cap:skip', 'allowlist:pass', 'policy:pass', 'hold:pass', 'dispatch:pass', 'dispatch:pass', 'debit:pass', 'receipt:pass',
+  ]);
   const terminal = result.events.filter((e) => e.event === 'outcome');
   expect(terminal).toHaveLength(1);
   const outcome = terminal[0].data as { http_status: number; replay: boolean; body: { audit: unknown[]; error: { code: string } } };
-  expect(outcome).toMatchObject({ http_status: 501, replay: false, body: { error: { code: 'not_wired' } } });
+  expect(outcome).toMatchObject({ http_status: 200, replay: false, body: { status: 'completed' } });
   expect(outcome.body.audit).toEqual(audit);
   // Event ids count up, and the outcome is the last thing before the close (heartbeats aside).
   const ids = result.events.map((e) => Number(e.id));

@@ -3,12 +3,14 @@
 // release. An unknown provider outcome answers psp_dispatch_uncertain and waits for the caller to
 // present the attempt again (or a settlement notice, or a durable timer); then it asks the provider,
 // and only resends when the provider says nothing arrived: it never pays twice.
-import { allHandlersFinished, ApplicationFailure, condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { allHandlersFinished, condition, proxyActivities, setHandler, sleep, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
+import { workflowIds } from './ids';
 
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '20 seconds',
@@ -52,10 +54,6 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   const finish = async (final: SpendAnswer): Promise<SpendAnswer> => {
     publish(final);
     await condition(allHandlersFinished);
-    // Nothing ran because a part of the gateway is not wired: fail the run so the attempt id can run later.
-    if ((final.body.error as { code?: string } | undefined)?.code === 'not_wired') {
-      throw ApplicationFailure.nonRetryable('consumer payments are not wired in this build', 'not_wired');
-    }
     return final;
   };
 
@@ -80,6 +78,20 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   if (auth.kind === 'requires_approval') {
     const held = approvalAnswer(req, auth, audit);
     await db.recordConsumerSpendAnswer({ req, answer: held, consumerId: auth.terms.consumerId, approvalId: auth.approvalId });
+    // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry,
+    // and on approval replays the attempt once (workflows/replays.ts, 'consumer.spend').
+    await startChild('approvalHold', {
+      workflowId: workflowIds.approval(auth.approvalId),
+      parentClosePolicy: 'ABANDON',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ approvalId: auth.approvalId, orgId: req.orgId, projectId: req.projectId, environment: req.environment, kind: 'consumer.spend', payload: req, expiresAt: auth.expiresAt }],
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.OrgId, value: req.orgId },
+        { key: SEARCH_ATTRIBUTES.ProjectId, value: req.projectId },
+        { key: SEARCH_ATTRIBUTES.Environment, value: req.environment },
+        { key: SEARCH_ATTRIBUTES.AttemptId, value: req.attemptId },
+      ],
+    });
     return finish(held);
   }
 

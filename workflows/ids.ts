@@ -6,6 +6,8 @@ export const workflowIds = {
   contactCodeDelivery: (verificationId: string): string => `contact-verification/${verificationId}/delivery`,
   contactCodeCheck: (verificationId: string, attempt: number): string => `contact-verification/${verificationId}/check/${attempt}`,
   consumerSpend: (orgId: string, attemptId: string): string => `consumer-spend/${orgId}/${attemptId}`,
+  /** An approved consumer spend's replay: one per approval. */
+  consumerSpendReplay: (orgId: string, attemptId: string, approvalId: string): string => `consumer-spend/${orgId}/${attemptId}/${approvalId}`,
   spend: (orgId: string, attemptId: string): string => `spend/${orgId}/${attemptId}`,
   /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
   spendReplay: (orgId: string, attemptId: string, approvalId: string): string => `spend/${orgId}/${attemptId}/${approvalId}`,

@@ -1,6 +1,7 @@
 // What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
 // workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
 // exactly once. Another area holds its calls by adding an entry (e.g. 'consumer.spend') with its own workflow.
+import type { SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
 import type { SpendInput, SpendOutcome } from '../domain/spend/types';
 import { workflowIds } from './ids';
 
@@ -34,6 +35,22 @@ export const REPLAYS: Record<string, ReplaySpec> = {
     searchAttributes: (call) => {
       const input = call.payload as unknown as SpendInput;
       return { attemptId: input.attemptId, amountMinor: Number(input.amountMinor) };
+    },
+  },
+  'consumer.spend': {
+    workflowType: 'consumerSpendAttempt',
+    workflowId: (call) => workflowIds.consumerSpendReplay(call.orgId, (call.payload as unknown as SpendRequest).attemptId, call.approvalId),
+    args: (call) => {
+      const req = call.payload as unknown as SpendRequest;
+      return [{ ...req, approvedBy: call.approvalId, workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId) }];
+    },
+    outcome: (result) => {
+      const answer = result as SpendAnswer;
+      return { ok: answer.status === 'completed', result: answer.body };
+    },
+    searchAttributes: (call) => {
+      const req = call.payload as unknown as SpendRequest;
+      return { attemptId: req.attemptId, amountMinor: Number(req.amountMinor) };
     },
   },
 };

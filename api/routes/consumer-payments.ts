@@ -1,9 +1,13 @@
 // Consumer payments: mandate-bound spends on Pix and TED, answered synchronously (execute), streamed as
 // server-sent events (execute-stream), or on a registered mandate; and the Pix PSP settlement webhook.
 import { findByDispatchKey } from '../../domain/consumer-payments/attempts';
+import { ensureSubAccount } from '../../domain/consumer-payments/sub-accounts';
 import { wiredSeams } from '../../domain/consumer-payments/wiring';
+import { getWallet, walletBalances } from '../../domain/wallets/wallets';
 import type { SpendAnswer } from '../../domain/consumer-payments/types';
 import { ErrorEnvelope } from '../../schema/http/common';
+import { Wallet } from '../../schema/http/wallets';
+import { presentWallet } from '../presenters/wallet';
 import { MandateSpendBody, SpendBody, SpendOutcome, SpendRefusal, type SpendBodyValues } from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
 import { consumerSpendProgressQuery, consumerSpendSettlementSignal } from '../../workflows/consumer-spend-messages';
@@ -21,7 +25,6 @@ const responses = {
   403: { description: '`withdrawal_pin`, `approval_required` (details.approval_id), `currency_not_authorized`, `merchant_not_allowed`, mandate refusals (`mandate_signature_invalid`, `agent_mismatch`), policy denials', schema: SpendRefusal },
   409: { description: '`attempt_id_conflict`, `attempt_in_progress` (Retry-After), mandate state refusals', schema: ErrorEnvelope },
   422: { description: '`carrier_*` (bad BR Code), `invalid_pix_key`, `pix_key_not_found`, `per_tx_cap_exceeded` (details amount_minor, per_tx_cap_minor, currency), `cumulative_cap_exceeded`, `periodic_cap_exceeded`, `purpose_mismatch`, `insufficient_funds`, `psp_refused`, `session_not_found`', schema: SpendRefusal },
-  501: { description: '`not_wired`: a part consumer payments builds on is missing from this build; nothing ran', schema: SpendRefusal },
   502: { description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`', schema: SpendRefusal },
 };
 
@@ -101,8 +104,24 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description: 'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
     body: MandateSpendBody, responses,
     async handler({ deps, principal, body, params, requestId }) {
-      const mandate = await deps.db.transaction((tx) => wiredSeams().mandates.registered(tx, principal, params.id));
+      const mandate = await deps.db.transaction((tx) => wiredSeams(deps.config.encryptionKeys).mandates.registered(tx, principal, params.id));
       return execute(deps, principal, body, mandate, requestId);
+    },
+  }),
+  route<unknown, unknown, { consumerId: string }, 'key'>({
+    method: 'post', path: '/v1/consumers/:consumerId/sub-account', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'openConsumerSubAccount', summary: 'Open (or read) the consumer\'s sub-account wallet',
+    description: 'The ledger wallet a consumer\'s spends hold, debit and release in, and TED money leaves from. A spend opens it on first use; opening it ahead lets test mode fund it with a `fund` ledger entry. Idempotent: 201 when opened now, 200 when it already existed.',
+    responses: {
+      200: { description: 'The existing sub-account wallet with its balances', schema: Wallet },
+      201: { description: 'The sub-account wallet, opened now (BRL)', schema: Wallet },
+      404: { description: '`not_found`: no such consumer in this project', schema: ErrorEnvelope },
+    },
+    async handler({ deps, principal, params }) {
+      const scope = { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment };
+      const sub = await deps.db.transaction((tx) => ensureSubAccount(tx, scope, params.consumerId, 'BRL'));
+      const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, sub.wallet_id);
+      return { status: sub.created ? 201 : 200, body: presentWallet(wallet, await walletBalances(deps.db, principal.orgId, principal.projectId, [wallet.id])) };
     },
   }),
   route<{ payment_id?: string }, unknown, Record<string, string>, 'public'>({

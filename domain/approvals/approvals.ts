@@ -38,8 +38,9 @@ const COLUMNS = sql.fragment`id, org_id, project_id, agent_id, session_id, match
 export interface NewApproval {
   agentId: string;
   sessionId: string | null;
-  ruleId: string;
-  ruleName: string;
+  /** Null when the hold comes from a limit rather than a policy rule (a mandate's per-transaction cap). */
+  ruleId: string | null;
+  ruleName: string | null;
   toolName: string;
   toolInput: Record<string, unknown>;
   /** What to replay on approval: a kind the approval workflow knows, and its payload. */

@@ -55,11 +55,6 @@ export async function findByDispatchKey(db: CommonQueryMethods, dispatchKey: str
   return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE dispatch_key = ${dispatchKey}`);
 }
 
-/** Nothing ran (a part of the gateway is not wired): the attempt id is freed for a later retry. */
-export async function releaseClaim(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM consumer_spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND status = 'processing' AND NOT holds_money`);
-}
-
 export async function markHeld(tx: CommonQueryMethods, scope: EventScope, attemptId: string, mark: { consumerId: string; holdId: string }): Promise<void> {
   await tx.query(sql.unsafe`
     UPDATE consumer_spend_attempts SET holds_money = true, hold_id = ${mark.holdId}, consumer_id = ${mark.consumerId}, updated_at = now()
@@ -85,4 +80,11 @@ export async function reopenAttempt(tx: CommonQueryMethods, scope: EventScope, a
   await tx.query(sql.unsafe`
     UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, updated_at = now()
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'dispatch_uncertain'`);
+}
+
+/** A person approved the held attempt: its replay workflow runs it, and a caller presenting it joins that run. */
+export async function reopenForApproval(tx: CommonQueryMethods, scope: EventScope, attemptId: string, workflowId: string): Promise<void> {
+  await tx.query(sql.unsafe`
+    UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, workflow_id = ${workflowId}, updated_at = now()
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'requires_approval'`);
 }

@@ -7,7 +7,7 @@ import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { pixAllowlistMatches } from '../pix/payee';
 import { authorizeTedDestination } from '../ted/payee';
-import { lockAttempt, markHeld } from './attempts';
+import { lockAttempt, markHeld, reopenForApproval } from './attempts';
 import { reserveCaps, resolveReservation } from './caps';
 import type { ConsumerPaymentSeams, MandateTerms } from './seams';
 import type { AuditStep, SpendRefusalInfo, SpendRequest } from './types';
@@ -52,6 +52,8 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
   try {
     return await db.transaction(async (tx) => {
       const attempt = await lockAttempt(tx, scope, req.attemptId);
+      // An approved hold replays the attempt under its own workflow: the stored 403 no longer answers it.
+      if (req.approvedBy && attempt.status === 'requires_approval') await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
       terms = await seams.mandates.verify(tx, scope, { mandate: req.mandate, signature: req.signature, agentId: req.agentId });
       step('signature', 'pass', `HMAC over the canonical mandate ${terms.mandateId} verifies`);
       step('agent', 'pass', `agent_id ${req.agentId} is the signed agent`);
@@ -83,7 +85,7 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
           step('per_tx_cap', 'fail', `${req.amountMinor} above ${slot.perTxCapMinor}: waits for a person`);
           const held = await seams.approvals.raise(tx, scope, {
             attemptId: req.attemptId, agentId: req.agentId, sessionId: req.sessionId, reason: 'per_tx_cap_exceeded', ruleId: null, ruleName: null,
-            payload: { request: req as unknown as Record<string, unknown> },
+            payload: req as unknown as Record<string, unknown>,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
           return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: 'per_tx_cap_exceeded', audit, terms: summary(terms) };
@@ -125,7 +127,7 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
           step('policy', 'fail', `approval_required by rule ${decision.ruleId}`);
           const held = await seams.approvals.raise(tx, scope, {
             attemptId: req.attemptId, agentId: req.agentId, sessionId: req.sessionId, reason: decision.reason, ruleId: decision.ruleId, ruleName: decision.ruleName,
-            payload: { request: req as unknown as Record<string, unknown> },
+            payload: req as unknown as Record<string, unknown>,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
           // No money is held and nothing counts against the caps while a person decides; the replay reserves again.

@@ -2,7 +2,6 @@
 // the mandate (verify the signature and read its terms, record a settled spend), the consumer's balance
 // (hold, debit, release in the ledger), policy rules, and approval holds. wiring.ts binds them.
 import type { DatabaseTransactionConnection } from '../../runtime/database';
-import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 
 export interface MandateTerms {
@@ -81,9 +80,4 @@ export interface ConsumerPaymentSeams {
   funds: FundsSeam;
   policies: PolicySeam;
   approvals: ApprovalSeam;
-}
-
-/** A seam whose owning area has not landed answers 501 not_wired, naming what is missing; nothing moves. */
-export function notWired(part: string): ApiError {
-  return new ApiError(501, 'not_wired', `Consumer payments cannot run yet: ${part} is not wired in this build`, { missing: part });
 }

@@ -1,0 +1,68 @@
+// The funds side of the consumer-payments seam, bound to the ledger: hold, debit and release on the
+// consumer's sub-account, each an entry keyed by the attempt id (wallet_holds is unique per wallet and
+// attempt), so a retried step finds its own earlier write instead of moving money twice.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { DatabaseTransactionConnection } from '../../runtime/database';
+import { ApiError } from '../errors';
+import type { EventScope } from '../events/record';
+import { lockActiveWallet, lockSlot, postLocked } from '../ledger/post';
+import type { FundsSeam, MoneyMove } from './seams';
+import { ensureSubAccount, findSubAccount } from './sub-accounts';
+
+const holdRow = z.object({ id: z.string(), status: z.enum(['open', 'debited', 'released']), resolved_entry_id: z.bigint().nullable() });
+
+async function holdOf(tx: DatabaseTransactionConnection, walletId: string, attemptId: string) {
+  return tx.maybeOne(sql.type(holdRow)`SELECT id, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${walletId} AND attempt_id = ${attemptId}`);
+}
+
+async function walletOf(tx: DatabaseTransactionConnection, scope: EventScope, consumerId: string): Promise<string> {
+  const sub = await findSubAccount(tx, scope, consumerId);
+  // A debit or release always follows this attempt's hold, which opened the sub-account.
+  if (!sub) throw new ApiError(409, 'ledger_conflict', 'The consumer has no sub-account holding this attempt', { reason: 'hold_not_found' });
+  return sub.wallet_id;
+}
+
+const entryFields = (move: MoneyMove) => ({ currency: move.currency, amount: move.amountMinor, mandateId: move.mandateId, attemptId: move.attemptId });
+
+export function ledgerFundsSeam(): FundsSeam {
+  return {
+    async hold(tx, scope, move) {
+      const { wallet_id: walletId } = await ensureSubAccount(tx, scope, move.consumerId, move.currency);
+      const earlier = await holdOf(tx, walletId, move.attemptId);
+      if (earlier) return { holdId: earlier.id };
+      await lockActiveWallet(tx, scope, walletId);
+      const slot = await lockSlot(tx, scope, walletId, move.currency);
+      if (slot.available_minor < move.amountMinor) return { insufficientFunds: true, availableMinor: slot.available_minor };
+      const posted = await postLocked(tx, scope, { walletId, kind: 'hold', ...entryFields(move), metadata: { rail: move.rail, consumer_id: move.consumerId } }, slot);
+      return { holdId: posted.entry.hold_id! };
+    },
+
+    async debit(tx, scope, move) {
+      const walletId = await walletOf(tx, scope, move.consumerId);
+      const hold = await holdOf(tx, walletId, move.attemptId);
+      if (hold?.status === 'debited' && hold.resolved_entry_id !== null) return { debitId: hold.resolved_entry_id.toString() };
+      await lockActiveWallet(tx, scope, walletId);
+      const slot = await lockSlot(tx, scope, walletId, move.currency);
+      const posted = await postLocked(tx, scope, { walletId, kind: 'debit', ...entryFields(move), externalRef: move.externalRef, metadata: { rail: move.rail } }, slot);
+      return { debitId: posted.entry.id.toString() };
+    },
+
+    async release(tx, scope, move) {
+      const sub = await findSubAccount(tx, scope, move.consumerId);
+      const hold = sub ? await holdOf(tx, sub.wallet_id, move.attemptId) : null;
+      if (!sub || !hold) return { releaseId: null };
+      if (hold.status === 'released') return { releaseId: hold.resolved_entry_id?.toString() ?? null };
+      await lockActiveWallet(tx, scope, sub.wallet_id);
+      const slot = await lockSlot(tx, scope, sub.wallet_id, move.currency);
+      const posted = await postLocked(tx, scope, { walletId: sub.wallet_id, kind: 'release', ...entryFields(move), metadata: { rail: move.rail } }, slot);
+      return { releaseId: posted.entry.id.toString() };
+    },
+
+    async sourceAccount(tx, scope, consumerId) {
+      const sub = await findSubAccount(tx, scope, consumerId);
+      if (!sub) throw new ApiError(409, 'ledger_conflict', 'The consumer has no sub-account to send from', { reason: 'sub_account_missing' });
+      return sub.wallet_id;
+    },
+  };
+}
