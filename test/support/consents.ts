@@ -1,5 +1,6 @@
 // Fixtures of the consent area, all through HTTP: intents, consents, partner and hosted submits, and a
 // consumer with a signed mandate ready for the mandate and contact verification stories.
+import type { GatewayClient } from './client';
 import type { Gateway, Tenant } from './harness';
 import { startGateway } from './harness';
 
@@ -22,7 +23,7 @@ export function intent(overrides: Record<string, unknown> = {}): Record<string, 
   };
 }
 
-export async function createConsent(gw: Gateway, key: string, body: Record<string, unknown> = {}) {
+export async function createConsent(gw: GatewayClient, key: string, body: Record<string, unknown> = {}) {
   const created = await gw.request('POST', '/v1/consents', { key, body: { agent_id: 'agent-7', intent: intent(), ...body } });
   if (created.status !== 201) throw new Error(`consent creation failed: ${created.status} ${created.text}`);
   return created.body as { token: string; expires_at: string; surface: string; consent_url: string };
@@ -39,14 +40,14 @@ export function attestation(overrides: Record<string, unknown> = {}) {
   };
 }
 
-export async function createConsumer(gw: Gateway, key: string, displayName = 'Ana Souza'): Promise<{ id: string }> {
+export async function createConsumer(gw: GatewayClient, key: string, displayName = 'Ana Souza'): Promise<{ id: string }> {
   const created = await gw.request('POST', '/v1/consumers', { key, body: { display_name: displayName } });
   if (created.status !== 201) throw new Error(`consumer creation failed: ${created.status} ${created.text}`);
   return created.body;
 }
 
 /** A consumer with an active pix-partner funding source and the mandate its partner consent signed. */
-export async function partnerMandate(gw: Gateway, tenant: Tenant, options: { intent?: Record<string, unknown>; holderDocument?: string } = {}) {
+export async function partnerMandate(gw: GatewayClient, tenant: Tenant, options: { intent?: Record<string, unknown>; holderDocument?: string } = {}) {
   const consumer = await createConsumer(gw, tenant.key);
   const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent(options.intent) });
   const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {

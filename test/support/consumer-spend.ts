@@ -2,7 +2,8 @@
 // signed a mandate, with a receipt secret and a funded sub-account, and spend bodies presenting it.
 import { prefixedId } from '../../domain/ids';
 import { partnerMandate } from './consents';
-import type { Gateway, Tenant } from './harness';
+import type { GatewayClient } from './client';
+import type { Tenant } from './harness';
 import { fund } from './money';
 
 export interface ReadyConsumer {
@@ -14,7 +15,7 @@ export interface ReadyConsumer {
   receiptSecret: string;
 }
 
-export async function readyConsumer(gw: Gateway, tenant: Tenant, options: { intent?: Record<string, unknown>; fundMinor?: number } = {}): Promise<ReadyConsumer> {
+export async function readyConsumer(gw: GatewayClient, tenant: Tenant, options: { intent?: Record<string, unknown>; fundMinor?: number } = {}): Promise<ReadyConsumer> {
   const { consumer, submitted } = await partnerMandate(gw, tenant, { intent: options.intent });
   const secret = await gw.request('POST', `/v1/consumers/${consumer.id}/receipt-secret`, { key: tenant.key });
   if (secret.status !== 201) throw new Error(`receipt secret failed: ${secret.status} ${secret.text}`);

@@ -1,6 +1,7 @@
 // Test helpers for the money areas: wallets, funding, connections, a seeded random generator, invariants.
 import { sql } from 'slonik';
 import { z } from 'zod';
+import type { GatewayClient } from './client';
 import type { Gateway, Tenant } from './harness';
 
 export async function newWallet(gw: Gateway, t: Tenant, body: Record<string, unknown> = {}): Promise<string> {
@@ -9,14 +10,14 @@ export async function newWallet(gw: Gateway, t: Tenant, body: Record<string, unk
   return r.body.id;
 }
 
-export async function post(gw: Gateway, t: Tenant, walletId: string, kind: string, amount: bigint | number | string, extra: Record<string, unknown> = {}) {
+export async function post(gw: GatewayClient, t: Tenant, walletId: string, kind: string, amount: bigint | number | string, extra: Record<string, unknown> = {}) {
   return gw.request('POST', '/v1/ledger-entries', {
     key: t.key,
     body: { wallet_id: walletId, org_id: t.orgId, currency: 'BRL', amount_minor: String(amount), kind, ...extra },
   });
 }
 
-export async function fund(gw: Gateway, t: Tenant, walletId: string, amount: bigint | number, currency = 'BRL') {
+export async function fund(gw: GatewayClient, t: Tenant, walletId: string, amount: bigint | number, currency = 'BRL') {
   const r = await post(gw, t, walletId, 'fund', amount, { currency });
   if (r.status !== 201) throw new Error(`fund failed: ${r.status} ${r.text}`);
   return r;
