@@ -49,6 +49,8 @@ describe('psp_dispatch_uncertain', () => {
     expect(uncertain.body.error.code).toBe('psp_dispatch_uncertain');
     expect(await kinds(c.walletId)).toEqual(['fund:10000', 'hold:-3000']); // still held: nothing is known
     expect(paymentsFor(body.attempt_id)).toHaveLength(1);
+    // Freezing the sub-account stops new holds, not the settlement of money the provider already moved.
+    expect((await gw.request('POST', `/v1/wallets/${c.walletId}/freeze`, { key: tenant.key })).status).toBe(200);
 
     const resolved = await settle(body, execute(body));
     expect(resolved.status).toBe(200);
@@ -60,6 +62,8 @@ describe('psp_dispatch_uncertain', () => {
     expect(await completedEvents(body.attempt_id)).toBe(1);
     const replay = await execute(body);
     expect(replay.body).toEqual({ ...resolved.body, idempotent_replay: true });
+    const refused = await execute(pixSpend(c, { amount_minor: 100 }));
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'wallet_not_active']);
   });
 
   it('resends under the same key when the provider says the request never arrived, and pays once', async () => {

@@ -210,6 +210,45 @@ describe('policy rules', () => {
   });
 });
 
+describe('approval-required rules', () => {
+  it('hold a spend for a person, link the evaluation to the approval, and pay once on approval', async () => {
+    const t = await gw.createTenant();
+    const rule = await gw.request('POST', '/v1/policies', { key: t.key, body: { name: 'Big Pix', type: 'approval-required', agents: ['agent-*'], tools: ['consumer_payments.*'], config: { above_minor: '500', currency: 'BRL' } } });
+    expect(rule.status).toBe(201);
+    const c = await readyConsumer(gw, t, { fundMinor: 5_000 });
+    const body = pixSpend(c, { amount_minor: 1_000 });
+    const held = await execute(body, t.key);
+    expect([held.status, held.body.error.code]).toEqual([403, 'approval_required']);
+    const approvalId = held.body.error.details.approval_id as string;
+    const evaluations = await gw.db.anyFirst(sql.type(z.object({ approval_id: z.string().nullable() }))`
+      SELECT approval_id FROM policy_evaluations WHERE org_id = ${t.orgId} AND tool_name = 'consumer_payments.pix'`);
+    expect(evaluations).toEqual([approvalId]);
+    expect(await balance(c.walletId, t)).toMatchObject({ available_minor: '5000' });
+
+    const decided = await gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, { user: 'bob', body: { decision: 'approve' } });
+    expect(decided.status).toBe(200);
+    await waitFor(async () => (await eventCount('payment.completed', body.attempt_id)) === 1, 20_000);
+    expect(await balance(c.walletId, t)).toMatchObject({ balance_minor: '4000', available_minor: '4000' });
+    expect(paymentsFor(body.attempt_id)).toHaveLength(1);
+  });
+
+  it('move no money when the person denies', async () => {
+    const t = await gw.createTenant();
+    await gw.request('POST', '/v1/policies', { key: t.key, body: { name: 'Big Pix', type: 'approval-required', agents: ['agent-*'], tools: ['consumer_payments.*'], config: { above_minor: '500', currency: 'BRL' } } });
+    const c = await readyConsumer(gw, t, { fundMinor: 5_000 });
+    const body = pixSpend(c, { amount_minor: 1_000 });
+    const held = await execute(body, t.key);
+    const approvalId = held.body.error.details.approval_id as string;
+    const decided = await gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, { user: 'bob', body: { decision: 'deny' } });
+    expect(decided.status).toBe(200);
+    await waitFor(async () => (await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key })).body.status === 'denied');
+    expect(paymentsFor(body.attempt_id)).toHaveLength(0);
+    expect(await balance(c.walletId, t)).toMatchObject({ balance_minor: '5000', available_minor: '5000' });
+    const again = await execute(body, t.key);
+    expect([again.status, again.body.error.code, again.body.idempotent_replay]).toEqual([403, 'approval_required', true]);
+  });
+});
+
 describe('the sub-account', () => {
   it('opens once per consumer and is another project\'s 404', async () => {
     const c = await readyConsumer(gw, tenant);

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
-import { lockActiveWallet, lockSlot, postLocked } from '../ledger/post';
+import { ledgerTransactionSettings, lockActiveWallet, lockSlot, postLocked } from '../ledger/post';
 import type { FundsSeam, MoneyMove } from './seams';
 import { ensureSubAccount, findSubAccount } from './sub-accounts';
 
@@ -25,6 +25,23 @@ async function walletOf(tx: DatabaseTransactionConnection, scope: EventScope, co
 
 const entryFields = (move: MoneyMove) => ({ currency: move.currency, amount: move.amountMinor, mandateId: move.mandateId, attemptId: move.attemptId });
 
+/**
+ * Debits or releases the attempt's hold; a retry finds the entry that already resolved it. A frozen
+ * sub-account still settles holds it granted (the provider may already have paid), so the wallet is
+ * locked without the active check that new holds need, in the ledger's lock order: wallet, slot, hold.
+ */
+async function resolveHold(tx: DatabaseTransactionConnection, scope: EventScope, walletId: string, move: MoneyMove & { externalRef?: string }, kind: 'debit' | 'release'): Promise<string> {
+  await ledgerTransactionSettings(tx);
+  await tx.query(sql.unsafe`SELECT id FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`);
+  const slot = await lockSlot(tx, scope, walletId, move.currency);
+  const hold = await holdOf(tx, walletId, move.attemptId);
+  if (!hold) throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on the consumer\'s sub-account', { reason: 'hold_not_found' });
+  const wanted = kind === 'debit' ? 'debited' : 'released';
+  if (hold.status === wanted && hold.resolved_entry_id !== null) return hold.resolved_entry_id.toString();
+  const posted = await postLocked(tx, scope, { walletId, kind, ...entryFields(move), externalRef: move.externalRef ?? null, metadata: { rail: move.rail } }, slot);
+  return posted.entry.id.toString();
+}
+
 export function ledgerFundsSeam(): FundsSeam {
   return {
     async hold(tx, scope, move) {
@@ -40,23 +57,13 @@ export function ledgerFundsSeam(): FundsSeam {
 
     async debit(tx, scope, move) {
       const walletId = await walletOf(tx, scope, move.consumerId);
-      const hold = await holdOf(tx, walletId, move.attemptId);
-      if (hold?.status === 'debited' && hold.resolved_entry_id !== null) return { debitId: hold.resolved_entry_id.toString() };
-      await lockActiveWallet(tx, scope, walletId);
-      const slot = await lockSlot(tx, scope, walletId, move.currency);
-      const posted = await postLocked(tx, scope, { walletId, kind: 'debit', ...entryFields(move), externalRef: move.externalRef, metadata: { rail: move.rail } }, slot);
-      return { debitId: posted.entry.id.toString() };
+      return { debitId: await resolveHold(tx, scope, walletId, move, 'debit') };
     },
 
     async release(tx, scope, move) {
       const sub = await findSubAccount(tx, scope, move.consumerId);
-      const hold = sub ? await holdOf(tx, sub.wallet_id, move.attemptId) : null;
-      if (!sub || !hold) return { releaseId: null };
-      if (hold.status === 'released') return { releaseId: hold.resolved_entry_id?.toString() ?? null };
-      await lockActiveWallet(tx, scope, sub.wallet_id);
-      const slot = await lockSlot(tx, scope, sub.wallet_id, move.currency);
-      const posted = await postLocked(tx, scope, { walletId: sub.wallet_id, kind: 'release', ...entryFields(move), metadata: { rail: move.rail } }, slot);
-      return { releaseId: posted.entry.id.toString() };
+      if (!sub || !(await holdOf(tx, sub.wallet_id, move.attemptId))) return { releaseId: null };
+      return { releaseId: await resolveHold(tx, scope, sub.wallet_id, move, 'release') };
     },
 
     async sourceAccount(tx, scope, consumerId) {
