@@ -7,7 +7,7 @@ import { allHandlersFinished, condition, proxyActivities, setHandler, sleep, sta
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
-import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import { CONSUMER_SPEND_KIND, type AuditStep, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
 import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
 import { workflowIds } from './ids';
@@ -84,7 +84,7 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
       workflowId: workflowIds.approval(auth.approvalId),
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ approvalId: auth.approvalId, orgId: req.orgId, projectId: req.projectId, environment: req.environment, kind: 'consumer.spend', payload: req, expiresAt: auth.expiresAt }],
+      args: [{ approvalId: auth.approvalId, orgId: req.orgId, projectId: req.projectId, environment: req.environment, kind: CONSUMER_SPEND_KIND, payload: req, expiresAt: auth.expiresAt }],
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTES.OrgId, value: req.orgId },
         { key: SEARCH_ATTRIBUTES.ProjectId, value: req.projectId },

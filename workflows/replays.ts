@@ -1,7 +1,7 @@
 // What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
 // workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
 // exactly once. Another area holds its calls by adding an entry (e.g. 'consumer.spend') with its own workflow.
-import type { SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
 import type { SpendInput, SpendOutcome } from '../domain/spend/types';
 import { workflowIds } from './ids';
 
@@ -37,7 +37,7 @@ export const REPLAYS: Record<string, ReplaySpec> = {
       return { attemptId: input.attemptId, amountMinor: Number(input.amountMinor) };
     },
   },
-  'consumer.spend': {
+  [CONSUMER_SPEND_KIND]: {
     workflowType: 'consumerSpendAttempt',
     workflowId: (call) => workflowIds.consumerSpendReplay(call.orgId, (call.payload as unknown as SpendRequest).attemptId, call.approvalId),
     args: (call) => {

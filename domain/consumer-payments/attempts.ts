@@ -75,13 +75,6 @@ export async function storeAnswer(
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
 }
 
-/** A retry of an uncertain attempt is running again: the stored 502 no longer answers it. */
-export async function reopenAttempt(tx: CommonQueryMethods, scope: EventScope, attemptId: string): Promise<void> {
-  await tx.query(sql.unsafe`
-    UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, updated_at = now()
-    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'dispatch_uncertain'`);
-}
-
 /** A person approved the held attempt: its replay workflow runs it, and a caller presenting it joins that run. */
 export async function reopenForApproval(tx: CommonQueryMethods, scope: EventScope, attemptId: string, workflowId: string): Promise<void> {
   await tx.query(sql.unsafe`

@@ -1,6 +1,9 @@
 // The shapes a consumer spend travels in: from the route to the workflow (SpendRequest), through the
 // audit trail, to the stored answer (SpendAnswer). Plain JSON only: workflows serialize their inputs.
 
+/** The approval kind the approval-hold workflow replays as a consumer spend (workflows/replays.ts). */
+export const CONSUMER_SPEND_KIND = 'consumer.spend';
+
 export type AuditStatus = 'pass' | 'fail' | 'skip';
 
 export interface AuditStep {

@@ -11,9 +11,7 @@ import { linkEvaluationToApproval, runGate } from '../policies/gate';
 import { effectiveSettings } from '../tenancy/settings';
 import { ledgerFundsSeam } from './funds';
 import type { ApprovalSeam, ConsumerPaymentSeams, PolicySeam } from './seams';
-
-/** The approval kind the approval-hold workflow replays as a consumer spend. */
-export const CONSUMER_SPEND_KIND = 'consumer.spend';
+import { CONSUMER_SPEND_KIND } from './types';
 
 /** The tool name policy rules match a consumer spend by, per rail. */
 export const consumerSpendTool = (rail: string): string => `consumer_payments.${rail}`;
