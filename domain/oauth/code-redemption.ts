@@ -8,24 +8,14 @@ import type { DatabasePool } from '../../runtime/database';
 import type { AuthorizationCodeGrant } from './token-request';
 import { hashCredential, isCredentialOf } from './credentials';
 import { OAuthError } from './errors';
-import { issueTokens, revokeGrant, type GrantRef, type TokenResponse } from './grants';
+import { issueTokens, revokeGrant, storedGrantFields, type GrantRef, type TokenResponse } from './grants';
 import { verifyS256 } from './pkce';
 
 const storedCode = z.object({
-  grant_id: z.string(),
-  org_id: z.string(),
-  project_id: z.string(),
-  environment: z.enum(['live', 'test']),
-  client_id: z.string(),
-  api_key_id: z.string(),
+  ...storedGrantFields,
   redirect_uri: z.string(),
   code_challenge: z.string(),
-  scopes: z.array(z.string()),
-  expires_at: z.string(),
   redeemed_at: z.string().nullable(),
-  grant_revoked: z.boolean(),
-  key_revoked: z.boolean(),
-  now: z.string(),
 });
 export type StoredCode = z.infer<typeof storedCode>;
 

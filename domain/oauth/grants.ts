@@ -74,3 +74,18 @@ export async function issueTokens(tx: CommonQueryMethods, grant: GrantRef, scope
     scope: formatScope(scopes),
   };
 }
+
+/** Columns every stored credential of a grant (code or refresh token) is read with. */
+export const storedGrantFields = {
+  grant_id: z.string(),
+  org_id: z.string(),
+  project_id: z.string(),
+  environment: z.enum(['live', 'test']),
+  client_id: z.string(),
+  api_key_id: z.string(),
+  scopes: z.array(z.string()),
+  expires_at: z.string(),
+  grant_revoked: z.boolean(),
+  key_revoked: z.boolean(),
+  now: z.string(),
+};

@@ -6,23 +6,13 @@ import { z } from 'zod';
 import type { DatabasePool } from '../../runtime/database';
 import { hashCredential, isCredentialOf } from './credentials';
 import { OAuthError, type OAuthErrorCode } from './errors';
-import { issueTokens, revokeGrant, type GrantRef, type TokenResponse } from './grants';
+import { issueTokens, revokeGrant, storedGrantFields, type GrantRef, type TokenResponse } from './grants';
 import { parseScope } from './scope';
 import type { RefreshTokenGrant } from './token-request';
 
 const storedRefresh = z.object({
-  grant_id: z.string(),
-  org_id: z.string(),
-  project_id: z.string(),
-  environment: z.enum(['live', 'test']),
-  client_id: z.string(),
-  api_key_id: z.string(),
-  scopes: z.array(z.string()),
-  expires_at: z.string(),
+  ...storedGrantFields,
   rotated_at: z.string().nullable(),
-  grant_revoked: z.boolean(),
-  key_revoked: z.boolean(),
-  now: z.string(),
 });
 export type StoredRefresh = z.infer<typeof storedRefresh>;
 
