@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { developmentKeyRing, parseKeyRing, type KeyRing } from '../domain/crypto/secret-box';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks/retry-schedule';
+import { PROJECT_ROOT } from './project-root';
 
 export interface TemporalSettings {
   address: string | undefined; // undefined: local dev server started by the gateway itself
@@ -91,7 +92,7 @@ function retrySchedule(env: NodeJS.ProcessEnv): number[] {
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const dataDir = path.resolve(optional(env, 'GATEWAY_DATA_DIR') ?? path.join(__dirname, '..', '.data'));
+  const dataDir = path.resolve(optional(env, 'GATEWAY_DATA_DIR') ?? path.join(PROJECT_ROOT, '.data'));
   const serviceToken = optional(env, 'GATEWAY_SERVICE_TOKEN');
   if (serviceToken !== undefined && serviceToken.length < 32) {
     throw new ConfigError('GATEWAY_SERVICE_TOKEN must be at least 32 characters');

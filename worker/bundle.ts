@@ -3,9 +3,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
+import { PROJECT_ROOT } from '../runtime/project-root';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
-export const PREBUILT_BUNDLE = path.join(__dirname, '..', 'dist', 'workflow-bundle.js');
+export const PREBUILT_BUNDLE = path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
 
 export async function buildBundleFile(file: string): Promise<string> {
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
