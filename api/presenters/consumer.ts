@@ -1,7 +1,7 @@
 // Consumer, contact verification and consent-record bodies as the spec lists their fields.
 import type { ConsumerRow } from '../../domain/consumers/consumers';
 import type { VerificationRow } from '../../domain/contact-verification/verifications';
-import type { ConsentRecordRow } from '../../domain/mandates/consent-records';
+import { recordPayload, type ConsentRecordRow } from '../../domain/mandates/consent-records';
 
 export function presentConsumer(row: ConsumerRow) {
   return {
@@ -31,21 +31,7 @@ export function presentVerification(row: VerificationRow) {
 }
 
 export function presentConsentRecord(row: ConsentRecordRow) {
-  return {
-    id: row.id,
-    consumer_id: row.consumer_id,
-    mandate_id: row.mandate_id,
-    kind: row.kind,
-    agent_id: row.agent_id,
-    funding_source_id: row.funding_source_id,
-    purpose: row.purpose,
-    currency: row.currency,
-    cap_minor: row.cap_minor === null ? null : row.cap_minor.toString(),
-    per_tx_cap_minor: row.per_tx_cap_minor === null ? null : row.per_tx_cap_minor.toString(),
-    expires_at: row.expires_at,
-    hmac_secret_version: row.hmac_secret_version,
-    ip_address: row.ip_address,
-    metadata: row.metadata,
-    signed_at: row.signed_at,
-  };
+  // The public view is the signed payload without the tenant columns, plus the secret version that signed it.
+  const { org_id: _org, project_id: _project, ...signed } = recordPayload(row);
+  return { ...signed, hmac_secret_version: row.hmac_secret_version };
 }

@@ -25,6 +25,18 @@ export interface HttpLoadOptions {
   warmup?: number;
 }
 
+/** The rotating-body load generator's options: one body per request, cycling through `bodies` (and `url` when a list). */
+export interface RotatingLoadOptions {
+  label: string;
+  url: string | string[];
+  method: string;
+  headers: Record<string, string>;
+  bodies: string[];
+  total: number;
+  concurrency: number;
+  warmup?: number;
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

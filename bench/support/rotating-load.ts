@@ -2,20 +2,9 @@
 // (one per wallet, or one per attempt). Usage: tsx bench/support/rotating-load.ts <options.json path>.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
-import { runLoad } from './load';
+import { runLoad, type RotatingLoadOptions } from './load';
 
-interface RotatingOptions {
-  label: string;
-  url: string | string[];
-  method: string;
-  headers: Record<string, string>;
-  bodies: string[];
-  total: number;
-  concurrency: number;
-  warmup?: number;
-}
-
-const options = JSON.parse(readFileSync(process.argv[2], 'utf8')) as RotatingOptions;
+const options = JSON.parse(readFileSync(process.argv[2], 'utf8')) as RotatingLoadOptions;
 const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
 const urls = (Array.isArray(options.url) ? options.url : [options.url]).map((u) => new URL(u));
 let next = 0;

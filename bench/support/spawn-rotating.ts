@@ -3,20 +3,10 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { LoadResult } from './load';
+import type { LoadResult, RotatingLoadOptions } from './load';
 
-export interface RotatingLoad {
-  label: string;
-  url: string | string[];
-  method: string;
-  headers: Record<string, string>;
-  bodies: string[];
-  total: number;
-  concurrency: number;
-  warmup?: number;
-}
 
-export function spawnRotating(options: RotatingLoad): Promise<LoadResult> {
+export function spawnRotating(options: RotatingLoadOptions): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
   const file = path.join(dir, 'options.json');
   writeFileSync(file, JSON.stringify(options));
