@@ -88,6 +88,8 @@ describe('delivery', () => {
     expect(after.body).toMatchObject({ total_runs: 1, signing_enabled: true, status: 'active' });
     expect(after.body.last_run_at).toEqual(delivery.attempted_at);
     expect(after.body.signing_secret).toBeUndefined();
+    // The dispatcher made the attempt itself: a chain settled the first time needs no workflow.
+    await expect(gw.env.client.workflow.getHandle(`delivery/${delivery.chain_id}`).describe()).rejects.toThrow(/not found/i);
   });
 });
 
@@ -100,6 +102,10 @@ describe('retries, dead letters and pausing', () => {
     const first = await firstDelivery(tenant, endpoint.id);
 
     await expect(chainResult(first.chain_id)).resolves.toEqual({ outcome: 'delivered', attempts: 4 });
+    // The failed first attempt handed the chain to its workflow at attempt 2, after the first backoff.
+    const [started] = (await gw.env.client.workflow.getHandle(`delivery/${first.chain_id}`).fetchHistory()).events!;
+    const [input] = started.workflowExecutionStartedEventAttributes!.input!.payloads!.map((p) => JSON.parse(Buffer.from(p.data!).toString()));
+    expect(input).toMatchObject({ attempt: 2, firstWaitMs: 5_000 });
 
     const rows = (await deliveriesOf(tenant, endpoint.id)).reverse();
     expect(rows.map((row) => [row.attempt, row.status, row.error])).toEqual([

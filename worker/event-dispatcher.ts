@@ -1,10 +1,12 @@
 // The event dispatcher, run inside each worker process. It LISTENs on `gateway_events` (a trigger on
 // the outbox NOTIFYs at commit), claims committed undispatched events, fans them out into delivery
-// chains for subscribed active endpoints and starts each chain's workflow. A periodic sweep catches
+// chains for subscribed active endpoints and makes each chain's first attempt itself (first-attempts.ts);
+// a chain that has to wait, or finds every lane busy, goes to its workflow. A periodic sweep catches
 // what a lost notification or a crash between commit and workflow start left behind. Several worker
 // processes may run it at once: claims use SKIP LOCKED and workflow ids are chain ids.
 import { Client as PgClient } from 'pg';
 import { eachLimited, startChain, wakeChain, type ChainRuntime } from '../domain/webhooks/chains';
+import { firstAttempts, type AttemptFn } from './first-attempts';
 import { fanOutUndispatched, overdueChains } from '../domain/webhooks/deliveries';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
@@ -14,6 +16,9 @@ export const EVENTS_CHANNEL = 'gateway_events';
 const BATCH = 200;
 /** Workflow starts in flight at once. */
 const START_CONCURRENCY = 64;
+/** First attempts in flight at once, and how long a chain waits for a lane before it goes to its workflow. */
+const FIRST_ATTEMPT_LANES = 64;
+const LANE_WAIT_MS = 2_000;
 /** A pending attempt this overdue has no live workflow behind it (the receiver timeout is 15 s). */
 const OVERDUE_GRACE_SECONDS = 60;
 
@@ -22,6 +27,8 @@ export interface EventDispatcherOptions {
   db: DatabasePool;
   runtime: ChainRuntime;
   log: Logger;
+  /** Makes one attempt of a chain (the delivery activity's function). */
+  attempt: AttemptFn;
 }
 
 export interface EventDispatcher {
@@ -38,9 +45,13 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   let pumping: Promise<void> | undefined;
   let again = false;
 
+  const first = firstAttempts({ lanes: FIRST_ATTEMPT_LANES, attempt: options.attempt, runtime, log });
+
   const dispatchBatch = async (): Promise<number> => {
     const { claimed, chains } = await db.transaction((tx) => fanOutUndispatched(tx, BATCH));
-    const results = await eachLimited(chains, START_CONCURRENCY, (chain) => startChain(runtime, chain));
+    const toWorkflows = [];
+    for (const chain of chains) if (stopping || !(await first.offer(chain, LANE_WAIT_MS))) toWorkflows.push(chain);
+    const results = await eachLimited(toWorkflows, START_CONCURRENCY, (chain) => startChain(runtime, chain));
     const failed = results.filter((result) => result.status === 'rejected');
     // A chain whose start failed is pending and will be picked up by the overdue sweep.
     if (failed.length > 0) log.warn('delivery chains not started', { count: failed.length, error: describe((failed[0] as PromiseRejectedResult).reason) });
@@ -115,6 +126,7 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
       if (reconnect) clearTimeout(reconnect);
       await listener?.end().catch(() => undefined);
       await pumping;
+      await first.drain();
     },
   };
 }

@@ -1,5 +1,6 @@
-// One delivery chain: the attempts of one event to one endpoint. Each attempt is an activity that
-// POSTs and records a delivery row; between failures the chain sleeps on a durable timer for the
+// One delivery chain: the attempts of one event to one endpoint. A dispatched event's first attempt is
+// made by the dispatcher (worker/first-attempts.ts), so its chain runs here from its first wait on;
+// redeliveries, replays and test fires run here from attempt 1. Each attempt is an activity that POSTs and records a delivery row; between failures the chain sleeps on a durable timer for the
 // scheduled backoff; while the endpoint is not active it waits for the reactivation signal. The
 // attempt-now update (retry-pending) cuts a wait short and answers with that attempt's result.
 import { allHandlersFinished, condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
@@ -24,7 +25,7 @@ const HOLD_RECHECK_MS = 6 * 3_600_000;
 
 export async function webhookDelivery(input: DeliveryChainInput): Promise<DeliveryChainResult> {
   let attempt = input.attempt;
-  let waitMs = 0;
+  let waitMs = input.firstWaitMs ?? 0;
   let wake = false;
   let reactivated = false;
   let completed = 0;

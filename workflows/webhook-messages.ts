@@ -17,6 +17,8 @@ export interface DeliveryChainInput {
   retrySchedule: number[];
   /** How long an attempt waits for its inactive endpoint before it is dead-lettered. */
   holdLimitMs: number;
+  /** The backoff before `attempt`, when the attempt before it was made outside the workflow (the dispatcher's first). */
+  firstWaitMs?: number;
 }
 
 export type AttemptResult =

@@ -81,15 +81,27 @@ export interface AttemptRecord {
  * concurrent drain recorded it first), in which case nothing is written.
  */
 export async function recordAttempt(db: DatabasePool, key: ChainKey, record: AttemptRecord): Promise<boolean> {
+  const setRecorded = sql.fragment`
+    status = ${record.status}, held_since = NULL, attempted_at = ${record.attemptedAt}, duration_ms = ${record.durationMs},
+    request_url = ${record.requestUrl}, request_headers = ${sql.jsonb(record.requestHeaders)}, request_body = ${record.requestBody},
+    request_body_truncated = ${record.requestBodyTruncated}, response_status = ${record.responseStatus},
+    response_headers = ${record.responseHeaders ? sql.jsonb(record.responseHeaders) : null}, response_body = ${record.responseBody},
+    response_body_truncated = ${record.responseBodyTruncated}, error = ${record.error}`;
+  const pendingRow = sql.fragment`org_id = ${key.orgId} AND project_id = ${key.projectId} AND chain_id = ${key.chainId} AND attempt = ${key.attempt} AND status = 'pending'`;
+  if (record.status === 'delivered' && !record.pauseEndpoint) {
+    // The common case is one statement: the endpoint's counters are a hot row under a burst, locked
+    // only for the statement's own commit rather than across a multi-round-trip transaction.
+    const recorded = await db.oneFirst(sql.type(z.object({ recorded: z.boolean() }))`
+      WITH updated AS (UPDATE webhook_deliveries SET ${setRecorded} WHERE ${pendingRow} RETURNING trigger_id),
+      counted AS (
+        UPDATE webhook_endpoints SET total_runs = total_runs + 1, last_run_at = GREATEST(last_run_at, ${record.attemptedAt}::timestamptz), consecutive_dead = 0
+        WHERE org_id = ${key.orgId} AND project_id = ${key.projectId} AND id IN (SELECT trigger_id FROM updated) RETURNING id)
+      SELECT EXISTS (SELECT 1 FROM updated) AS recorded`);
+    return recorded;
+  }
   return db.transaction(async (tx) => {
     const updated = await tx.maybeOne(sql.type(z.object({ trigger_id: z.string(), event_id: z.string(), origin: z.string() }))`
-      UPDATE webhook_deliveries SET
-        status = ${record.status}, held_since = NULL, attempted_at = ${record.attemptedAt}, duration_ms = ${record.durationMs},
-        request_url = ${record.requestUrl}, request_headers = ${sql.jsonb(record.requestHeaders)}, request_body = ${record.requestBody},
-        request_body_truncated = ${record.requestBodyTruncated}, response_status = ${record.responseStatus},
-        response_headers = ${record.responseHeaders ? sql.jsonb(record.responseHeaders) : null}, response_body = ${record.responseBody},
-        response_body_truncated = ${record.responseBodyTruncated}, error = ${record.error}
-      WHERE org_id = ${key.orgId} AND project_id = ${key.projectId} AND chain_id = ${key.chainId} AND attempt = ${key.attempt} AND status = 'pending'
+      UPDATE webhook_deliveries SET ${setRecorded} WHERE ${pendingRow}
       RETURNING trigger_id, event_id, origin`);
     if (!updated) return false;
     const endpoint = sql.fragment`org_id = ${key.orgId} AND project_id = ${key.projectId} AND id = ${updated.trigger_id}`;

@@ -16,7 +16,7 @@ export interface ChainRuntime {
   eagerStart?: boolean;
 }
 
-function chainInput(runtime: ChainRuntime, ref: ChainRef): DeliveryChainInput {
+function chainInput(runtime: ChainRuntime, ref: ChainRef, firstWaitMs: number): DeliveryChainInput {
   return {
     orgId: ref.org_id,
     projectId: ref.project_id,
@@ -28,14 +28,15 @@ function chainInput(runtime: ChainRuntime, ref: ChainRef): DeliveryChainInput {
     attempt: ref.attempt,
     retrySchedule: runtime.settings.retrySchedule,
     holdLimitMs: runtime.settings.holdLimitMs,
+    ...(firstWaitMs > 0 ? { firstWaitMs } : {}),
   };
 }
 
-function startOptions(runtime: ChainRuntime, ref: ChainRef) {
+function startOptions(runtime: ChainRuntime, ref: ChainRef, firstWaitMs = 0) {
   return {
     taskQueue: runtime.taskQueue,
     workflowId: workflowIds.delivery(ref.chain_id.toString()),
-    args: [chainInput(runtime, ref)] as [DeliveryChainInput],
+    args: [chainInput(runtime, ref, firstWaitMs)] as [DeliveryChainInput],
     typedSearchAttributes: [
       { key: SEARCH_ATTRIBUTES.OrgId, value: ref.org_id },
       { key: SEARCH_ATTRIBUTES.ProjectId, value: ref.project_id },
@@ -45,12 +46,15 @@ function startOptions(runtime: ChainRuntime, ref: ChainRef) {
   };
 }
 
-/** Starts a chain's workflow; a chain already running is left as it is. */
-export async function startChain(runtime: ChainRuntime, ref: ChainRef): Promise<void> {
+/**
+ * Starts a chain's workflow at `ref.attempt`, after `firstWaitMs` when an attempt made outside the workflow
+ * (the dispatcher's first one) already failed; a chain already running is left as it is.
+ */
+export async function startChain(runtime: ChainRuntime, ref: ChainRef, firstWaitMs = 0): Promise<void> {
   try {
     // Eager start hands the first workflow task straight to a worker sharing the client's connection
     // (the dispatcher in the worker process), skipping a poll round trip; elsewhere it is a normal start.
-    await runtime.client.workflow.start<typeof webhookDelivery>('webhookDelivery', { ...startOptions(runtime, ref), requestEagerStart: runtime.eagerStart === true });
+    await runtime.client.workflow.start<typeof webhookDelivery>('webhookDelivery', { ...startOptions(runtime, ref, firstWaitMs), requestEagerStart: runtime.eagerStart === true });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }

@@ -18,6 +18,7 @@ import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { createWorker, installRuntime } from '../../worker/worker';
 import { startEventDispatcher, type EventDispatcher } from '../../worker/event-dispatcher';
+import { webhookActivities } from '../../activities/webhooks';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
@@ -78,8 +79,11 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
   const startWorker = async () => {
     worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log, config } });
     running = worker.run();
-    // The worker process also runs the event dispatcher (outbox → delivery workflows).
-    dispatcher = await startEventDispatcher({ databaseUrl, db, log, runtime: { client: env.client, taskQueue, settings: config.webhooks } });
+    // The worker process also runs the event dispatcher (outbox → first attempts and delivery workflows).
+    dispatcher = await startEventDispatcher({
+      databaseUrl, db, log, runtime: { client: env.client, taskQueue, settings: config.webhooks },
+      attempt: webhookActivities({ db, log, config }).attemptDelivery,
+    });
   };
   const stopWorker = async () => {
     await dispatcher?.stop();
