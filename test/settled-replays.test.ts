@@ -1,7 +1,8 @@
 // Replays of settled attempts served from the API process's memory (api/settled-replies.ts), through HTTP:
 // a warm replay is the stored reply byte for byte without reading its attempt from PostgreSQL, yet every
 // change is still attempt_id_conflict, another project's or organization's presentation is judged by
-// PostgreSQL as before, and an answer that can still change (held for approval) is never kept.
+// PostgreSQL as before, and an answer that can still change (held for approval) is never kept. Racing
+// duplicates of a new attempt still pay once now that the claim and the read of a taken id are one statement.
 import { Client } from 'pg';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -114,6 +115,19 @@ describe('a settled consumer spend presented again', () => {
     expect([warm.result.status, warm.result.headers.get('idempotent-replayed')]).toEqual([422, 'true']);
     expect(warm.result.text).toBe(cold.text);
     expect(warm.result.body).toEqual({ ...refused.body, idempotent_replay: true });
+  });
+});
+
+describe('claiming an attempt in one statement', () => {
+  it('pays once when duplicates of one new attempt race, and every duplicate gets that payment', async () => {
+    const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 1_000 });
+    const results = await Promise.all(Array.from({ length: 6 }, () => execute(body)));
+    for (const r of results) expect([r.status, r.body.status]).toEqual([200, 'completed']);
+    expect(new Set(results.map((r) => r.body.payment.provider_payment_id)).size).toBe(1);
+    expect(await eventCount('payment.completed', body.attempt_id)).toBe(1);
+    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
+    expect(balance).toMatchObject({ balance_minor: '9000' });
   });
 });
 

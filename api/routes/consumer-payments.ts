@@ -106,7 +106,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description: 'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
     body: MandateSpendBody, responses,
     async handler({ deps, principal, body, params, requestId }) {
-      const mandate = await deps.db.transaction((tx) => wiredSeams(deps.config.encryptionKeys).mandates.registered(tx, principal, params.id));
+      const mandate = await wiredSeams(deps.config.encryptionKeys).mandates.registered(deps.db, principal, params.id);
       return execute(deps, principal, body, mandate, requestId);
     },
   }),
