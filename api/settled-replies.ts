@@ -9,7 +9,7 @@ export interface SettledReply {
   projectId: string;
   fingerprint: string;
   status: number;
-  /** The body as sent, `idempotent_replay: true` included. */
+  /** The body a replay sends, serialized once (for a consumer payment, `idempotent_replay: true` included). */
   json: Buffer;
 }
 
