@@ -2,11 +2,15 @@
 // PSP): spend attempts through the workflow at concurrency 16, and the idempotent replay of stored
 // answers (no Temporal): each settled attempt presented once more (cold: one PostgreSQL round trip), and
 // one settled attempt presented over and over (warm: served from the API process's memory). GET
-// /v1/whoami in the same run is the baseline. Load comes from a child process, so the client does not
-// share the API's event loop; "API CPU" is the bench process's CPU time (user + system) per request.
+// /v1/whoami in the same run is the baseline, and a bare node:http server in the same process answering
+// a body of the replay's size is the floor: what any HTTP reply costs on this machine right now. Load
+// comes from a child process, so the client does not share the API's event loop; "API CPU" is the bench
+// process's CPU time (user + system) per request (the in-process worker included).
 // Each spend is the whole path: mandate verification, caps, policy, hold, Pix dispatch to the mock PSP,
 // debit and a receipt sealed with both signatures. Spends are spread over CONCURRENCY consumers, each
 // with its own signed mandate and funded sub-account, because one mandate's spends serialize on its lock.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, type LoadResult } from './support/load';
 import { spawnLoad } from './support/spawn-load';
@@ -53,11 +57,24 @@ async function main(): Promise<void> {
   }
   const warm = await measured(() => spawnLoad({ label: 'replay of one settled attempt (warm)', url, method: 'POST', headers, body: stored, total: REPLAYS, concurrency: CONCURRENCY, warmup: 500 }));
 
+  // The floor: reads the request body and answers a fixed body of the replay's size, nothing else.
+  const fixed = Buffer.from(JSON.stringify(checked));
+  const bare = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': fixed.length }).end(fixed));
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const floor = await measured(() => spawnLoad({
+    label: 'bare node:http, same body sizes (floor)', url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`, method: 'POST', headers, body: stored,
+    total: REPLAYS, concurrency: CONCURRENCY, warmup: 500,
+  }));
+  bare.close();
+
   console.log(machineLine());
   console.log(`consumer payments: concurrency ${CONCURRENCY}; a replay answers 200 only as a replay (any change would be 409), so errors count anything else`);
-  for (const result of [whoami, spends, cold, warm]) console.log(line(result));
+  for (const result of [floor, whoami, spends, cold, warm]) console.log(line(result));
   console.log(`warm replay / whoami throughput ratio: ${(warm.rps / whoami.rps).toFixed(2)}`);
-  console.log(`target: warm replay p99 < 5 ms (${warm.p99 < 5 ? 'met' : 'missed'}; whoami p99 on this run ${whoami.p99.toFixed(2)} ms)`);
+  console.log(`target: warm replay p99 < 5 ms (${warm.p99 < 5 ? 'met' : 'missed'}; on this run whoami p99 ${whoami.p99.toFixed(2)} ms, bare node:http floor p99 ${floor.p99.toFixed(2)} ms)`);
   await stack.stop();
 }
 
