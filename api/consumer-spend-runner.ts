@@ -1,6 +1,8 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
 // session), the attempt claim with its fingerprint, and then one of: a verbatim replay from Postgres,
-// joining the running workflow, presenting an uncertain attempt again, or Update-with-Start.
+// joining the running workflow, presenting an uncertain attempt again, or Update-with-Start. A settled
+// attempt's replay is kept serialized in this process (settled-replies.ts), so presenting it again
+// touches neither PostgreSQL nor Temporal.
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
 import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
@@ -14,12 +16,13 @@ import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../workflow
 import { workflowIds } from '../workflows/ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
+import { serializeReply, settledReplies } from './settled-replies';
 
 /** How long the HTTP call waits for the attempt's answer before telling the caller to present it again. */
 const SYNC_WAIT_MS = 30_000;
 
 export type SpendRun =
-  | { kind: 'answer'; answer: SpendAnswer; replay: boolean }
+  | { kind: 'replay'; status: number; json: Buffer }
   | { kind: 'running'; request: SpendRequest; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
 
 function inProgress(attemptId: string): ApiError {
@@ -29,6 +32,20 @@ function inProgress(attemptId: string): ApiError {
 /** Rule 1: the stored body, verbatim except that it now says it is a replay. */
 export function replayOf(row: AttemptRow): SpendAnswer {
   return { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: { ...row.response_body!, idempotent_replay: true } };
+}
+
+// Answers that never change once stored. requires_approval is reopened by an approval and
+// dispatch_uncertain is resolved through the workflow, so neither is ever served from memory.
+const SETTLED: ReadonlySet<AttemptRow['status']> = new Set(['completed', 'failed', 'refused']);
+
+/** The serialized replay of a stored answer, remembered in this process when the attempt is settled. */
+function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'replay' }> {
+  const answer = replayOf(row);
+  const json = serializeReply(answer.body);
+  if (row.caller_attempt && SETTLED.has(row.status)) {
+    settledReplies(deps.db, 'consumer_payments').remember(row.org_id, row.attempt_id, { projectId: row.project_id, fingerprint: row.fingerprint, status: answer.httpStatus, json });
+  }
+  return { kind: 'replay', status: answer.httpStatus, json };
 }
 
 export async function prepareSpend(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<SpendRequest> {
@@ -76,13 +93,17 @@ function startOptions(deps: AppDeps, req: SpendRequest): WorkflowStartOptions<(r
 }
 
 export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<SpendRun> {
+  if (req.callerAttempt) {
+    const settled = settledReplies(deps.db, 'consumer_payments').get(req.orgId, req.attemptId, req.projectId, req.fingerprint);
+    if (settled) return { kind: 'replay', status: settled.status, json: settled.json };
+  }
   const claim = await claimAttempt(deps.db, req);
   const row = claim.row;
   if (!claim.created) {
     if (!req.callerAttempt || row.project_id !== req.projectId || row.fingerprint !== req.fingerprint) {
       throw new ApiError(409, 'attempt_id_conflict', 'This attempt_id was used for a different payment (amount, payee, mandate, rail, service or approval differ)', { attempt_id: req.attemptId });
     }
-    if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') return { kind: 'answer', answer: replayOf(row), replay: true };
+    if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') return replayRun(deps, row);
   }
   const handle = deps.temporal.client.workflow.getHandle(row.workflow_id);
   let answer: Promise<SpendAnswer>;

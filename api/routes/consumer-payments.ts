@@ -28,23 +28,25 @@ const responses = {
   502: { description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`', schema: SpendRefusal },
 };
 
-function reply(answer: SpendAnswer, replay: boolean): Reply {
-  return { status: answer.httpStatus, body: answer.body, headers: replay ? { 'Idempotent-Replayed': 'true' } : {} };
+function reply(answer: SpendAnswer): Reply {
+  return { status: answer.httpStatus, body: answer.body };
 }
 
 async function execute(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<Reply> {
   const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
-  if (run.kind === 'answer') return reply(run.answer, run.replay);
-  return reply(await awaitAnswer(deps, run), false);
+  // A replay goes out as stored, already serialized.
+  if (run.kind === 'replay') return { status: run.status, body: run.json, type: 'application/json', headers: { 'Idempotent-Replayed': 'true' } };
+  return reply(await awaitAnswer(deps, run));
 }
 
 /** Streams each audit step as it happens (polling the workflow's progress), then the outcome. */
 function stream(deps: AppDeps, run: SpendRun): Reply {
   const events = openEventStream(deps.config.sse);
   const sendOutcome = (answer: SpendAnswer, replay: boolean) => events.finish('outcome', { http_status: answer.httpStatus, replay, body: answer.body });
-  if (run.kind === 'answer') {
-    for (const step of (run.answer.body.audit as unknown[] | undefined) ?? []) events.send('audit', step);
-    sendOutcome(run.answer, true);
+  if (run.kind === 'replay') {
+    const body = JSON.parse(run.json.toString('utf8')) as Record<string, unknown>;
+    for (const step of (body.audit as unknown[] | undefined) ?? []) events.send('audit', step);
+    events.finish('outcome', { http_status: run.status, replay: true, body });
   } else {
     let sent = 0;
     const flush = (audit: unknown[]) => {
@@ -104,7 +106,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description: 'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
     body: MandateSpendBody, responses,
     async handler({ deps, principal, body, params, requestId }) {
-      const mandate = await deps.db.transaction((tx) => wiredSeams(deps.config.encryptionKeys).mandates.registered(tx, principal, params.id));
+      const mandate = await wiredSeams(deps.config.encryptionKeys).mandates.registered(deps.db, principal, params.id);
       return execute(deps, principal, body, mandate, requestId);
     },
   }),

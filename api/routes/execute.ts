@@ -1,5 +1,6 @@
 // Wallet execute: answers GatewayPaymentResult synchronously from the spend-attempt workflow
-// (Update-with-Start), or from Postgres when the attempt already finished.
+// (Update-with-Start), or from Postgres when the attempt already finished. A finished attempt's reply is
+// kept serialized in this process (settled-replies.ts), so presenting it again costs no round trip.
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApiError } from '../../domain/errors';
 import { claimAttempt, readAttempt, releaseClaim, requestHash, type AttemptRow } from '../../domain/spend/attempts';
@@ -16,12 +17,21 @@ import { spendOutcomeUpdate } from '../../workflows/spend-messages';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
+import { serializeReply, settledReplies } from '../settled-replies';
 
 /** How long the HTTP call waits for the attempt before answering attempt_in_progress. */
 const SYNC_WAIT_MS = 30_000;
 
-function stored(row: AttemptRow): Reply {
-  return { status: row.response_status ?? 200, body: row.response_body, headers: { 'Idempotent-Replayed': 'true' } };
+function replayed(status: number, json: Buffer): Reply {
+  return { status, body: json, type: 'application/json', headers: { 'Idempotent-Replayed': 'true' } };
+}
+
+/** A finished attempt's stored reply. Only `processing` rows are ever updated, so every other one is remembered. */
+function stored(deps: AppDeps, row: AttemptRow): Reply {
+  const status = row.response_status ?? 200;
+  const json = serializeReply(row.response_body);
+  settledReplies(deps.db, 'wallet_execute').remember(row.org_id, row.attempt_id, { projectId: row.project_id, fingerprint: row.request_hash, status, json });
+  return replayed(status, json);
 }
 
 function inProgress(attemptId: string): ApiError {
@@ -72,6 +82,12 @@ export const executeRoutes: AnyRoute[] = [
       409: { description: '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After)', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body, requestId }) {
+      if (body.attempt_id !== undefined) {
+        // The fingerprint binds the project and the wallet as well as the body: a hit is this very
+        // request, already answered (and its wallet, never deleted but with its project, was found then).
+        const hit = settledReplies(deps.db, 'wallet_execute').get(principal.orgId, body.attempt_id, principal.projectId, requestHash(principal.projectId, params.id, body));
+        if (hit) return replayed(hit.status, hit.json);
+      }
       const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, params.id);
       if (!isCurrency(body.currency)) throw new ApiError(400, 'invalid_body', 'Unknown currency');
       const minor = toMinorUnits(body.amount, body.currency);
@@ -84,7 +100,7 @@ export const executeRoutes: AnyRoute[] = [
         orgId: principal.orgId, projectId: principal.projectId, walletId: wallet.id, attemptId,
         hash: requestHash(principal.projectId, wallet.id, body), request: body, workflowId,
       });
-      if (claim.row.status !== 'processing') return stored(claim.row);
+      if (claim.row.status !== 'processing') return stored(deps, claim.row);
       if (claim.created && wallet.status !== 'active') {
         // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
         await releaseClaim(deps.db, principal.orgId, attemptId);
@@ -103,7 +119,7 @@ export const executeRoutes: AnyRoute[] = [
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
         // The workflow already closed: its outcome is in Postgres (or the attempt is being finished).
         const row = await readAttempt(deps.db, principal.orgId, attemptId);
-        if (row && row.status !== 'processing') return stored(row);
+        if (row && row.status !== 'processing') return stored(deps, row);
         throw inProgress(attemptId);
       }
     },

@@ -28,16 +28,30 @@ export type AttemptRow = z.infer<typeof attemptRow>;
 const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_id, dispatch_key, status,
   holds_money, hold_id, approval_id, response_status, response_body`;
 
-/** Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to judge. */
+const claimRow = attemptRow.extend({ created: z.boolean() });
+
+/**
+ * Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to
+ * judge. One round trip either way: the insert and the read of a taken id are one statement.
+ */
 export async function claimAttempt(db: CommonQueryMethods, req: SpendRequest): Promise<{ row: AttemptRow; created: boolean }> {
-  const inserted = await db.maybeOne(sql.type(attemptRow)`
-    INSERT INTO consumer_spend_attempts (org_id, attempt_id, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
-      fingerprint, workflow_id, dispatch_key)
-    VALUES (${req.orgId}, ${req.attemptId}, ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
-      ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, ${req.workflowId}, ${req.dispatchKey})
-    ON CONFLICT (org_id, attempt_id) DO NOTHING
-    RETURNING ${COLUMNS}`);
-  if (inserted) return { row: inserted, created: true };
+  const claimed = await db.maybeOne(sql.type(claimRow)`
+    WITH inserted AS (
+      INSERT INTO consumer_spend_attempts (org_id, attempt_id, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
+        fingerprint, workflow_id, dispatch_key)
+      VALUES (${req.orgId}, ${req.attemptId}, ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
+        ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, ${req.workflowId}, ${req.dispatchKey})
+      ON CONFLICT (org_id, attempt_id) DO NOTHING
+      RETURNING ${COLUMNS})
+    SELECT ${COLUMNS}, true AS created FROM inserted
+    UNION ALL
+    SELECT ${COLUMNS}, false AS created FROM consumer_spend_attempts
+    WHERE org_id = ${req.orgId} AND attempt_id = ${req.attemptId} AND NOT EXISTS (SELECT 1 FROM inserted)`);
+  if (claimed) {
+    const { created, ...row } = claimed;
+    return { row, created };
+  }
+  // The conflicting row was committed after this statement's snapshot was taken: read it afresh.
   return { row: (await readAttempt(db, req.orgId, req.attemptId))!, created: false };
 }
 

@@ -1,7 +1,7 @@
 // The seams between consumer payments and the areas it builds on. Payments never reimplement these:
 // the mandate (verify the signature and read its terms, record a settled spend), the consumer's balance
 // (hold, debit, release in the ledger), policy rules, and approval holds. wiring.ts binds them.
-import type { DatabaseTransactionConnection } from '../../runtime/database';
+import type { CommonQueryMethods, DatabaseTransactionConnection } from '../../runtime/database';
 import type { EventScope } from '../events/record';
 
 export interface MandateTerms {
@@ -37,8 +37,8 @@ export interface MandateSeam {
    * unexpired, locking it until the transaction ends. Throws the mandates area's refusals as ApiError.
    */
   verify(tx: DatabaseTransactionConnection, scope: EventScope, presented: PresentedMandate): Promise<MandateTerms>;
-  /** Reads a registered mandate's signed document, for the spend on `/v1/consumers/mandates/{id}/spend`. */
-  registered(tx: DatabaseTransactionConnection, scope: EventScope, mandateId: string): Promise<unknown>;
+  /** Reads a registered mandate's signed document, for the spend on `/v1/consumers/mandates/{id}/spend` (one read, no transaction). */
+  registered(db: CommonQueryMethods, scope: EventScope, mandateId: string): Promise<unknown>;
   /** Records the settled spend in the mandates area's seam table; a retry finds its own row. */
   recordSpend(tx: DatabaseTransactionConnection, scope: EventScope, spend: { mandateId: string; amountMinor: bigint; currency: string; attemptId: string }): Promise<void>;
 }

@@ -22,6 +22,8 @@ export const attemptRow = z.object({
 });
 export type AttemptRow = z.infer<typeof attemptRow>;
 const COLUMNS = sql.fragment`org_id, attempt_id, project_id, wallet_id, request_hash, workflow_id, status, response_status, response_body`;
+const claimRow = attemptRow.extend({ created: z.boolean() });
+const splitClaim = ({ created, ...row }: z.infer<typeof claimRow>): { row: AttemptRow; created: boolean } => ({ row, created });
 
 /** Canonical JSON (keys sorted at every level), so the same request always hashes the same. */
 export function canonicalJson(value: unknown): string {
@@ -45,13 +47,20 @@ export async function claimAttempt(
   db: CommonQueryMethods,
   input: { orgId: string; projectId: string; walletId: string; attemptId: string; hash: string; request: unknown; workflowId: string },
 ): Promise<{ row: AttemptRow; created: boolean }> {
-  const inserted = await db.maybeOne(sql.type(attemptRow)`
-    INSERT INTO spend_attempts (org_id, attempt_id, project_id, wallet_id, request_hash, request, workflow_id)
-    VALUES (${input.orgId}, ${input.attemptId}, ${input.projectId}, ${input.walletId}, ${input.hash}, ${sql.jsonb(input.request as never)}, ${input.workflowId})
-    ON CONFLICT (org_id, attempt_id) DO NOTHING
-    RETURNING ${COLUMNS}`);
-  if (inserted) return { row: inserted, created: true };
-  const existing = await readAttempt(db, input.orgId, input.attemptId);
+  // One round trip either way: the insert and the read of a taken id are one statement. When the
+  // conflicting row was committed after the statement's snapshot, it is read afresh.
+  const claimed = await db.maybeOne(sql.type(claimRow)`
+    WITH inserted AS (
+      INSERT INTO spend_attempts (org_id, attempt_id, project_id, wallet_id, request_hash, request, workflow_id)
+      VALUES (${input.orgId}, ${input.attemptId}, ${input.projectId}, ${input.walletId}, ${input.hash}, ${sql.jsonb(input.request as never)}, ${input.workflowId})
+      ON CONFLICT (org_id, attempt_id) DO NOTHING
+      RETURNING ${COLUMNS})
+    SELECT ${COLUMNS}, true AS created FROM inserted
+    UNION ALL
+    SELECT ${COLUMNS}, false AS created FROM spend_attempts
+    WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND NOT EXISTS (SELECT 1 FROM inserted)`);
+  if (claimed?.created) return splitClaim(claimed);
+  const existing = claimed ? splitClaim(claimed).row : await readAttempt(db, input.orgId, input.attemptId);
   if (!existing) throw new ApiError(409, 'ledger_conflict', 'The attempt changed while it was being claimed; retry', { reason: 'concurrent_write' });
   if (existing.request_hash !== input.hash || existing.project_id !== input.projectId) {
     throw new ApiError(409, 'attempt_id_conflict', 'This attempt_id was already used with a different request; use a new attempt_id', { attempt_id: input.attemptId });

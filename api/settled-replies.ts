@@ -1,0 +1,81 @@
+// The replies of settled attempts (consumer payments, wallet execute), serialized once and kept in this
+// process, so presenting a settled attempt again costs no PostgreSQL round trip. Only answers that can
+// never change are held: a settled attempt's row is never updated again and goes only with its project.
+// An entry answers only the organization, project and request fingerprint it was stored for; any other
+// presentation misses, and PostgreSQL decides exactly as it would without the cache.
+import type { DatabasePool } from '../runtime/database';
+
+export interface SettledReply {
+  projectId: string;
+  fingerprint: string;
+  status: number;
+  /** The body a replay sends, serialized once (for a consumer payment, `idempotent_replay: true` included). */
+  json: Buffer;
+}
+
+/** A bounded least-recently-used map from (organization, attempt id) to the attempt's settled reply. */
+export class SettledReplies {
+  private readonly entries = new Map<string, SettledReply>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 10_000,
+    private readonly maxBytes = 32 * 2 ** 20,
+  ) {}
+
+  /** The reply for exactly this presentation, or undefined. */
+  get(orgId: string, attemptId: string, projectId: string, fingerprint: string): SettledReply | undefined {
+    const key = keyOf(orgId, attemptId);
+    const entry = this.entries.get(key);
+    if (!entry || entry.projectId !== projectId || entry.fingerprint !== fingerprint) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  remember(orgId: string, attemptId: string, reply: SettledReply): void {
+    if (reply.json.length > this.maxBytes) return;
+    const key = keyOf(orgId, attemptId);
+    this.drop(key);
+    this.entries.set(key, reply);
+    this.bytes += reply.json.length;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.drop(oldest);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.bytes -= entry.json.length;
+  }
+}
+
+// NUL cannot occur in an id (the router refuses it), so it separates the two parts unambiguously.
+const keyOf = (orgId: string, attemptId: string): string => `${orgId}\u0000${attemptId}`;
+
+export type AttemptFamily = 'consumer_payments' | 'wallet_execute';
+
+// One cache per database: a cached row is a copy of that database's row, and a test gateway's database
+// is its own.
+const perDatabase = new WeakMap<DatabasePool, Record<AttemptFamily, SettledReplies>>();
+
+export function settledReplies(db: DatabasePool, family: AttemptFamily): SettledReplies {
+  let caches = perDatabase.get(db);
+  if (!caches) {
+    caches = { consumer_payments: new SettledReplies(), wallet_execute: new SettledReplies() };
+    perDatabase.set(db, caches);
+  }
+  return caches[family];
+}
+
+/** A body as Koa would send it (JSON.stringify, UTF-8), so a cached reply is byte-identical to an uncached one. */
+export function serializeReply(body: unknown): Buffer {
+  return Buffer.from(JSON.stringify(body), 'utf8');
+}
