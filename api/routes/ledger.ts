@@ -1,7 +1,7 @@
 // The wallet ledger over HTTP: post an entry (WalletLedgerPost) and list a wallet's entries.
 import { ApiError, notFound } from '../../domain/errors';
 import { listEntries } from '../../domain/ledger/entries';
-import { postEntry } from '../../domain/ledger/post';
+import { postEntry } from '../../domain/ledger/post-entry';
 import { getWallet } from '../../domain/wallets/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { LedgerList, LedgerListQuery, LedgerPostResult, WalletLedgerPost, type LedgerListQueryValues, type WalletLedgerPostBody } from '../../schema/http/wallets';

@@ -3,6 +3,7 @@
 // retryable and never reported as insufficient funds; a tripped balance CHECK is balance_constraint_violation.
 import { CheckIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { ApiError } from '../errors';
+import type { Refusal } from './effects';
 
 const CONFLICT_CODES = new Set(['40001', '40P01', '55P03']);
 
@@ -18,6 +19,13 @@ export const ledgerConflict = (message: string, details?: Record<string, unknown
 
 export const balanceViolation = (message: string, details?: Record<string, unknown>): ApiError =>
   new ApiError(409, 'balance_constraint_violation', message, details);
+
+/** The error for a refusal of effectOf (or its SQL twin ledger_effect), with the slot's available balance then. */
+export function effectRefusalError(code: Refusal['code'], reason: string, available: bigint, holdId?: string | null): ApiError {
+  const details = { reason, available_minor: available.toString(), ...(holdId ? { hold_id: holdId } : {}) };
+  if (code === 'balance_constraint_violation') return balanceViolation('The entry would make available_minor negative or exceed its hold; nothing was written', details);
+  return ledgerConflict(`The entry conflicts with the ledger: ${reason}`, details);
+}
 
 export function translateLedgerError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
