@@ -2,7 +2,8 @@
 // are in flight queue up and go out together as one ledger_post_batch statement: one round trip and one
 // commit for many posts, and a hot wallet's balance row locked once per batch. Two batches in flight never
 // share a wallet, so they never wait for each other; a batch waits only briefly for a lock held elsewhere,
-// and a post that could not be done in its batch runs again on its own with the full lock wait.
+// and a post that could not be done in its batch runs again on its own with the full lock wait, outside the
+// batch slots, while its wallet stays reserved so that wallet's later posts keep their order.
 
 export interface BatchItem<I, R> {
   /** Posts with the same key (wallet) keep their order and are never in two batches at once. */
@@ -18,8 +19,9 @@ export interface BatcherOptions<I, R> {
   /** Batches in flight at once, each on its own connection. */
   maxInFlight: number;
   maxBatch: number;
-  /** Runs one batch; settles every item, or throws to reject all of them. */
-  run(items: Array<BatchItem<I, R>>): Promise<void>;
+  /** Runs one batch: settles the items it could and returns those to run alone; throws to reject them all. */
+  run(items: Array<BatchItem<I, R>>): Promise<Array<BatchItem<I, R>>>;
+  runAlone(input: I): Promise<R>;
 }
 
 export interface Batcher<I, R> {
@@ -45,6 +47,10 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
     return batch;
   };
 
+  const runInOrder = async (items: Array<BatchItem<I, R>>): Promise<void> => {
+    for (const item of items) await options.runAlone(item.input).then(item.resolve, item.reject);
+  };
+
   const launch = (): void => {
     scheduled = false;
     while (inFlight < options.maxInFlight && pending.length > 0) {
@@ -55,13 +61,24 @@ export function createBatcher<I, R>(options: BatcherOptions<I, R>): Batcher<I, R
       inFlight += 1;
       // A stable sort keeps each wallet's posts in arrival order.
       batch.sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
-      void options.run(batch)
-        .catch((error: unknown) => { for (const item of batch) item.reject(error); })
-        .finally(() => {
-          for (const key of keys) busy.delete(key);
+      const release = (done: Iterable<string>) => {
+        for (const key of done) busy.delete(key);
+        launch();
+      };
+      void options.run(batch).then(
+        (leftovers) => {
           inFlight -= 1;
-          launch();
-        });
+          const alone = new Map<string, Array<BatchItem<I, R>>>();
+          for (const item of leftovers) alone.set(item.key, [...(alone.get(item.key) ?? []), item]);
+          release([...keys].filter((key) => !alone.has(key)));
+          for (const [key, items] of alone) void runInOrder(items).finally(() => release([key]));
+        },
+        (error: unknown) => {
+          inFlight -= 1;
+          for (const item of batch) item.reject(error);
+          release(keys);
+        },
+      );
     }
   };
 

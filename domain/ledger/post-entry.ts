@@ -89,8 +89,8 @@ async function postAlone(db: DatabasePool, post: Post): Promise<PostResult> {
   return resultOf(post, rows);
 }
 
-/** Posts a batch in one statement; a post that raised in it runs again alone, after the batch, in order. */
-async function postBatch(db: DatabasePool, items: Array<BatchItem<Post, PostResult>>): Promise<void> {
+/** Posts a batch in one statement and returns the posts that raised in it, to run again alone. */
+async function postBatch(db: DatabasePool, items: Array<BatchItem<Post, PostResult>>): Promise<Array<BatchItem<Post, PostResult>>> {
   const posts = items.map((item) => item.input);
   const column = <T>(pick: (post: Post) => T) => posts.map(pick);
   const rows = await db.any(sql.type(batchRow)`
@@ -108,17 +108,16 @@ async function postBatch(db: DatabasePool, items: Array<BatchItem<Post, PostResu
     if (row.failed) failed.add(row.n - 1);
     else byPost.set(row.n - 1, [...(byPost.get(row.n - 1) ?? []), row]);
   }
-  const again: number[] = [];
-  items.forEach((item, i) => {
+  return items.filter((item, i) => {
     const outcome = byPost.get(i);
-    if (failed.has(i) || !outcome) return again.push(i);
+    if (failed.has(i) || !outcome) return true;
     try {
       item.resolve(resultOf(item.input, outcome));
     } catch (error) {
       item.reject(error);
     }
+    return false;
   });
-  for (const i of again) await postAlone(db, items[i].input).then(items[i].resolve, items[i].reject);
 }
 
 const batchers = new WeakMap<DatabasePool, Batcher<Post, PostResult>>();
@@ -126,7 +125,7 @@ const batchers = new WeakMap<DatabasePool, Batcher<Post, PostResult>>();
 function batcherFor(db: DatabasePool): Batcher<Post, PostResult> {
   let batcher = batchers.get(db);
   if (!batcher) {
-    batcher = createBatcher<Post, PostResult>({ maxInFlight: MAX_IN_FLIGHT, maxBatch: MAX_BATCH, run: (items) => postBatch(db, items) });
+    batcher = createBatcher<Post, PostResult>({ maxInFlight: MAX_IN_FLIGHT, maxBatch: MAX_BATCH, run: (items) => postBatch(db, items), runAlone: (post) => postAlone(db, post) });
     batchers.set(db, batcher);
   }
   return batcher;
