@@ -98,6 +98,19 @@ describe('posts that arrive together', () => {
     expect(foreign).toBe(0);
   });
 
+  it('refuse a post that would take a balance past the bigint range while the posts that came with it go through', async () => {
+    const full = await newWallet(gw, t);
+    const other = await newWallet(gw, t);
+    await fund(gw, t, full, 9_223_372_036_854_775_000n);
+    const [over, ...rest] = await Promise.all([post(gw, t, full, 'fund', 1_000), ...Array.from({ length: 5 }, () => post(gw, t, other, 'fund', 3))]);
+    expect([over.status, over.body.error.code, over.body.error.details.reason]).toEqual([409, 'balance_constraint_violation', 'balance_out_of_range']);
+    expect(rest.map((r) => r.status)).toEqual(Array(5).fill(201));
+    expect((await ledgerSums(gw, full))[0].balance).toBe(9_223_372_036_854_775_000n);
+    expect((await ledgerSums(gw, other))[0].balance).toBe(15n);
+    const refused = (await eventsOf(full)).filter((e) => e.type === 'ledger.entry_refused').map((e) => e.data.reason);
+    expect(refused).toEqual(['balance_out_of_range']);
+  });
+
   it('refuse posts to a frozen wallet with wallet_not_active and record the refusal', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 50);

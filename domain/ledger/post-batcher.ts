@@ -1,8 +1,8 @@
 // Group commit for POST /v1/ledger-entries within one API process. Posts that arrive while earlier batches
-// are in flight queue up and go out together as one ledger_post_batch statement: one round trip and one
+// are in flight queue up and go out together as one ledger_post statement: one round trip and one
 // commit for many posts, and a hot wallet's balance row locked once per batch. Two batches in flight never
-// share a wallet, so they never wait for each other; a batch waits only briefly for a lock held elsewhere,
-// and a post that could not be done in its batch runs again on its own with the full lock wait, outside the
+// share a wallet, so they never wait for each other; a batch does not wait for a row locked elsewhere, and
+// a post that could not be done in its batch runs again on its own with the full lock wait, outside the
 // batch slots, while its wallet stays reserved so that wallet's later posts keep their order.
 
 export interface BatchItem<I, R> {

@@ -1,40 +1,39 @@
 // POST /v1/ledger-entries without a transaction held open from the API: the database function ledger_post
-// (migration 0460) locks the wallet and its balance slot, applies ledger_effect (the SQL twin of effectOf),
-// writes the entries, the balance, the hold and the outbox events, all in one autocommitted statement.
-// Concurrent posts share a statement through the batcher (ledger_post_batch, migration 0461). A round trip
-// costs more than the SQL it carries, and a hot wallet's balance row is locked for one statement per batch.
+// (migration 0460) locks the wallets and balance slots, applies ledger_effect (the SQL twin of effectOf),
+// writes the entries, balances, holds and outbox events, all in one autocommitted statement, for every post
+// the batcher gathered (group commit). A round trip and a commit cost far more than the SQL they carry, and
+// a hot wallet's balance row is locked for one statement per batch.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import type { EventScope } from '../events/record';
 import { prefixedId, sortableId } from '../ids';
-import { effectRefusalError, ledgerConflict, translateLedgerError } from './conflicts';
+import { effectRefusalError, externalRefConflict, ledgerConflict, sqlState, translateLedgerError } from './conflicts';
 import { entryRow, type EntryRow } from './entries';
 import { LOCK_TIMEOUT, recordRefusal, type PostInput, type PostResult } from './post';
 import { createBatcher, type Batcher, type BatchItem } from './post-batcher';
 
-/** Batches in flight per process, posts per batch (under the 64 subtransactions a backend tracks cheaply). */
+/** Batches in flight per process (each on its own connection), and posts per batch. */
 const MAX_IN_FLIGHT = 2;
-const MAX_BATCH = 32;
-/** How long a batch waits for a lock held outside it before it leaves that post to run on its own. */
-const BATCH_LOCK_WAIT = '20ms';
+const MAX_BATCH = 64;
 
-const outcomeFields = { reason: z.string().nullable(), wallet_status: z.string().nullable(), slot_available: z.bigint().nullable(), hold_currency: z.string().nullable() };
+const outcomeFields = {
+  n: z.number(), failed: z.boolean(), reason: z.string().nullable(), wallet_status: z.string().nullable(), slot_available: z.bigint().nullable(), hold_currency: z.string().nullable(),
+};
 const postedRow = z.object({
-  refusal: z.null(), ...outcomeFields, ...entryRow.shape,
+  refusal: z.null(), ...outcomeFields, failed: z.literal(false), ...entryRow.shape,
   balance_minor: z.bigint(), available_minor: z.bigint(), balance_updated_at: z.string(),
 });
+/** A refusal, or (failed, refusal null) a post the batch left undone. */
 const refusedRow = z.object({
-  refusal: z.enum(['not_found', 'wallet_not_active', 'ledger_conflict', 'balance_constraint_violation']), ...outcomeFields, hold_id: z.string().nullable(),
+  refusal: z.enum(['not_found', 'wallet_not_active', 'ledger_conflict', 'balance_constraint_violation']).nullable(), ...outcomeFields, hold_id: z.string().nullable(),
 });
+type PostedRow = z.infer<typeof postedRow>;
+type RefusedRow = z.infer<typeof refusedRow>;
+const isPosted = (row: PostedRow | RefusedRow): row is PostedRow => row.refusal === null && !row.failed;
 const outcomeRow = z.union([postedRow, refusedRow]);
 type OutcomeRow = z.infer<typeof outcomeRow>;
-const batchRow = z.union([
-  postedRow.extend({ n: z.number(), failed: z.literal(false) }),
-  refusedRow.extend({ n: z.number(), failed: z.literal(false) }),
-  z.object({ n: z.number(), failed: z.literal(true) }),
-]);
 
 /** One post with the ids the database cannot make: the new hold's and its events' (a debit may post two). */
 interface Post {
@@ -44,19 +43,22 @@ interface Post {
   eventIds: [string, string | null];
 }
 
-function refusalError(row: z.infer<typeof refusedRow>): ApiError {
+function refusalError(row: RefusedRow): Error {
   switch (row.refusal) {
+    case null:
+      return new Error('ledger_post left the post undone');
     case 'not_found':
       return notFound('Wallet');
     case 'wallet_not_active':
       return new ApiError(409, 'wallet_not_active', `The wallet is ${row.wallet_status}; only active wallets accept ledger entries`, { status: row.wallet_status });
     default:
+      if (row.reason === 'external_ref_exists') return externalRefConflict();
       if (row.reason === 'hold_currency_mismatch') return ledgerConflict('The hold for this attempt is in another currency', { reason: 'hold_currency_mismatch', hold_currency: row.hold_currency });
       return effectRefusalError(row.refusal, row.reason ?? 'unknown', row.slot_available ?? 0n, row.hold_id);
   }
 }
 
-function entryOf(row: z.infer<typeof postedRow>): EntryRow {
+function entryOf(row: PostedRow): EntryRow {
   return {
     id: row.id, wallet_id: row.wallet_id, org_id: row.org_id, currency: row.currency, kind: row.kind, amount_minor: row.amount_minor, hold_id: row.hold_id,
     mandate_id: row.mandate_id, attempt_id: row.attempt_id, external_ref: row.external_ref, reconciled_at: row.reconciled_at, posted_at: row.posted_at, metadata: row.metadata,
@@ -66,51 +68,55 @@ function entryOf(row: z.infer<typeof postedRow>): EntryRow {
 /** The result of one post from its rows: the entry (and a remainder release) with the balance, or its refusal. */
 function resultOf(post: Post, rows: readonly OutcomeRow[]): PostResult {
   const [first, second] = rows;
-  if (first.refusal !== null) throw refusalError(first);
+  if (!isPosted(first)) throw refusalError(first);
   const balance = { wallet_id: post.input.walletId, currency: post.input.currency, balance_minor: first.balance_minor, available_minor: first.available_minor, updated_at: first.balance_updated_at };
-  return { entry: entryOf(first), release: second && second.refusal === null ? entryOf(second) : null, balance };
+  return { entry: entryOf(first), release: second && isPosted(second) ? entryOf(second) : null, balance };
+}
+
+/** The posts as ledger_post's columns; a post's event ids take two places (a debit may post two entries). */
+function postSql(posts: Post[], wait: boolean) {
+  const column = (pick: (post: Post) => string | null) => sql.array(posts.map(pick) as string[], 'text');
+  return sql.type(outcomeRow)`
+    SELECT * FROM ledger_post(
+      ${column((p) => p.scope.orgId)}, ${column((p) => p.scope.projectId)}, ${column((p) => p.scope.environment)},
+      ${column((p) => p.input.walletId)}, ${column((p) => p.input.currency)}, ${column((p) => p.input.kind)},
+      ${sql.array(posts.map((p) => p.input.amount.toString()), 'int8')}, ${column((p) => p.input.mandateId ?? null)},
+      ${column((p) => p.input.attemptId ?? null)}, ${column((p) => p.input.externalRef ?? null)},
+      ${sql.array(posts.map((p) => JSON.stringify(p.input.metadata ?? {})), 'jsonb')}, ${column((p) => p.holdId)},
+      ${sql.array(posts.flatMap((p) => p.eventIds) as string[], 'text')}, ${wait}, ${LOCK_TIMEOUT})`;
 }
 
 /** One post in its own statement, waiting for locks as long as any ledger writer does. */
 async function postAlone(db: DatabasePool, post: Post): Promise<PostResult> {
-  const { scope, input } = post;
   let rows: readonly OutcomeRow[];
   try {
-    rows = await db.any(sql.type(outcomeRow)`
-      SELECT * FROM ledger_post(${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${input.walletId}, ${input.currency}, ${input.kind},
-        ${input.amount.toString()}::bigint, ${input.mandateId ?? null}, ${input.attemptId ?? null}, ${input.externalRef ?? null},
-        ${sql.jsonb((input.metadata ?? {}) as never)}, ${post.holdId}, ${sql.array(post.eventIds, 'text')}, ${LOCK_TIMEOUT})`);
+    rows = await db.any(postSql([post], true));
   } catch (error) {
     // A refusal the database raised (a tripped CHECK) rolled everything back, its event included.
     const translated = translateLedgerError(error);
-    await recordRefusal(db, scope, input, translated);
+    await recordRefusal(db, post.scope, post.input, translated);
     throw translated;
   }
   return resultOf(post, rows);
 }
 
-/** Posts a batch in one statement and returns the posts that raised in it, to run again alone. */
+/**
+ * Posts a batch in one statement and returns the posts to run again alone: those it could not lock, or
+ * all of them when the statement failed in the database (which then rolled it back whole).
+ */
 async function postBatch(db: DatabasePool, items: Array<BatchItem<Post, PostResult>>): Promise<Array<BatchItem<Post, PostResult>>> {
-  const posts = items.map((item) => item.input);
-  const column = <T>(pick: (post: Post) => T) => posts.map(pick);
-  const rows = await db.any(sql.type(batchRow)`
-    SELECT * FROM ledger_post_batch(
-      ${sql.array(column((p) => p.scope.orgId), 'text')}, ${sql.array(column((p) => p.scope.projectId), 'text')},
-      ${sql.array(column((p) => p.scope.environment), 'text')}, ${sql.array(column((p) => p.input.walletId), 'text')},
-      ${sql.array(column((p) => p.input.currency), 'text')}, ${sql.array(column((p) => p.input.kind), 'text')},
-      ${sql.array(column((p) => p.input.amount.toString()), 'int8')}, ${sql.array(column((p) => p.input.mandateId ?? null) as string[], 'text')},
-      ${sql.array(column((p) => p.input.attemptId ?? null) as string[], 'text')}, ${sql.array(column((p) => p.input.externalRef ?? null) as string[], 'text')},
-      ${sql.array(column((p) => JSON.stringify(p.input.metadata ?? {})), 'jsonb')}, ${sql.array(column((p) => p.holdId) as string[], 'text')},
-      ${sql.array(posts.flatMap((p) => p.eventIds) as string[], 'text')}, ${BATCH_LOCK_WAIT}, ${LOCK_TIMEOUT})`);
-  const byPost = new Map<number, OutcomeRow[]>();
-  const failed = new Set<number>();
-  for (const row of rows) {
-    if (row.failed) failed.add(row.n - 1);
-    else byPost.set(row.n - 1, [...(byPost.get(row.n - 1) ?? []), row]);
+  let rows: readonly OutcomeRow[];
+  try {
+    rows = await db.any(postSql(items.map((item) => item.input), false));
+  } catch (error) {
+    if (sqlState(error) === undefined) throw error; // no answer from the database: the outcome is unknown
+    return items;
   }
+  const byPost = new Map<number, OutcomeRow[]>();
+  for (const row of rows) byPost.set(row.n - 1, [...(byPost.get(row.n - 1) ?? []), row]);
   return items.filter((item, i) => {
     const outcome = byPost.get(i);
-    if (failed.has(i) || !outcome) return true;
+    if (!outcome || outcome[0].failed) return true;
     try {
       item.resolve(resultOf(item.input, outcome));
     } catch (error) {
