@@ -1,7 +1,7 @@
 // The ledger rules live twice: effectOf in TypeScript (documented, unit-tested) and ledger_effect in the
 // database, which ledger_post applies to every HTTP post. Every kind, amount and hold state goes through
-// both here, first function against function, then through POST /v1/ledger-entries against effectOf, so a
-// change to one that the other does not share fails this file.
+// both here: function against function, then ledger_post (through POST /v1/ledger-entries, and run on its
+// own) against effectOf, so a change to one that the other does not share fails this file.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { ENTRY_KINDS, effectOf, isRefusal, type EntryKind, type OpenHold } from '../domain/ledger/effects';
@@ -82,35 +82,69 @@ async function walletWith(state: HoldState): Promise<string> {
   return id;
 }
 
-describe('POST /v1/ledger-entries and effectOf', () => {
-  it('agree on the entries, balance changes and refusals of every kind against every hold state', async () => {
-    const cases: Array<{ kind: EntryKind; amount: bigint; state: HoldState }> = [];
-    for (const kind of ENTRY_KINDS) {
-      for (const amount of [120n, 300n, 301n, 601n]) {
-        for (const state of HOLD_STATES) cases.push({ kind, amount, state });
-      }
+const CASES: Array<{ kind: EntryKind; amount: bigint; state: HoldState }> = [];
+for (const kind of ENTRY_KINDS) {
+  for (const amount of [120n, 300n, 301n, 601n]) {
+    for (const state of HOLD_STATES) CASES.push({ kind, amount, state });
+  }
+}
+const label = (i: number) => `${CASES[i].kind} ${CASES[i].amount} (hold ${CASES[i].state})`;
+
+/** What a post answered: its refusal, or its entries (kind and signed amount) in order. */
+type Answer = { refusal: string } | { entries: Array<{ kind: string; amount_minor: string }> };
+
+/**
+ * Runs every case on a wallet of its own through `poster` and returns, per case, what effectOf would
+ * have said of it as seen from the outside: the entry's amount and the balance changes, or the refusal.
+ */
+async function outcomesOf(poster: (walletId: string, kind: EntryKind, amount: bigint) => Promise<Answer>): Promise<string[]> {
+  const outcomes: string[] = [];
+  const run = async (i: number) => {
+    const { kind, amount, state } = CASES[i];
+    const id = await walletWith(state);
+    const answer = await poster(id, kind, amount);
+    const after = (await gw.request('GET', `/v1/wallets/${id}`, { key: t.key })).body.balances[0];
+    const balanceDelta = BigInt(after.balance_minor) - 1000n;
+    const availableDelta = BigInt(after.available_minor) - 600n;
+    if ('refusal' in answer) {
+      // A refusal writes nothing: the balance is where it was.
+      outcomes[i] = `${answer.refusal}${balanceDelta === 0n && availableDelta === 0n ? '' : ' (balance moved)'}`;
+      return;
     }
-    const outcomes = new Map<number, string>();
-    const run = async (i: number) => {
-      const { kind, amount, state } = cases[i];
-      const id = await walletWith(state);
-      const r = await post(gw, t, id, kind, amount, ['hold', 'release', 'debit'].includes(kind) ? { attempt_id: 'case' } : {});
-      const after = (await gw.request('GET', `/v1/wallets/${id}`, { key: t.key })).body.balances[0];
-      const balanceDelta = BigInt(after.balance_minor) - 1000n;
-      const availableDelta = BigInt(after.available_minor) - 600n;
-      if (r.status !== 201) {
-        // A refusal writes nothing: the balance is where it was.
-        outcomes.set(i, `${r.body.error.code}/${r.body.error.details.reason}${balanceDelta === 0n && availableDelta === 0n ? '' : ' (balance moved)'}`);
-        return;
-      }
-      const [entry, release] = r.body.entries as Array<{ kind: string; amount_minor: string }>;
-      const remainder = release ? BigInt(release.amount_minor) : 0n;
-      expect(release ? release.kind : 'release').toBe('release');
-      outcomes.set(i, [BigInt(entry.amount_minor), balanceDelta, availableDelta - remainder, remainder].join(' '));
-      await expectBalanced(gw, id);
-    };
-    for (let i = 0; i < cases.length; i += 8) await Promise.all(cases.slice(i, i + 8).map((_, j) => run(i + j)));
-    const label = (i: number) => `${cases[i].kind} ${cases[i].amount} (hold ${cases[i].state})`;
-    expect(cases.map((_, i) => `${label(i)}: ${outcomes.get(i)}`)).toEqual(cases.map((c, i) => `${label(i)}: ${expected(c.kind, c.amount, 600n, c.state)}`));
+    const [entry, release] = answer.entries;
+    const remainder = release ? BigInt(release.amount_minor) : 0n;
+    expect(release ? release.kind : 'release').toBe('release');
+    outcomes[i] = [BigInt(entry.amount_minor), balanceDelta, availableDelta - remainder, remainder].join(' ');
+    await expectBalanced(gw, id);
+  };
+  for (let i = 0; i < CASES.length; i += 8) await Promise.all(CASES.slice(i, i + 8).map((_, j) => run(i + j)));
+  return outcomes.map((outcome, i) => `${label(i)}: ${outcome}`);
+}
+
+const effectOutcomes = () => CASES.map((c, i) => `${label(i)}: ${expected(c.kind, c.amount, 600n, c.state)}`);
+const attemptOf = (kind: EntryKind) => (['hold', 'release', 'debit'].includes(kind) ? 'case' : null);
+
+describe('ledger_post and effectOf', () => {
+  it('agree through POST /v1/ledger-entries, posts arriving together, on the entries, balance changes and refusals of every kind against every hold state', async () => {
+    const outcomes = await outcomesOf(async (id, kind, amount) => {
+      const attempt = attemptOf(kind);
+      const r = await post(gw, t, id, kind, amount, attempt ? { attempt_id: attempt } : {});
+      return r.status === 201 ? { entries: r.body.entries } : { refusal: `${r.body.error.code}/${r.body.error.details.reason}` };
+    });
+    expect(outcomes).toEqual(effectOutcomes());
+  });
+
+  it('agree when a post runs on its own, waiting for its locks', async () => {
+    const row = z.object({ refusal: z.string().nullable(), reason: z.string().nullable(), kind: z.string().nullable(), amount_minor: z.bigint().nullable() });
+    const outcomes = await outcomesOf(async (id, kind, amount) => {
+      const rows = await gw.db.any(sql.type(row)`
+        SELECT refusal, reason, kind, amount_minor FROM ledger_post(
+          ${sql.array([t.orgId], 'text')}, ${sql.array([t.projectId], 'text')}, ARRAY['test'], ${sql.array([id], 'text')}, ARRAY['BRL'],
+          ${sql.array([kind], 'text')}, ${sql.array([amount.toString()], 'int8')}, ARRAY[NULL::text], ${sql.array([attemptOf(kind)] as string[], 'text')},
+          ARRAY[NULL::text], ARRAY['{}'::jsonb], ARRAY['hld_lockstep_' || ${id}], ARRAY['evt_lockstep_' || ${id}, 'evt_lockstep_r_' || ${id}], true, '5s')`);
+      if (rows[0].refusal) return { refusal: `${rows[0].refusal}/${rows[0].reason}` };
+      return { entries: rows.map((r) => ({ kind: r.kind!, amount_minor: r.amount_minor!.toString() })) };
+    });
+    expect(outcomes).toEqual(effectOutcomes());
   });
 });
