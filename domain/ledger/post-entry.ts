@@ -1,5 +1,5 @@
 // POST /v1/ledger-entries without a transaction held open from the API: the database function ledger_post
-// (migration 0460) locks the wallets and balance slots, applies ledger_effect (the SQL twin of effectOf),
+// (migration 0461) locks the wallets and balance slots, applies ledger_effect (the SQL twin of effectOf),
 // writes the entries, balances, holds and outbox events, all in one autocommitted statement, for every post
 // the batcher gathered (group commit). A round trip and a commit cost far more than the SQL they carry, and
 // a hot wallet's balance row is locked for one statement per batch.
@@ -7,11 +7,11 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
-import type { EventScope } from '../events/record';
+import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId, sortableId } from '../ids';
 import { effectRefusalError, externalRefConflict, ledgerConflict, sqlState, translateLedgerError } from './conflicts';
 import { entryRow, type EntryRow } from './entries';
-import { LOCK_TIMEOUT, recordRefusal, type PostInput, type PostResult } from './post';
+import { LOCK_TIMEOUT, type PostInput, type PostResult } from './post';
 import { createBatcher, type Batcher, type BatchItem } from './post-batcher';
 
 /** Batches in flight per process (each on its own connection), and posts per batch. */
@@ -84,6 +84,15 @@ function postSql(posts: Post[], wait: boolean) {
       ${column((p) => p.input.attemptId ?? null)}, ${column((p) => p.input.externalRef ?? null)},
       ${sql.array(posts.map((p) => JSON.stringify(p.input.metadata ?? {})), 'jsonb')}, ${column((p) => p.holdId)},
       ${sql.array(posts.flatMap((p) => p.eventIds) as string[], 'text')}, ${wait}, ${LOCK_TIMEOUT})`;
+}
+
+/** A refusal the database raised rolled its event back with everything else: it is recorded after. */
+async function recordRefusal(db: DatabasePool, scope: EventScope, input: PostInput, error: unknown): Promise<void> {
+  if (!(error instanceof ApiError) || !['balance_constraint_violation', 'wallet_not_active'].includes(error.code)) return;
+  await recordEvent(db, scope, 'ledger.entry_refused', {
+    wallet_id: input.walletId, currency: input.currency, kind: input.kind, amount_minor: input.amount, attempt_id: input.attemptId ?? null,
+    code: error.code, reason: (error.details?.reason as string | undefined) ?? null,
+  }).catch(() => undefined);
 }
 
 /** One post in its own statement, waiting for locks as long as any ledger writer does. */

@@ -3,7 +3,7 @@
 // entry and update the balance. A lone post over HTTP takes the one-statement path in post-entry.ts.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
+import type { CommonQueryMethods, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
@@ -140,13 +140,4 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
 /** Sets the lock wait for this transaction: a post waits briefly for a hot row, then reports ledger_conflict. */
 export async function ledgerTransactionSettings(tx: CommonQueryMethods): Promise<void> {
   await tx.query(sql.unsafe`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`);
-}
-
-/** Refusals a tenant wants to hear about are recorded after the refused transaction rolled back. */
-export async function recordRefusal(db: DatabasePool, scope: EventScope, input: PostInput, error: unknown): Promise<void> {
-  if (!(error instanceof ApiError) || !['balance_constraint_violation', 'wallet_not_active'].includes(error.code)) return;
-  await recordEvent(db, scope, 'ledger.entry_refused', {
-    wallet_id: input.walletId, currency: input.currency, kind: input.kind, amount_minor: input.amount, attempt_id: input.attemptId ?? null,
-    code: error.code, reason: (error.details?.reason as string | undefined) ?? null,
-  }).catch(() => undefined);
 }

@@ -1,50 +1,10 @@
 -- Posting ledger entries in one statement. Each PostgreSQL round trip costs far more than the SQL it
 -- carries, and a hot wallet's balance row stays locked from its lock to the commit, so POST
--- /v1/ledger-entries runs ledger_post in autocommit: the locks, the effects, the entries, the balances,
--- the hold bookkeeping and the outbox events of one post, or of a batch of posts that arrived together,
--- are one statement and one transaction (group commit). A batch matters beyond the hot wallet: the outbox
--- trigger NOTIFYs, and PostgreSQL lets one NOTIFYing transaction at a time through its commit, WAL flush
--- included, so it is commits per second, not posts, that the database can do.
---
--- ledger_effect is the SQL statement of domain/ledger/effects.ts `effectOf`; test/ledger-lockstep.test.ts
--- runs every case through both, so the two cannot drift apart.
-
-CREATE FUNCTION ledger_effect(
-  p_kind text, p_amount bigint, p_available bigint, p_hold_amount bigint, p_hold_status text,
-  OUT refusal text, OUT reason text, OUT amount bigint, OUT balance_delta bigint, OUT available_delta bigint, OUT release_remainder bigint
-) LANGUAGE plpgsql IMMUTABLE AS $$
-BEGIN
-  release_remainder := 0;
-  CASE p_kind
-    WHEN 'fund', 'reconcile', 'reverse' THEN
-      amount := p_amount; balance_delta := p_amount; available_delta := p_amount;
-    WHEN 'fee' THEN
-      amount := -p_amount; balance_delta := -p_amount; available_delta := -p_amount;
-    WHEN 'hold' THEN
-      IF p_hold_status IS NOT NULL THEN refusal := 'ledger_conflict'; reason := 'hold_exists'; RETURN; END IF;
-      amount := -p_amount; balance_delta := 0; available_delta := -p_amount;
-    WHEN 'release' THEN
-      IF p_hold_status IS NULL THEN refusal := 'ledger_conflict'; reason := 'hold_not_found'; RETURN; END IF;
-      IF p_hold_status <> 'open' THEN refusal := 'ledger_conflict'; reason := 'hold_already_resolved'; RETURN; END IF;
-      IF p_amount <> p_hold_amount THEN refusal := 'ledger_conflict'; reason := 'release_amount_mismatch'; RETURN; END IF;
-      amount := p_amount; balance_delta := 0; available_delta := p_amount;
-      RETURN;
-    WHEN 'debit' THEN
-      IF p_hold_status IS NULL THEN
-        amount := -p_amount; balance_delta := -p_amount; available_delta := -p_amount;
-      ELSE
-        IF p_hold_status <> 'open' THEN refusal := 'ledger_conflict'; reason := 'hold_already_resolved'; RETURN; END IF;
-        IF p_amount > p_hold_amount THEN refusal := 'balance_constraint_violation'; reason := 'debit_exceeds_hold'; RETURN; END IF;
-        amount := -p_amount; balance_delta := -p_amount; available_delta := 0; release_remainder := p_hold_amount - p_amount;
-        RETURN;
-      END IF;
-  END CASE;
-  -- The kinds without a hold to account for must keep available non-negative.
-  IF p_available + available_delta < 0 THEN
-    refusal := 'balance_constraint_violation'; reason := 'insufficient_available';
-    amount := NULL; balance_delta := NULL; available_delta := NULL; release_remainder := NULL;
-  END IF;
-END $$;
+-- /v1/ledger-entries runs ledger_post in autocommit: the locks, the effects (ledger_effect, 0460), the
+-- entries, the balances, the hold bookkeeping and the outbox events of one post, or of a batch of posts that
+-- arrived together, are one statement and one transaction (group commit). Batches matter beyond the hot
+-- wallet: the outbox trigger NOTIFYs, and PostgreSQL lets one NOTIFYing transaction at a time through its
+-- commit, WAL flush included, so it is commits per second, not posts, that the database can do.
 
 -- Posts p_kinds[i] of p_amounts[i] to slot (p_wallet_ids[i], p_currencies[i]) for each i, in order, and
 -- returns one row per entry written (n = i; a partial debit's entry, then its remainder release) with the
