@@ -111,6 +111,32 @@ describe('posts that arrive together', () => {
     expect(refused).toEqual(['balance_out_of_range']);
   });
 
+  it('apply a batch given in any order slot by slot, each slot\'s posts in the order given, creating a slot on its first post', async () => {
+    const a = await newWallet(gw, t);
+    const b = await newWallet(gw, t);
+    const posts: Array<[string, string, string, bigint]> = [
+      [a, 'BRL', 'fund', 10n], [b, 'BRL', 'fund', 5n], [a, 'USD', 'fund', 7n], [a, 'BRL', 'fee', 3n], [b, 'BRL', 'fee', 6n], [a, 'BRL', 'fee', 7n], [b, 'BRL', 'fee', 1n],
+    ];
+    const row = z.object({ n: z.number(), failed: z.boolean(), refusal: z.string().nullable(), balance_minor: z.bigint().nullable() });
+    const rows = await gw.db.any(sql.type(row)`
+      SELECT n, failed, refusal, balance_minor FROM ledger_post(
+        ${sql.array(posts.map(() => t.orgId), 'text')}, ${sql.array(posts.map(() => t.projectId), 'text')}, ${sql.array(posts.map(() => 'test'), 'text')},
+        ${sql.array(posts.map((p) => p[0]), 'text')}, ${sql.array(posts.map((p) => p[1]), 'text')}, ${sql.array(posts.map((p) => p[2]), 'text')},
+        ${sql.array(posts.map((p) => p[3].toString()), 'int8')}, ${sql.array(posts.map(() => null) as unknown as string[], 'text')},
+        ${sql.array(posts.map(() => null) as unknown as string[], 'text')}, ${sql.array(posts.map(() => null) as unknown as string[], 'text')},
+        ${sql.array(posts.map(() => '{}'), 'jsonb')}, ${sql.array(posts.map(() => null) as unknown as string[], 'text')},
+        ${sql.array(posts.flatMap((_, i) => [`evt_order_${a}_${i}`, null]) as string[], 'text')}, false, '5s')`);
+    const byPost = [...rows].sort((x, y) => x.n - y.n).map((r) => [r.n, r.failed, r.refusal, r.balance_minor]);
+    expect(byPost).toEqual([
+      [1, false, null, 10n], [2, false, null, 5n], [3, false, null, 7n], [4, false, null, 7n],
+      [5, false, 'balance_constraint_violation', null], [6, false, null, 0n], [7, false, null, 4n],
+    ]);
+    expect((await ledgerSums(gw, a)).map((slot) => [slot.currency, slot.balance])).toEqual([['BRL', 0n], ['USD', 7n]]);
+    expect((await ledgerSums(gw, b)).map((slot) => [slot.currency, slot.balance])).toEqual([['BRL', 4n]]);
+    await expectBalanced(gw, a);
+    await expectBalanced(gw, b);
+  });
+
   it('refuse posts to a frozen wallet with wallet_not_active and record the refusal', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 50);

@@ -6,17 +6,17 @@
 -- wallet: the outbox trigger NOTIFYs, and PostgreSQL lets one NOTIFYing transaction at a time through its
 -- commit, WAL flush included, so it is commits per second, not posts, that the database can do.
 
--- Posts p_kinds[i] of p_amounts[i] to slot (p_wallet_ids[i], p_currencies[i]) for each i, in order, and
+-- Posts p_kinds[i] of p_amounts[i] to slot (p_wallet_ids[i], p_currencies[i]) for each i and
 -- returns one row per entry written (n = i; a partial debit's entry, then its remainder release) with the
 -- balance after it, or one row naming the post's refusal (entry columns null). A refusal writes nothing
 -- but, for wallet_not_active and balance_constraint_violation, its `ledger.entry_refused` event.
 --
--- The caller orders the posts by wallet then currency, so each wallet's and each slot's posts are
--- contiguous, and rows are locked in the order every ledger writer follows: wallets (key share), balance
--- slots (update), holds (update). With p_wait, locks are waited for (up to p_lock_timeout) and a missing
--- slot is created: that is how a post runs on its own. Without it, nothing waits for a wallet or a slot
--- locked elsewhere: such a post, or one whose wallet is not found, comes back failed for the caller to run
--- on its own.
+-- The posts are applied grouped by wallet and currency, each slot's posts in the order given (posts in
+-- flight together have no order of their own), and rows are locked in the order every ledger writer
+-- follows: wallets (key share), balance slots (update), holds (update). With p_wait, locks are waited for
+-- (up to p_lock_timeout) and a missing slot is created: that is how a post runs on its own. Without it,
+-- nothing waits for a wallet or a slot locked elsewhere: such a post, or one whose wallet is not found,
+-- comes back failed for the caller to run on its own.
 --
 -- The effects are computed in order in memory, by ledger_effect on each slot's running balance, and
 -- written with one statement per table, so a batch costs a handful of statements whatever its size.
@@ -52,6 +52,9 @@ DECLARE
   w_holds wallet_holds[];
   w_refs text[];
   -- One post.
+  v_order int[];
+  i int;
+  prev int;
   j int;
   v_hold wallet_holds;
   v_effect record;
@@ -139,11 +142,15 @@ BEGIN
     FROM unnest(p_wallet_ids, p_external_refs) WITH ORDINALITY AS t (w, r, i);
   END IF;
 
-  FOR i IN 1 .. k LOOP
-    IF i = 1 OR p_wallet_ids[i] <> p_wallet_ids[i - 1] THEN
+  -- Each wallet's posts, and within it each slot's, one after the other.
+  SELECT array_agg(t.i ORDER BY t.w, t.c, t.i) INTO v_order FROM unnest(p_wallet_ids, p_currencies) WITH ORDINALITY AS t (w, c, i);
+  FOR x IN 1 .. k LOOP
+    i := v_order[x];
+    prev := v_order[x - 1];
+    IF prev IS NULL OR p_wallet_ids[i] <> p_wallet_ids[prev] THEN
       w_attempts := '{}'; w_holds := '{}'; w_refs := '{}';
     END IF;
-    IF i = 1 OR p_wallet_ids[i] <> p_wallet_ids[i - 1] OR p_currencies[i] <> p_currencies[i - 1] THEN
+    IF prev IS NULL OR p_wallet_ids[i] <> p_wallet_ids[prev] OR p_currencies[i] <> p_currencies[prev] THEN
       s_locked := v_balance[i] IS NOT NULL;
       s_balance := v_balance[i];
       s_available := v_available[i];
