@@ -113,6 +113,7 @@ describe('posting', () => {
     const bodies = [
       { amount_minor: '-5', kind: 'fund' }, { amount_minor: '1.5', kind: 'fund' }, { amount_minor: 10, kind: 'fund' }, { amount_minor: '0', kind: 'fund' },
       { amount_minor: '5', kind: 'mint' }, { amount_minor: '5', kind: 'hold' }, { amount_minor: '5', kind: 'fund', currency: 'EUR' },
+      { amount_minor: '9223372036854775808', kind: 'fund' },
     ];
     for (const body of bodies) {
       const r = await gw.request('POST', '/v1/ledger-entries', { key: t.key, body: { wallet_id: id, org_id: t.orgId, currency: 'BRL', ...body } });

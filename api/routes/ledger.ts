@@ -1,7 +1,7 @@
 // The wallet ledger over HTTP: post an entry (WalletLedgerPost) and list a wallet's entries.
 import { ApiError, notFound } from '../../domain/errors';
 import { listEntries } from '../../domain/ledger/entries';
-import { postEntry } from '../../domain/ledger/post';
+import { postEntry } from '../../domain/ledger/post-entry';
 import { getWallet } from '../../domain/wallets/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { LedgerList, LedgerListQuery, LedgerPostResult, WalletLedgerPost, type LedgerListQueryValues, type WalletLedgerPostBody } from '../../schema/http/wallets';
@@ -9,6 +9,8 @@ import { presentBalance, presentEntry } from '../presenters/wallet';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Wallet ledger'];
+/** Amounts and balances are PostgreSQL bigints. */
+const INT8_MAX = 9_223_372_036_854_775_807n;
 
 export const ledgerRoutes: AnyRoute[] = [
   route<WalletLedgerPostBody, unknown, Record<string, string>, 'key'>({
@@ -25,6 +27,7 @@ export const ledgerRoutes: AnyRoute[] = [
       if (body.org_id !== principal.orgId) throw notFound('Wallet');
       const amount = BigInt(body.amount_minor);
       if (amount <= 0n) throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', { issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }] });
+      if (amount > INT8_MAX) throw new ApiError(400, 'invalid_body', `amount_minor must be at most ${INT8_MAX}`, { issues: [{ path: '/amount_minor', message: `must be <= ${INT8_MAX}`, keyword: 'maximum' }] });
       const result = await postEntry(deps.db, { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment }, {
         walletId: body.wallet_id, currency: body.currency, kind: body.kind, amount,
         mandateId: body.mandate_id, attemptId: body.attempt_id, externalRef: body.external_ref, metadata: body.metadata,

@@ -1,13 +1,14 @@
-// Posting to the ledger: one transaction locks the wallet (shared) and its balance row (exclusive), in
-// that fixed order, applies the pure effect of the entry, appends the entry and updates the balance.
+// Posting to the ledger inside a caller's transaction (transfers, spends, consumer payments): lock the wallet
+// (shared) and its balance row (exclusive) in that fixed order, apply the pure effect of the entry, append the
+// entry and update the balance. A lone post over HTTP takes the one-statement path in post-entry.ts.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
+import type { CommonQueryMethods, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 import { balanceRow, type BalanceRow } from '../wallets/wallets';
-import { balanceViolation, ledgerConflict, withLedgerErrors } from './conflicts';
+import { effectRefusalError, ledgerConflict } from './conflicts';
 import { effectOf, isRefusal, type EntryKind, type OpenHold } from './effects';
 import { ENTRY_COLUMNS, entryRow, type EntryRow } from './entries';
 
@@ -31,7 +32,7 @@ export interface PostResult {
 
 const holdRow = z.object({ id: z.string(), currency: z.string(), amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']) });
 const statusRow = z.object({ status: z.string(), lock_timeout: z.string() });
-const LOCK_TIMEOUT = '5s';
+export const LOCK_TIMEOUT = '5s';
 
 /**
  * Locks the wallet row for key share: posts run side by side, while a freeze or close (FOR UPDATE) waits for
@@ -89,11 +90,7 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
   if (hold && hold.currency !== input.currency) throw ledgerConflict('The hold for this attempt is in another currency', { reason: 'hold_currency_mismatch', hold_currency: hold.currency });
   // A debit with an attempt whose hold was already resolved must not fall through to a plain debit.
   const effect = effectOf(input.kind, input.amount, { balance: slot.balance_minor, available: slot.available_minor }, hold);
-  if (isRefusal(effect)) {
-    const details = { reason: effect.reason, available_minor: slot.available_minor.toString(), ...(hold ? { hold_id: hold.id } : {}) };
-    if (effect.code === 'balance_constraint_violation') throw balanceViolation('The entry would make available_minor negative or exceed its hold; nothing was written', details);
-    throw ledgerConflict(`The entry conflicts with the ledger: ${effect.reason}`, details);
-  }
+  if (isRefusal(effect)) throw effectRefusalError(effect.code, effect.reason, slot.available_minor, hold?.id);
   const holdId = input.kind === 'hold' ? prefixedId('hld') : hold?.id ?? null;
   let release: EntryRow | null = null;
   if (effect.releaseRemainder > 0n) {
@@ -143,27 +140,4 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
 /** Sets the lock wait for this transaction: a post waits briefly for a hot row, then reports ledger_conflict. */
 export async function ledgerTransactionSettings(tx: CommonQueryMethods): Promise<void> {
   await tx.query(sql.unsafe`SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`);
-}
-
-/** Refusals a tenant wants to hear about are recorded after the refused transaction rolled back. */
-async function recordRefusal(db: DatabasePool, scope: EventScope, input: PostInput, error: unknown): Promise<void> {
-  if (!(error instanceof ApiError) || !['balance_constraint_violation', 'wallet_not_active'].includes(error.code)) return;
-  await recordEvent(db, scope, 'ledger.entry_refused', {
-    wallet_id: input.walletId, currency: input.currency, kind: input.kind, amount_minor: input.amount, attempt_id: input.attemptId ?? null,
-    code: error.code, reason: (error.details?.reason as string | undefined) ?? null,
-  }).catch(() => undefined);
-}
-
-export async function postEntry(db: DatabasePool, scope: EventScope, input: PostInput): Promise<PostResult> {
-  try {
-    return await withLedgerErrors(() => db.transaction(async (tx) => {
-      await lockActiveWallet(tx, scope, input.walletId); // also sets the lock wait
-      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
-      return postLocked(tx, scope, input, slot);
-    }));
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'not_found') throw error;
-    await recordRefusal(db, scope, input, error);
-    throw error;
-  }
 }
