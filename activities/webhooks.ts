@@ -4,7 +4,7 @@
 import type { KeyRing } from '../domain/crypto/secret-box';
 import { eventPayload } from '../domain/events/payload';
 import { judgeAttempt } from '../domain/webhooks/attempt-outcome';
-import { expireHeld, loadAttempt, markHeld, recordAttempt, type AttemptContext, type ChainKey } from '../domain/webhooks/attempts';
+import { expireHeld, loadAttempt, markHeld, recordAttempt, recordDelivered, type AttemptContext, type AttemptRecord, type ChainKey } from '../domain/webhooks/attempts';
 import { openSigningSecret } from '../domain/webhooks/endpoints';
 import { nextRetryDelay, parseRetryAfter } from '../domain/webhooks/retry-schedule';
 import { signedHeaders } from '../domain/webhooks/signing';
@@ -12,6 +12,7 @@ import { checkWebhookUrl } from '../domain/webhooks/url-policy';
 import { sendWebhook } from '../providers/webhooks/sender';
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
+import { batcher } from '../runtime/batcher';
 import type { Logger } from '../runtime/logger';
 import type { AttemptResult } from '../workflows/webhook-messages';
 
@@ -39,18 +40,35 @@ function recordedResult(context: AttemptContext, attempt: number): AttemptResult
   }
 }
 
-export function webhookActivities(deps: { db: DatabasePool; log: Logger; config: Config }, ring: KeyRing = deps.config.encryptionKeys) {
-  const { db, log, config } = deps;
+/** PostgreSQL's deadlock_detected: two batches met on endpoint rows in opposite orders; the whole statement rolled back. */
+const DEADLOCK = '40P01';
 
-  async function attemptDelivery(input: ChainKey & { retrySchedule: number[] }): Promise<AttemptResult> {
-    const key: ChainKey = { orgId: input.orgId, projectId: input.projectId, chainId: input.chainId, attempt: input.attempt };
-    const context = await loadAttempt(db, key);
-    if (!context) return { kind: 'abandoned', attempt: input.attempt };
-    if (context.status !== 'pending') return recordedResult(context, input.attempt);
+/**
+ * Makes attempts of a chain: `attemptDelivery` loads the attempt first (the workflow's activity),
+ * `attemptLoaded` starts from a context already read (the dispatcher's first attempts, read with the fan-out).
+ * Delivered attempts are recorded in batches (group commit); every other outcome in its own transaction.
+ */
+export function deliveryAttempts(deps: { db: DatabasePool; log: Logger; config: Config }, ring: KeyRing = deps.config.encryptionKeys) {
+  const { db, log, config } = deps;
+  const recordOneDelivered = batcher(async (items: Array<{ key: ChainKey; record: AttemptRecord }>) => {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await recordDelivered(db, items);
+      } catch (error) {
+        const failure = error as { code?: string; cause?: { code?: string } };
+        if ((failure.code ?? failure.cause?.code) !== DEADLOCK || attempt === 3) throw error;
+      }
+    }
+  });
+  const record = (key: ChainKey, outcome: AttemptRecord): Promise<boolean> =>
+    outcome.status === 'delivered' && !outcome.pauseEndpoint ? recordOneDelivered({ key, record: outcome }) : recordAttempt(db, key, outcome);
+
+  async function attemptLoaded(key: ChainKey, context: AttemptContext, retrySchedule: number[]): Promise<AttemptResult> {
+    if (context.status !== 'pending') return recordedResult(context, key.attempt);
     const deliveryId = context.delivery_id.toString();
     if (context.endpoint_status !== 'active') {
       await markHeld(db, key);
-      return { kind: 'held', deliveryId, attempt: input.attempt };
+      return { kind: 'held', deliveryId, attempt: key.attempt };
     }
 
     const body = JSON.stringify(eventPayload({
@@ -71,10 +89,10 @@ export function webhookActivities(deps: { db: DatabasePool; log: Logger; config:
       : { answer: null, transportError: 'address_refused' as const, durationMs: 0 };
     const verdict = judgeAttempt(sent.answer, sent.transportError);
     const retryAfter = verdict.honourRetryAfter ? parseRetryAfter(sent.answer?.headers['retry-after'], attemptedAt.getTime()) : null;
-    const retryInMs = verdict.delivered ? null : nextRetryDelay(input.retrySchedule, input.attempt, retryAfter);
+    const retryInMs = verdict.delivered ? null : nextRetryDelay(retrySchedule, key.attempt, retryAfter);
     const status = verdict.delivered ? 'delivered' : retryInMs === null ? 'dead' : 'failed';
     const requestBody = truncate(body);
-    const recorded = await recordAttempt(db, key, {
+    const recorded = await record(key, {
       status,
       attemptedAt: attemptedAt.toISOString(),
       durationMs: sent.durationMs,
@@ -92,16 +110,29 @@ export function webhookActivities(deps: { db: DatabasePool; log: Logger; config:
     });
     if (!recorded) {
       const again = await loadAttempt(db, key);
-      return again ? recordedResult(again, input.attempt) : { kind: 'abandoned', attempt: input.attempt };
+      return again ? recordedResult(again, key.attempt) : { kind: 'abandoned', attempt: key.attempt };
     }
-    if (!verdict.delivered) log.info('webhook attempt failed', { delivery_id: deliveryId, attempt: input.attempt, error: verdict.error, status });
-    if (status === 'delivered') return { kind: 'delivered', deliveryId, attempt: input.attempt, responseStatus: sent.answer?.status ?? null };
-    if (status === 'dead') return { kind: 'dead', deliveryId, attempt: input.attempt, error: verdict.error };
-    return { kind: 'retry', deliveryId, attempt: input.attempt, retryInMs: retryInMs!, error: verdict.error };
+    if (!verdict.delivered) log.info('webhook attempt failed', { delivery_id: deliveryId, attempt: key.attempt, error: verdict.error, status });
+    if (status === 'delivered') return { kind: 'delivered', deliveryId, attempt: key.attempt, responseStatus: sent.answer?.status ?? null };
+    if (status === 'dead') return { kind: 'dead', deliveryId, attempt: key.attempt, error: verdict.error };
+    return { kind: 'retry', deliveryId, attempt: key.attempt, retryInMs: retryInMs!, error: verdict.error };
   }
 
+  async function attemptDelivery(input: ChainKey & { retrySchedule: number[] }): Promise<AttemptResult> {
+    const key: ChainKey = { orgId: input.orgId, projectId: input.projectId, chainId: input.chainId, attempt: input.attempt };
+    const context = await loadAttempt(db, key);
+    if (!context) return { kind: 'abandoned', attempt: input.attempt };
+    return attemptLoaded(key, context, input.retrySchedule);
+  }
+
+  return { attemptDelivery, attemptLoaded };
+}
+
+export function webhookActivities(deps: { db: DatabasePool; log: Logger; config: Config }, ring: KeyRing = deps.config.encryptionKeys) {
+  const { attemptDelivery } = deliveryAttempts(deps, ring);
+
   async function expireHeldDelivery(input: ChainKey): Promise<boolean> {
-    return expireHeld(db, input);
+    return expireHeld(deps.db, input);
   }
 
   return { attemptDelivery, expireHeldDelivery };

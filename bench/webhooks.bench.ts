@@ -3,8 +3,9 @@
 //   1. time from a committed event to its first delivery attempt arriving, one event at a time (p50/p99);
 //   2. deliveries per second for a burst of events, against two baselines measured in the same run:
 //      the same signed POSTs sent straight to the receiver (the HTTP ceiling), and the smallest
-//      Temporal workflow (the worker probe: one activity) run at the same concurrency (the Temporal
-//      ceiling on this machine, since every delivery chain is one workflow).
+//      Temporal workflow (the worker probe: one activity) run at the same concurrency (what a workflow
+//      per delivery would be capped at here; first attempts go out from the dispatcher, and only a
+//      chain that has to wait becomes a workflow).
 import { recordEvent } from '../domain/events/record';
 import { signedHeaders } from '../domain/webhooks/signing';
 import { sendWebhook } from '../providers/webhooks/sender';

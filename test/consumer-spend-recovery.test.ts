@@ -1,11 +1,16 @@
 // Consumer spends when the provider or the worker fails, through HTTP: an unknown provider outcome
 // answers psp_dispatch_uncertain and presenting the same attempt_id again asks the provider (paid or
 // never received) and never pays twice; a worker lost between dispatch and debit completes exactly once.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { workflowIds } from '../workflows/ids';
 import { expectBalanced } from './support/money';
 
 let gw: Gateway;
@@ -103,5 +108,27 @@ describe('durability', () => {
     expect(await kinds(c.walletId)).toEqual(['fund:10000', 'hold:-2000', 'debit:-2000']);
     expect(await completedEvents(body.attempt_id)).toBe(1);
     await expectBalanced(gw, c.walletId);
+  });
+});
+
+describe('determinism', () => {
+  const bundle = () => ({ workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! } });
+
+  it('replays a spend whose database steps ran as local activities, and shows they left no scheduled activity behind', async () => {
+    const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 1_000 });
+    expect((await execute(body)).body.status).toBe('completed');
+    const handle = gw.env.client.workflow.getHandle(workflowIds.consumerSpend(tenant.orgId, body.attempt_id));
+    await handle.result();
+    const history = await handle.fetchHistory();
+    await Worker.runReplayHistory(bundle(), history, 'consumer-spend/current');
+    const scheduled = history.events!.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(scheduled).toEqual(['dispatchConsumerSpend']);
+  });
+
+  it('replays a spend recorded before the database steps became local activities', async () => {
+    // Binary History protobuf of a completed Pix spend whose lookup, authorization and settlement were scheduled activities.
+    const history = temporal.api.history.v1.History.decode(readFileSync(path.join(__dirname, 'replay', 'consumer-spend-scheduled-steps.history')));
+    await Worker.runReplayHistory(bundle(), history, 'consumer-spend/recorded');
   });
 });

@@ -1,13 +1,18 @@
 // The dispatcher's first-attempt lanes: bounded, a chain that waits too long for a lane is handed back
 // (the dispatcher then starts its workflow), and draining waits for every attempt under way.
 import type { ChainRuntime } from '../domain/webhooks/chains';
-import type { ChainRef } from '../domain/webhooks/deliveries';
+import type { DispatchedChain } from '../domain/webhooks/deliveries';
 import { createLogger } from '../runtime/logger';
 import { firstAttempts } from '../worker/first-attempts';
 import type { AttemptResult } from '../workflows/webhook-messages';
 
-const chain = (n: number): ChainRef => ({
+const chain = (n: number): DispatchedChain => ({
   chain_id: BigInt(n), attempt: 1, org_id: 'org_1', project_id: 'prj_1', environment: 'test', trigger_id: 'trg_1', event_id: `evt_${n}`, event_type: 'payment.succeeded',
+  context: {
+    delivery_id: BigInt(n), trigger_id: 'trg_1', status: 'pending', error: null, response_status: null, endpoint_status: 'active',
+    webhook_url: 'http://127.0.0.1:1/hooks', sealed_secret: null, event_id: `evt_${n}`, event_type: 'payment.succeeded',
+    event_created_at: '2026-01-01T00:00:00.000Z', event_data: {}, project_id: 'prj_1', environment: 'test', next_due_in_ms: null,
+  },
 });
 // Delivered attempts never reach Temporal, so the runtime's client is not used here.
 const runtime = { client: undefined, taskQueue: 'unused', settings: { retrySchedule: [5_000] } } as unknown as ChainRuntime;

@@ -5,6 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { sql } from 'slonik';
 import { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { recordEvent } from '../domain/events/record';
 import { emitEvent } from './support/events';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { startReceiver, type Receiver } from './support/receiver';
@@ -90,6 +91,23 @@ describe('delivery', () => {
     expect(after.body.signing_secret).toBeUndefined();
     // The dispatcher made the attempt itself: a chain settled the first time needs no workflow.
     await expect(gw.env.client.workflow.getHandle(`delivery/${delivery.chain_id}`).describe()).rejects.toThrow(/not found/i);
+  });
+});
+
+describe('delivery in bursts', () => {
+  it('counts every delivered attempt of a burst once in total_runs, with last_run_at the latest attempt', async () => {
+    const tenant = await gw.createTenant();
+    const endpoint = await createEndpoint(tenant, { webhook_url: `${receiver.url}/burst` });
+    const scope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
+    // One transaction of 30 events: they fan out together and their first attempts are recorded in batches.
+    await gw.db.transaction(async (tx) => {
+      for (let i = 0; i < 30; i++) await recordEvent(tx, scope, 'payment.succeeded', { i });
+    });
+    await receiver.waitFor(30);
+    const rows = await eventually(() => deliveriesOf(tenant, endpoint.id), (list) => list.length === 30 && list.every((row) => row.status === 'delivered'));
+    expect(new Set(at('/burst').map((request) => request.headers['webhook-id'])).size).toBe(30);
+    const latest = rows.map((row) => row.attempted_at).sort().at(-1);
+    expect(await getEndpointOf(tenant, endpoint.id)).toMatchObject({ total_runs: 30, last_run_at: latest });
   });
 });
 

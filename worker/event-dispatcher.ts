@@ -50,7 +50,13 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
   const dispatchBatch = async (): Promise<number> => {
     const { claimed, chains } = await db.transaction((tx) => fanOutUndispatched(tx, BATCH));
     const toWorkflows = [];
-    for (const chain of chains) if (stopping || !(await first.offer(chain, LANE_WAIT_MS))) toWorkflows.push(chain);
+    // Once a chain found every lane busy past the wait, the rest of the batch goes to workflows at once.
+    let waitMs = LANE_WAIT_MS;
+    for (const chain of chains) {
+      if (!stopping && (await first.offer(chain, waitMs))) continue;
+      toWorkflows.push(chain);
+      waitMs = 0;
+    }
     const results = await eachLimited(toWorkflows, START_CONCURRENCY, (chain) => startChain(runtime, chain));
     const failed = results.filter((result) => result.status === 'rejected');
     // A chain whose start failed is pending and will be picked up by the overdue sweep.

@@ -6,16 +6,17 @@
 // conditional on the row still being pending, so the sweep and a late first attempt never record twice.
 // Lanes are bounded; a burst that finds them busy for longer than the caller's wait goes to workflows.
 import { startChain, type ChainRuntime } from '../domain/webhooks/chains';
-import type { ChainRef } from '../domain/webhooks/deliveries';
-import type { ChainKey } from '../domain/webhooks/attempts';
+import type { DispatchedChain } from '../domain/webhooks/deliveries';
+import type { AttemptContext, ChainKey } from '../domain/webhooks/attempts';
 import type { Logger } from '../runtime/logger';
 import type { AttemptResult } from '../workflows/webhook-messages';
 
-export type AttemptFn = (input: ChainKey & { retrySchedule: number[] }) => Promise<AttemptResult>;
+/** Makes one attempt from a context already read (the delivery activities' `attemptLoaded`). */
+export type AttemptFn = (key: ChainKey, context: AttemptContext, retrySchedule: number[]) => Promise<AttemptResult>;
 
 export interface FirstAttempts {
   /** Takes the chain when a lane frees up within `waitMs`; false means the caller starts its workflow instead. */
-  offer(chain: ChainRef, waitMs: number): Promise<boolean>;
+  offer(chain: DispatchedChain, waitMs: number): Promise<boolean>;
   /** Resolves once every attempt under way has finished. */
   drain(): Promise<void>;
 }
@@ -49,12 +50,10 @@ export function firstAttempts(options: { lanes: number; attempt: AttemptFn; runt
     waiting.shift()?.();
   };
 
-  const run = async (chain: ChainRef): Promise<void> => {
+  const run = async ({ context, ...chain }: DispatchedChain): Promise<void> => {
     try {
-      const result = await attempt({
-        orgId: chain.org_id, projectId: chain.project_id, chainId: chain.chain_id.toString(), attempt: chain.attempt,
-        retrySchedule: runtime.settings.retrySchedule,
-      });
+      const key = { orgId: chain.org_id, projectId: chain.project_id, chainId: chain.chain_id.toString(), attempt: chain.attempt };
+      const result = await attempt(key, context, runtime.settings.retrySchedule);
       if (result.kind === 'retry') await startChain(runtime, { ...chain, attempt: result.attempt + 1 }, result.retryInMs);
       else if (result.kind === 'held') await startChain(runtime, chain);
     } catch (error) {

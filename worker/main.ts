@@ -6,7 +6,7 @@ import { openDatabase } from '../runtime/database';
 import { createLogger } from '../runtime/logger';
 import { connectWorker } from '../runtime/temporal';
 import { loadBundle } from './bundle';
-import { webhookActivities } from '../activities/webhooks';
+import { deliveryAttempts } from '../activities/webhooks';
 import { startEventDispatcher } from './event-dispatcher';
 import { createWorker, installRuntime } from './worker';
 import type { Config } from '../runtime/config';
@@ -35,7 +35,7 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const dispatcher = await startEventDispatcher({
     databaseUrl, db, log, runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks, eagerStart: true },
-    attempt: webhookActivities({ db, log, config }).attemptDelivery,
+    attempt: deliveryAttempts({ db, log, config }).attemptLoaded,
   });
   const done = worker.run().finally(async () => {
     await dispatcher.stop();

@@ -3,7 +3,7 @@
 // release. An unknown provider outcome answers psp_dispatch_uncertain and waits for the caller to
 // present the attempt again (or a settlement notice, or a durable timer); then it asks the provider,
 // and only resends when the provider says nothing arrived: it never pays twice.
-import { allHandlersFinished, condition, proxyActivities, setHandler, sleep, startChild } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
@@ -12,12 +12,15 @@ import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
 import { workflowIds } from './ids';
 
-const db = proxyActivities<Activities>({
-  startToCloseTimeout: '20 seconds',
-  // Database steps retry until they succeed: each is one idempotent transaction.
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-// Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss.
+// Database steps retry until they succeed: each is one idempotent transaction.
+const dbRetry = { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' } as const;
+const scheduledDb = proxyActivities<Activities>({ startToCloseTimeout: '20 seconds', retry: dbRetry });
+// The same steps as local activities, run inside the workflow task with their results recorded as markers:
+// a server round trip saved per step (each of those costs more here than the step itself), and a crash
+// re-runs them, which their idempotency allows. The DICT lookup is a short read and runs the same way.
+const localDb = proxyLocalActivities<Activities>({ startToCloseTimeout: '20 seconds', localRetryThreshold: '10 seconds', retry: dbRetry });
+// Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss. It
+// stays a scheduled activity: its own task boundary is when the steps before it become visible to the stream.
 const provider = proxyActivities<Activities>({
   startToCloseTimeout: '60 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
@@ -29,6 +32,8 @@ const UNCERTAIN_RECHECK = '1 hour';
 const SETTLEMENT_WAIT = '30 seconds';
 
 export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnswer> {
+  // Attempts started before the database steps became local activities keep replaying as scheduled ones.
+  const db = patched('consumer-spend-local-steps') ? localDb : scheduledDb;
   const audit: AuditStep[] = [...req.preAudit];
   let answer: SpendAnswer | null = null;
   let generation = 0;
@@ -58,7 +63,7 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   };
 
   if (req.rail === 'pix') {
-    const owner = await provider.lookupPixPayee(req);
+    const owner = await db.lookupPixPayee(req);
     if (!owner.found) {
       step('dict', 'fail', 'the Pix key is not registered in DICT');
       const refused = refusalAnswer(req, { status: 422, code: 'pix_key_not_found', message: 'The Pix key is not registered in DICT' }, audit);

@@ -88,17 +88,6 @@ export async function recordAttempt(db: DatabasePool, key: ChainKey, record: Att
     response_headers = ${record.responseHeaders ? sql.jsonb(record.responseHeaders) : null}, response_body = ${record.responseBody},
     response_body_truncated = ${record.responseBodyTruncated}, error = ${record.error}`;
   const pendingRow = sql.fragment`org_id = ${key.orgId} AND project_id = ${key.projectId} AND chain_id = ${key.chainId} AND attempt = ${key.attempt} AND status = 'pending'`;
-  if (record.status === 'delivered' && !record.pauseEndpoint) {
-    // The common case is one statement: the endpoint's counters are a hot row under a burst, locked
-    // only for the statement's own commit rather than across a multi-round-trip transaction.
-    const recorded = await db.oneFirst(sql.type(z.object({ recorded: z.boolean() }))`
-      WITH updated AS (UPDATE webhook_deliveries SET ${setRecorded} WHERE ${pendingRow} RETURNING trigger_id),
-      counted AS (
-        UPDATE webhook_endpoints SET total_runs = total_runs + 1, last_run_at = GREATEST(last_run_at, ${record.attemptedAt}::timestamptz), consecutive_dead = 0
-        WHERE org_id = ${key.orgId} AND project_id = ${key.projectId} AND id IN (SELECT trigger_id FROM updated) RETURNING id)
-      SELECT EXISTS (SELECT 1 FROM updated) AS recorded`);
-    return recorded;
-  }
   return db.transaction(async (tx) => {
     const updated = await tx.maybeOne(sql.type(z.object({ trigger_id: z.string(), event_id: z.string(), origin: z.string() }))`
       UPDATE webhook_deliveries SET ${setRecorded} WHERE ${pendingRow}
@@ -137,6 +126,49 @@ export async function recordAttempt(db: DatabasePool, key: ChainKey, record: Att
     }
     return true;
   });
+}
+
+/** A delivered attempt that needs nothing but its row and its endpoint's counters (no 410 pause). */
+export interface DeliveredRecord {
+  key: ChainKey;
+  record: AttemptRecord;
+}
+
+/**
+ * Records many delivered attempts in one statement: their rows, and each endpoint's counters once for
+ * all of its rows (under a burst the endpoint row is the hot row, locked for one short statement).
+ * Answers, per input, whether its row was still pending (false: already recorded, nothing written).
+ */
+export async function recordDelivered(db: CommonQueryMethods, items: DeliveredRecord[]): Promise<boolean[]> {
+  const rows = items.map(({ key, record }) => ({
+    org_id: key.orgId, project_id: key.projectId, chain_id: key.chainId, attempt: key.attempt,
+    attempted_at: record.attemptedAt, duration_ms: record.durationMs, request_url: record.requestUrl, request_headers: record.requestHeaders,
+    request_body: record.requestBody, request_body_truncated: record.requestBodyTruncated, response_status: record.responseStatus,
+    response_headers: record.responseHeaders, response_body: record.responseBody, response_body_truncated: record.responseBodyTruncated,
+  }));
+  const recorded = await db.any(sql.type(z.object({ chain_id: z.bigint(), attempt: z.number() }))`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${sql.jsonb(rows)}) AS x(
+        org_id text, project_id text, chain_id bigint, attempt int, attempted_at timestamptz, duration_ms int, request_url text,
+        request_headers jsonb, request_body text, request_body_truncated boolean, response_status int, response_headers jsonb,
+        response_body text, response_body_truncated boolean)),
+    updated AS (
+      UPDATE webhook_deliveries d SET
+        status = 'delivered', held_since = NULL, attempted_at = i.attempted_at, duration_ms = i.duration_ms, request_url = i.request_url,
+        request_headers = i.request_headers, request_body = i.request_body, request_body_truncated = i.request_body_truncated,
+        response_status = i.response_status, response_headers = i.response_headers, response_body = i.response_body,
+        response_body_truncated = i.response_body_truncated, error = NULL
+      FROM input i
+      WHERE d.org_id = i.org_id AND d.project_id = i.project_id AND d.chain_id = i.chain_id AND d.attempt = i.attempt AND d.status = 'pending'
+      RETURNING d.org_id, d.project_id, d.trigger_id, d.chain_id, d.attempt, d.attempted_at),
+    counted AS (
+      UPDATE webhook_endpoints w SET total_runs = w.total_runs + c.runs, last_run_at = GREATEST(w.last_run_at, c.last_run_at), consecutive_dead = 0
+      FROM (SELECT org_id, project_id, trigger_id, count(*) AS runs, max(attempted_at) AS last_run_at FROM updated GROUP BY org_id, project_id, trigger_id) c
+      WHERE w.org_id = c.org_id AND w.project_id = c.project_id AND w.id = c.trigger_id
+      RETURNING w.id)
+    SELECT chain_id, attempt FROM updated`);
+  const done = new Set(recorded.map((row) => `${row.chain_id}:${row.attempt}`));
+  return items.map(({ key }) => done.has(`${key.chainId}:${key.attempt}`));
 }
 
 /** A held attempt whose endpoint stayed inactive past the hold limit is dead-lettered (not counted toward auto-pause). */

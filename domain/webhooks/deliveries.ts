@@ -5,6 +5,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { Environment } from '../tenancy/api-key-format';
+import type { AttemptContext } from './attempts';
 import type { EndpointScope } from './endpoints';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const;
@@ -73,20 +74,28 @@ export async function insertChain(
     FROM inserted i JOIN events e ON e.id = i.event_id AND e.org_id = i.org_id AND e.project_id = i.project_id`);
 }
 
+const dispatchedRow = chainRef.extend({
+  webhook_url: z.string(), endpoint_status: z.enum(['active', 'paused', 'error']), sealed_secret: z.string().nullable(),
+  event_created_at: z.string(), event_data: z.unknown(),
+});
+
+/** A new chain with everything its first attempt needs, read in the same statement that created it. */
+export type DispatchedChain = ChainRef & { context: AttemptContext };
+
 /**
  * Claims committed events nobody has dispatched yet (SKIP LOCKED, so several dispatchers share the
  * work), marks them dispatched and creates one chain per subscribed active endpoint, in one
  * transaction. An endpoint narrowed by `server_id` only receives events whose data names that server.
  * This is a system job: it reads every tenant's outbox, and each row it writes carries its event's tenant.
  */
-export async function fanOutUndispatched(tx: CommonQueryMethods, batch: number): Promise<{ claimed: number; chains: ChainRef[] }> {
+export async function fanOutUndispatched(tx: CommonQueryMethods, batch: number): Promise<{ claimed: number; chains: DispatchedChain[] }> {
   const claimed = await tx.any(sql.type(z.object({ id: z.string() }))`
     UPDATE events SET dispatched_at = now()
     WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
     RETURNING id`);
   if (claimed.length === 0) return { claimed: 0, chains: [] };
   const ids = claimed.map((row) => row.id);
-  const chains = await tx.any(sql.type(chainRef)`
+  const chains = await tx.any(sql.type(dispatchedRow)`
     WITH targets AS (
       SELECT nextval(pg_get_serial_sequence('webhook_deliveries', 'id')) AS id, e.org_id, e.project_id, w.id AS trigger_id, e.id AS event_id
       FROM events e
@@ -99,9 +108,22 @@ export async function fanOutUndispatched(tx: CommonQueryMethods, batch: number):
       SELECT id, id, org_id, project_id, trigger_id, event_id, 1, 'dispatch' FROM targets
       RETURNING chain_id, attempt, org_id, project_id, trigger_id, event_id
     )
-    SELECT i.chain_id, i.attempt, i.org_id, i.project_id, e.environment, i.trigger_id, i.event_id, e.type AS event_type
-    FROM inserted i JOIN events e ON e.id = i.event_id`);
-  return { claimed: claimed.length, chains: [...chains] };
+    SELECT i.chain_id, i.attempt, i.org_id, i.project_id, e.environment, i.trigger_id, i.event_id, e.type AS event_type,
+           w.webhook_url, w.status AS endpoint_status, s.sealed AS sealed_secret, e.created_at AS event_created_at, e.data AS event_data
+    FROM inserted i JOIN events e ON e.id = i.event_id
+    JOIN webhook_endpoints w ON w.org_id = i.org_id AND w.project_id = i.project_id AND w.id = i.trigger_id
+    LEFT JOIN webhook_signing_secrets s ON s.trigger_id = w.id`);
+  return {
+    claimed: claimed.length,
+    chains: chains.map(({ webhook_url, endpoint_status, sealed_secret, event_created_at, event_data, ...ref }) => ({
+      ...ref,
+      context: {
+        delivery_id: ref.chain_id, trigger_id: ref.trigger_id, status: 'pending', error: null, response_status: null,
+        endpoint_status, webhook_url, sealed_secret, event_id: ref.event_id, event_type: ref.event_type, event_created_at, event_data,
+        project_id: ref.project_id, environment: ref.environment, next_due_in_ms: null,
+      },
+    })),
+  };
 }
 
 /** Newest first; `before` pages by delivery id. */

@@ -18,7 +18,7 @@ import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { createWorker, installRuntime } from '../../worker/worker';
 import { startEventDispatcher, type EventDispatcher } from '../../worker/event-dispatcher';
-import { webhookActivities } from '../../activities/webhooks';
+import { deliveryAttempts } from '../../activities/webhooks';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
@@ -82,7 +82,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
     // The worker process also runs the event dispatcher (outbox → first attempts and delivery workflows).
     dispatcher = await startEventDispatcher({
       databaseUrl, db, log, runtime: { client: env.client, taskQueue, settings: config.webhooks },
-      attempt: webhookActivities({ db, log, config }).attemptDelivery,
+      attempt: deliveryAttempts({ db, log, config }).attemptLoaded,
     });
   };
   const stopWorker = async () => {
