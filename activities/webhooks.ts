@@ -11,7 +11,7 @@ import { signedHeaders } from '../domain/webhooks/signing';
 import { checkWebhookUrl } from '../domain/webhooks/url-policy';
 import { sendWebhook } from '../providers/webhooks/sender';
 import type { Config } from '../runtime/config';
-import type { DatabasePool } from '../runtime/database';
+import { sqlState, type DatabasePool } from '../runtime/database';
 import { batcher } from '../runtime/batcher';
 import type { Logger } from '../runtime/logger';
 import type { AttemptResult } from '../workflows/webhook-messages';
@@ -55,13 +55,13 @@ export function deliveryAttempts(deps: { db: DatabasePool; log: Logger; config: 
       try {
         return await recordDelivered(db, items);
       } catch (error) {
-        const failure = error as { code?: string; cause?: { code?: string } };
-        if ((failure.code ?? failure.cause?.code) !== DEADLOCK || attempt === 3) throw error;
+        if (sqlState(error) !== DEADLOCK || attempt === 3) throw error;
       }
     }
   });
+  // A 2xx never pauses its endpoint, so a delivered attempt needs only its row and the counters.
   const record = (key: ChainKey, outcome: AttemptRecord): Promise<boolean> =>
-    outcome.status === 'delivered' && !outcome.pauseEndpoint ? recordOneDelivered({ key, record: outcome }) : recordAttempt(db, key, outcome);
+    outcome.status === 'delivered' ? recordOneDelivered({ key, record: outcome }) : recordAttempt(db, key, outcome);
 
   async function attemptLoaded(key: ChainKey, context: AttemptContext, retrySchedule: number[]): Promise<AttemptResult> {
     if (context.status !== 'pending') return recordedResult(context, key.attempt);

@@ -23,6 +23,14 @@ const resultParser: Interceptor = {
   },
 };
 
+/** The SQLSTATE of a database error (slonik wraps some in a cause); undefined when no database answered. */
+export function sqlState(error: unknown): string | undefined {
+  const candidate = error as { code?: unknown; cause?: { code?: unknown } };
+  if (typeof candidate?.code === 'string') return candidate.code;
+  if (typeof candidate?.cause?.code === 'string') return candidate.cause.code;
+  return undefined;
+}
+
 export interface DatabaseOptions {
   maximumPoolSize?: number;
 }

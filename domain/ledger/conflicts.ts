@@ -3,18 +3,12 @@
 // retryable and never reported as insufficient funds; a tripped balance CHECK, or a balance that would leave
 // the bigint range, is balance_constraint_violation.
 import { CheckIntegrityConstraintViolationError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import { sqlState } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { Refusal } from './effects';
 
 const CONFLICT_CODES = new Set(['40001', '40P01', '55P03']);
 
-/** The SQLSTATE of a database error (slonik wraps some in a cause); undefined when no database answered. */
-export function sqlState(error: unknown): string | undefined {
-  const candidate = error as { code?: unknown; cause?: { code?: unknown } };
-  if (typeof candidate?.code === 'string') return candidate.code;
-  if (typeof candidate?.cause?.code === 'string') return candidate.cause.code;
-  return undefined;
-}
 
 export const ledgerConflict = (message: string, details?: Record<string, unknown>): ApiError =>
   new ApiError(409, 'ledger_conflict', message, details);

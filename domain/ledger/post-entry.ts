@@ -5,11 +5,11 @@
 // a hot wallet's balance row is locked for one statement per batch.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { DatabasePool } from '../../runtime/database';
+import { sqlState, type DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId, sortableId } from '../ids';
-import { effectRefusalError, externalRefConflict, ledgerConflict, sqlState, translateLedgerError } from './conflicts';
+import { effectRefusalError, externalRefConflict, ledgerConflict, translateLedgerError } from './conflicts';
 import { entryRow, type EntryRow } from './entries';
 import { LOCK_TIMEOUT, type PostInput, type PostResult } from './post';
 import { createBatcher, type Batcher, type BatchItem } from './post-batcher';

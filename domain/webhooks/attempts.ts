@@ -77,7 +77,8 @@ export interface AttemptRecord {
 }
 
 /**
- * Records an attempt. Returns false when the row was no longer pending (a retried activity, or a
+ * Records a failed or dead attempt (delivered ones go through recordDelivered): the row, the next attempt's
+ * row, auto-pause and a 410's pause. Returns false when the row was no longer pending (a retried activity, or a
  * concurrent drain recorded it first), in which case nothing is written.
  */
 export async function recordAttempt(db: DatabasePool, key: ChainKey, record: AttemptRecord): Promise<boolean> {
@@ -95,11 +96,6 @@ export async function recordAttempt(db: DatabasePool, key: ChainKey, record: Att
     if (!updated) return false;
     const endpoint = sql.fragment`org_id = ${key.orgId} AND project_id = ${key.projectId} AND id = ${updated.trigger_id}`;
 
-    if (record.status === 'delivered') {
-      await tx.query(sql.unsafe`
-        UPDATE webhook_endpoints SET total_runs = total_runs + 1, last_run_at = GREATEST(last_run_at, ${record.attemptedAt}::timestamptz), consecutive_dead = 0
-        WHERE ${endpoint}`);
-    }
     if (record.status === 'failed' && record.retryInMs !== null) {
       await tx.query(sql.unsafe`
         INSERT INTO webhook_deliveries (org_id, project_id, trigger_id, event_id, chain_id, attempt, origin, scheduled_at)
