@@ -42,17 +42,17 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-export async function runLoad(label: string, options: { total: number; concurrency: number }, send: (i: number) => Promise<boolean>): Promise<LoadResult> {
+export async function runLoad(label: string, options: { total: number; concurrency: number }, send: (i: number, lane: number) => Promise<boolean>): Promise<LoadResult> {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
   const started = performance.now();
-  const lane = async () => {
+  const lane = async (_: unknown, laneIndex: number) => {
     for (;;) {
       const i = next++;
       if (i >= options.total) return;
       const t0 = performance.now();
-      const ok = await send(i).catch(() => false);
+      const ok = await send(i, laneIndex).catch(() => false);
       latencies.push(performance.now() - t0);
       if (!ok) errors++;
     }
