@@ -1,5 +1,6 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
-// session), the attempt claim with its fingerprint, and then one of: a verbatim replay from Postgres,
+// session), the attempt's row (read when the caller named the attempt, else claimed) with its
+// fingerprint, and then one of: a verbatim replay from Postgres,
 // joining the running workflow, presenting an uncertain attempt again, or Update-with-Start. A settled
 // attempt's replay is kept serialized in this process (settled-replies.ts), so presenting it again
 // touches neither PostgreSQL nor Temporal.
@@ -97,7 +98,10 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
     const settled = settledReplies(deps.db, 'consumer_payments').get(req.orgId, req.attemptId, req.projectId, req.fingerprint);
     if (settled) return { kind: 'replay', status: settled.status, json: settled.json };
   }
-  const claim = await claimAttempt(deps.db, req);
+  // An attempt id presented by the caller is usually a retry: its row is read (a plain read by key), and
+  // only a missing one is claimed, because the claim's insert path runs even when the id is taken.
+  const existing = req.callerAttempt ? await readAttempt(deps.db, req.orgId, req.attemptId) : null;
+  const claim = existing ? { row: existing, created: false } : await claimAttempt(deps.db, req);
   const row = claim.row;
   if (!claim.created) {
     if (!req.callerAttempt || row.project_id !== req.projectId || row.fingerprint !== req.fingerprint) {

@@ -24,15 +24,14 @@ afterAll(async () => {
 });
 
 /** Runs `action`, counting the statements sent to PostgreSQL that touch an attempts table. */
-async function attemptStatements<T>(action: () => Promise<T>): Promise<{ result: T; statements: number }> {
+async function attemptStatements<T>(action: () => Promise<T>): Promise<{ result: T; statements: number; texts: string[] }> {
   const spy = jest.spyOn(Client.prototype, 'query');
   try {
     const result = await action();
-    const statements = spy.mock.calls.filter(([query]) => {
-      const text = typeof query === 'string' ? query : (query as { text?: string } | undefined)?.text ?? '';
-      return text.includes('spend_attempts');
-    }).length;
-    return { result, statements };
+    const texts = spy.mock.calls
+      .map(([query]) => (typeof query === 'string' ? query : (query as { text?: string } | undefined)?.text ?? '').replace(/\s+/g, ' ').trim())
+      .filter((text) => text.includes('spend_attempts'));
+    return { result, statements: texts.length, texts };
   } finally {
     spy.mockRestore();
   }
@@ -57,6 +56,8 @@ describe('a settled consumer spend presented again', () => {
     const cold = await attemptStatements(() => execute(body));
     const warm = await attemptStatements(() => execute(body));
     expect(cold.statements).toBe(1);
+    // The retry is read by key; the claim's insert is only for an id not seen before.
+    expect(cold.texts[0]).toMatch(/^SELECT /);
     expect(warm.statements).toBe(0);
     for (const { result } of [cold, warm]) {
       expect([result.status, result.headers.get('idempotent-replayed'), result.headers.get('content-type')]).toEqual([200, 'true', 'application/json; charset=utf-8']);
@@ -168,6 +169,7 @@ describe('a finished wallet execute presented again', () => {
     const cold = await attemptStatements(() => pay(wallet, walletBody(id)));
     const warm = await attemptStatements(() => pay(wallet, walletBody(id)));
     expect([cold.statements, warm.statements]).toEqual([1, 0]);
+    expect(cold.texts[0]).toMatch(/^SELECT /);
     expect(warm.result.text).toBe(cold.result.text);
     expect([warm.result.status, warm.result.headers.get('idempotent-replayed'), warm.result.headers.get('content-type')]).toEqual([200, 'true', 'application/json; charset=utf-8']);
     expect(warm.result.body).toEqual(first.body);

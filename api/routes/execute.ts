@@ -85,8 +85,13 @@ export const executeRoutes: AnyRoute[] = [
       if (body.attempt_id !== undefined) {
         // The fingerprint binds the project and the wallet as well as the body: a hit is this very
         // request, already answered (and its wallet, never deleted but with its project, was found then).
-        const hit = settledReplies(deps.db, 'wallet_execute').get(principal.orgId, body.attempt_id, principal.projectId, requestHash(principal.projectId, params.id, body));
+        const hash = requestHash(principal.projectId, params.id, body);
+        const hit = settledReplies(deps.db, 'wallet_execute').get(principal.orgId, body.attempt_id, principal.projectId, hash);
         if (hit) return replayed(hit.status, hit.json);
+        // Usually a retry: a finished attempt of this very request is read (one plain read by key) and
+        // answered; anything else goes on to the wallet lookup and the claim, which judge it.
+        const finished = await readAttempt(deps.db, principal.orgId, body.attempt_id);
+        if (finished && finished.status !== 'processing' && finished.project_id === principal.projectId && finished.request_hash === hash) return stored(deps, finished);
       }
       const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, params.id);
       if (!isCurrency(body.currency)) throw new ApiError(400, 'invalid_body', 'Unknown currency');
