@@ -1,5 +1,6 @@
 // Starts `temporal server start-dev` for local runs: a persistent SQLite file in WAL mode, the Web UI,
-// the dynamic config Update-with-Start and eager activities need, and the gateway's search attributes.
+// the dynamic config Update-with-Start and eager activities and workflow starts need, and the gateway's
+// search attributes.
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
@@ -16,6 +17,8 @@ export interface DevServerOptions {
 
 export interface RunningDevServer {
   address: string;
+  /** The server's process id (benchmarks read its CPU time). */
+  pid: number;
   uiUrl: string;
   stop(): Promise<void>;
 }
@@ -56,6 +59,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     '--sqlite-pragma', 'journal_mode=wal',
     '--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true',
     '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
     '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
     '--log-level', 'warn',
   ];
@@ -67,6 +71,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
   let stopped: Promise<void> | undefined;
   return {
     address: `127.0.0.1:${options.port}`,
+    pid: child.pid!,
     uiUrl: `http://127.0.0.1:${options.uiPort}`,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
