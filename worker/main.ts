@@ -45,7 +45,8 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   return {
     done,
     async stop() {
-      worker.shutdown();
+      // The SDK shuts its workers down on SIGINT itself; a second stop only waits for the first.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
   };
