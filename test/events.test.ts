@@ -1,3 +1,5 @@
+import { sql } from 'slonik';
+import { z } from 'zod';
 import { EVENT_CATALOG, EVENT_TYPE_PATTERN, EVENT_TYPES } from '../domain/events/catalog';
 import { emitEvent } from './support/events';
 import { startGateway, type Gateway } from './support/harness';
@@ -62,6 +64,28 @@ describe('the event log', () => {
     await gw.startWorker();
     const [request] = (await receiver.waitFor(1)).filter((r) => r.path === '/late');
     expect(JSON.parse(request.body)).toMatchObject({ id: event.id, type: 'dda.registration.active' });
+  });
+
+  it('stores an event no active endpoint subscribes to as already dispatched, and leaves a subscribed one to the dispatcher', async () => {
+    const tenant = await gw.createTenant();
+    const dispatchedAt = async (id: string) => gw.db.oneFirst(sql.type(z.object({ born: z.boolean() }))`
+      SELECT dispatched_at = created_at AS born FROM events WHERE id = ${id}`);
+    // No endpoint at all, then one subscribed to another type, then a paused subscriber: nothing to fan out.
+    expect(await dispatchedAt((await emitEvent(gw, tenant, 'mandate.signed', { mandate_id: 'mdt_1' })).id)).toBe(true);
+    const other = await gw.request('POST', '/v1/webhook-endpoints', { key: tenant.key, body: { name: 'other', event: 'mandate.revoked', webhook_url: `${receiver.url}/other` } });
+    expect(await dispatchedAt((await emitEvent(gw, tenant, 'mandate.signed', { mandate_id: 'mdt_2' })).id)).toBe(true);
+    const subscriber = await gw.request('POST', '/v1/webhook-endpoints', { key: tenant.key, body: { name: 'signed', event: 'mandate.signed', webhook_url: `${receiver.url}/signed` } });
+    expect([other.status, subscriber.status]).toEqual([201, 201]);
+    await gw.request('PATCH', `/v1/webhook-endpoints/${subscriber.body.id}`, { key: tenant.key, body: { status: 'paused' } });
+    expect(await dispatchedAt((await emitEvent(gw, tenant, 'mandate.signed', { mandate_id: 'mdt_3' })).id)).toBe(true);
+    // An active subscriber: the event waits for the dispatcher, which claims it in a later transaction and delivers it.
+    await gw.request('PATCH', `/v1/webhook-endpoints/${subscriber.body.id}`, { key: tenant.key, body: { status: 'active' } });
+    const seen = receiver.requests.length;
+    const delivered = await emitEvent(gw, tenant, 'mandate.signed', { mandate_id: 'mdt_4' });
+    const [request] = (await receiver.waitFor(seen + 1)).filter((r) => r.path === '/signed');
+    expect(JSON.parse(request.body)).toMatchObject({ id: delivered.id, data: { mandate_id: 'mdt_4' } });
+    expect(await dispatchedAt(delivered.id)).toBe(false);
+    expect(receiver.requests.filter((r) => r.path === '/signed' || r.path === '/other')).toHaveLength(1);
   });
 
   it('documents the catalog, the payload and the webhook in the OpenAPI document', async () => {
