@@ -1,9 +1,9 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
-// session), the attempt's row (read when the caller named the attempt, else claimed) with its
-// fingerprint, and then one of: a verbatim replay from Postgres,
-// joining the running workflow, presenting an uncertain attempt again, or Update-with-Start. A settled
-// attempt's replay is kept serialized in this process (settled-replies.ts), so presenting it again
-// touches neither PostgreSQL nor Temporal.
+// session), the attempt's row with its fingerprint (read when the caller named the attempt, claimed
+// when it is new), and then one of: a verbatim replay from Postgres, joining the running workflow,
+// presenting an uncertain attempt again, or starting the workflow. A settled attempt's replay is kept
+// serialized in this process (settled-replies.ts), so presenting it again touches neither PostgreSQL
+// nor Temporal.
 import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
 import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
