@@ -11,6 +11,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { startDevServer } from '../temporal-dev/dev-server';
 import { freePort } from '../test/support/free-port';
+import { quietLogger } from '../worker/bundle';
 import { installRuntime } from '../worker/worker';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
 
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-floor-'));
   const server = await startDevServer({ dataDir: root, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   const native = await NativeConnection.connect({ address: server.address });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./support/floor-workflows'), logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./support/floor-workflows'), logger: quietLogger });
   const worker = await Worker.create({ connection: native, taskQueue: 'floor', workflowBundle });
   const running = worker.run();
   const grpc = new Client({ connection: await Connection.connect({ address: server.address }) });

@@ -22,4 +22,5 @@ export async function loadBundle(file = process.env.GATEWAY_WORKFLOW_BUNDLE ?? P
 }
 
 const noop = () => undefined;
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (message: string) => process.stderr.write(`${message}\n`) };
+/** The bundler's logger: only its errors reach stderr. */
+export const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (message: string) => process.stderr.write(`${message}\n`) };
