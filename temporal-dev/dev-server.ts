@@ -8,6 +8,14 @@ import path from 'node:path';
 import { findTemporalBinary } from './binaries';
 import { SEARCH_ATTRIBUTE_FLAGS } from './search-attributes';
 
+// What Update-with-Start and eager activities and workflow starts need; tests on the dev server use it too.
+export const DEV_SERVER_DYNAMIC_CONFIG = [
+  'frontend.enableExecuteMultiOperation=true',
+  'system.enableActivityEagerExecution=true',
+  'system.enableEagerWorkflowStart=true',
+  'frontend.enableUpdateWorkflowExecution=true',
+];
+
 export interface DevServerOptions {
   dataDir: string;
   port: number;
@@ -57,10 +65,7 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     '--ui-port', String(options.uiPort),
     '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
     '--sqlite-pragma', 'journal_mode=wal',
-    '--dynamic-config-value', 'frontend.enableExecuteMultiOperation=true',
-    '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
-    '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
-    '--dynamic-config-value', 'frontend.enableUpdateWorkflowExecution=true',
+    ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
     '--log-level', 'warn',
   ];
   // "default" always exists; any other namespace is created at launch.

@@ -1,6 +1,7 @@
 // Starts a whole gateway for one test file: its own database (cloned from the migrated template),
-// Temporal's time-skipping test server with a real worker on the prebuilt bundle, and the HTTP API
-// on a loopback port. Tests speak to it over real HTTP.
+// a Temporal server (the time-skipping test server, or the real dev server with `temporal: 'dev'`)
+// with a real worker on the prebuilt bundle, and the HTTP API on a loopback port. Tests speak to it
+// over real HTTP.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -22,7 +23,9 @@ import { deliveryAttempts } from '../../activities/webhooks';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../../temporal-dev/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../../temporal-dev/dev-server';
+import { findTemporalBinary } from '../../temporal-dev/binaries';
 
 export type { HttpResult, RequestOptions, Tenant } from './client';
 
@@ -41,7 +44,45 @@ export interface Gateway extends GatewayClient {
   stop(): Promise<void>;
 }
 
-export async function startGateway(options: { worker?: boolean } = {}): Promise<Gateway> {
+export interface GatewayOptions {
+  worker?: boolean;
+  /** 'dev' runs `temporal server start-dev` as users run it (real clock, real update races); default time-skipping. */
+  temporal?: TemporalKind;
+}
+
+export type TemporalKind = 'time-skipping' | 'dev';
+
+/** Both servers, for suites that must hold on each: `describe.each(TEMPORAL_SERVERS)(...)`. */
+export const TEMPORAL_SERVERS: TemporalKind[] = ['time-skipping', 'dev'];
+
+async function startTemporal(kind: TemporalKind): Promise<TestWorkflowEnvironment> {
+  if (kind === 'dev') {
+    const cli = findTemporalBinary('cli');
+    return TestWorkflowEnvironment.createLocal({
+      server: {
+        ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
+        ip: '127.0.0.1',
+        searchAttributes: Object.values(SEARCH_ATTRIBUTES),
+        extraArgs: [...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]), '--log-level', 'error'],
+      },
+    });
+  }
+  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
+  const env = await TestWorkflowEnvironment.createTimeSkipping(
+    testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
+  );
+  // The test server knows no custom search attributes until they are registered, as the dev server does at start.
+  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
+  });
+  return env;
+}
+
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
   const adminUrl = process.env.TEST_DATABASE_ADMIN_URL;
   if (!adminUrl) throw new Error('TEST_DATABASE_ADMIN_URL is unset: run the tests through jest (npm test)');
   const database = `test_${randomBytes(6).toString('hex')}`;
@@ -57,18 +98,7 @@ export async function startGateway(options: { worker?: boolean } = {}): Promise<
 
   // The time-skipping server predates some capabilities the SDK asks for; its warnings are noise here.
   installRuntime('ERROR');
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
-  const env = await TestWorkflowEnvironment.createTimeSkipping(
-    testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
-  );
-  // The test server knows no custom search attributes until they are registered, as the dev server does at start.
-  const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
-  await env.connection.operatorService.addSearchAttributes({
-    namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD]),
-    ),
-  });
+  const env = await startTemporal(options.temporal ?? 'time-skipping');
   const taskQueue = `gateway-test-${randomBytes(4).toString('hex')}`;
   const bundlePath = process.env.GATEWAY_WORKFLOW_BUNDLE;
   if (!bundlePath) throw new Error('GATEWAY_WORKFLOW_BUNDLE is unset: the jest global setup builds it');
