@@ -155,10 +155,14 @@ describe('service credential', () => {
     expect(result.body).toEqual({ error: 'project_resolution_failed' });
   });
 
-  it('answers 404 for a project that does not exist', async () => {
-    const result = await gw.operator('GET', '/v1/whoami', { project: 'prj_doesnotexist0000' });
-    expect(result.status).toBe(404);
-    expect(result.body.error.code).toBe('not_found');
+  it('answers the flat project_resolution_failed for a project that does not exist, and creates nothing', async () => {
+    for (const project of ['prj_doesnotexist0000', 'not-a-project-id']) {
+      const result = await gw.operator('GET', '/v1/whoami', { project });
+      expect([project, result.status, result.body]).toEqual([project, 500, { error: 'project_resolution_failed' }]);
+    }
+    const created = await gw.operator('POST', '/v1/consumers', { project: 'prj_doesnotexist0000', body: { display_name: 'Nobody' } });
+    expect([created.status, created.body]).toEqual([500, { error: 'project_resolution_failed' }]);
+    expect(await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM consumers WHERE display_name = 'Nobody'`)).toBe(0);
   });
 
   it('keeps every operator-only route closed to API keys with 401', async () => {
