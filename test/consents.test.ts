@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { tokenDigest } from '../domain/consents/tokens';
 import { consentRecordVerifies, getConsentRecord } from '../domain/mandates/consent-records';
 import { workflowIds } from '../workflows/ids';
-import { CNPJ, HOLDER_CPF, attestation, createConsent, createConsumer, intent, startConsentGateway, waitFor } from './support/consents';
+import { CNPJ, HOLDER_CPF, attestation, createConsent, createConsumer, intent, partnerMandate, startConsentGateway, waitFor } from './support/consents';
 import type { Gateway, Tenant } from './support/harness';
 
 let gw: Gateway;
@@ -360,6 +360,27 @@ describe('submitting a consent', () => {
     for (const token of [`ctk_${'Z'.repeat(40)}`, 'ctk_short', 'anything']) {
       const refused = await gw.request('POST', `/v1/consents/${token}/submit`, { key: tenant.key, body: {} });
       expect([token, refused.status, refused.body.error.code]).toEqual([token, 404, 'not_found']);
+    }
+  });
+});
+
+describe('reading consent records', () => {
+  it('reads a record from any project of the organization in the caller\'s environment, but not another organization\'s or environment\'s', async () => {
+    const { submitted } = await partnerMandate(gw, tenant);
+    const path = `/v1/consent-records/${submitted.consent_record_id}`;
+    const sibling = await gw.request('POST', '/v1/projects', { key: tenant.key, body: { name: 'Records sibling', slug: `records-${Date.now()}` } });
+    const siblingKey = await gw.createKey(sibling.body.id);
+    const fromSibling = await gw.request('GET', path, { key: siblingKey.key });
+    expect(fromSibling.status).toBe(200);
+    expect(fromSibling.body).toEqual((await gw.request('GET', path, { key: tenant.key })).body);
+    expect((await gw.operator('GET', path, { project: sibling.body.id })).status).toBe(200);
+
+    const live = await gw.operator('POST', '/v1/projects', { project: tenant.projectId, body: { name: 'Records live', slug: `records-live-${Date.now()}`, environment: 'live' } });
+    const liveKey = await gw.createKey(live.body.id);
+    const stranger = await gw.createTenant();
+    for (const key of [liveKey.key, stranger.key]) {
+      const refused = await gw.request('GET', path, { key });
+      expect([refused.status, refused.body.error.code]).toEqual([404, 'not_found']);
     }
   });
 });
