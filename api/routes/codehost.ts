@@ -33,7 +33,9 @@ const Received = {
 
 export const codehostRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'public'>({
-    method: 'post', path: '/webhooks/codehost', auth: 'public', scope: null, tags: ['Inbound webhooks'],
+    // Public because a code host cannot send a bearer credential, and so left out of the OpenAPI document,
+    // which lists only key-reachable operations and the public ones that issue credentials.
+    method: 'post', path: '/webhooks/codehost', auth: 'public', scope: null, tags: ['Inbound webhooks'], undocumented: true,
     operationId: 'receiveCodehostEvent', summary: 'Receive a code-host event (header `X-Codehost-Event`)',
     body: { description: 'The code host\'s event payload (JSON, or form-encoded with a `payload` field).' },
     bodyTypes: ['json', 'form'],
