@@ -62,9 +62,9 @@ export interface RouteDefinition<TBody = unknown, TQuery = unknown, TParams = Re
   responses: Record<number, ResponseSpec>;
   /**
    * Renders a refused body, query or params in the route's own protocol instead of the envelope:
-   * OAuth's `{error, error_description}`, or an HTML page for pages a person sees.
+   * OAuth's `{error, error_description}`, an HTML page for pages a person sees, or a webhook's receipt.
    */
-  onInputError?(error: ApiError): Reply;
+  onInputError?(error: ApiError, ctx: Koa.Context): Reply;
   handler(input: HandlerInput<TBody, TQuery, TParams, PrincipalFor<A>>): Promise<Reply> | Reply;
 }
 

@@ -55,7 +55,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
     } catch (error) {
       // Routes speaking another protocol (OAuth JSON, HTML pages) render refused input their own way.
       if (!(error instanceof ApiError) || !route.onInputError) throw error;
-      return send(ctx, route.onInputError(error));
+      return send(ctx, route.onInputError(error, ctx));
     }
 
     send(ctx, await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx }));

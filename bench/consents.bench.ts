@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const consent = async () => (await post('/v1/consents', { agent_id: 'agent-7', intent })).body.token as string;
 
   // One signed mandate to verify over and over.
-  const signed = (await post(`/v1/consents/${await consent()}/submit`, {}, { 'Content-Type': 'application/json' })).body;
+  const signed = (await post(`/v1/consents/${await consent()}/submit`, {})).body;
 
   const results: LoadResult[] = [];
   results.push(await spawnLoad({ label: 'GET /v1/whoami (baseline)', url: `${stack.url}/v1/whoami`, headers: auth, total: HTTP_TOTAL, concurrency: CONCURRENCY, warmup: 500 }));
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const tokens: string[] = [];
   for (let i = 0; i < FLOW_TOTAL; i++) tokens.push(await consent());
   results.push(await runLoad('POST /v1/consents/{token}/submit (sign + signal)', { total: FLOW_TOTAL, concurrency: CONCURRENCY }, async (i) =>
-    (await post(`/v1/consents/${tokens[i]}/submit`, {}, { 'Content-Type': 'application/json' })).status === 201));
+    (await post(`/v1/consents/${tokens[i]}/submit`, {})).status === 201));
 
   // Contact verification: every send is its own contact of a consumer holding a partner account.
   const dev = stack.mocks.otp_dev as DevSenderMock;
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     await post(`/v1/consents/${token}/submit`, {
       consumer_id: consumer, rail: 'pix-partner', provider_token: `tok_${randomBytes(8).toString('hex')}`,
       attestation: { method: 'partner_session', asserted_at: 1_767_225_600, reference: `r${i}`, evidence: {} },
-    }, { 'Content-Type': 'application/json' });
+    });
     consumers.push(consumer);
   }
   results.push(await runLoad('contact verification start + verify (dev)', { total: verifications, concurrency: 8 }, async (i) => {

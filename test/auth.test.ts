@@ -134,6 +134,28 @@ describe('scopes', () => {
   });
 });
 
+describe('the public surface', () => {
+  it('documents as public only the OAuth operations and the description documents', async () => {
+    const document = (await gw.request('GET', '/openapi.json')).body;
+    const open: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (Array.isArray(operation.security) && operation.security.length === 0) open.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    const allowed = /^(GET \/openapi\.json|GET \/v1\/openapi\.json|GET \/\.well-known\/oauth-authorization-server|(GET|POST) \/oauth\/authorize|POST \/oauth\/register|POST \/oauth\/token)$/;
+    expect(open.filter((operation) => !allowed.test(operation))).toEqual([]);
+    expect(open).toEqual(expect.arrayContaining(['GET /openapi.json', 'POST /oauth/token']));
+  });
+
+  it('answers the bare 401 to anonymous calls of the consent submit and the signing keys', async () => {
+    for (const [method, path] of [['POST', `/v1/consents/ctk_${'A'.repeat(40)}/submit`], ['GET', '/v1/receipts/signing-keys']]) {
+      const result = await gw.request(method, path, { body: method === 'POST' ? {} : undefined });
+      expect([path, result.status, result.body]).toEqual([path, 401, { error: 'unauthorized' }]);
+    }
+  });
+});
+
 describe('service credential', () => {
   it('targets a project with x-service-project and bypasses scopes', async () => {
     const result = await gw.operator('GET', '/v1/whoami', { project: tenant.projectId });
@@ -155,10 +177,14 @@ describe('service credential', () => {
     expect(result.body).toEqual({ error: 'project_resolution_failed' });
   });
 
-  it('answers 404 for a project that does not exist', async () => {
-    const result = await gw.operator('GET', '/v1/whoami', { project: 'prj_doesnotexist0000' });
-    expect(result.status).toBe(404);
-    expect(result.body.error.code).toBe('not_found');
+  it('answers the flat project_resolution_failed for a project that does not exist, and creates nothing', async () => {
+    for (const project of ['prj_doesnotexist0000', 'not-a-project-id']) {
+      const result = await gw.operator('GET', '/v1/whoami', { project });
+      expect([project, result.status, result.body]).toEqual([project, 500, { error: 'project_resolution_failed' }]);
+    }
+    const created = await gw.operator('POST', '/v1/consumers', { project: 'prj_doesnotexist0000', body: { display_name: 'Nobody' } });
+    expect([created.status, created.body]).toEqual([500, { error: 'project_resolution_failed' }]);
+    expect(await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM consumers WHERE display_name = 'Nobody'`)).toBe(0);
   });
 
   it('keeps every operator-only route closed to API keys with 401', async () => {

@@ -2,6 +2,7 @@
 // what, confirms, and the gateway signs the mandate; used, unknown and expired links say so.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { sql } from 'slonik';
+import { consentCsrfToken } from '../api/pages/consent-csrf';
 import { tokenDigest } from '../domain/consents/tokens';
 import { HOLDER_CPF, createConsent, createConsumer, intent, startConsentGateway } from './support/consents';
 import type { Gateway, Tenant } from './support/harness';
@@ -41,6 +42,10 @@ describe('the hosted consent page', () => {
         shipping: { name: 'Ana Souza', address: { line1: 'Rua A, 10', city: 'São Paulo', state: 'SP', postal_code: '01000-000', country: 'BR' } },
       }),
     });
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(new URL(request.url()).pathname);
+    });
     const response = await page.goto(consent.consent_url);
     expect(response?.status()).toBe(200);
     await expect(page.title()).resolves.toBe('Authorize Mercado Bot');
@@ -72,6 +77,8 @@ describe('the hosted consent page', () => {
     const mandateId = await page.locator('#result').getAttribute('data-mandate-id');
     expect(mandateId).toMatch(/^mnd_/);
     expect(await page.locator('#consent-form').isHidden()).toBe(true);
+    // The page posts to its own route, never to the API operation (which takes a partner's credential).
+    expect(posts).toEqual([`/consent/${consent.token}`]);
     const next = new URL((await page.locator('#continue').getAttribute('href'))!);
     expect(`${next.origin}${next.pathname}`).toBe('https://partner.example/consents/done');
     expect(Object.fromEntries(next.searchParams)).toEqual({ session: '7', mandate_id: mandateId });
@@ -105,7 +112,7 @@ describe('the hosted consent page', () => {
   it('shows the refusal when the consent was answered elsewhere meanwhile, and lets nothing through twice', async () => {
     const consent = await createConsent(gw, tenant.key);
     await page.goto(consent.consent_url);
-    expect((await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} })).status).toBe(201);
+    expect((await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} })).status).toBe(201);
     await page.check('#agree');
     await page.click('#authorize');
     await page.waitForSelector('#result.error');
@@ -134,6 +141,16 @@ describe('the hosted consent page', () => {
     expect(await page.locator('h1').textContent()).toBe('Confirm in the partner app');
   });
 
+  it('offers a URN callback as the Continue link with the mandate id', async () => {
+    const consent = await createConsent(gw, tenant.key, { callback_url: 'myapp://consents/done' });
+    await page.goto(consent.consent_url);
+    await page.check('#agree');
+    await page.click('#authorize');
+    await page.waitForSelector('#result.success');
+    const mandateId = await page.locator('#result').getAttribute('data-mandate-id');
+    expect(await page.locator('#continue').getAttribute('href')).toBe(`myapp://consents/done?mandate_id=${mandateId}`);
+  });
+
   it('renders what the agent wrote as text, cannot be framed, and leaks no token through referrers', async () => {
     let dialogs = 0;
     page.on('dialog', async (dialog) => {
@@ -155,5 +172,62 @@ describe('the hosted consent page', () => {
     expect(await page.locator('b').count()).toBe(0);
     expect(await page.locator('img').count()).toBe(0);
     expect(dialogs).toBe(0);
+  });
+});
+
+describe('the page\'s own submit, over plain HTTP', () => {
+  const csrfOf = async (token: string) => {
+    const html = (await gw.request('GET', `/consent/${token}`)).text;
+    return /data-csrf="([^"]+)"/.exec(html)![1];
+  };
+  const mandatesOf = (token: string) =>
+    gw.db.oneFirst(sql.unsafe`SELECT count(*)::int AS n FROM mandates WHERE consent_id = (SELECT id FROM consents WHERE token_digest = ${tokenDigest(token)})`);
+
+  it('signs with the token and the page\'s anti-forgery header, answering only what the page shows', async () => {
+    const consent = await createConsent(gw, tenant.key, { callback_url: 'urn:example:partner:done' });
+    const answer = await gw.request('POST', `/consent/${consent.token}`, {
+      body: { display_label: 'Meu Pix' }, headers: { 'X-Consent-Csrf': await csrfOf(consent.token), Origin: gw.url, 'Sec-Fetch-Site': 'same-origin' },
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({ mandate_id: expect.stringMatching(/^mnd_/), expires_at: expect.any(String), callback_url: 'urn:example:partner:done' });
+    expect(answer.headers.get('cache-control')).toBe('no-store');
+    expect(await mandatesOf(consent.token)).toBe(1);
+  });
+
+  it.each([
+    ['without the anti-forgery header', () => ({})],
+    ['with another consent\'s anti-forgery token', (_own: string, other: string) => ({ 'X-Consent-Csrf': other })],
+    ['from another origin', (own: string) => ({ 'X-Consent-Csrf': own, Origin: 'https://attacker.example' })],
+    ['from another site, as fetch metadata says', (own: string) => ({ 'X-Consent-Csrf': own, 'Sec-Fetch-Site': 'cross-site' })],
+  ])('refuses a submit %s with 403 csrf_refused, and writes nothing', async (_name, headersFor) => {
+    const consent = await createConsent(gw, tenant.key);
+    const other = await createConsent(gw, tenant.key);
+    const headers = (headersFor as (own: string, other: string) => Record<string, string>)(await csrfOf(consent.token), await csrfOf(other.token));
+    const refused = await gw.request('POST', `/consent/${consent.token}`, { body: {}, headers });
+    expect([refused.status, refused.body.error.code]).toEqual([403, 'csrf_refused']);
+    expect(await mandatesOf(consent.token)).toBe(0);
+    expect((await gw.request('GET', `/v1/consents/${consent.token}`, { key: tenant.key })).body.status).toBe('pending');
+  });
+
+  it('refuses a cross-site form post and anything a partner would attest, and writes nothing', async () => {
+    const consent = await createConsent(gw, tenant.key);
+    const csrf = await csrfOf(consent.token);
+    const form = await gw.request('POST', `/consent/${consent.token}`, { raw: 'agree=on', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Consent-Csrf': csrf } });
+    expect(form.status).toBe(415);
+    const attested = await gw.request('POST', `/consent/${consent.token}`, { body: { attestation: { method: 'partner_session' } }, headers: { 'X-Consent-Csrf': csrf } });
+    expect([attested.status, attested.body.error.code]).toEqual([400, 'invalid_body']);
+    expect(await mandatesOf(consent.token)).toBe(0);
+  });
+
+  it('answers 404 for an unknown token and 409 for a used one', async () => {
+    const token = `ctk_${'Q'.repeat(40)}`;
+    const unknown = await gw.request('POST', `/consent/${token}`, { body: {}, headers: { 'X-Consent-Csrf': consentCsrfToken(gw.config.encryptionKeys, tokenDigest(token)) } });
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
+    const consent = await createConsent(gw, tenant.key);
+    const csrf = await csrfOf(consent.token);
+    expect((await gw.request('POST', `/consent/${consent.token}`, { body: {}, headers: { 'X-Consent-Csrf': csrf } })).status).toBe(201);
+    const again = await gw.request('POST', `/consent/${consent.token}`, { body: {}, headers: { 'X-Consent-Csrf': csrf } });
+    expect([again.status, again.body.error.code]).toEqual([409, 'consent_token_consumed']);
+    expect(await mandatesOf(consent.token)).toBe(1);
   });
 });

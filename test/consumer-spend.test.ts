@@ -59,7 +59,7 @@ describe('a Pix spend on a signed mandate', () => {
     const receipt = result.body.receipt;
     expect(receipt).toMatchObject({ state: 'paid', payment: { rail: 'pix', amount_minor: '2500', attempt_id: body.attempt_id, money_moved: true, sandbox: true } });
     expect(hmacMatches(receiptSecretBytes(c.receiptSecret), receipt.chain.hash, receipt.receipt_sig)).toBe(true);
-    const jwks = await gw.request('GET', '/v1/receipts/signing-keys');
+    const jwks = await gw.request('GET', '/v1/receipts/signing-keys', { key: tenant.key });
     const jwk = jwks.body.keys.find((k: { kid: string }) => k.kid === receipt.signatures.ed25519_kid);
     expect(nacl.sign.detached.verify(
       new TextEncoder().encode(receipt.signatures.message),

@@ -142,9 +142,9 @@ describe('wallet roll-up', () => {
     const consumerId = first.consumer.id;
     // A second grant for the same consumer on the hosted page.
     const hosted = await createConsent(gw, own.key, { intent: intent({ cap_minor: 25_000, per_tx_cap_minor: 5_000 }) });
-    const second = (await gw.request('POST', `/v1/consents/${hosted.token}/submit`, { body: { consumer_id: consumerId } })).body;
+    const second = (await gw.request('POST', `/v1/consents/${hosted.token}/submit`, { key: own.key, body: { consumer_id: consumerId } })).body;
     // A revoked mandate authorizes nothing.
-    const third = (await gw.request('POST', `/v1/consents/${(await createConsent(gw, own.key)).token}/submit`, { body: { consumer_id: consumerId } })).body;
+    const third = (await gw.request('POST', `/v1/consents/${(await createConsent(gw, own.key)).token}/submit`, { key: own.key, body: { consumer_id: consumerId } })).body;
     await gw.request('POST', `/v1/mandates/${third.mandate_id}/revoke`, { key: own.key, body: {} });
 
     const wallet = await gw.request('GET', `/v1/consumers/${consumerId}/wallet`, { key: own.key });

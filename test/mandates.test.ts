@@ -25,7 +25,7 @@ afterAll(async () => {
 
 async function hostedMandate(intentChanges: Record<string, unknown> = {}) {
   const consent = await createConsent(gw, tenant.key, { intent: intent(intentChanges) });
-  const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { body: {} });
+  const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} });
   if (submitted.status !== 201) throw new Error(submitted.text);
   return { token: consent.token, ...submitted.body } as { token: string; mandate_id: string; mandate: Record<string, unknown>; signature: string; consumer_id: string; hmac_secret_version: number };
 }

@@ -35,9 +35,9 @@ describe('creating and reading projects', () => {
   });
 
   it('keeps the environment given at creation', async () => {
-    const result = await create(acme, { name: 'Live', slug: 'live-one', environment: 'live' });
+    const result = await gw.operator('POST', '/v1/projects', { project: acme.projectId, body: { name: 'Live', slug: 'live-one', environment: 'live' } });
     expect(result.body.environment).toBe('live');
-    const patched = await gw.request('PATCH', `/v1/projects/${result.body.id}`, { key: acme.key, body: { environment: 'test' } });
+    const patched = await gw.operator('PATCH', `/v1/projects/${result.body.id}`, { project: acme.projectId, body: { environment: 'test' } });
     expect(patched.status).toBe(400);
     expect(patched.body.error.code).toBe('invalid_body');
   });
@@ -116,7 +116,8 @@ describe('listing', () => {
 describe('the default project', () => {
   it('moves the default in one transaction and keeps exactly one', async () => {
     const next = await create(acme, { name: 'Next default', slug: 'next-default' });
-    const patched = await gw.request('PATCH', `/v1/projects/${next.body.id}`, { key: acme.key, body: { is_default: true } });
+    const nextKey = await gw.createKey(next.body.id);
+    const patched = await gw.request('PATCH', `/v1/projects/${next.body.id}`, { key: nextKey.key, body: { is_default: true } });
     expect(patched.status).toBe(200);
     expect(patched.body.is_default).toBe(true);
     const defaults = await gw.request('GET', '/v1/projects?is_default=true', { key: acme.key });
@@ -138,50 +139,63 @@ describe('the default project', () => {
 
   it('renames and re-slugs, refusing a taken slug', async () => {
     const project = await create(acme, { name: 'Rename me', slug: 'rename-me' });
-    const renamed = await gw.request('PATCH', `/v1/projects/${project.body.id}`, { key: acme.key, body: { name: 'Renamed', slug: 'renamed' } });
+    const own = await gw.createKey(project.body.id);
+    const renamed = await gw.request('PATCH', `/v1/projects/${project.body.id}`, { key: own.key, body: { name: 'Renamed', slug: 'renamed' } });
     expect(renamed.body).toMatchObject({ name: 'Renamed', slug: 'renamed' });
-    const taken = await gw.request('PATCH', `/v1/projects/${project.body.id}`, { key: acme.key, body: { slug: 'checkout' } });
+    const taken = await gw.request('PATCH', `/v1/projects/${project.body.id}`, { key: own.key, body: { slug: 'checkout' } });
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe('slug_conflict');
-    const empty = await gw.request('PATCH', `/v1/projects/${project.body.id}`, { key: acme.key, body: {} });
+    const empty = await gw.request('PATCH', `/v1/projects/${project.body.id}`, { key: own.key, body: {} });
     expect(empty.status).toBe(400);
   });
 });
 
 describe('deleting', () => {
-  it('refuses to delete the default project', async () => {
+  it('refuses to delete the default project while the organization has others, and keeps it', async () => {
     const result = await gw.request('DELETE', `/v1/projects/${acme.projectId}`, { key: acme.key });
     expect(result.status).toBe(409);
     expect(result.body.error.code).toBe('cannot_delete_default');
+    expect((await gw.request('GET', `/v1/projects/${acme.projectId}`, { key: acme.key })).status).toBe(200);
   });
 
-  it('refuses to delete the last project of an organization', async () => {
+  it('refuses to delete the only project of an organization with cannot_delete_last_project, though it is also the default', async () => {
     const lone = await gw.createTenant({ name: 'Lone' });
-    // Make the only project non-default so the last-project rule is what refuses.
-    await gw.db.query(sql.unsafe`UPDATE projects SET is_default = false WHERE id = ${lone.projectId}`);
-    const result = await gw.request('DELETE', `/v1/projects/${lone.projectId}`, { key: lone.key });
-    expect(result.status).toBe(409);
-    expect(result.body.error.code).toBe('cannot_delete_last_project');
+    for (const result of [
+      await gw.request('DELETE', `/v1/projects/${lone.projectId}`, { key: lone.key }),
+      await gw.operator('DELETE', `/v1/projects/${lone.projectId}`, { project: lone.projectId }),
+    ]) {
+      expect(result.status).toBe(409);
+      expect(result.body.error.code).toBe('cannot_delete_last_project');
+    }
+    expect(await gw.db.one(sql.unsafe`SELECT is_default FROM projects WHERE id = ${lone.projectId}`)).toEqual({ is_default: true });
+    expect((await gw.request('GET', '/v1/whoami', { key: lone.key })).status).toBe(200);
   });
 
   it('refuses to delete a project holding consumer records', async () => {
     const project = await create(acme, { name: 'Has consumers', slug: 'has-consumers' });
     await gw.db.query(sql.unsafe`INSERT INTO consumers (id, org_id, project_id) VALUES ('cns_test_row', ${acme.orgId}, ${project.body.id})`);
-    const result = await gw.request('DELETE', `/v1/projects/${project.body.id}`, { key: acme.key });
+    const result = await gw.operator('DELETE', `/v1/projects/${project.body.id}`, { project: acme.projectId });
     expect(result.status).toBe(409);
     expect(result.body.error.code).toBe('cannot_delete_with_consumer_records');
   });
 
-  it('deletes a project with its keys, which stop working', async () => {
+  it('lets a project\'s own key delete it with its keys, which stop working', async () => {
     const project = await create(acme, { name: 'Doomed', slug: 'doomed' });
     const key = await gw.createKey(project.body.id);
     expect((await gw.request('GET', '/v1/whoami', { key: key.key })).status).toBe(200);
-    const result = await gw.request('DELETE', `/v1/projects/${project.body.id}`, { key: acme.key });
+    const result = await gw.request('DELETE', `/v1/projects/${project.body.id}`, { key: key.key });
     expect(result.status).toBe(200);
     expect(result.body).toEqual({ id: project.body.id, deleted: true });
     expect((await gw.request('GET', `/v1/projects/${project.body.id}`, { key: acme.key })).status).toBe(404);
     expect((await gw.request('GET', '/v1/whoami', { key: key.key })).status).toBe(401);
     expect(await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM api_keys WHERE project_id = ${project.body.id}`)).toBe(0);
+  });
+
+  it('lets the service credential delete any project of its organization', async () => {
+    const project = await create(acme, { name: 'Operator doomed', slug: 'operator-doomed' });
+    const result = await gw.operator('DELETE', `/v1/projects/${project.body.id}`, { project: acme.projectId });
+    expect(result.status).toBe(200);
+    expect((await gw.request('GET', `/v1/projects/${project.body.id}`, { key: acme.key })).status).toBe(404);
   });
 });
 

@@ -71,7 +71,7 @@ describe('sealed receipts', () => {
     const oldestFirst = [...receipts].reverse();
     expect(verifyChain(oldestFirst.map((r) => ({ body: r.body, approval: r.approval, chain: r.chain })))).toEqual({ ok: true });
 
-    const jwks = await gw.request('GET', '/v1/receipts/signing-keys');
+    const jwks = await gw.request('GET', '/v1/receipts/signing-keys', { key: tenant.key });
     expect(jwks.status).toBe(200);
     for (const receipt of receipts) {
       expect(hmacMatches(receiptSecretBytes(secret), receipt.chain.hash, receipt.receipt_sig)).toBe(true);
@@ -108,6 +108,24 @@ describe('sealed receipts', () => {
   });
 });
 
+describe('the published signing keys', () => {
+  it('answers only to a credential, never to an anonymous caller, and lists the key as an authenticated operation', async () => {
+    for (const key of [undefined, 'csk_test_' + 'A'.repeat(32)]) {
+      const anonymous = await gw.request('GET', '/v1/receipts/signing-keys', { key });
+      expect([anonymous.status, anonymous.body]).toEqual([401, { error: 'unauthorized' }]);
+    }
+    const { consumerId } = await consumerWithSecret();
+    await sealTestReceipt(gw, tenant, consumerId);
+    const jwks = await gw.request('GET', '/v1/receipts/signing-keys', { key: tenant.key });
+    expect(jwks.status).toBe(200);
+    expect(jwks.body.keys.length).toBeGreaterThan(0);
+    // An answer to a credential is not for shared caches.
+    expect(jwks.headers.get('cache-control')).toMatch(/^private/);
+    const document = (await gw.request('GET', '/openapi.json')).body;
+    expect(document.paths['/v1/receipts/signing-keys'].get.security).toEqual([{ bearerAuth: [] }]);
+  });
+});
+
 describe('receipt moves', () => {
   it('seals a delivery proof once, signed to the receipt, and answers a repeat unchanged', async () => {
     const { consumerId } = await consumerWithSecret();
@@ -118,7 +136,7 @@ describe('receipt moves', () => {
     expect(delivered.status).toBe(200);
     expect(delivered.body).toMatchObject({ state: 'delivered', delivery: { result: 'delivered', proof, proof_hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
 
-    const jwks = await gw.request('GET', '/v1/receipts/signing-keys');
+    const jwks = await gw.request('GET', '/v1/receipts/signing-keys', { key: tenant.key });
     const jwk = jwks.body.keys.find((k: { kid: string }) => k.kid === delivered.body.delivery.kid);
     const message = `receipt:v4:${delivered.body.chain.hash}:delivery:${delivered.body.delivery.proof_hash}`;
     expect(nacl.sign.detached.verify(new TextEncoder().encode(message), new Uint8Array(Buffer.from(delivered.body.delivery.sig_ed25519, 'base64url')), new Uint8Array(Buffer.from(jwk.x, 'base64url')))).toBe(true);

@@ -2,7 +2,7 @@
 // an API key (peppered hash lookup, cached), or an OAuth access token. Anything else is the bare 401.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type Koa from 'koa';
-import { FlatError, notFound, projectResolutionFailed, unauthorized } from '../../domain/errors';
+import { FlatError, projectResolutionFailed, unauthorized } from '../../domain/errors';
 import { findActiveKey } from '../../domain/tenancy/api-keys';
 import { hashApiKey, keyEnvironment } from '../../domain/tenancy/api-key-format';
 import { findProjectById } from '../../domain/tenancy/projects';
@@ -53,9 +53,10 @@ async function keyPrincipal(deps: AppDeps, token: string): Promise<Principal> {
 
 async function servicePrincipal(deps: AppDeps, ctx: Koa.Context): Promise<Principal> {
   const projectId = ctx.get('x-service-project');
+  // Absent or naming no project, the spec's Errors table answers the same flat 500: no project resolved.
   if (!projectId) throw projectResolutionFailed();
   const project = await findProjectById(deps.db, projectId);
-  if (!project) throw notFound('Project');
+  if (!project) throw projectResolutionFailed();
   return {
     kind: 'service',
     orgId: project.org_id,

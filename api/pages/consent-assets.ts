@@ -39,9 +39,10 @@ export const CONSENT_SCRIPT = `(function () {
     if (consumer) body.consumer_id = consumer;
     fetch(form.getAttribute('data-submit-url'), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Consent-Csrf': form.getAttribute('data-csrf') },
       body: JSON.stringify(body),
       credentials: 'omit',
+      mode: 'same-origin',
       referrerPolicy: 'no-referrer'
     }).then(function (response) {
       return response.json().then(function (json) { return { status: response.status, body: json }; });

@@ -33,7 +33,8 @@ ${script ? '  <script src="/consent/assets/consent.js"></script>\n' : ''}</body>
 const row = (label: string, value: string, id: string) => `      <tr><th scope="row">${e(label)}</th><td data-field="${id}">${value}</td></tr>`;
 const list = (items: string[]) => `<ul>${items.map((item) => `<li>${e(item)}</li>`).join('')}</ul>`;
 
-export function consentPage(consent: ConsentRow, token: string): string {
+/** `csrf` is the page's anti-forgery token (pages/consent-csrf.ts), sent back by its script on submit. */
+export function consentPage(consent: ConsentRow, token: string, csrf: string): string {
   const intent = consent.intent;
   const asker = intent.display_name ?? consent.agent_id;
   const merchants = intent.merchant_allowlist.includes('*') ? 'Any merchant, within the limits above' : list(intent.merchant_allowlist);
@@ -67,7 +68,7 @@ ${rows.join('\n')}
     </table>
     <p class="muted">This request expires at <time datetime="${e(consent.expires_at)}" data-field="expires">${e(consent.expires_at.replace('T', ' ').replace(/\.\d+Z$/, ' UTC'))}</time>.
       You can revoke the authorization later.</p>
-    <form id="consent-form" data-submit-url="/v1/consents/${e(token)}/submit" novalidate>
+    <form id="consent-form" data-submit-url="/consent/${e(token)}" data-csrf="${e(csrf)}" novalidate>
       <label for="display_label">Name this payment method (optional)</label>
       <input id="display_label" name="display_label" maxlength="120" autocomplete="off" placeholder="e.g. My Pix account">
       <label class="check"><input type="checkbox" id="agree" name="agree" required>

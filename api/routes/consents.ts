@@ -1,5 +1,6 @@
-// Consents: an agent asks (POST /v1/consents, alias /v1/consents/init), reads a pending consent, and the
-// consumer submits on the hosted page or through a partner. The submit is public: the token is its credential.
+// Consents: an agent asks (POST /v1/consents, alias /v1/consents/init), reads a pending consent, and a
+// partner backend submits the consumer's confirmation with its credential. The hosted page submits
+// through its own route (routes/consent-page.ts), where the token is the credential.
 import type Koa from 'koa';
 import { findConsentForTenant, insertConsent, newConsentId } from '../../domain/consents/consents';
 import { checkIntent } from '../../domain/consents/intent';
@@ -87,22 +88,23 @@ export const consentRoutes: AnyRoute[] = [
       return { body: presentPendingConsent(row, params.token, consentUrl(deps, ctx, params.token)) };
     },
   }),
-  route<ConsentSubmitBody, unknown, { token: string }, 'public'>({
-    method: 'post', path: '/v1/consents/:token/submit', auth: 'public', scope: null, tags,
+  route<ConsentSubmitBody, unknown, { token: string }, 'key'>({
+    method: 'post', path: '/v1/consents/:token/submit', auth: 'key', scope: 'unmapped', tags,
     operationId: 'submitConsent',
-    summary: 'The consumer\'s confirmation: signs the mandate (public; the token is the credential)',
-    description: 'On `hosted` the body must not carry an attestation; on `partner` it must, with `consumer_id`, and the attestation is signed into the mandate. ' +
+    summary: 'Submit the consumer\'s confirmation of a consent of the caller\'s project: signs the mandate',
+    description: 'Takes a credential of the project the token was issued to; another project\'s token is `not_found`. ' +
+      'On `hosted` the body must not carry an attestation (the consumer usually confirms on the hosted page itself); on `partner` it must, with `consumer_id`, and the attestation is signed into the mandate. ' +
       'The mandate, the funding source and the `grant` consent record are written in one transaction; a second submit of the token writes nothing.',
     body: ConsentSubmit,
     responses: {
       201: { description: 'The signed mandate; `callback_url` tells the page where the partner backend expects it', schema: ConsentSubmitted },
       400: envelope('`invalid_body`, `attestation_not_allowed` (hosted), `attestation_required` (partner), `missing_required_field` (details.field)'),
-      404: envelope('`not_found`: unknown token, or a consumer_id not in the token\'s project'),
+      404: envelope('`not_found`: unknown token, another project\'s token, or a consumer_id not in the token\'s project'),
       409: envelope('`consent_token_consumed`, `funding_rail_mismatch`'),
       410: envelope('`consent_token_expired`'),
     },
-    async handler({ deps, params, body, ctx }) {
-      const result = await submitConsent(deps.db, deps.config.encryptionKeys, params.token, body, { ipAddress: ctx.ip || null });
+    async handler({ deps, principal, params, body, ctx }) {
+      const result = await submitConsent(deps.db, deps.config.encryptionKeys, params.token, body, { ipAddress: ctx.ip || null, tenant: tenantOf(principal) });
       await signalLifecycle(deps, deps.log, result.consent, result.mandate, { kind: 'signed', timer: mandateTimer(result.mandate) });
       return { status: 201, body: presentSubmitted(result), headers: { 'Cache-Control': 'no-store' } };
     },

@@ -85,7 +85,8 @@ export const consumerRoutes: AnyRoute[] = [
   route<unknown, unknown, { id: string }, 'key'>({
     method: 'get', path: '/v1/consent-records/:id', auth: 'key', scope: 'unmapped', tags,
     operationId: 'getConsentRecord', summary: 'Retrieve a consent log row (grant, revoke or amend)',
-    responses: { 200: { description: 'The consent record', schema: ConsentRecord }, 404: { description: '`not_found`: not in the caller\'s organization and project', schema: ErrorEnvelope } },
+    description: 'Any project of the caller\'s organization, in the caller\'s environment.',
+    responses: { 200: { description: 'The consent record', schema: ConsentRecord }, 404: { description: '`not_found`: not in the caller\'s organization (or in a project of the other environment)', schema: ErrorEnvelope } },
     async handler({ deps, principal, params }) {
       return { body: presentConsentRecord(await getConsentRecord(deps.db, tenantOf(principal), params.id)) };
     },

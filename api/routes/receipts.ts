@@ -83,15 +83,18 @@ export const receiptRoutes: AnyRoute[] = [
       return { status: 201, body: { consumer_id: params.consumerId, ...created }, headers: { 'Cache-Control': 'no-store' } };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'public'>({
-    method: 'get', path: '/v1/receipts/signing-keys', auth: 'public', scope: null, tags,
+  // Not public: the spec's public surface is the OAuth operations and the description documents only.
+  route<unknown, unknown, Record<string, string>, 'key'>({
+    method: 'get', path: '/v1/receipts/signing-keys', auth: 'key', scope: 'unmapped', tags,
     operationId: 'getReceiptSigningKeys', summary: 'The Ed25519 public keys that sign receipts (JWKS)',
+    description: 'Every key that ever signed a receipt, retired ones included, so any receipt verifies offline. Takes a credential like every other operation.',
     responses: { 200: { description: 'JWKS', schema: SigningKeys } },
     async handler({ deps }) {
       const keys = await publishedSigningKeys(deps.db);
       return {
         body: { keys: keys.map((k) => ({ kty: 'OKP', crv: 'Ed25519', x: k.public_key, kid: k.kid, use: 'sig', alg: 'EdDSA', created_at: k.created_at, retired_at: k.retired_at })) },
-        headers: { 'Cache-Control': 'public, max-age=300' },
+        // Answered to a credential, so shared caches must not keep it; the caller's own cache may.
+        headers: { 'Cache-Control': 'private, max-age=300', Vary: 'Authorization' },
       };
     },
   }),

@@ -1,12 +1,14 @@
 // The consumer's submit: one transaction that consumes the token and writes the funding source, the
 // signed mandate, the `grant` consent record and their events. A second submit of the same token waits
-// on the row lock, then finds it consumed and writes nothing.
+// on the row lock, then finds it consumed and writes nothing. Two doors lead here: the API operation,
+// where the credential's project must be the token's, and the hosted page, where the token alone is.
 import type { DatabasePool } from '../../runtime/database';
 import type { ConsentSubmitBody } from '../../schema/http/consents';
 import type { KeyRing } from '../crypto/secret-box';
 import { recordEvent } from '../events/record';
 import { ApiError, notFound } from '../errors';
 import { prefixedId } from '../ids';
+import type { Tenant } from '../consumers/tenant';
 import { findConsumer, insertConsumer, type ConsumerRow } from '../consumers/consumers';
 import { insertFundingSource, type FundingSourceRow } from '../consumers/funding-sources';
 import { insertConsentRecord, type ConsentRecordRow } from '../mandates/consent-records';
@@ -58,12 +60,14 @@ export async function submitConsent(
   ring: KeyRing,
   token: string,
   body: ConsentSubmitBody,
-  context: { ipAddress: string | null },
+  context: { ipAddress: string | null; tenant?: Tenant },
 ): Promise<SubmitResult> {
   if (!isConsentToken(token)) throw consentNotFound();
+  const caller = context.tenant;
   return db.transaction(async (tx) => {
     const consent = await findConsentByDigest(tx, tokenDigest(token), { forUpdate: true });
-    if (!consent) throw consentNotFound();
+    // Another project's token is simply not found: the caller learns nothing about it, not even its state.
+    if (!consent || (caller && (consent.org_id !== caller.orgId || consent.project_id !== caller.projectId))) throw consentNotFound();
     const refusal = tokenRefusal(consent);
     if (refusal) throw refusal;
     checkSurface(consent, body);

@@ -123,9 +123,15 @@ export async function insertConsentRecord(
     RETURNING ${COLUMNS}`);
 }
 
+/**
+ * One row by id anywhere in the caller's organization, as the spec scopes this read, but only among the
+ * projects of the caller's environment: a test key never reads a live consumer's consent.
+ */
 export async function getConsentRecord(db: CommonQueryMethods, tenant: Tenant, id: string): Promise<ConsentRecordRow> {
   const row = await db.maybeOne(sql.type(consentRecordRow)`
-    SELECT ${COLUMNS} FROM consent_records WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND id = ${id}`);
+    SELECT ${COLUMNS} FROM consent_records
+    WHERE org_id = ${tenant.orgId} AND id = ${id}
+      AND project_id IN (SELECT p.id FROM projects p WHERE p.org_id = ${tenant.orgId} AND p.environment = ${tenant.environment})`);
   if (!row) throw notFound('Consent record');
   return row;
 }

@@ -123,8 +123,10 @@ export async function deleteProject(db: DatabasePool, orgId: string, id: string)
       SELECT id, is_default FROM projects WHERE org_id = ${orgId} ORDER BY id FOR UPDATE`);
     const target = projects.find((project) => project.id === id);
     if (!target) throw notFound('Project');
-    if (target.is_default) throw new ApiError(409, 'cannot_delete_default', 'The default project cannot be deleted; make another project the default first');
+    // The last project is always the default too, so it is named first: otherwise `cannot_delete_last_project`
+    // could never be answered, and the caller would be told to move a default that has nowhere to go.
     if (projects.length === 1) throw new ApiError(409, 'cannot_delete_last_project', 'An organization keeps at least one project');
+    if (target.is_default) throw new ApiError(409, 'cannot_delete_default', 'The default project cannot be deleted; make another project the default first');
     const consumers = await tx.exists(sql.unsafe`SELECT 1 FROM consumers WHERE org_id = ${orgId} AND project_id = ${id}`);
     if (consumers) {
       throw new ApiError(409, 'cannot_delete_with_consumer_records', 'The project holds consumer records, which are kept for audit');

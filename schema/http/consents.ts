@@ -112,7 +112,14 @@ export const ConsentCreate: JsonSchema = {
   properties: {
     agent_id: { type: 'string', minLength: 1, maxLength: 128, description: 'The agent the mandate will authorize; signed into it.' },
     intent: Intent,
-    callback_url: { type: 'string', format: 'uri', maxLength: 2048, pattern: '^https?://', description: 'Returned to the hosted page at submit so the partner backend receives the signed mandate.' },
+    callback_url: {
+      type: 'string', format: 'uri', maxLength: 2048,
+      // Any absolute URI (https, an app's own scheme, a URN) except the schemes that run script: the hosted
+      // page turns this into a link on the gateway's own origin, so javascript:, vbscript: or data: would run
+      // the partner's script beside the consumer's authorization. Schemes are case-insensitive, hence the classes.
+      pattern: '^(?![Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]:|[Vv][Bb][Ss][Cc][Rr][Ii][Pp][Tt]:|[Dd][Aa][Tt][Aa]:)[A-Za-z][A-Za-z0-9+.-]*:',
+      description: 'Any absolute URI except `javascript:`, `vbscript:` and `data:`; returned to the hosted page at submit (as its Continue link, with `mandate_id` added) so the partner receives the signed mandate.',
+    },
     consumer_email_hint: { type: 'string', format: 'email', maxLength: 254 },
     surface: { enum: ['hosted', 'partner'], default: 'hosted' },
   },
@@ -184,14 +191,17 @@ export const Attestation: JsonSchema = {
   },
 };
 
+const ConsumerIdField: JsonSchema = { type: 'string', minLength: 1, maxLength: 64, description: 'Required on `partner`. On `hosted`, absent means a new consumer is created for this grant.' };
+const DisplayLabelField: JsonSchema = { type: 'string', minLength: 1, maxLength: 120, description: 'How the funding source is shown, e.g. "Nubank ••1234".' };
+
 export const ConsentSubmit: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    consumer_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Required on `partner`. On `hosted`, absent means a new consumer is created for this grant.' },
+    consumer_id: ConsumerIdField,
     rail: { enum: [...SUBMIT_RAILS], default: 'pix-consent', description: 'The funding source the grant creates.' },
     provider_token: { type: 'string', minLength: 1, maxLength: 2048, description: 'The provider\'s token for the funding source; required for `pix-partner`. Stored encrypted, never returned.' },
-    display_label: { type: 'string', minLength: 1, maxLength: 120, description: 'How the funding source is shown, e.g. "Nubank ••1234".' },
+    display_label: DisplayLabelField,
     attestation: Attestation,
   },
 };
@@ -208,6 +218,22 @@ export interface ConsentSubmitBody {
   provider_token?: string;
   display_label?: string;
   attestation?: AttestationInput;
+}
+
+/** What the hosted page's own submit takes: the consumer's choices on the page, nothing a partner attests. */
+export const ConsentPageSubmit: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    consumer_id: ConsumerIdField,
+    rail: { const: 'pix-consent', default: 'pix-consent' },
+    display_label: DisplayLabelField,
+  },
+};
+export interface ConsentPageSubmitBody {
+  consumer_id?: string;
+  rail: 'pix-consent';
+  display_label?: string;
 }
 
 export const SignedMandateDocument: JsonSchema = {

@@ -51,6 +51,7 @@ export async function partnerMandate(gw: GatewayClient, tenant: Tenant, options:
   const consumer = await createConsumer(gw, tenant.key);
   const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent(options.intent) });
   const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
+    key: tenant.key,
     body: {
       consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'partner-account-token-0001', display_label: 'Conta Parceiro ••0001',
       attestation: attestation(options.holderDocument === undefined ? {} : { holder_document: options.holderDocument }),
