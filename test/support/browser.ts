@@ -93,7 +93,7 @@ export function provisionChromium(say: (line: string) => void): string {
   if (plan.action === 'explain') throw oneLine(plan.message);
   say('Installing Debian\'s chromium for the browser tests (apt-get install chromium)…');
   apt(['update']);
-  apt(['install', '-y', '--no-install-recommends', 'chromium']);
+  apt(['install', '-y', 'chromium']);
   const after = planChromium({ ...facts(), aptGet: false });
   if (after.action !== 'ok') throw oneLine(`apt-get installed chromium but no chromium is on PATH; ${WHAT_TO_INSTALL}.`);
   return after.path;
