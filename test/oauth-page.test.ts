@@ -3,11 +3,10 @@
 // receiver, whose code the client then exchanges for tokens.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/browser';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { authorizePath, exchangeCode, pkce, registerClient } from './support/oauth-flow';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let gw: Gateway;
 let tenant: Tenant;
@@ -19,7 +18,7 @@ const received: URL[] = [];
 beforeAll(async () => {
   gw = await startGateway({ worker: false });
   tenant = await gw.createTenant({ name: 'Acme' });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchChromium();
   // The client's redirect receiver, as a native app or CLI runs one on loopback.
   receiver = createServer((req, res) => {
     received.push(new URL(req.url ?? '/', receiverUrl));

@@ -1,5 +1,6 @@
-// Once per test run: a throwaway PostgreSQL with a migrated template database, the Temporal test
-// server binary located (or installed), and the workflow bundle built. Test files read these from env.
+// Once per test run: Chromium for the browser tests (found or installed), a throwaway PostgreSQL with a
+// migrated template database, the Temporal test server binary located (or installed), and the workflow
+// bundle built. Test files read these from env.
 import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,11 +9,21 @@ import { openDatabase } from '../../runtime/database';
 import { migrate } from '../../runtime/migrate';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
 import { buildBundleFile } from '../../worker/bundle';
+import { provisionChromium, runIncludesBrowserTests } from './browser';
 import { freePort } from './free-port';
 
 export const TEMPLATE_DATABASE = 'gateway_template';
 
-export default async function globalSetup(): Promise<void> {
+interface JestGlobalConfig {
+  rootDir: string;
+  testPathPattern?: string;
+}
+
+export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
+  // First, so a machine without Chromium learns it in one line before anything starts.
+  if (runIncludesBrowserTests(globalConfig.rootDir, globalConfig.testPathPattern)) {
+    process.env.CHROMIUM_PATH = provisionChromium((line) => process.stdout.write(`\n${line}\n`));
+  }
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   chmodSync(root, 0o755); // the unprivileged PostgreSQL user must reach its data directory inside
   let adminUrl = process.env.TEST_DATABASE_ADMIN_URL;

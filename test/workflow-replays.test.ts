@@ -1,0 +1,203 @@
+// The money workflows replay their histories on the current bundle: every path of spendAttempt,
+// consumerSpendAttempt and approvalHold is driven through HTTP on both Temporal servers, its history
+// replayed at once, and (RECORD_HISTORIES=1, `npm run record-histories`) saved under test/replay/;
+// the saved histories are replayed too, so a change that breaks running workflows fails here.
+import { Worker } from '@temporalio/worker';
+import type { PaymentsMock } from '../providers/mocks/payments';
+import type { PixPspMock } from '../providers/mocks/pix-psp';
+import { workflowIds } from '../workflows/ids';
+import type { SpendAnswer } from '../domain/consumer-payments/types';
+import { pixSpend, readyConsumer, TED_DESTINATION, tedSpend } from './support/consumer-spend';
+import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
+import { recordedHistories, replayBundle, replayFinished, scheduledActivities } from './support/histories';
+import { fund, newWallet } from './support/money';
+
+let n = 0;
+const attemptId = (label: string) => `rpl-${label}-${Date.now()}-${++n}`;
+
+function walletExecute(gw: Gateway, t: Tenant, wallet: string, attempt: string, amount = 12.34) {
+  return gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+    key: t.key, body: { amount, currency: 'BRL', recipient: 'vendor-9', description: 'Server rack', mandate_id: 'mdt_1', attempt_id: attempt },
+  });
+}
+
+const decide = (gw: Gateway, t: Tenant, approvalId: string, decision: 'approve' | 'deny') =>
+  gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, { user: 'alice', body: { decision } });
+
+/** A tenant whose wallet executes above 50.00 BRL wait for a person. */
+async function heldWallet(gw: Gateway, ttlSeconds?: number) {
+  const t = await gw.createTenant();
+  if (ttlSeconds) await gw.request('PATCH', `/v1/projects/${t.projectId}/settings`, { key: t.key, body: { approval_ttl_seconds: ttlSeconds } });
+  await gw.request('POST', '/v1/policies', { key: t.key, body: { name: 'big spends', type: 'approval-required', config: { above_minor: '5000', currency: 'BRL' } } });
+  const wallet = await newWallet(gw, t);
+  await fund(gw, t, wallet, 100_000);
+  return { t, wallet };
+}
+
+describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (server) => {
+  let gw: Gateway;
+  let tenant: Tenant;
+  beforeAll(async () => {
+    gw = await startGateway({ temporal: server });
+    tenant = await gw.createTenant();
+  });
+  afterAll(async () => {
+    await gw?.stop();
+  });
+  const name = (label: string) => `${label}.${server}`;
+
+  describe('spendAttempt', () => {
+    it('replays a wallet execute that completed', async () => {
+      const wallet = await newWallet(gw, tenant);
+      await fund(gw, tenant, wallet, 10_000);
+      const attempt = attemptId('spend');
+      const result = await walletExecute(gw, tenant, wallet, attempt);
+      expect([result.status, result.body.status]).toEqual([200, 'completed']);
+      const { history } = await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-completed'));
+      expect(scheduledActivities(history)).toEqual(['dispatchPayment']);
+    });
+
+    it('replays a wallet execute the provider refused, whose hold was released', async () => {
+      const wallet = await newWallet(gw, tenant);
+      await fund(gw, tenant, wallet, 10_000);
+      const attempt = attemptId('refused');
+      (gw.mocks.payments as PaymentsMock).script(attempt, { outcome: 'refuse', code: 'card_declined' });
+      const result = await walletExecute(gw, tenant, wallet, attempt);
+      expect(result.body).toMatchObject({ status: 'failed', failure: { code: 'card_declined' }, wallet: { releaseId: expect.any(String) } });
+      await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-refused'));
+    });
+  });
+
+  describe('approvalHold', () => {
+    it('replays a held wallet execute, its approval, and the spend the approval replayed once', async () => {
+      const { t, wallet } = await heldWallet(gw);
+      const attempt = attemptId('held');
+      const held = await walletExecute(gw, t, wallet, attempt, 120);
+      expect([held.status, held.body.status]).toEqual([403, 'requires-approval']);
+      const approvalId = held.body.approval_id as string;
+      await replayFinished(gw, workflowIds.spend(t.orgId, attempt), name('spend-attempt-held'));
+      expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
+      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-approved'));
+      const replayed = await replayFinished(gw, workflowIds.spendReplay(t.orgId, attempt, approvalId), name('spend-attempt-approved-replay'));
+      expect(scheduledActivities(replayed.history)).toEqual(['dispatchPayment']);
+      const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key });
+      expect(approval.body).toMatchObject({ status: 'approved', execution_result: { status: 'completed' } });
+    });
+
+    it('replays an approval the person denied, which moved no money', async () => {
+      const { t, wallet } = await heldWallet(gw);
+      const held = await walletExecute(gw, t, wallet, attemptId('denied'), 120);
+      const approvalId = held.body.approval_id as string;
+      expect((await decide(gw, t, approvalId, 'deny')).status).toBe(200);
+      const { history } = await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-denied'));
+      expect(scheduledActivities(history)).toEqual(['decideApprovalActivity']);
+      expect((await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0]).toMatchObject({ available_minor: '100000' });
+    });
+  });
+
+  describe('consumerSpendAttempt', () => {
+    // The workflow's own answer is what its history recorded; the HTTP reply is checked where the
+    // spend is not refused before dispatch (those close before the runner's update can land).
+    const execute = (body: unknown) => gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    const finished = (attempt: string, label: string) =>
+      replayFinished<SpendAnswer>(gw, workflowIds.consumerSpend(tenant.orgId, attempt), name(label));
+
+    it('replays a Pix spend on a signed mandate through its receipt', async () => {
+      const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+      const body = pixSpend(c);
+      const reply = await execute(body);
+      expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
+      const { history, result } = await finished(body.attempt_id, 'consumer-spend-pix-completed');
+      expect(result).toMatchObject({ httpStatus: 200, status: 'completed' });
+      expect(scheduledActivities(history)).toEqual(['dispatchConsumerSpend']);
+    });
+
+    it('replays a TED spend to the signed withdrawal allowlist', async () => {
+      const c = await readyConsumer(gw, tenant, { fundMinor: 20_000, intent: { withdrawal_allowlist: [TED_DESTINATION] } });
+      const body = tedSpend(c, { amount_minor: 5_000 });
+      const reply = await execute(body);
+      expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
+      const { result } = await finished(body.attempt_id, 'consumer-spend-ted-completed');
+      expect(result).toMatchObject({ httpStatus: 200, status: 'completed', body: { payment: { rail: 'ted' } } });
+    });
+
+    it('replays a Pix spend the PSP refused, whose hold was released', async () => {
+      const c = await readyConsumer(gw, tenant, { fundMinor: 5_000 });
+      const body = pixSpend(c, { amount_minor: 1_200 });
+      (gw.mocks.pix_psp as unknown as PixPspMock).script(body.attempt_id, { outcome: 'refuse', reason: 'AM04' });
+      await execute(body);
+      const { history, result } = await finished(body.attempt_id, 'consumer-spend-psp-refused');
+      expect(result).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
+      expect(scheduledActivities(history)).toEqual(['dispatchConsumerSpend']);
+    });
+
+    it('replays a spend refused before dispatch for insufficient funds', async () => {
+      const c = await readyConsumer(gw, tenant, { fundMinor: 1_000 });
+      const body = pixSpend(c, { amount_minor: 2_000 });
+      await execute(body);
+      const { history, result } = await finished(body.attempt_id, 'consumer-spend-insufficient-funds');
+      expect(result).toMatchObject({ httpStatus: 422, body: { error: { code: 'insufficient_funds' } } });
+      expect(scheduledActivities(history)).toEqual([]);
+    });
+
+    it('replays a held consumer spend, its approval, and the spend the approval replayed once', async () => {
+      const c = await readyConsumer(gw, tenant, { fundMinor: 50_000 });
+      const body = pixSpend(c, { amount_minor: 12_000 });
+      await execute(body);
+      const held = await finished(body.attempt_id, 'consumer-spend-held');
+      expect(held.result).toMatchObject({ httpStatus: 403, status: 'requires_approval', body: { error: { code: 'approval_required' } } });
+      const approvalId = (held.result.body as { error: { details: { approval_id: string } } }).error.details.approval_id;
+      expect((await decide(gw, tenant, approvalId, 'approve')).status).toBe(200);
+      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-consumer-approved'));
+      const replayed = await replayFinished<SpendAnswer>(gw, workflowIds.consumerSpendReplay(tenant.orgId, body.attempt_id, approvalId), name('consumer-spend-approved-replay'));
+      expect(replayed.result).toMatchObject({ httpStatus: 200, status: 'completed' });
+      expect(scheduledActivities(replayed.history)).toEqual(['dispatchConsumerSpend']);
+      expect((await execute(body)).body).toMatchObject({ status: 'completed', idempotent_replay: true });
+    });
+  });
+});
+
+// Expiry needs the skipped clock, which every workflow of a test server shares: its own gateway.
+describe('an approval that expires, on the time-skipping server', () => {
+  let gw: Gateway;
+  beforeAll(async () => {
+    gw = await startGateway();
+  });
+  afterAll(async () => {
+    await gw?.stop();
+  });
+
+  it('replays an approval whose durable timer expired it before any decision', async () => {
+    const { t, wallet } = await heldWallet(gw, 60);
+    const held = await walletExecute(gw, t, wallet, attemptId('expired'), 120);
+    const approvalId = held.body.approval_id as string;
+    // Waiting on the test server's own client skips its clock to the expiry.
+    const { history } = await replayFinished(gw, workflowIds.approval(approvalId), 'approval-hold-expired.time-skipping', { skipTime: true });
+    expect(scheduledActivities(history)).toEqual(['expireApprovalActivity']);
+    expect((await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key })).body.status).toBe('expired');
+  });
+});
+
+describe('recorded histories under test/replay/', () => {
+  // Read when the tests run, after a recording run above has written them.
+  it('cover every path of every money workflow, from both servers', () => {
+    const paths = ['spend-attempt-completed', 'spend-attempt-refused', 'spend-attempt-held', 'spend-attempt-approved-replay',
+      'approval-hold-approved', 'approval-hold-denied', 'approval-hold-consumer-approved',
+      'consumer-spend-pix-completed', 'consumer-spend-ted-completed', 'consumer-spend-psp-refused', 'consumer-spend-insufficient-funds',
+      'consumer-spend-held', 'consumer-spend-approved-replay'];
+    const recorded = recordedHistories();
+    const expected = [...paths.flatMap((p) => TEMPORAL_SERVERS.map((s) => `${p}.${s}`)), 'approval-hold-expired.time-skipping'];
+    expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
+    expect(new Set(recorded.map((r) => r.workflowType))).toEqual(new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']));
+  });
+
+  it('replay on the current workflow bundle without a determinism error', async () => {
+    const failures: string[] = [];
+    const histories = recordedHistories().map((r) => ({ workflowId: r.name, history: r.history }));
+    expect(histories.length).toBeGreaterThan(0);
+    for await (const result of Worker.runReplayHistories(replayBundle(), histories)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
