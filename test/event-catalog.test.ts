@@ -4,6 +4,7 @@
 // through HTTP leave only catalog types in the outbox, and the API serves and documents it.
 import { CheckIntegrityConstraintViolationError, sql } from 'slonik';
 import { z } from 'zod';
+import type { PaymentsMock } from '../providers/mocks/payments';
 import { EVENT_CATALOG, EVENT_TYPES, RESERVED_EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES, isEventType } from '../domain/events/catalog';
 import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { scanEmitters } from './support/emitted-events';
@@ -93,7 +94,7 @@ describe('the catalog through the gateway', () => {
     for (const t of EVENT_TYPES) expect(doc.paths['/v1/events'].get.description).toContain(`\`${t}\``);
   });
 
-  it('leaves only catalog types in the outbox from the main flows: wallets, the ledger, execute, approvals, consumer spends', async () => {
+  it('leaves only catalog types in the outbox from the main flows: wallets, the ledger, execute, approvals, consumer spends, reconciliation', async () => {
     const tenant = await gw.createTenant();
     // An agent wallet: funded, frozen (a post is refused), unfrozen, then paid from.
     const wallet = await newWallet(gw, tenant, { agent_id: 'shopper' });
@@ -120,12 +121,21 @@ describe('the catalog through the gateway', () => {
     await gw.request('DELETE', `/v1/policies/${deny.id}`, { key: tenant.key });
     const spent = await gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body: pixSpend(consumer) });
     expect([spent.status, spent.body.status]).toEqual([200, 'completed']);
+    // Reconciliation finds a provider settlement no debit explains, and the anomaly is resolved.
+    (gw.mocks.payments as PaymentsMock).addSettlement({
+      payment_id: `mpay_catalog_${Date.now()}`, reference: 'unknown-attempt', amount_minor: '5', currency: 'BRL', settled_at: new Date().toISOString(),
+      metadata: { org_id: tenant.orgId, project_id: tenant.projectId },
+    });
+    expect((await gw.request('POST', '/v1/wallet-reconciliations', { key: tenant.key })).body.anomalies_opened).toBe(1);
+    const [anomaly] = (await gw.request('GET', '/v1/wallet-anomalies', { key: tenant.key })).body.anomalies;
+    expect((await gw.request('POST', `/v1/wallet-anomalies/${anomaly.id}/resolve`, { key: tenant.key, body: { status: 'dismissed', note: 'provider test deposit' } })).status).toBe(200);
 
     const types = await outbox(tenant);
     expect(types.filter((type) => !isEventType(type))).toEqual([]);
     expect(types).toEqual(expect.arrayContaining([
       'wallet.created', 'wallet.frozen', 'wallet.unfrozen', 'ledger.entry_posted', 'ledger.entry_refused', 'payment.succeeded', 'payment.requires_approval',
       'approval.requested', 'approval.approved', 'approval.executed', 'payment.denied', 'consumer.created', 'consent.consumed', 'mandate.signed', 'receipt.sealed',
+      'wallet.anomaly_detected', 'wallet.anomaly_resolved',
     ]));
     // And an endpoint can subscribe to each of them.
     const listener = await gw.createTenant();
