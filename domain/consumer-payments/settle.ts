@@ -1,6 +1,6 @@
 // Settling or releasing a held consumer spend, each in one transaction. Settle: debit the hold, mark the
 // cap reservation spent, record the mandate spend, seal the receipt, store the answer and write
-// payment.completed. Release: give the hold back, free the reservation, store the refusal, payment.failed.
+// payment.succeeded. Release: give the hold back, free the reservation, store the refusal, payment.failed.
 // Both are idempotent: a retry after a crash finds the stored answer and returns it.
 import type { DatabasePool } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
