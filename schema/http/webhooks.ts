@@ -1,5 +1,5 @@
 // Webhook endpoints (triggers) and their deliveries: request schemas (validated) and response schemas (documented).
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../domain/events/catalog';
+import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../domain/events/catalog';
 import { Timestamp } from './common';
 import { eventTypeEnum } from './events';
 import type { JsonSchema } from './json-schema';
@@ -62,7 +62,8 @@ export const WebhookEndpointCreate: JsonSchema = {
 };
 export interface WebhookEndpointCreateBody {
   name: string;
-  event: string;
+  /** A subscribable catalog type: the schema's enum guarantees it. */
+  event: EventType;
   webhook_url: string;
   server_id?: string | null;
 }
