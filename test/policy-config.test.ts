@@ -154,6 +154,14 @@ describe('odd evaluation bodies', () => {
     expect(await evaluations(tenant)).toBe(0);
   });
 
+  it('decides against tool and agent patterns written to make a regex backtrack for ever', async () => {
+    const tenant = await gw.createTenant();
+    const trap = await create(tenant, { name: 'trap', type: 'deny', agents: [`${'*a'.repeat(99)}b`], tools: [`${'*a'.repeat(99)}c`] });
+    expect(trap.status).toBe(201);
+    expect((await evaluate(tenant, { agent_id: 'a'.repeat(200), tool_name: 'a'.repeat(200) })).status).toBe(201);
+    expect((await evaluate(tenant, { agent_id: `${'a'.repeat(199)}b`, tool_name: `${'a'.repeat(199)}c` })).body.reason).toBe('denied_by_rule');
+  });
+
   it('decides for unknown agents and tools, unicode names and the largest bigint amount', async () => {
     const tenant = await gw.createTenant();
     await create(tenant, { name: 'cap', type: 'budget', config: { currency: 'BRL', cap_minor: '1000', window: 'day' } });

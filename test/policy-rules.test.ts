@@ -91,7 +91,17 @@ describe('globMatch', () => {
   it.each([
     ['*', 'anything', true], ['agent-?', 'agent-1', true], ['agent-?', 'agent-10', false], ['wallet.*', 'wallet.execute', true],
     ['wallet.*', 'walletXexecute', false], ['a+b', 'a+b', true], ['a+b', 'aab', false], ['pay*', 'payments.create', true],
+    ['*', '', true], ['', '', true], ['', 'a', false], ['a*', 'a', true], ['*a', 'ba', true], ['*a', 'ab', false], ['a?c', 'abc', true], ['a?c', 'ac', false],
+    ['**', 'x', true], ['*.*', 'wallet.execute', true], ['*.*', 'wallet', false], ['a*b*c', 'aXbYbZc', true], ['a*b*c', 'aXbYbZ', false],
+    ['agent-?', 'agent-🤖', true], ['(a)[b]', '(a)[b]', true], ['^$', '^$', true],
   ])('%s ~ %s is %s', (pattern, value, expected) => {
     expect(globMatch(pattern, value)).toBe(expected);
+  });
+
+  it('answers patterns built to make a backtracking matcher explode', () => {
+    // As a regex, `^.*a.*a…c$` against 200 a's backtracks for longer than any test would wait.
+    expect(globMatch(`${'*a'.repeat(99)}c`, 'a'.repeat(200))).toBe(false);
+    expect(globMatch('*a'.repeat(99), 'a'.repeat(200))).toBe(true);
+    expect(globMatch(`${'?*'.repeat(99)}b`, 'a'.repeat(199))).toBe(false);
   });
 });
