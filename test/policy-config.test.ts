@@ -123,6 +123,15 @@ describe('evaluating rules stored with an unusable config', () => {
     expect((await gw.request('GET', '/v1/policies', { key: tenant.key })).status).toBe(200);
   });
 
+  it('lets a broken rule be renamed, disabled and deleted without first fixing its config', async () => {
+    const tenant = await gw.createTenant();
+    const id = await storeRule(gw, tenant, 'time-window', { timezone: 'Mars/Olympus', days: ['mon'], start: '09:00', end: '17:00' });
+    const renamed = await patch(tenant, id, { name: 'old window, to fix', enabled: false });
+    expect([renamed.status, renamed.body.name, renamed.body.enabled]).toEqual([200, 'old window, to fix', false]);
+    expect((await evaluate(tenant, { agent_id: 'a', tool_name: 't' })).status).toBe(201);
+    expect((await gw.request('DELETE', `/v1/policies/${id}`, { key: tenant.key })).status).toBe(200);
+  });
+
   it('leaves calls a broken rule does not match alone, and allows again once the rule is fixed', async () => {
     const tenant = await gw.createTenant();
     const id = await storeRule(gw, tenant, 'budget', {}, { agents: ['shopper'] });
