@@ -105,7 +105,7 @@ describe('deciding', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(mock.payments().filter((p) => p.reference === id)).toHaveLength(1);
     const events = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'approval_id' = ${approvalId} ORDER BY created_at, id`);
-    expect(events).toEqual(expect.arrayContaining(['approval.created', 'approval.approved', 'approval.executed', 'payment.completed']));
+    expect(events).toEqual(expect.arrayContaining(['approval.requested', 'approval.approved', 'approval.executed', 'payment.succeeded']));
   });
 
   it('records execution_failed when the approved replay cannot pay', async () => {

@@ -35,7 +35,7 @@ const kinds = async (walletId: string) => {
 };
 const paymentsFor = (attemptId: string) => psp.payments().filter((p) => p.reference === attemptId);
 const completedEvents = async (attemptId: string) =>
-  gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE type = 'payment.completed' AND data->>'attempt_id' = ${attemptId}`);
+  gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE type = 'payment.succeeded' AND data->>'attempt_id' = ${attemptId}`);
 
 /** A caller whose wait ran out hears attempt_in_progress and presents the same attempt again. */
 async function settle(body: { attempt_id: string }, first: Promise<Awaited<ReturnType<typeof execute>>>) {

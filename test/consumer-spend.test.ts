@@ -1,5 +1,5 @@
 // Consumer spends on real signed mandates, through HTTP against the real workflow, ledger and mock PSP:
-// a Pix spend end to end (hold, dispatch, debit, receipt with both signatures, payment.completed), the
+// a Pix spend end to end (hold, dispatch, debit, receipt with both signatures, payment.succeeded), the
 // verbatim replay and attempt_id_conflict, insufficient funds, racing spends on the cumulative cap, TED
 // from the signed withdrawal allowlist, policy denials and approval holds replayed once on approval.
 import nacl from 'tweetnacl';
@@ -39,7 +39,7 @@ const eventCount = async (type: string, attemptId: string) =>
 const paymentsFor = (attemptId: string) => psp.payments().filter((p) => p.reference === attemptId);
 
 describe('a Pix spend on a signed mandate', () => {
-  it('holds, dispatches, debits and seals a receipt signed both ways, then says payment.completed once', async () => {
+  it('holds, dispatches, debits and seals a receipt signed both ways, then says payment.succeeded once', async () => {
     const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
     const body = pixSpend(c);
     const result = await execute(body);
@@ -68,7 +68,7 @@ describe('a Pix spend on a signed mandate', () => {
     )).toBe(true);
     const listed = await gw.request('GET', `/v1/consumers/${c.consumerId}/receipts`, { key: tenant.key });
     expect(listed.body.receipts.map((r: { receipt_id: string }) => r.receipt_id)).toEqual([receipt.receipt_id]);
-    expect(await eventCount('payment.completed', body.attempt_id)).toBe(1);
+    expect(await eventCount('payment.succeeded', body.attempt_id)).toBe(1);
 
     const mandate = await gw.request('GET', `/v1/consumers/${c.consumerId}/wallet`, { key: tenant.key });
     expect(mandate.status).toBe(200);
@@ -90,7 +90,7 @@ describe('a Pix spend on a signed mandate', () => {
     }
     expect(paymentsFor(body.attempt_id)).toHaveLength(1);
     expect(await kinds(c.walletId)).toEqual(['fund:10000', 'hold:-1000', 'debit:-1000']);
-    expect(await eventCount('payment.completed', body.attempt_id)).toBe(1);
+    expect(await eventCount('payment.succeeded', body.attempt_id)).toBe(1);
   });
 
   it('spends twice without attempt_id as two payments, never replayed', async () => {
@@ -162,7 +162,7 @@ describe('caps', () => {
 
     const decided = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${approvalId}/decide`, { user: 'alice', body: { decision: 'approve' } });
     expect(decided.status).toBe(200);
-    await waitFor(async () => (await eventCount('payment.completed', body.attempt_id)) === 1, 20_000);
+    await waitFor(async () => (await eventCount('payment.succeeded', body.attempt_id)) === 1, 20_000);
     const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: tenant.key });
     expect(approval.body).toMatchObject({ status: 'approved', decided_by: 'user:alice' });
     const again = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${approvalId}/decide`, { user: 'alice', body: { decision: 'approve' } });
@@ -227,7 +227,7 @@ describe('approval-required rules', () => {
 
     const decided = await gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, { user: 'bob', body: { decision: 'approve' } });
     expect(decided.status).toBe(200);
-    await waitFor(async () => (await eventCount('payment.completed', body.attempt_id)) === 1, 20_000);
+    await waitFor(async () => (await eventCount('payment.succeeded', body.attempt_id)) === 1, 20_000);
     expect(await balance(c.walletId, t)).toMatchObject({ balance_minor: '4000', available_minor: '4000' });
     expect(paymentsFor(body.attempt_id)).toHaveLength(1);
   });

@@ -54,16 +54,16 @@ describe('the event log', () => {
   it('delivers events committed while no worker was running once one starts again', async () => {
     const tenant = await gw.createTenant();
     const created = await gw.request('POST', '/v1/webhook-endpoints', {
-      key: tenant.key, body: { name: 'late', event: 'dda.registration.active', webhook_url: `${receiver.url}/late` },
+      key: tenant.key, body: { name: 'late', event: 'mandate.revoked', webhook_url: `${receiver.url}/late` },
     });
     expect(created.status).toBe(201);
     await gw.stopWorker();
-    const event = await emitEvent(gw, tenant, 'dda.registration.active', { document: '12345678901' });
+    const event = await emitEvent(gw, tenant, 'mandate.revoked', { mandate_id: 'mdt_late' });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.requests.filter((r) => r.path === '/late')).toHaveLength(0);
     await gw.startWorker();
     const [request] = (await receiver.waitFor(1)).filter((r) => r.path === '/late');
-    expect(JSON.parse(request.body)).toMatchObject({ id: event.id, type: 'dda.registration.active' });
+    expect(JSON.parse(request.body)).toMatchObject({ id: event.id, type: 'mandate.revoked' });
   });
 
   it('stores an event no active endpoint subscribes to as already dispatched, and leaves a subscribed one to the dispatcher', async () => {
@@ -108,7 +108,9 @@ describe('the event catalog', () => {
   it('includes the events the spec names and one per area', () => {
     expect(EVENT_TYPES).toEqual(expect.arrayContaining(['tool_call.succeeded', 'tool_call.failed', 'commerce.ted_in.succeeded']));
     const areas = new Set(Object.values(EVENT_CATALOG).map((spec) => spec.area));
-    expect([...areas].sort()).toEqual(['approvals', 'commerce', 'consents', 'dda', 'mandates', 'payment_links', 'payments', 'tools', 'wallets', 'webhooks']);
+    expect([...areas].sort()).toEqual([
+      'approvals', 'commerce', 'consents', 'consumers', 'contact_verification', 'ledger', 'mandates', 'oauth', 'payments', 'receipts', 'tools', 'wallets', 'webhooks',
+    ]);
   });
 });
 

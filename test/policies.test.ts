@@ -42,7 +42,6 @@ describe('policy CRUD', () => {
     [{ name: 'x', type: 'time-window', config: { timezone: 'UTC', days: ['funday'], start: '09:00', end: '17:00' } }],
     [{ name: 'x', type: 'time-window', config: { timezone: 'UTC', days: ['mon'], start: '9am', end: '17:00' } }],
     [{ name: 'x', type: 'approval-required', config: { above_minor: '100' } }],
-    [{ name: 'x', type: 'deny', config: { surprise: true } }],
     [{ name: 'x', type: 'deny', tools: [''] }],
   ])('refuses %j with invalid_body and creates nothing', async (body) => {
     const tenant = await gw.createTenant();

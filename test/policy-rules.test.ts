@@ -43,6 +43,31 @@ describe('evaluate', () => {
   });
 });
 
+describe('evaluate with a stored config it cannot read', () => {
+  // Rows written before configs were checked: a constraint fails closed, allow and deny read no config.
+  it.each([
+    ['budget', {}], ['budget', { currency: 'BRL', cap_minor: 'x', window: 'day' }], ['budget', { currency: 'BRL', cap_minor: '10', window: 'year' }],
+    ['rate-limit', {}], ['rate-limit', { max_calls: 0, window_seconds: 60 }], ['time-window', { timezone: 'Nowhere/Else', days: ['mon'], start: '09:00', end: '17:00' }],
+    ['time-window', { timezone: 'UTC', days: 'mon', start: '09:00', end: '17:00' }], ['approval-required', { above_minor: 'a lot', currency: 'BRL' }],
+    ['budget', null], ['rate-limit', [1]], ['time-window', 'weekdays'],
+  ] as const)('denies a matching %s rule with config %j as rule_config_invalid, without throwing', (type, config) => {
+    const broken = rule(type, config as unknown as Record<string, unknown>);
+    const result = evaluate([broken], base, noUsage());
+    expect(result).toEqual({ decision: 'deny', rule: broken, reason: 'rule_config_invalid' });
+    expect(evaluate([broken], { ...base, approved: true }, noUsage()).decision).toBe('deny');
+    expect(evaluate([{ ...broken, agents: ['someone-else'] }], base, noUsage())).toEqual({ decision: 'allow', rule: null });
+  });
+
+  it.each([['allow', null, 'allow'], ['deny', [1, 2], 'deny'], ['allow', 'text', 'allow']] as const)('reads no config for %s, so %j does not matter', (type, config, decision) => {
+    expect(evaluate([rule(type, config as unknown as Record<string, unknown>)], base, noUsage()).decision).toBe(decision);
+  });
+
+  it('keeps unknown keys out of the way of a usable config', () => {
+    const budget = rule('budget', { currency: 'BRL', cap_minor: '1000', window: 'day', note: 'ops' });
+    expect(evaluate([budget], base, { spent: new Map([[budget.id, 600n]]), calls: new Map() })).toEqual({ decision: 'deny', rule: budget, reason: 'budget_exceeded' });
+  });
+});
+
 describe('insideTimeWindow', () => {
   // 2026-03-04 is a Wednesday.
   it.each([
@@ -66,7 +91,17 @@ describe('globMatch', () => {
   it.each([
     ['*', 'anything', true], ['agent-?', 'agent-1', true], ['agent-?', 'agent-10', false], ['wallet.*', 'wallet.execute', true],
     ['wallet.*', 'walletXexecute', false], ['a+b', 'a+b', true], ['a+b', 'aab', false], ['pay*', 'payments.create', true],
+    ['*', '', true], ['', '', true], ['', 'a', false], ['a*', 'a', true], ['*a', 'ba', true], ['*a', 'ab', false], ['a?c', 'abc', true], ['a?c', 'ac', false],
+    ['**', 'x', true], ['*.*', 'wallet.execute', true], ['*.*', 'wallet', false], ['a*b*c', 'aXbYbZc', true], ['a*b*c', 'aXbYbZ', false],
+    ['agent-?', 'agent-🤖', true], ['(a)[b]', '(a)[b]', true], ['^$', '^$', true],
   ])('%s ~ %s is %s', (pattern, value, expected) => {
     expect(globMatch(pattern, value)).toBe(expected);
+  });
+
+  it('answers patterns built to make a backtracking matcher explode', () => {
+    // As a regex, `^.*a.*a…c$` against 200 a's backtracks for longer than any test would wait.
+    expect(globMatch(`${'*a'.repeat(99)}c`, 'a'.repeat(200))).toBe(false);
+    expect(globMatch('*a'.repeat(99), 'a'.repeat(200))).toBe(true);
+    expect(globMatch(`${'?*'.repeat(99)}b`, 'a'.repeat(199))).toBe(false);
   });
 });

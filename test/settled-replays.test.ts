@@ -64,7 +64,7 @@ describe('a settled consumer spend presented again', () => {
       expect(result.body).toMatchObject({ status: 'completed', attempt_id: body.attempt_id, idempotent_replay: true });
     }
     expect(warm.result.text).toBe(cold.result.text);
-    expect(await eventCount('payment.completed', body.attempt_id)).toBe(1);
+    expect(await eventCount('payment.succeeded', body.attempt_id)).toBe(1);
   });
 
   it('still refuses every change of amount, payee, mandate, rail, service or approval with attempt_id_conflict once warm', async () => {
@@ -126,7 +126,7 @@ describe('claiming an attempt in one statement', () => {
     const results = await Promise.all(Array.from({ length: 6 }, () => execute(body)));
     for (const r of results) expect([r.status, r.body.status]).toEqual([200, 'completed']);
     expect(new Set(results.map((r) => r.body.payment.provider_payment_id)).size).toBe(1);
-    expect(await eventCount('payment.completed', body.attempt_id)).toBe(1);
+    expect(await eventCount('payment.succeeded', body.attempt_id)).toBe(1);
     const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
     expect(balance).toMatchObject({ balance_minor: '9000' });
   });
@@ -146,7 +146,7 @@ describe('an attempt held for approval', () => {
     const approvalId = held.body.error.details.approval_id as string;
     const decided = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${approvalId}/decide`, { user: 'alice', body: { decision: 'approve' } });
     expect(decided.status).toBe(200);
-    await waitFor(async () => (await eventCount('payment.completed', body.attempt_id)) === 1, 20_000);
+    await waitFor(async () => (await eventCount('payment.succeeded', body.attempt_id)) === 1, 20_000);
     const paid = await execute(body);
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'completed', idempotent_replay: true, payment: { amount_minor: '12000' } });

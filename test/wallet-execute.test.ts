@@ -47,7 +47,7 @@ describe('paying', () => {
     expect(paymentsFor(id)).toHaveLength(1);
     expect(paymentsFor(id)[0]).toMatchObject({ amount_minor: '1234', currency: 'BRL', recipient: 'merchant-42' });
     const events = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'attempt_id' = ${id} ORDER BY created_at, id`);
-    expect(events).toEqual(expect.arrayContaining(['ledger.entry_posted', 'payment.completed']));
+    expect(events).toEqual(expect.arrayContaining(['ledger.entry_posted', 'payment.succeeded']));
     await expectBalanced(gw, wallet);
   });
 

@@ -142,15 +142,15 @@ describe('retries, dead letters and pausing', () => {
     const settings = await gw.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, { key: tenant.key, body: { webhook_auto_pause_after: 2 } });
     expect(settings.status).toBe(200);
     receiver.answer = (request) => (request.path === '/down' ? { status: 503 } : { status: 200 });
-    const endpoint = await createEndpoint(tenant, { webhook_url: `${receiver.url}/down`, event: 'wallet.funded' });
+    const endpoint = await createEndpoint(tenant, { webhook_url: `${receiver.url}/down`, event: 'ledger.entry_posted' });
 
-    await emitEvent(gw, tenant, 'wallet.funded', { n: 1 });
+    await emitEvent(gw, tenant, 'ledger.entry_posted', { n: 1 });
     const first = await firstDelivery(tenant, endpoint.id);
     await expect(chainResult(first.chain_id)).resolves.toEqual({ outcome: 'dead', attempts: 8 });
     const afterOne = await getEndpointOf(tenant, endpoint.id);
     expect(afterOne).toMatchObject({ status: 'active', total_runs: 0, last_run_at: null });
 
-    await emitEvent(gw, tenant, 'wallet.funded', { n: 2 });
+    await emitEvent(gw, tenant, 'ledger.entry_posted', { n: 2 });
     const second = await eventually(() => deliveriesOf(tenant, endpoint.id), (rows) => rows[0].chain_id !== first.chain_id);
     await expect(chainResult(second[0].chain_id)).resolves.toEqual({ outcome: 'dead', attempts: 8 });
 

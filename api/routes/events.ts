@@ -1,17 +1,36 @@
-// The event log and replay: list and read stored events (the payload receivers get), and re-dispatch
-// one to its subscribers without minting a new event. Scope `unmapped`, like the webhook routes.
-import { catalogMarkdown } from '../../domain/events/catalog';
+// The event catalog, the event log and replay: list the types, list and read stored events (the payload
+// receivers get), and re-dispatch one to its subscribers without minting a new event. Scope `unmapped`,
+// like the webhook routes.
+import { EVENT_CATALOG, EVENT_TYPES, catalogMarkdown, isSubscribable } from '../../domain/events/catalog';
 import { getEvent, listEvents } from '../../domain/events/queries';
 import { replayEvent } from '../../domain/webhooks/commands';
 import { ErrorEnvelope } from '../../schema/http/common';
-import { Event, EventList, EventListQuery, Replay, ReplayQuery, type EventListQueryValues } from '../../schema/http/events';
+import { Event, EventList, EventListQuery, EventTypeList, Replay, ReplayQuery, type EventListQueryValues } from '../../schema/http/events';
 import { presentEvent } from '../presenters/event';
 import { route, type AnyRoute } from '../route';
 import { chainRuntime } from './webhook-endpoints';
 
 const tags = ['Events'];
 
+function presentEventTypes() {
+  return {
+    event_types: EVENT_TYPES.map((type) => ({
+      type, area: EVENT_CATALOG[type].area, description: EVENT_CATALOG[type].description,
+      subscribable: isSubscribable(type), reserved: 'reserved' in EVENT_CATALOG[type],
+    })),
+  };
+}
+
 export const eventRoutes: AnyRoute[] = [
+  route<unknown, unknown, Record<string, string>, 'key'>({
+    method: 'get', path: '/v1/event-types', auth: 'key', scope: 'unmapped', tags,
+    operationId: 'listEventTypes', summary: 'The event catalog: every type the gateway writes, what it means, and whether endpoints may subscribe to it',
+    description: `The same list \`POST /v1/webhook-endpoints\` accepts as \`event\` (less the test-fire).\n\n${catalogMarkdown()}`,
+    responses: { 200: { description: 'The catalog, in a stable order', schema: EventTypeList } },
+    async handler() {
+      return { body: presentEventTypes() };
+    },
+  }),
   route<unknown, EventListQueryValues, Record<string, string>, 'key'>({
     method: 'get', path: '/v1/events', auth: 'key', scope: 'unmapped', tags,
     operationId: 'listEvents', summary: 'List the project\'s events, newest first',

@@ -17,8 +17,11 @@ const tags = ['Policies'];
 const notFound = { description: '`not_found`: no such policy in the caller\'s project', schema: ErrorEnvelope };
 const badRequest = { description: '`invalid_body` with details.issues (a `config` that does not fit its type is refused here)', schema: ErrorEnvelope };
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 function presentPolicy(row: PolicyRow) {
-  return { id: row.id, name: row.name, type: row.type, config: row.config, agents: row.agents, tools: row.tools, enabled: row.enabled, order: row.order, createdAt: row.created_at, updatedAt: row.updated_at };
+  // A row written around the API may hold a non-object config; it is shown empty (and evaluated as unusable).
+  return { id: row.id, name: row.name, type: row.type, config: isObject(row.config) ? row.config : {}, agents: row.agents, tools: row.tools, enabled: row.enabled, order: row.order, createdAt: row.created_at, updatedAt: row.updated_at };
 }
 
 function presentEvaluation(row: EvaluationRow) {
@@ -27,11 +30,29 @@ function presentEvaluation(row: EvaluationRow) {
 
 const CONFIG_ONLY = Object.fromEntries(POLICY_TYPES.map((type) => [type, compile({ type: 'object', properties: { config: POLICY_CONFIG_SCHEMAS[type] } }, 'body')]));
 
-/** What JSON Schema cannot say: a time zone must exist; a type change must bring a config that fits it. */
-function checkConfig(type: PolicyType, config: Record<string, unknown>): void {
-  if (type === 'time-window' && !isTimeZone(String(config.timezone))) {
-    throw new ApiError(400, 'invalid_body', `Unknown time zone "${String(config.timezone)}"`, { issues: [{ path: '/config/timezone', message: 'must be an IANA time zone', keyword: 'format' }] });
+/**
+ * The config against its type's schema, a missing one counting as `{}` so each key the type needs is named in
+ * details.issues; then what JSON Schema cannot say: a time zone must exist.
+ */
+function checkConfig(type: PolicyType, config: Record<string, unknown> | undefined): void {
+  check(CONFIG_ONLY[type], { config: config ?? {} }, 'body');
+  if (type === 'time-window' && !isTimeZone(String(config?.timezone))) {
+    throw new ApiError(400, 'invalid_body', `Unknown time zone "${String(config?.timezone)}"`, { issues: [{ path: '/config/timezone', message: 'must be an IANA time zone', keyword: 'format' }] });
   }
+}
+
+/** Amounts are stored as bigint: a larger one is refused here rather than by the database. */
+const MAX_AMOUNT_MINOR = 9_223_372_036_854_775_807n;
+
+function checkAmount(amountMinor: string | undefined): bigint | null {
+  if (amountMinor === undefined) return null;
+  const amount = BigInt(amountMinor);
+  if (amount > MAX_AMOUNT_MINOR) {
+    throw new ApiError(400, 'invalid_body', 'Request body is invalid: /amount_minor must be at most 9223372036854775807', {
+      issues: [{ path: '/amount_minor', message: `must be at most ${MAX_AMOUNT_MINOR}`, keyword: 'maximum' }],
+    });
+  }
+  return amount;
 }
 
 export const policyRoutes: AnyRoute[] = [
@@ -87,8 +108,9 @@ export const policyRoutes: AnyRoute[] = [
       400: badRequest, 403: { description: 'Denied (flat body)', schema: PolicyDenial },
     },
     async handler({ deps, principal, body }) {
+      const amountMinor = checkAmount(body.amount_minor);
       const result = await deps.db.transaction((tx) => runGate(tx, principal.orgId, principal.projectId, {
-        agentId: body.agent_id, toolName: body.tool_name, amountMinor: body.amount_minor ? BigInt(body.amount_minor) : null,
+        agentId: body.agent_id, toolName: body.tool_name, amountMinor,
         currency: body.currency ?? null, now: new Date(), approved: false,
       }));
       if (result.decision.decision !== 'allow') throw policyDenial({ ...denialBody(result.decision), evaluation_id: result.evaluationId });
@@ -114,10 +136,9 @@ export const policyRoutes: AnyRoute[] = [
       if (body.type && body.type !== current.type && body.config === undefined) {
         throw new ApiError(400, 'invalid_body', 'Changing the type needs a config for the new type', { issues: [{ path: '/config', message: 'is required when type changes', keyword: 'required' }] });
       }
-      if (body.config !== undefined && !body.type) {
-        check(CONFIG_ONLY[type], { config: body.config }, 'body'); // the new config against the stored type
-      }
-      checkConfig(type, body.config ?? current.config);
+      // Only a patch that brings a config is checked, so a stored rule with a broken config can still be
+      // disabled, renamed or deleted; a new config is checked against the (new or stored) type.
+      if (body.config !== undefined) checkConfig(type, body.config);
       return { body: presentPolicy(await updatePolicy(deps.db, principal.orgId, principal.projectId, params.id, body)) };
     },
   }),

@@ -61,7 +61,7 @@ export async function createApproval(tx: CommonQueryMethods, scope: EventScope, 
             ${input.toolName}, ${sql.jsonb(input.toolInput as never)}, ${input.kind}, ${sql.jsonb(input.payload as never)}, ${input.originRef},
             now() + make_interval(secs => ${input.ttlSeconds}))
     RETURNING ${COLUMNS}`);
-  await recordEvent(tx, scope, 'approval.created', presentEventData(row));
+  await recordEvent(tx, scope, 'approval.requested', presentEventData(row));
   return row;
 }
 

@@ -1,9 +1,10 @@
 // Settling or releasing a held consumer spend, each in one transaction. Settle: debit the hold, mark the
 // cap reservation spent, record the mandate spend, seal the receipt, store the answer and write
-// payment.completed. Release: give the hold back, free the reservation, store the refusal, payment.failed.
+// payment.succeeded. Release: give the hold back, free the reservation, store the refusal, payment.failed.
 // Both are idempotent: a retry after a crash finds the stored answer and returns it.
 import type { DatabasePool } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
+import type { EventType } from '../events/catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
@@ -82,7 +83,7 @@ export async function settleSpend(
       },
     };
     await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: terms.consumerId, providerPaymentId: settlement.providerPaymentId, receiptId: receipt?.id ?? null });
-    await recordEvent(tx, scope, 'payment.completed', {
+    await recordEvent(tx, scope, 'payment.succeeded', {
       attempt_id: req.attemptId, consumer_id: terms.consumerId, mandate_id: terms.mandateId, rail: req.rail, amount_minor: req.amountMinor, currency: req.currency,
       provider_payment_id: settlement.providerPaymentId, receipt_id: receipt?.id ?? null,
     });
@@ -118,7 +119,7 @@ export async function releaseSpend(
 /** Stores an answer reached before any money was held (refusal, approval) or while it is uncertain. */
 export async function recordAnswer(db: DatabasePool, req: SpendRequest, answer: SpendAnswer, extra: { consumerId?: string | null; approvalId?: string | null } = {}): Promise<void> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
-  const type = answer.status === 'requires_approval' ? 'payment.requires_approval' : answer.status === 'dispatch_uncertain' ? 'payment.dispatch_uncertain' : 'payment.failed';
+  const type: EventType = answer.status === 'requires_approval' ? 'payment.requires_approval' : answer.status === 'dispatch_uncertain' ? 'payment.uncertain' : 'payment.failed';
   await db.transaction(async (tx) => {
     await storeAnswer(tx, scope, req.attemptId, answer, { ...extra, holdsMoney: answer.status === 'dispatch_uncertain' });
     const error = answer.body.error as { code?: string } | undefined;

@@ -1,35 +1,54 @@
-// The event catalog: every event type the gateway writes to the outbox, with what it means and the
-// area that writes it. Areas import their type names from here so a subscription can only name a real
-// event, and the OpenAPI document lists the same set. Names are dot-separated lowercase.
+// The event catalog: the one list of event types, with what each means and the area that writes it.
+// Emitters take `EventType` (recordEvent, the test-fire), the subscribe validator and the OpenAPI document
+// read the same list, and the database refuses any other type (schema/sql/0560_event_catalog.sql keeps
+// `event_catalog_types()` equal to it; test/event-catalog.test.ts checks both ways). Names are dot-separated lowercase.
+
+export type EventArea =
+  | 'tools' | 'commerce' | 'payments' | 'receipts' | 'approvals' | 'consumers' | 'contact_verification'
+  | 'consents' | 'mandates' | 'wallets' | 'ledger' | 'oauth' | 'webhooks';
 
 export interface EventTypeSpec {
-  area: 'tools' | 'commerce' | 'payments' | 'approvals' | 'consents' | 'mandates' | 'wallets' | 'dda' | 'payment_links' | 'webhooks';
+  area: EventArea;
   description: string;
+  /** Named by the spec and subscribable, but written by capabilities still being built: nothing emits it yet. */
+  reserved?: true;
 }
 
 export const EVENT_CATALOG = {
-  // Tool calls (written to the audit chain for every dispatched tool call, chat-loop calls included).
-  'tool_call.succeeded': { area: 'tools', description: 'A dispatched tool call finished successfully.' },
-  'tool_call.failed': { area: 'tools', description: 'A dispatched tool call ended in an error.' },
+  // Reserved: the spec names these three, so endpoints may subscribe to them now. They are emitted by
+  // capabilities being built (tool calls on provider servers, inbound provider notifications).
+  'tool_call.succeeded': { area: 'tools', reserved: true, description: 'A dispatched tool call finished successfully (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
+  'tool_call.failed': { area: 'tools', reserved: true, description: 'A dispatched tool call ended in an error (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
+  'commerce.ted_in.succeeded': { area: 'commerce', reserved: true, description: 'An inbound TED transfer arrived.' },
 
-  // Commerce notifications from providers.
-  'commerce.ted_in.succeeded': { area: 'commerce', description: 'An inbound TED transfer arrived.' },
+  // Payments: wallet execute (`data.wallet`) and mandate-bound consumer spends (`data.mandate_id`, `data.rail`).
+  'payment.succeeded': { area: 'payments', description: 'A payment settled: wallet execute debited its hold, or a consumer spend settled and sealed its receipt (`receipt_id`).' },
+  'payment.failed': { area: 'payments', description: 'A payment was refused or failed after it started; any hold was released and nothing was debited (`code` says why).' },
+  'payment.denied': { area: 'payments', description: 'A wallet execute was denied by a policy rule before any money was held.' },
+  'payment.requires_approval': { area: 'payments', description: 'A payment is held until a person decides its approval (`approval_id`).' },
+  'payment.uncertain': { area: 'payments', description: 'The provider outcome of a consumer spend is unknown (`psp_dispatch_uncertain`); its hold stays until the same attempt_id is presented again.' },
 
-  // Consumer payments (mandate-bound spends).
-  'payment.succeeded': { area: 'payments', description: 'A spend settled; the receipt is sealed.' },
-  'payment.failed': { area: 'payments', description: 'A spend was refused or failed; nothing was debited.' },
-  'payment.uncertain': { area: 'payments', description: 'The provider outcome of a spend is unknown (`psp_dispatch_uncertain`); present the same attempt_id again.' },
-  'payment.requires_approval': { area: 'payments', description: 'A spend is held until a person decides its approval.' },
-  'receipt.delivered': { area: 'payments', description: 'A delivery proof was sealed on a receipt.' },
-  'receipt.exception': { area: 'payments', description: 'An exception was recorded on a receipt.' },
+  // Receipts of consumer spends.
+  'receipt.sealed': { area: 'receipts', description: 'A receipt was sealed on the consumer\'s chain for a settled spend (state `paid`).' },
+  'receipt.delivered': { area: 'receipts', description: 'A delivery proof was sealed on a receipt.' },
+  'receipt.exception': { area: 'receipts', description: 'An exception was recorded on a receipt.' },
+  'receipt.voided': { area: 'receipts', description: 'A receipt was voided.' },
 
   // Approvals of held calls.
-  'approval.requested': { area: 'approvals', description: 'A policy rule or guard held a call; an approval is pending.' },
+  'approval.requested': { area: 'approvals', description: 'A policy rule held a call; an approval is pending a person\'s decision.' },
   'approval.approved': { area: 'approvals', description: 'A pending approval was approved.' },
   'approval.denied': { area: 'approvals', description: 'A pending approval was denied.' },
   'approval.expired': { area: 'approvals', description: 'A pending approval expired undecided.' },
   'approval.executed': { area: 'approvals', description: 'An approved call was replayed; `execution_result` is set.' },
-  'approval.execution_failed': { area: 'approvals', description: 'An approved call was replayed and failed.' },
+  'approval.execution_failed': { area: 'approvals', description: 'An approved call was replayed and failed; `execution_result` says how.' },
+
+  // Consumers (titulars) and their contact verification.
+  'consumer.created': { area: 'consumers', description: 'A consumer was created.' },
+  'consumer.updated': { area: 'consumers', description: 'A consumer\'s fields changed (`fields` names them).' },
+  'consumer.verified': { area: 'consumers', description: 'A consumer\'s identity was verified (or its verified document changed).' },
+  'consumer.funding_source.created': { area: 'consumers', description: 'A funding source was added to a consumer.' },
+  'contact_verification.sent': { area: 'contact_verification', description: 'A one-time code was sent to a consumer\'s contact.' },
+  'contact_verification.verified': { area: 'contact_verification', description: 'A consumer\'s contact was verified with its one-time code.' },
 
   // Hosted consents and the mandates they produce.
   'consent.created': { area: 'consents', description: 'A consent token was issued (valid 24 hours).' },
@@ -40,26 +59,23 @@ export const EVENT_CATALOG = {
   'mandate.revoked': { area: 'mandates', description: 'A mandate was revoked.' },
   'mandate.expired': { area: 'mandates', description: 'A mandate reached its expiry.' },
 
-  // Wallets and their ledger.
-  'wallet.created': { area: 'wallets', description: 'A wallet was created.' },
+  // Wallets.
+  'wallet.created': { area: 'wallets', description: 'A wallet was created (an agent wallet, or a consumer\'s sub-account with `consumer_id`).' },
   'wallet.frozen': { area: 'wallets', description: 'A wallet was frozen; it accepts no ledger entries.' },
-  'wallet.closed': { area: 'wallets', description: 'A wallet was closed.' },
-  'wallet.funded': { area: 'wallets', description: 'A `fund` ledger entry was posted.' },
-  'wallet.debited': { area: 'wallets', description: 'A `debit` ledger entry was posted.' },
-  'ledger.entry_refused': { area: 'wallets', description: 'A ledger post was refused (`wallet_not_active`, `ledger_conflict`, `balance_constraint_violation`); nothing was written.' },
-  'wallet.anomaly_detected': { area: 'wallets', description: 'Reconciliation found a debit without receipt or a receipt without debit.' },
+  'wallet.unfrozen': { area: 'wallets', description: 'A frozen wallet was made active again.' },
+  'wallet.closed': { area: 'wallets', description: 'A wallet was closed (final).' },
+  'wallet.funding_source_bound': { area: 'wallets', description: 'A provider connection was bound to a wallet as a funding source for a currency.' },
+  'wallet.funding_source_unbound': { area: 'wallets', description: 'A funding source was removed from a wallet.' },
+  'wallet.anomaly_detected': { area: 'wallets', description: 'Reconciliation found a debit without receipt or a receipt without debit; an anomaly is open.' },
+  'wallet.anomaly_resolved': { area: 'wallets', description: 'An open reconciliation anomaly was resolved (`status`, `note`).' },
 
-  // Boleto DDA registrations.
-  'dda.registration.pending': { area: 'dda', description: 'A DDA registration was sent to the provider.' },
-  'dda.registration.active': { area: 'dda', description: 'The provider confirmed a DDA registration.' },
-  'dda.registration.error': { area: 'dda', description: 'The provider refused a DDA registration.' },
-  'dda.registration.deleted': { area: 'dda', description: 'A DDA registration was ended upstream.' },
+  // The ledger: one event per entry, whatever its kind (`fund`, `hold`, `release`, `debit`, `reconcile`, `reverse`, `fee`).
+  'ledger.entry_posted': { area: 'ledger', description: 'A ledger entry was posted; `kind` and `amount_minor` say what moved, with the balance after it.' },
+  'ledger.entry_refused': { area: 'ledger', description: 'A ledger post was refused (`wallet_not_active`, `ledger_conflict`, `balance_constraint_violation`); nothing was written.' },
 
-  // Payment links.
-  'payment_link.created': { area: 'payment_links', description: 'A payment link was created.' },
-  'payment_link.paid': { area: 'payment_links', description: 'A payment link received a successful payment.' },
-  'payment_link.expired': { area: 'payment_links', description: 'A payment link passed its expiry.' },
-  'payment_link.voided': { area: 'payment_links', description: 'A payment link was voided.' },
+  // OAuth grants to clients.
+  'oauth_grant.created': { area: 'oauth', description: 'An OAuth client was granted access with a pasted API key\'s authority.' },
+  'oauth_grant.revoked': { area: 'oauth', description: 'An OAuth grant and every token under it were revoked.' },
 
   // Webhooks themselves.
   'webhook_endpoint.test': { area: 'webhooks', description: 'A test-fire sent to one endpoint (never fanned out to subscribers).' },
@@ -69,6 +85,9 @@ export type EventType = keyof typeof EVENT_CATALOG;
 
 export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as EventType[];
 
+/** Types nothing emits yet (see the `reserved` flag). */
+export const RESERVED_EVENT_TYPES = EVENT_TYPES.filter((type) => (EVENT_CATALOG[type] as EventTypeSpec).reserved === true);
+
 /** The outbox's own rule for a type name (schema/sql/0002_events.sql checks the same pattern). */
 export const EVENT_TYPE_PATTERN = /^[a-z0-9_]+(\.[a-z0-9_]+)+$/;
 
@@ -77,10 +96,16 @@ export function isEventType(value: string): value is EventType {
 }
 
 /** Types an endpoint may subscribe to: everything except the test-fire, which only its own endpoint receives. */
-export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter((type) => type !== 'webhook_endpoint.test');
+export const isSubscribable = (type: EventType): boolean => type !== 'webhook_endpoint.test';
+export const SUBSCRIBABLE_EVENT_TYPES = EVENT_TYPES.filter(isSubscribable);
+
+export function describeEventType(type: EventType): string {
+  const spec: EventTypeSpec = EVENT_CATALOG[type];
+  return spec.reserved ? `${spec.description} Reserved: subscribable, not emitted yet.` : spec.description;
+}
 
 /** A markdown table of the catalog for the OpenAPI document. */
 export function catalogMarkdown(): string {
-  const rows = EVENT_TYPES.map((type) => `| \`${type}\` | ${EVENT_CATALOG[type].area} | ${EVENT_CATALOG[type].description} |`);
+  const rows = EVENT_TYPES.map((type) => `| \`${type}\` | ${EVENT_CATALOG[type].area} | ${describeEventType(type)} |`);
   return ['| Type | Area | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

@@ -4,6 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { notFound } from '../errors';
+import type { EventType } from './catalog';
 
 export const eventRow = z.object({
   id: z.string(),
@@ -54,7 +55,7 @@ export async function insertUndispatchableEvent(
   db: CommonQueryMethods,
   scope: EventScope & { environment: 'live' | 'test' },
   id: string,
-  type: string,
+  type: EventType,
   data: unknown,
 ): Promise<EventRow> {
   return db.one(sql.type(eventRow)`

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
 import type { Environment } from '../tenancy/api-key-format';
+import type { EventType } from './catalog';
 
 export interface EventScope {
   orgId: string;
@@ -25,7 +26,8 @@ export function toEventData(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v)));
 }
 
-export async function recordEvent(tx: CommonQueryMethods, scope: EventScope, type: string, data: unknown): Promise<RecordedEvent> {
+/** `type` comes from the catalog; the database refuses any other (schema/sql/0560_event_catalog.sql). */
+export async function recordEvent(tx: CommonQueryMethods, scope: EventScope, type: EventType, data: unknown): Promise<RecordedEvent> {
   return tx.one(sql.type(recorded)`
     INSERT INTO events (id, org_id, project_id, environment, type, data)
     VALUES (${sortableId('evt')}, ${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${type}, ${sql.jsonb(toEventData(data) as never)})

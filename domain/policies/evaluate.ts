@@ -1,15 +1,17 @@
 // Policy evaluation, pure: rules run in `order`; allow and deny end evaluation on a match; budget,
 // rate-limit, time-window and approval-required are constraints that either stop the call or let
-// evaluation continue. No deciding rule means allow. Usage counters are loaded by the caller.
+// evaluation continue. No deciding rule means allow. Usage counters are loaded by the caller. A stored
+// rule is never trusted to be well-formed: evaluation reads a config only after `configUsable` passed it.
 import type { ApprovalConfig, BudgetConfig, PolicyType, RateLimitConfig, TimeWindowConfig, Weekday } from './config';
-import { WEEKDAYS } from './config';
+import { configUsable, WEEKDAYS } from './config';
 import { matchesAny } from './glob';
 
 export interface Rule {
   id: string;
   name: string;
   type: PolicyType;
-  config: Record<string, unknown>;
+  /** As stored: an object for every rule written through the API, anything for older or hand-written rows. */
+  config: unknown;
   agents: string[];
   tools: string[];
   enabled: boolean;
@@ -33,7 +35,7 @@ export interface Usage {
   calls: Map<string, number>;
 }
 
-export type DenialReason = 'denied_by_rule' | 'budget_exceeded' | 'rate_limited' | 'outside_time_window' | 'approval_required';
+export type DenialReason = 'denied_by_rule' | 'budget_exceeded' | 'rate_limited' | 'outside_time_window' | 'approval_required' | 'rule_config_invalid';
 
 export type Decision =
   | { decision: 'allow'; rule: Rule | null }
@@ -76,6 +78,12 @@ export function evaluate(rules: Rule[], ctx: CallContext, usage: Usage): Decisio
   const ordered = [...rules].sort((a, b) => a.order - b.order || a.id.localeCompare(b.id));
   for (const rule of ordered) {
     if (!ruleApplies(rule, ctx)) continue;
+    // A constraint whose config cannot be read fails closed: skipping it would let a broken budget, rate
+    // limit, time window or approval rule wave spends through, so the call is denied and the reason tells
+    // the tenant which rule to fix. Allow and deny read no config, so theirs never matters.
+    if (rule.type !== 'allow' && rule.type !== 'deny' && !configUsable(rule.type, rule.config)) {
+      return { decision: 'deny', rule, reason: 'rule_config_invalid' };
+    }
     switch (rule.type) {
       case 'allow':
         return { decision: 'allow', rule };

@@ -5,7 +5,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
-import { BUDGET_WINDOWS, type BudgetConfig, type RateLimitConfig } from './config';
+import { BUDGET_WINDOWS, configUsable, type BudgetConfig, type RateLimitConfig } from './config';
 import { evaluate, ruleApplies, type CallContext, type Decision, type Usage } from './evaluate';
 import { matchesAny } from './glob';
 import { listPolicies, toRule } from './policies';
@@ -49,7 +49,8 @@ export async function runGate(tx: CommonQueryMethods, orgId: string, projectId: 
   const rules = (await listPolicies(tx, orgId, projectId)).map(toRule);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
-    if (!ruleApplies(rule, ctx)) continue;
+    // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
+    if (!ruleApplies(rule, ctx) || !configUsable(rule.type, rule.config)) continue;
     if (rule.type === 'budget') usage.spent.set(rule.id, await budgetSpend(tx, orgId, projectId, rule.config as unknown as BudgetConfig, rule.agents));
     if (rule.type === 'rate-limit') usage.calls.set(rule.id, await allowedCalls(tx, orgId, projectId, ctx.agentId, rule.config as unknown as RateLimitConfig, rule.tools));
   }

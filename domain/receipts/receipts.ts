@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
 import { ApiError, notFound } from '../errors';
+import type { EventType } from '../events/catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 import { canonicalJson } from './canonical';
@@ -129,7 +130,7 @@ export type MoveInput =
   | { move: 'exception'; code: string; detail: string }
   | { move: 'void'; reason: string };
 
-const EVENT_OF: Record<ReceiptMove, string> = { deliver: 'receipt.delivered', exception: 'receipt.exception', void: 'receipt.voided' };
+const EVENT_OF: Record<ReceiptMove, EventType> = { deliver: 'receipt.delivered', exception: 'receipt.exception', void: 'receipt.voided' };
 
 /**
  * Moves a receipt after sealing. Sealing the same delivery proof again, or voiding a voided receipt, is a

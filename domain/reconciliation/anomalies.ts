@@ -44,7 +44,7 @@ export async function openAnomaly(tx: CommonQueryMethods, scope: EventScope, fin
     ON CONFLICT ON CONSTRAINT wallet_recon_anomalies_finding_key DO NOTHING
     RETURNING ${COLUMNS}`);
   if (!row) return false;
-  await recordEvent(tx, scope, 'wallet.anomaly_opened', { anomaly_id: row.id, kind: row.kind, wallet_id: row.wallet_id, external_ref: row.external_ref, amount_minor: row.amount_minor, currency: row.currency });
+  await recordEvent(tx, scope, 'wallet.anomaly_detected', { anomaly_id: row.id, kind: row.kind, wallet_id: row.wallet_id, external_ref: row.external_ref, amount_minor: row.amount_minor, currency: row.currency });
   return true;
 }
 

@@ -6,6 +6,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError } from '../errors';
+import type { EventType } from '../events/catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import type { SpendOutcome } from './types';
 
@@ -77,12 +78,12 @@ export async function readAttempt(db: CommonQueryMethods, orgId: string, attempt
   return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
 }
 
-const PAYMENT_EVENTS: Record<SpendOutcome['status'], string> = {
-  completed: 'payment.completed',
+const PAYMENT_EVENTS = {
+  completed: 'payment.succeeded',
   failed: 'payment.failed',
   denied: 'payment.denied',
   'requires-approval': 'payment.requires_approval',
-};
+} as const satisfies Record<SpendOutcome['status'], EventType>;
 
 /** Stores the outcome once (the first finish wins) and writes the payment event in the same transaction. */
 export async function finishAttempt(db: DatabasePool, scope: EventScope, attemptId: string, outcome: SpendOutcome, approvalId: string | null): Promise<void> {

@@ -3,6 +3,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
+import type { EventType } from '../events/catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 import type { Currency } from './currencies';
@@ -36,7 +37,7 @@ export type WalletStatus = WalletRow['status'];
 export type WalletAction = 'freeze' | 'unfreeze' | 'close';
 
 /** The status moves: active ⇄ frozen, and either to closed (final). Closing needs every balance at zero. */
-export const WALLET_MOVES: Record<WalletAction, { from: WalletStatus[]; to: WalletStatus; event: string }> = {
+export const WALLET_MOVES: Record<WalletAction, { from: WalletStatus[]; to: WalletStatus; event: EventType }> = {
   freeze: { from: ['active'], to: 'frozen', event: 'wallet.frozen' },
   unfreeze: { from: ['frozen'], to: 'active', event: 'wallet.unfrozen' },
   close: { from: ['active', 'frozen'], to: 'closed', event: 'wallet.closed' },

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { open, seal, type KeyRing } from '../crypto/secret-box';
 import { ApiError, notFound } from '../errors';
+import type { EventType } from '../events/catalog';
 import { prefixedId } from '../ids';
 import { generateSigningSecret } from './signing';
 
@@ -46,7 +47,7 @@ const secretContext = (triggerId: string) => `webhook-signing-secret:${triggerId
 export async function createEndpoint(
   db: DatabasePool,
   scope: EndpointScope,
-  input: { name: string; event: string; webhookUrl: string; serverId: string | null },
+  input: { name: string; event: EventType; webhookUrl: string; serverId: string | null },
   ring: KeyRing,
 ): Promise<{ endpoint: EndpointRow; signingSecret: string }> {
   const id = prefixedId('trg');

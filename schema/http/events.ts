@@ -1,7 +1,12 @@
 // Events: the payload receivers get and GET /v1/events returns, the catalog of types, and the replay answer.
-import { EVENT_TYPES, catalogMarkdown } from '../../domain/events/catalog';
+import { EVENT_TYPES, catalogMarkdown, describeEventType, type EventType } from '../../domain/events/catalog';
 import { Timestamp } from './common';
 import type { JsonSchema } from './json-schema';
+
+/** An enum of catalog types with one description per value (`x-enum-descriptions`, read by common generators). */
+export function eventTypeEnum(types: readonly EventType[], description: string): JsonSchema {
+  return { type: 'string', enum: [...types], 'x-enum-descriptions': types.map(describeEventType), description };
+}
 
 export const Event: JsonSchema = {
   type: 'object',
@@ -12,11 +17,32 @@ export const Event: JsonSchema = {
     catalogMarkdown(),
   properties: {
     id: { type: 'string', pattern: '^evt_[0-9a-z]{26}$' },
-    type: { type: 'string', enum: EVENT_TYPES },
+    type: eventTypeEnum(EVENT_TYPES, 'A type from the event catalog (`GET /v1/event-types`).'),
     created_at: Timestamp,
     project_id: { type: 'string' },
     environment: { enum: ['live', 'test'] },
     data: { description: 'The state change; bigint quantities as decimal strings.' },
+  },
+};
+
+export const EventTypeList: JsonSchema = {
+  type: 'object',
+  required: ['event_types'],
+  properties: {
+    event_types: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'area', 'description', 'subscribable', 'reserved'],
+        properties: {
+          type: { type: 'string' },
+          area: { type: 'string', description: 'The part of the gateway that writes it.' },
+          description: { type: 'string' },
+          subscribable: { type: 'boolean', description: 'Whether a webhook endpoint may subscribe to it (the test-fire goes only to its own endpoint).' },
+          reserved: { type: 'boolean', description: 'Named by the interface and subscribable, but written by capabilities still being built.' },
+        },
+      },
+    },
   },
 };
 

@@ -1,14 +1,11 @@
 // Webhook endpoints (triggers) and their deliveries: request schemas (validated) and response schemas (documented).
-import { SUBSCRIBABLE_EVENT_TYPES } from '../../domain/events/catalog';
+import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../domain/events/catalog';
 import { Timestamp } from './common';
+import { eventTypeEnum } from './events';
 import type { JsonSchema } from './json-schema';
 
 const TriggerId: JsonSchema = { type: 'string', pattern: '^trg_[0-9A-Za-z]{16}$' };
-const EventName: JsonSchema = {
-  type: 'string',
-  enum: SUBSCRIBABLE_EVENT_TYPES,
-  description: 'An event type from the catalog (see `GET /v1/events`); dot-separated lowercase.',
-};
+const EventName: JsonSchema = eventTypeEnum(SUBSCRIBABLE_EVENT_TYPES, 'An event type from the catalog (`GET /v1/event-types`); dot-separated lowercase.');
 
 export const WebhookEndpoint: JsonSchema = {
   type: 'object',
@@ -65,7 +62,8 @@ export const WebhookEndpointCreate: JsonSchema = {
 };
 export interface WebhookEndpointCreateBody {
   name: string;
-  event: string;
+  /** A subscribable catalog type: the schema's enum guarantees it. */
+  event: EventType;
   webhook_url: string;
   server_id?: string | null;
 }
