@@ -204,7 +204,9 @@ describe('deeply nested JSON', () => {
       if (r.method === 'get' || r.method === 'delete' || r.auth === 'operator') continue;
       const path = r.path.replace(/:([A-Za-z_]+)/g, 'x');
       const result = await gw.request(r.method.toUpperCase(), path, { key: tenant.key, raw: deepArray, headers: { 'Content-Type': 'application/json' } });
-      if (result.status !== 400) seen.push(`${r.method} ${r.path} → ${result.status} ${result.text.slice(0, 80)}`);
+      // Routes speaking another protocol render the refusal their own way (OAuth's 400, a webhook's receipt).
+      const refused = r.onInputError ? result.status < 500 : result.status === 400;
+      if (!refused) seen.push(`${r.method} ${r.path} → ${result.status} ${result.text.slice(0, 80)}`);
     }
     expect(seen).toEqual([]);
   });
