@@ -154,6 +154,22 @@ describe('integers beyond what the API can hold', () => {
   });
 });
 
+describe('numbers beyond what the API can hold', () => {
+  it('refuses an amount past 2^53 on wallet execute as invalid_body and starts no attempt', async () => {
+    const wallet = await newWallet(gw, tenant);
+    for (const amount of ['1e300', '4.419842904149097e+307', '9007199254740993']) {
+      const result = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+        key: tenant.key, headers: { 'Content-Type': 'application/json' },
+        raw: `{"amount": ${amount}, "currency": "BRL", "recipient": "merchant-42", "description": "Office supplies", "mandate_id": "mdt_test", "attempt_id": "huge-${amount}"}`,
+      });
+      expect([amount, result.status, result.body.error?.code]).toEqual([amount, 400, 'invalid_body']);
+      expect(result.body.error.details.issues).toEqual([expect.objectContaining({ path: '/amount', keyword: 'maximum' })]);
+    }
+    const entries = await gw.request('GET', `/v1/wallets/${wallet}/ledger-entries`, { key: tenant.key });
+    expect(entries.body.entries).toEqual([]);
+  });
+});
+
 describe('text PostgreSQL cannot store', () => {
   const wallets = async () => (await gw.request('GET', '/v1/wallets', { key: tenant.key })).body;
 

@@ -105,16 +105,19 @@ describe('the answers each operation documents', () => {
     }
   });
 
-  it('bounds every request integer to what the API holds, as the validator does', async () => {
+  it('bounds every request integer and number to what the API holds, as the validator does', async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     const param = (p: string, name: string) => document.paths[p].get.parameters.find((q: { name: string }) => q.name === name).schema;
     expect(param('/v1/projects', 'offset')).toMatchObject({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
     expect(param('/v1/consumers/{consumerId}/receipts', 'before_seq')).toMatchObject({ type: 'integer', minimum: 1, maximum: 2_147_483_647 });
+    const execute = document.paths['/v1/wallets/{id}/execute'].post.requestBody.content['application/json'].schema.properties.amount;
+    expect(execute).toMatchObject({ type: 'number', exclusiveMinimum: 0, maximum: Number.MAX_SAFE_INTEGER });
     const unbounded: string[] = [];
     const walk = (schema: unknown, at: string) => {
       if (!schema || typeof schema !== 'object') return;
       const s = schema as Record<string, unknown>;
-      if (s.type === 'integer' && s.maximum === undefined && s.exclusiveMaximum === undefined) unbounded.push(at);
+      const numeric = s.type === 'integer' || s.type === 'number';
+      if (numeric && s.maximum === undefined && s.exclusiveMaximum === undefined) unbounded.push(at);
       for (const [key, inner] of Object.entries(s)) walk(inner, `${at}/${key}`);
     };
     for (const { name, op } of await operations()) {

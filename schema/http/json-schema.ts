@@ -1,13 +1,14 @@
 // The JSON Schema (draft 2020-12) object type used by the validator and the OpenAPI document alike,
-// and the one rule both apply to every request schema: integers stay within the exactly representable range.
+// and the one rule both apply to every request schema: numbers stay within the exactly representable range.
 export interface JsonSchema {
   [keyword: string]: unknown;
 }
 
 /**
  * JSON numbers and query text become JavaScript numbers, exact only up to 2^53 - 1; a larger "integer"
- * would be acted on as a different value (and overflows a bigint column). Request schemas therefore
- * bound every integer to the safe range unless they declare a tighter bound themselves.
+ * would be acted on as a different value (and overflows a bigint column), and a larger amount has no
+ * exact minor units at all (1e308 times 100 is Infinity). Request schemas therefore bound every integer
+ * and number to the safe range unless they declare a tighter bound themselves.
  */
 export const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
 
@@ -21,13 +22,14 @@ function isSchema(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function allowsInteger(schema: JsonSchema): boolean {
-  return schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
+function allowsNumber(schema: JsonSchema): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return types.includes('integer') || types.includes('number');
 }
 
 function bound(schema: JsonSchema): JsonSchema {
   const copy: JsonSchema = { ...schema };
-  if (allowsInteger(schema)) {
+  if (allowsNumber(schema)) {
     if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) copy.maximum = SAFE_INTEGER_MAX;
     if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) copy.minimum = -SAFE_INTEGER_MAX;
   }
