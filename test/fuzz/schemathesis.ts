@@ -15,7 +15,14 @@ const PYTHONS = ['python3.11', 'python3.12', 'python3.13', 'python3.10', 'python
 /** What every run checks: no 5xx, bodies matching the documented schema and content type, only documented statuses. */
 export const FUZZ_CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
 
-export class FuzzSetupError extends Error {}
+/** Why the fuzz tier cannot run, in one line: the stack would only point at this runner. */
+export class FuzzSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FuzzSetupError';
+    this.stack = `${this.name}: ${message}`;
+  }
+}
 
 function installedVersion(): string | undefined {
   if (!existsSync(ST)) return undefined;
