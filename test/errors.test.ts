@@ -170,6 +170,27 @@ describe('numbers beyond what the API can hold', () => {
   });
 });
 
+describe('defaults', () => {
+  it('judges a filled-in default by the rules of its conditional: a budget rule without its config is refused, and evaluation never fails', async () => {
+    const before = (await gw.request('GET', '/v1/policies', { key: tenant.key })).body;
+    for (const type of ['budget', 'rate-limit']) {
+      const result = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: `no ${type} config`, type } });
+      expect([type, result.status, result.body.error?.code]).toEqual([type, 400, 'invalid_body']);
+      expect(result.body.error.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/config\//), keyword: 'required' })]));
+    }
+    expect((await gw.request('GET', '/v1/policies', { key: tenant.key })).body).toEqual(before);
+    const evaluation = await gw.request('POST', '/v1/policies/evaluations', { key: tenant.key, body: { agent_id: 'agent', tool_name: 'wallet.execute', amount_minor: '100', currency: 'BRL' } });
+    expect(evaluation.status).toBeLessThan(500);
+  });
+
+  it('still fills a default that its conditional accepts', async () => {
+    const result = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: 'plain allow', type: 'allow' } });
+    expect(result.status).toBe(201);
+    expect(result.body).toMatchObject({ config: {}, agents: [], tools: [], enabled: true });
+    expect((await gw.request('DELETE', `/v1/policies/${result.body.id}`, { key: tenant.key })).status).toBeLessThan(300);
+  });
+});
+
 describe('text PostgreSQL cannot store', () => {
   const wallets = async () => (await gw.request('GET', '/v1/wallets', { key: tenant.key })).body;
 
