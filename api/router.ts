@@ -9,30 +9,17 @@ import type { AppDeps } from './deps';
 import { parseBody } from './middleware/body';
 import type { Principal } from './principal';
 import type { AnyRoute, Reply } from './route';
-import { check, compile } from './validation';
-
-/** PostgreSQL text cannot hold NUL, so a NUL anywhere in the input is refused up front as bad input. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || hasNul(inner));
-  return false;
-}
-
-function refuseNul(value: unknown, kind: 'body' | 'query' | 'params'): void {
-  if (!hasNul(value)) return;
-  const code = kind === 'body' ? 'invalid_body' : kind === 'query' ? 'invalid_query' : 'invalid_params';
-  throw new ApiError(400, code, 'Input must not contain NUL characters', { issues: [{ path: '/', message: 'contains a NUL character', keyword: 'nul' }] });
-}
+import { requestSchema } from '../schema/http/json-schema';
+import { check, compile, refuseUnstorableText } from './validation';
 
 function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
-  const validateBody = route.body ? compile(route.body, 'body') : undefined;
-  const validateQuery = route.query ? compile(route.query, 'text') : undefined;
-  const validateParams = route.params ? compile(route.params, 'text') : undefined;
+  const validateBody = route.body ? compile(requestSchema(route.body), 'body') : undefined;
+  const validateQuery = route.query ? compile(requestSchema(route.query), 'text') : undefined;
+  const validateParams = route.params ? compile(requestSchema(route.params), 'text') : undefined;
   const bodyTypes = route.bodyTypes ?? ['json'];
 
   router[route.method](route.path, async (ctx: Koa.Context) => {
-    refuseNul(ctx.params, 'params');
+    refuseUnstorableText(ctx.params, 'params');
     const principal = await authenticate(deps, ctx, route.auth);
     if (route.auth === 'key') requireScope(principal as Principal, route.scope);
 
@@ -44,12 +31,12 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
         body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
         // An absent body on a route that takes one is judged as {} so required fields are reported by name.
         if (body === undefined) body = {};
-        refuseNul(body, 'body');
+        refuseUnstorableText(body, 'body');
         check(validateBody!, body, 'body');
       } else if (route.method !== 'get' && route.method !== 'delete') {
         await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
       }
-      refuseNul(query, 'query');
+      refuseUnstorableText(query, 'query');
       if (validateQuery) check(validateQuery, query, 'query');
       if (validateParams) check(validateParams, params, 'params');
     } catch (error) {

@@ -1,5 +1,6 @@
 // ajv validators, compiled once per schema: bodies strictly (unknown fields refused, defaults filled),
-// query strings and path params with type coercion since they arrive as text.
+// query strings and path params with type coercion since they arrive as text; and the text rule every
+// input obeys before any schema sees it (no NUL, no lone UTF-16 surrogate).
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors';
@@ -48,7 +49,9 @@ const NOUNS: Record<InputKind, string> = { body: 'Request body', query: 'Query s
 
 /** Validates (and, for text, coerces) in place; throws the spec's 400 with details.issues. */
 export function check(validate: ValidateFunction, value: unknown, kind: InputKind): void {
-  if (validate(value)) return;
+  // ajv fills defaults while it walks `properties`, after conditionals (allOf/if/then) have already judged
+  // the value without them; a second pass judges the value as the handler will see it, defaults in place.
+  if (validate(value) && validate(value)) return;
   const issues = issuesOf(validate.errors);
   const first = issues[0];
   const summary = first ? `${first.path} ${first.message}` : 'is invalid';
@@ -57,4 +60,44 @@ export function check(validate: ValidateFunction, value: unknown, kind: InputKin
   const schema = validate.schema as Record<string, unknown>;
   if (schema['x-error-key'] === true && first && first.path.length > 1) details.key = first.path.split('/')[1];
   throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
+}
+
+/** A lone half of a UTF-16 surrogate pair: JSON can spell it (`"\\ud800"`), but no UTF-8 text, and so no PostgreSQL text, can hold it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function unstorable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'contains a NUL character';
+  if (LONE_SURROGATE.test(text)) return 'contains an unpaired UTF-16 surrogate';
+  return undefined;
+}
+
+/**
+ * Refuses input holding text PostgreSQL cannot store, in any key or value at any depth, as the kind's
+ * 400. Walked with an explicit stack: the body's nesting is already capped, but the walk need not rely on it.
+ */
+export function refuseUnstorableText(value: unknown, kind: InputKind): void {
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  while (pending.length > 0) {
+    const { value: current, path } = pending.pop()!;
+    let problem: string | undefined;
+    let at = path || '/';
+    if (typeof current === 'string') {
+      problem = unstorable(current);
+    } else if (Array.isArray(current)) {
+      current.forEach((inner, index) => pending.push({ value: inner, path: `${path}/${index}` }));
+    } else if (current !== null && typeof current === 'object') {
+      for (const [key, inner] of Object.entries(current)) {
+        problem = unstorable(key);
+        if (problem) {
+          at = `${path}/${key.replace(/[^\x20-\x7e]/g, '?')}`;
+          problem = `has a key that ${problem}`;
+          break;
+        }
+        pending.push({ value: inner, path: `${path}/${key}` });
+      }
+    }
+    if (problem) {
+      throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${at} ${problem}`, { issues: [{ path: at, message: problem, keyword: 'text' }] });
+    }
+  }
 }

@@ -1,9 +1,11 @@
 // Builds the OpenAPI 3.1 document from the route declarations, so the request schemas it shows are
-// the very objects the validator compiles. Operator-only routes are left out.
+// the very objects the validator compiles, and each operation lists the answers the shared request path
+// can give on top of its own (400 refused input, 404 unknown id, 413/415 bodies, 431 oversized head).
+// Operator-only routes are left out.
 import type { AnyRoute } from '../api/route';
 import { ErrorEnvelope, ForbiddenScope, Unauthorized } from './http/common';
 import { Event, webhookDocuments } from './http/events';
-import type { JsonSchema } from './http/json-schema';
+import { requestSchema, type JsonSchema } from './http/json-schema';
 
 export const API_VERSION = '0.3.0';
 
@@ -15,8 +17,9 @@ function pathParameters(path: string): JsonSchema[] {
   return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
 }
 
-function queryParameters(schema: JsonSchema | undefined): JsonSchema[] {
-  if (!schema) return [];
+function queryParameters(declared: JsonSchema | undefined): JsonSchema[] {
+  if (!declared) return [];
+  const schema = requestSchema(declared);
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({
@@ -26,6 +29,26 @@ function queryParameters(schema: JsonSchema | undefined): JsonSchema[] {
     schema: property,
     ...(typeof property.description === 'string' ? { description: property.description } : {}),
   }));
+}
+
+const envelopeOf = (description: string): JsonSchema => ({ description, content: { 'application/json': { schema: ErrorEnvelope } } });
+
+/** Answers the router gives any operation before its handler runs, unless the route declares its own. */
+function sharedResponses(route: AnyRoute, responses: Record<string, JsonSchema>): void {
+  const readsBody = route.body !== undefined || (route.method !== 'get' && route.method !== 'delete');
+  // A route speaking another protocol renders refused input (a bad body included) as its own declared 400.
+  if (!route.onInputError) {
+    responses['400'] ??= envelopeOf('Refused input: `invalid_body`, `invalid_json`, `invalid_query` or `invalid_params` (details.issues), NUL or unpaired surrogates in text');
+    if (readsBody) {
+      responses['413'] ??= envelopeOf('`payload_too_large`: the body exceeds the size limit (details.limit_bytes)');
+      responses['415'] ??= envelopeOf('`unsupported_media_type`: the body is not of a content type this operation takes');
+    }
+  }
+  if (route.path.includes(':')) {
+    responses['400'] ??= envelopeOf('`invalid_params`: a path parameter holds NUL');
+    responses['404'] ??= envelopeOf('`not_found`: no such resource in the caller\'s project');
+  }
+  responses['431'] ??= { description: 'The request line or headers exceed the HTTP server\'s limit (answered before routing, without a body)' };
 }
 
 function operation(route: AnyRoute): JsonSchema {
@@ -47,10 +70,11 @@ function operation(route: AnyRoute): JsonSchema {
   if (route.body) {
     const types = route.bodyTypes ?? ['json'];
     const content: Record<string, JsonSchema> = {};
-    if (types.includes('json')) content['application/json'] = { schema: route.body };
-    if (types.includes('form')) content['application/x-www-form-urlencoded'] = { schema: route.body };
+    if (types.includes('json')) content['application/json'] = { schema: requestSchema(route.body) };
+    if (types.includes('form')) content['application/x-www-form-urlencoded'] = { schema: requestSchema(route.body) };
     op.requestBody = { required: true, content };
   }
+  sharedResponses(route, responses);
   if (route.auth === 'public') {
     op.security = [];
   } else {

@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { allRoutes } from '../api/routes';
+import { requestSchema } from '../schema/http/json-schema';
 import { startGateway, type Gateway } from './support/harness';
 
 let gw: Gateway;
@@ -67,9 +68,72 @@ describe('GET /openapi.json', () => {
   it('shows the very request schemas the validator uses', async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     const create = allRoutes().find((route) => route.operationId === 'createProject');
-    expect(document.paths['/v1/projects'].post.requestBody.content['application/json'].schema).toEqual(JSON.parse(JSON.stringify(create?.body)));
+    expect(document.paths['/v1/projects'].post.requestBody.content['application/json'].schema).toEqual(JSON.parse(JSON.stringify(requestSchema(create!.body!))));
     const query = document.paths['/v1/projects'].get.parameters.find((p: { name: string }) => p.name === 'limit');
     expect(query.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
+  });
+});
+
+describe('the answers each operation documents', () => {
+  type Operation = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+  const operations = async () => {
+    const document = (await gw.request('GET', '/openapi.json')).body;
+    const found: Array<{ name: string; path: string; method: string; op: Operation }> = [];
+    for (const [p, methods] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(methods)) found.push({ name: `${method} ${p}`, path: p, method, op });
+    }
+    return found;
+  };
+  const declared = (name: string) => allRoutes().find((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}` === name);
+
+  it('lists the refusals of the shared request path on every operation: 400, 404 with an id, 413 and 415 with a body, 431', async () => {
+    const missing: string[] = [];
+    for (const { name, path: p, method, op } of await operations()) {
+      const route = declared(name)!;
+      const expected = ['400', '431'];
+      if (p.includes('{')) expected.push('404');
+      if (!route.onInputError && (route.body || (method !== 'get' && method !== 'delete'))) expected.push('413', '415');
+      for (const status of expected) if (!op.responses[status]) missing.push(`${name} ${status}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('documents the envelope for the refusals it adds', async () => {
+    const listed = (await operations()).find((o) => o.name === 'post /v1/wallets')!;
+    for (const status of ['400', '413', '415']) {
+      expect(listed.op.responses[status].content?.['application/json'].schema).toMatchObject({ required: ['error', 'request_id'] });
+    }
+  });
+
+  it('bounds every request integer and number to what the API holds, as the validator does', async () => {
+    const document = (await gw.request('GET', '/openapi.json')).body;
+    const param = (p: string, name: string) => document.paths[p].get.parameters.find((q: { name: string }) => q.name === name).schema;
+    expect(param('/v1/projects', 'offset')).toMatchObject({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+    expect(param('/v1/consumers/{consumerId}/receipts', 'before_seq')).toMatchObject({ type: 'integer', minimum: 1, maximum: 2_147_483_647 });
+    const execute = document.paths['/v1/wallets/{id}/execute'].post.requestBody.content['application/json'].schema.properties.amount;
+    expect(execute).toMatchObject({ type: 'number', exclusiveMinimum: 0, maximum: Number.MAX_SAFE_INTEGER });
+    const unbounded: string[] = [];
+    const walk = (schema: unknown, at: string) => {
+      if (!schema || typeof schema !== 'object') return;
+      const s = schema as Record<string, unknown>;
+      const numeric = s.type === 'integer' || s.type === 'number';
+      if (numeric && s.maximum === undefined && s.exclusiveMaximum === undefined) unbounded.push(at);
+      for (const [key, inner] of Object.entries(s)) walk(inner, `${at}/${key}`);
+    };
+    for (const { name, op } of await operations()) {
+      const full = op as unknown as { parameters?: unknown[]; requestBody?: unknown };
+      walk(full.parameters, `${name} parameters`);
+      walk(full.requestBody, `${name} body`);
+    }
+    expect(unbounded).toEqual([]);
+  });
+
+  it('refuses a zero ledger amount by the documented pattern, as the handler does', async () => {
+    const document = (await gw.request('GET', '/openapi.json')).body;
+    const amount = document.paths['/v1/ledger-entries'].post.requestBody.content['application/json'].schema.properties.amount_minor;
+    const pattern = new RegExp(amount.pattern);
+    expect(['0', '000', '-1', '1.5', '12345678901234567890'].filter((a) => pattern.test(a))).toEqual([]);
+    expect(['1', '0042', '9223372036854775807'].every((a) => pattern.test(a))).toBe(true);
   });
 });
 

@@ -1,5 +1,6 @@
 // Reads request bodies with a size cap and parses JSON or form encoding. Routes say which encodings
-// they take; anything else is 415, an oversized body 413, unparsable JSON 400, all in the envelope.
+// they take; anything else is 415, an oversized body 413, unparsable or too deeply nested JSON 400,
+// all in the envelope.
 import type Koa from 'koa';
 import { ApiError } from '../../domain/errors';
 
@@ -20,6 +21,30 @@ async function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
 
 function tooLarge(limit: number): ApiError {
   return new ApiError(413, 'payload_too_large', `Request body exceeds ${limit} bytes`, { limit_bytes: limit });
+}
+
+/** Deeper than any document the API takes; a deeper one would only exhaust the validator's or PostgreSQL's stack. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Nesting depth of JSON text, counted on the raw text so a hostile document is refused before it is parsed. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash escapes the next character, quotes included
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 function hasBody(ctx: Koa.Context): boolean {
@@ -43,6 +68,12 @@ export async function parseBody(ctx: Koa.Context, accepted: BodyType[], limit: n
   if (raw.length === 0) return undefined;
   const text = raw.toString('utf8');
   if (type === 'form') return Object.fromEntries(new URLSearchParams(text));
+  if (jsonDepth(text) > MAX_JSON_DEPTH) {
+    throw new ApiError(400, 'invalid_body', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`, {
+      max_depth: MAX_JSON_DEPTH,
+      issues: [{ path: '/', message: `nests deeper than ${MAX_JSON_DEPTH} levels`, keyword: 'maxDepth' }],
+    });
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch {

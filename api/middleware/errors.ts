@@ -1,5 +1,6 @@
 // Turns anything thrown below into the spec's bodies: ApiError as the envelope, FlatError verbatim,
-// and anything unexpected as the framework-default 500 (logged with the request id, no internals leaked).
+// and anything unexpected as a 500 `internal_error` envelope carrying the request id, logged with it;
+// the caller never sees a stack, a query or a secret, only the id to quote to an operator.
 import type Koa from 'koa';
 import { ApiError, FlatError } from '../../domain/errors';
 import type { Logger } from '../../runtime/logger';
@@ -27,9 +28,13 @@ export function errors(log: Logger): Koa.Middleware {
         return;
       }
       const error = thrown as Error;
+      // Only the method and the path are logged beside the stack: query strings and bodies may hold secrets.
       log.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, error: error?.stack ?? String(error) });
+      // A handler may have set headers (a stream's content type) before failing; the envelope replaces them.
+      ctx.remove('Content-Type');
+      ctx.remove('Content-Length');
       ctx.status = 500;
-      ctx.body = { statusCode: 500, error: 'Internal Server Error', message: 'An internal server error occurred' };
+      ctx.body = envelope('internal_error', 'An internal error occurred; quote the request_id when reporting it', requestId);
     }
   };
 }

@@ -4,6 +4,7 @@ import { listEntries } from '../../domain/ledger/entries';
 import { postEntry } from '../../domain/ledger/post-entry';
 import { getWallet } from '../../domain/wallets/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
+import type { JsonSchema } from '../../schema/http/json-schema';
 import { LedgerList, LedgerListQuery, LedgerPostResult, WalletLedgerPost, type LedgerListQueryValues, type WalletLedgerPostBody } from '../../schema/http/wallets';
 import { presentBalance, presentEntry } from '../presenters/wallet';
 import { route, type AnyRoute } from '../route';
@@ -12,11 +13,23 @@ const tags = ['Wallet ledger'];
 /** Amounts and balances are PostgreSQL bigints. */
 const INT8_MAX = 9_223_372_036_854_775_807n;
 
+// The document says what the handler takes: a positive amount of at most 19 digits (zero is refused by
+// the schema, not later). A pattern cannot say "at most INT8_MAX"; the handler refuses the few 19-digit
+// amounts past it with the same invalid_body, as the description says.
+const properties = WalletLedgerPost.properties as Record<string, JsonSchema>;
+const LedgerPostBody: JsonSchema = {
+  ...WalletLedgerPost,
+  properties: {
+    ...properties,
+    amount_minor: { ...properties.amount_minor, pattern: '^0*[1-9][0-9]{0,18}$', description: `A positive amount in minor units, as decimal digits, at most ${INT8_MAX}.` },
+  },
+};
+
 export const ledgerRoutes: AnyRoute[] = [
   route<WalletLedgerPostBody, unknown, Record<string, string>, 'key'>({
     method: 'post', path: '/v1/ledger-entries', auth: 'key', scope: 'unmapped', tags,
     operationId: 'postLedgerEntry', summary: 'Post an entry to a wallet\'s ledger',
-    body: WalletLedgerPost,
+    body: LedgerPostBody,
     responses: {
       201: { description: 'The entry (and a partial debit\'s remainder release) with the balance after it', schema: LedgerPostResult },
       400: { description: '`invalid_body` with details.issues', schema: ErrorEnvelope },
@@ -26,7 +39,6 @@ export const ledgerRoutes: AnyRoute[] = [
     async handler({ deps, principal, body }) {
       if (body.org_id !== principal.orgId) throw notFound('Wallet');
       const amount = BigInt(body.amount_minor);
-      if (amount <= 0n) throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', { issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }] });
       if (amount > INT8_MAX) throw new ApiError(400, 'invalid_body', `amount_minor must be at most ${INT8_MAX}`, { issues: [{ path: '/amount_minor', message: `must be <= ${INT8_MAX}`, keyword: 'maximum' }] });
       const result = await postEntry(deps.db, { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment }, {
         walletId: body.wallet_id, currency: body.currency, kind: body.kind, amount,

@@ -17,6 +17,16 @@ const tags = ['Receipts'];
 const notFound = { description: '`not_found`: no such receipt or consumer in the caller\'s project', schema: ErrorEnvelope };
 const badRequest = { description: '`invalid_body`', schema: ErrorEnvelope };
 const conflict = { description: '`invalid_transition`: the receipt\'s state refuses this move (details.state, details.move)', schema: ErrorEnvelope };
+// chain.seq is a PostgreSQL integer: a cursor past its range can only mean "from the newest", which the
+// caller asks for by leaving it out, so it is refused as invalid_query rather than overflowing the column.
+const CHAIN_SEQ_MAX = 2_147_483_647;
+const listQuery = {
+  ...ReceiptListQuery,
+  properties: {
+    ...(ReceiptListQuery.properties as Record<string, object>),
+    before_seq: { ...(ReceiptListQuery.properties as Record<string, object>).before_seq, maximum: CHAIN_SEQ_MAX },
+  },
+};
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
 
 function mover<TBody>(toMove: (body: TBody) => MoveInput) {
@@ -30,8 +40,8 @@ export const receiptRoutes: AnyRoute[] = [
   route<unknown, ReceiptListQueryValues, { consumerId: string }, 'key'>({
     method: 'get', path: '/v1/consumers/:consumerId/receipts', auth: 'key', scope: 'unmapped', tags,
     operationId: 'listConsumerReceipts', summary: 'A consumer\'s receipts, newest first along its hash chain',
-    query: ReceiptListQuery,
-    responses: { 200: { description: 'Receipts', schema: ReceiptList }, 400: badRequest, 404: notFound },
+    query: listQuery,
+    responses: { 200: { description: 'Receipts', schema: ReceiptList }, 400: { description: '`invalid_query`', schema: ErrorEnvelope }, 404: notFound },
     async handler({ deps, principal, params, query }) {
       await requireConsumer(deps.db, principal, params.consumerId);
       const rows = await listReceipts(deps.db, principal, params.consumerId, { limit: query.limit, beforeSeq: query.before_seq });

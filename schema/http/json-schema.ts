@@ -1,4 +1,55 @@
-// The JSON Schema (draft 2020-12) object type used by the validator and the OpenAPI document alike.
+// The JSON Schema (draft 2020-12) object type used by the validator and the OpenAPI document alike,
+// and the one rule both apply to every request schema: numbers stay within the exactly representable range.
 export interface JsonSchema {
   [keyword: string]: unknown;
+}
+
+/**
+ * JSON numbers and query text become JavaScript numbers, exact only up to 2^53 - 1; a larger "integer"
+ * would be acted on as a different value (and overflows a bigint column), and a larger amount has no
+ * exact minor units at all (1e308 times 100 is Infinity). Request schemas therefore bound every integer
+ * and number to the safe range unless they declare a tighter bound themselves.
+ */
+export const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
+
+const ONE_SCHEMA = ['additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames'];
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
+
+const bounded = new WeakMap<JsonSchema, JsonSchema>();
+
+function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function allowsNumber(schema: JsonSchema): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return types.includes('integer') || types.includes('number');
+}
+
+function bound(schema: JsonSchema): JsonSchema {
+  const copy: JsonSchema = { ...schema };
+  if (allowsNumber(schema)) {
+    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) copy.maximum = SAFE_INTEGER_MAX;
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) copy.minimum = -SAFE_INTEGER_MAX;
+  }
+  for (const key of ONE_SCHEMA) if (isSchema(schema[key])) copy[key] = bound(schema[key] as JsonSchema);
+  for (const key of SCHEMA_LISTS) {
+    if (Array.isArray(schema[key])) copy[key] = (schema[key] as unknown[]).map((inner) => (isSchema(inner) ? bound(inner) : inner));
+  }
+  for (const key of SCHEMA_MAPS) {
+    if (!isSchema(schema[key])) continue;
+    copy[key] = Object.fromEntries(Object.entries(schema[key] as JsonSchema).map(([name, inner]) => [name, isSchema(inner) ? bound(inner) : inner]));
+  }
+  return copy;
+}
+
+/** The schema a request is validated against and documented with; the same object for the same declaration. */
+export function requestSchema(schema: JsonSchema): JsonSchema {
+  let result = bounded.get(schema);
+  if (!result) {
+    result = bound(schema);
+    bounded.set(schema, result);
+  }
+  return result;
 }
