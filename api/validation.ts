@@ -49,9 +49,7 @@ const NOUNS: Record<InputKind, string> = { body: 'Request body', query: 'Query s
 
 /** Validates (and, for text, coerces) in place; throws the spec's 400 with details.issues. */
 export function check(validate: ValidateFunction, value: unknown, kind: InputKind): void {
-  // ajv fills defaults while it walks `properties`, after conditionals (allOf/if/then) have already judged
-  // the value without them; a second pass judges the value as the handler will see it, defaults in place.
-  if (validate(value) && validate(value)) return;
+  if (validate(value)) return;
   const issues = issuesOf(validate.errors);
   const first = issues[0];
   const summary = first ? `${first.path} ${first.message}` : 'is invalid';

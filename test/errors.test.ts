@@ -171,12 +171,12 @@ describe('numbers beyond what the API can hold', () => {
 });
 
 describe('defaults', () => {
-  it('judges a filled-in default by the rules of its conditional: a budget rule without its config is refused, and evaluation never fails', async () => {
+  it('refuses a budget or rate-limit rule without its config, naming the config, and evaluation never fails', async () => {
     const before = (await gw.request('GET', '/v1/policies', { key: tenant.key })).body;
     for (const type of ['budget', 'rate-limit']) {
       const result = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: `no ${type} config`, type } });
       expect([type, result.status, result.body.error?.code]).toEqual([type, 400, 'invalid_body']);
-      expect(result.body.error.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/config\//), keyword: 'required' })]));
+      expect(result.body.error.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/config(\/|$)/), keyword: 'required' })]));
     }
     expect((await gw.request('GET', '/v1/policies', { key: tenant.key })).body).toEqual(before);
     const evaluation = await gw.request('POST', '/v1/policies/evaluations', { key: tenant.key, body: { agent_id: 'agent', tool_name: 'wallet.execute', amount_minor: '100', currency: 'BRL' } });
