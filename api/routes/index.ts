@@ -23,6 +23,7 @@ import { executeRoutes } from './execute';
 import { approvalRoutes } from './approvals';
 import { reconciliationRoutes } from './reconciliation';
 import { providerRoutes } from './providers';
+import { connectionRoutes } from './connections';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -49,6 +50,7 @@ export function allRoutes(): AnyRoute[] {
     ...eventRoutes,
     ...codehostRoutes,
     ...providerRoutes,
+    ...connectionRoutes,
   ];
   return routes;
 }

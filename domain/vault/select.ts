@@ -1,0 +1,21 @@
+// Picks the configured key service once per settings object (GATEWAY_VAULT_KEY_SERVICE), so the API and
+// the worker share one client per process and a test can swap the settings for a gateway it runs.
+import type { KeyRing } from '../crypto/secret-box';
+import type { KeyService } from './key-service';
+import { KmsKeyService, type KmsSettings } from './kms-key-service';
+import { LocalKeyService } from './local-key-service';
+
+export type VaultSettings =
+  | { keyService: 'local'; localKeys: KeyRing }
+  | { keyService: 'kms'; kms: KmsSettings };
+
+const services = new WeakMap<VaultSettings, KeyService>();
+
+export function keyServiceFor(settings: VaultSettings): KeyService {
+  let service = services.get(settings);
+  if (!service) {
+    service = settings.keyService === 'kms' ? new KmsKeyService(settings.kms) : new LocalKeyService(settings.localKeys);
+    services.set(settings, service);
+  }
+  return service;
+}
