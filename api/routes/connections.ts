@@ -3,8 +3,11 @@
 import { catalogServer } from '../../domain/providers/catalog';
 import { createConnection, deleteConnection, getConnection, listConnections, rotateConnection } from '../../domain/providers/connections';
 import { checkCredential } from '../../domain/providers/credential-rules';
+import { rewrapConnections } from '../../domain/providers/rewrap-connections';
 import { requireServer, serverUnknown } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
+import { VaultUnavailable } from '../../domain/vault/key-service';
+import { ApiError } from '../../domain/errors';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
   Connection, ConnectionCreate, ConnectionDeleted, ConnectionIdParams, ConnectionList, ConnectionListQuery, ConnectionRotate,
@@ -78,6 +81,19 @@ export const connectionRoutes: AnyRoute[] = [
     async handler({ deps, principal, params }) {
       await deleteConnection(deps.db, principal, params.id);
       return { body: { id: params.id, deleted: true } };
+    },
+  }),
+  route<unknown, unknown, Record<string, string>, 'operator'>({
+    method: 'post', path: '/v1/ops/vault/rewrap', auth: 'operator', scope: null, tags: ['Operations'],
+    operationId: 'rewrapVaultKeys', summary: 'Re-wrap up to 100 connection data keys under the current key-encryption key; call until remaining is 0',
+    responses: { 200: { description: '`{rewrapped, remaining, key_ref}`' }, 503: vaultDown },
+    async handler({ deps }) {
+      try {
+        return { body: await rewrapConnections(deps.db, keyServiceFor(deps.config.vault)) };
+      } catch (error) {
+        if (error instanceof VaultUnavailable) throw new ApiError(503, 'vault_unavailable', 'The key service is unavailable; nothing more was re-wrapped');
+        throw error;
+      }
     },
   }),
 ];
