@@ -1,9 +1,9 @@
-// The provider catalog: the versioned data file providers/catalog/catalog.json, checked once at load,
+// The provider catalog: the versioned data file catalog.json beside this module, checked once at load,
 // and the lookups every other area uses (by slug, filtered listing, does a server exist).
 // Generated providers (per-project servers) are a second source behind `generatedServerOf`.
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
-import catalogFile from '../../providers/catalog/catalog.json';
+import catalogFile from './catalog.json';
 
 export const AUTH_TYPES = ['api_key', 'path_secret', 'oauth', 'cert', 'none', 'hmac_signed', 'jwt_ecdsa', 'two_header', 'cdp'] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
