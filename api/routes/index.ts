@@ -24,6 +24,7 @@ import { approvalRoutes } from './approvals';
 import { reconciliationRoutes } from './reconciliation';
 import { providerRoutes } from './providers';
 import { connectionRoutes } from './connections';
+import { oauthConnectionRoutes } from './oauth-connections';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -51,6 +52,7 @@ export function allRoutes(): AnyRoute[] {
     ...codehostRoutes,
     ...providerRoutes,
     ...connectionRoutes,
+    ...oauthConnectionRoutes,
   ];
   return routes;
 }

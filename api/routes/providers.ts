@@ -6,6 +6,7 @@ import { ErrorEnvelope } from '../../schema/http/common';
 import { AuthSchema, CatalogList, CatalogListQuery, CatalogServerDetail, SlugParams, type CatalogListQueryValues } from '../../schema/http/providers';
 import { presentAuthSchema, presentCatalogRow, presentCatalogServer } from '../presenters/provider';
 import { route, type AnyRoute } from '../route';
+import { verifyConnectionRoute } from './verify-connection';
 
 const tags = ['Providers'];
 const unknown = { description: '`server_unknown`: not in the catalog (another project\'s generated provider answers the same)', schema: ErrorEnvelope };
@@ -40,4 +41,5 @@ export const providerRoutes: AnyRoute[] = [
       return { body: presentAuthSchema(server, principal.environment, deps.config.providerUrls) };
     },
   }),
+  verifyConnectionRoute,
 ];

@@ -49,7 +49,11 @@ const server = z.object({
   /** live: the provider's own base URL; test_mock: the PROVIDER_<NAME>_URL name of its mock server. */
   endpoints: z.object({ live: z.string().optional(), test_mock: z.string().optional() }),
   path_template: z.string().optional(),
-  oauth: z.object({ authorize_path: z.string(), token_path: z.string(), scope: z.string() }).optional(),
+  // sandbox_client: the sandbox's published OAuth client for test keys; live clients come from configuration.
+  oauth: z.object({
+    authorize_path: z.string(), token_path: z.string(), scope: z.string(),
+    sandbox_client: z.object({ client_id: z.string(), client_secret: z.string() }).optional(),
+  }).optional(),
   fields: z.array(field),
   verify: z.object({ method: z.enum(['GET', 'POST']), path: z.string() }).nullable(),
   tools: z.array(tool).min(1),

@@ -117,6 +117,15 @@ export async function rotateConnection(db: DatabasePool, keys: KeyService, tenan
   return row;
 }
 
+/** Re-seals a connection's credential the gateway itself renewed (OAuth tokens); not a rotation by the account. */
+export async function resealCredential(db: CommonQueryMethods, keys: KeyService, connection: ConnectionRow, secrets: SecretFields): Promise<void> {
+  const sealed = await withVault(() => sealSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secrets));
+  await db.query(sql.unsafe`
+    UPDATE provider_connections SET secret_ciphertext = ${sealed.ciphertext}, secret_wrapped_key = ${sealed.wrappedKey}, secret_key_ref = ${sealed.keyRef},
+      secret_fields = ${sql.array(Object.keys(secrets).sort(), 'text')}, updated_at = now()
+    WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id}`);
+}
+
 /** Opens a connection's credential for one upstream call. Never logged, never returned. */
 export async function openCredential(db: CommonQueryMethods, keys: KeyService, connection: ConnectionRow): Promise<SecretFields> {
   const sealed = await db.one(sql.type(sealedRow)`
