@@ -36,7 +36,10 @@ export function sendUpstream(request: OutboundRequest, limits: SendLimits): Prom
       timeout: limits.timeoutMs,
       agent: false,
       ...(secure && request.tls ? Object.fromEntries(Object.entries(request.tls).filter(([, value]) => value)) : {}),
-      ...(limits.lookupAddress ? { lookup: (_host: string, _opts: unknown, done: (e: Error | null, a: string, f: number) => void) => done(null, limits.lookupAddress!.address, limits.lookupAddress!.family) } : {}),
+      // Node may ask for all addresses (autoSelectFamily); either way only the checked one is offered.
+      ...(limits.lookupAddress ? { lookup: (_host: string, opts: { all?: boolean }, done: (e: Error | null, a: string | Array<{ address: string; family: number }>, f?: number) => void) => (opts?.all
+        ? done(null, [{ address: limits.lookupAddress!.address, family: limits.lookupAddress!.family }])
+        : done(null, limits.lookupAddress!.address, limits.lookupAddress!.family)) } : {}),
     };
     const req = (secure ? https : http).request(request.url, options as http.RequestOptions, (res) => {
       const chunks: Buffer[] = [];
