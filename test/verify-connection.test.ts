@@ -199,6 +199,23 @@ describe('OAuth connections', () => {
     }
   });
 
+  it('serializes concurrent refreshes, so a rotated refresh token is never spent twice', async () => {
+    const oauth = gw.mocks.auth_oauth as unknown as OAuthMock;
+    const tenant = await gw.createTenant();
+    oauth.settings.accessTokenTtlS = 10; // every use refreshes
+    try {
+      const started = await gw.request('POST', '/v1/providers/dda-hub/oauth/authorize', { key: tenant.key, body: {} });
+      const consent = await fetch(started.body.authorize_url, { redirect: 'manual' });
+      expect((await fetch(consent.headers.get('location')!)).status).toBe(201);
+      const refreshesBefore = oauth.refreshes();
+      const answers = await Promise.all([1, 2, 3, 4].map(() => verify(tenant, 'dda-hub')));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+      expect(oauth.refreshes()).toBeGreaterThan(refreshesBefore);
+    } finally {
+      oauth.settings.accessTokenTtlS = 3600;
+    }
+  });
+
   it('refuses to start the flow for a server that takes a pasted credential', async () => {
     const r = await gw.request('POST', '/v1/providers/pix-psp/oauth/authorize', { key: t.key, body: {} });
     expect(r.status).toBe(400);

@@ -117,6 +117,11 @@ export async function rotateConnection(db: DatabasePool, keys: KeyService, tenan
   return row;
 }
 
+/** Holds the connection's row until the transaction ends (serializes token refreshes). */
+export async function lockConnection(tx: CommonQueryMethods, connection: ConnectionRow): Promise<void> {
+  await tx.query(sql.unsafe`SELECT 1 FROM provider_connections WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id} FOR UPDATE`);
+}
+
 /** Re-seals a connection's credential the gateway itself renewed (OAuth tokens); not a rotation by the account. */
 export async function resealCredential(db: CommonQueryMethods, keys: KeyService, connection: ConnectionRow, secrets: SecretFields): Promise<void> {
   const sealed = await withVault(() => sealSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secrets));

@@ -1,7 +1,7 @@
 // The provider side of `oauth` connections: exchanging an authorization code for tokens, and refreshing
 // an access token that is about to expire, re-sealing the new tokens (the refresh token stays sealed).
 import type { CatalogServer } from '../../domain/providers/catalog';
-import { resealCredential, type ConnectionRow } from '../../domain/providers/connections';
+import { lockConnection, openCredential, resealCredential, type ConnectionRow } from '../../domain/providers/connections';
 import type { KeyService } from '../../domain/vault/key-service';
 import type { DatabasePool } from '../../runtime/database';
 import { sendUpstream, type SendLimits } from '../upstream/send';
@@ -53,13 +53,23 @@ export interface RefreshDeps {
   limits: SendLimits;
 }
 
-/** The credential with an access token good for at least 30 s more, refreshing and re-sealing when needed. */
+/**
+ * The credential with an access token good for at least 30 s more, refreshing and re-sealing when needed.
+ * Providers rotate refresh tokens, so two calls refreshing at once would spend the same one and the
+ * second would be refused: the refresh holds the connection's row lock, and a call that waited for it
+ * finds the tokens the first one stored.
+ */
 export async function freshOAuthCredential(deps: RefreshDeps, server: CatalogServer, baseUrl: string, connection: ConnectionRow, credential: Credential): Promise<Credential> {
-  if (Number(credential.expires_at ?? 0) > Date.now() + REFRESH_MARGIN_MS) return credential;
-  if (!credential.refresh_token) return credential; // the provider will say the token expired
-  const next = await requestTokens(server, baseUrl, deps.client, { grant_type: 'refresh_token', refresh_token: credential.refresh_token }, deps.limits);
-  await resealCredential(deps.db, deps.keys, connection, next);
-  return next;
+  const stale = (c: Credential) => Number(c.expires_at ?? 0) <= Date.now() + REFRESH_MARGIN_MS && !!c.refresh_token;
+  if (!stale(credential)) return credential;
+  return deps.db.transaction(async (tx) => {
+    await lockConnection(tx, connection);
+    const current = await openCredential(tx, deps.keys, connection);
+    if (!stale(current)) return current;
+    const next = await requestTokens(server, baseUrl, deps.client, { grant_type: 'refresh_token', refresh_token: current.refresh_token }, deps.limits);
+    await resealCredential(tx, deps.keys, connection, next);
+    return next;
+  });
 }
 
 export function oauthClientFor(server: CatalogServer, environment: 'live' | 'test', configured: Record<string, { clientId: string; clientSecret: string }>): OAuthClient | undefined {
