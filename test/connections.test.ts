@@ -8,7 +8,7 @@ import { keyServiceFor } from '../domain/vault/select';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { HMAC_SANDBOX } from '../providers/mocks/auth-hmac';
 import { PATH_SECRET_SANDBOX } from '../providers/mocks/auth-path-secret';
-import { CERT_SANDBOX } from '../providers/mocks/auth-cert';
+import { CERT_ROGUE, CERT_SANDBOX } from '../providers/mocks/auth-cert';
 import type { AuthMock } from '../providers/mocks/auth-mock';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
@@ -108,6 +108,18 @@ describe('connect, read, list, rotate, delete', () => {
       expect(r.status).toBe(404);
       expect(r.body.error.code).toBe('not_found');
     }
+  });
+});
+
+describe('client certificates', () => {
+  it('stores a certificate and its key for a live project, and refuses a key that is not the certificate\'s', async () => {
+    const live = await gw.createTenant({ environment: 'live' });
+    const created = await connect(live, 'ted-bank', CERT_SANDBOX());
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ environment: 'live', auth_type: 'cert', credential_fields: ['certificate', 'private_key'] });
+    const mismatch = await connect(live, 'ted-bank', { certificate: CERT_SANDBOX().certificate, private_key: CERT_ROGUE().private_key });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.body.error).toMatchObject({ code: 'credential_invalid', details: { reason: 'key_certificate_mismatch' } });
   });
 });
 

@@ -1,6 +1,6 @@
 // The provider catalog through HTTP: browsing with filters, one server with its tools, the auth schema
 // per environment, refusals of bad queries and unknown slugs, and the servers:read scope.
-import { AUTH_TYPES } from '../domain/providers/catalog';
+import { AUTH_TYPES, catalogServerExists } from '../domain/providers/catalog';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
 let gw: Gateway;
@@ -113,5 +113,12 @@ describe('scope', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ error: 'forbidden', message: expect.stringContaining('servers:read'), status: 403 });
     expect((await gw.request('GET', '/v1/providers')).status).toBe(401);
+  });
+});
+
+describe('lookup for other areas', () => {
+  it('tells a catalog server from an unknown slug (webhook triggers narrow to a server_id with it)', async () => {
+    expect(await catalogServerExists(gw.db, 'pix-psp')).toBe(true);
+    expect(await catalogServerExists(gw.db, 'nope-bank')).toBe(false);
   });
 });
