@@ -101,7 +101,9 @@ function vaultSettings(env: NodeJS.ProcessEnv, encryptionKeys: KeyRing): VaultSe
     if (!keyId) throw new ConfigError('GATEWAY_VAULT_KMS_KEY_ID is required when GATEWAY_VAULT_KEY_SERVICE=kms');
     const endpoint = optional(env, 'GATEWAY_VAULT_KMS_ENDPOINT');
     if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) throw new ConfigError('GATEWAY_VAULT_KMS_ENDPOINT must be an http(s) URL');
-    return { keyService: 'kms', kms: { keyId, endpoint, region: optional(env, 'AWS_REGION') ?? 'us-east-1' } };
+    // The local keys stay configured so rows sealed before the move open, and re-wrapping moves them to KMS.
+    const local = optional(env, 'GATEWAY_VAULT_KEYS');
+    return { keyService: 'kms', kms: { keyId, endpoint, region: optional(env, 'AWS_REGION') ?? 'us-east-1' }, localKeys: local ? parseKeyRing(local) : encryptionKeys };
   }
   if (kind !== 'local') throw new ConfigError('GATEWAY_VAULT_KEY_SERVICE must be local or kms');
   const spec = optional(env, 'GATEWAY_VAULT_KEYS');

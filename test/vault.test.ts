@@ -77,6 +77,32 @@ describe('KMS key service', () => {
   });
 });
 
+describe('moving from local keys to KMS', () => {
+  it('keeps rows sealed under local keys readable after the switch, and re-wrapping moves them to KMS', async () => {
+    const saved = gw.config.vault;
+    if (saved.keyService !== 'local') throw new Error('the harness starts with local keys');
+    const tenant = await gw.createTenant();
+    const created = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: tenant.key, body: { credentials: API_KEY_SANDBOX } });
+    const keyId = await newKmsKey(kms.endpoint);
+    gw.config.vault = { keyService: 'kms', kms: { keyId, region: 'us-east-1', endpoint: kms.endpoint, credentials }, localKeys: saved.localKeys };
+    try {
+      const row = await getConnection(gw.db, tenant, created.body.id);
+      expect(await openCredential(gw.db, keyServiceFor(gw.config.vault), row)).toEqual(API_KEY_SANDBOX);
+      const added = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: tenant.key, body: { credentials: API_KEY_SANDBOX } });
+      expect(await gw.db.oneFirst(sql.type(z.object({ secret_key_ref: z.string() }))`SELECT secret_key_ref FROM provider_connections WHERE id = ${added.body.id}`)).toBe(`kms:${keyId}`);
+
+      let report;
+      do report = (await gw.operator('POST', '/v1/ops/vault/rewrap')).body; while (report.remaining > 0 && report.rewrapped > 0);
+      expect(report).toMatchObject({ remaining: 0, unreadable: [] });
+      const kmsOnly: VaultSettings = { keyService: 'kms', kms: { keyId, region: 'us-east-1', endpoint: kms.endpoint, credentials } };
+      expect(await openCredential(gw.db, keyServiceFor(kmsOnly), row)).toEqual(API_KEY_SANDBOX);
+    } finally {
+      gw.config.vault = saved;
+      await gw.db.query(sql.unsafe`DELETE FROM provider_connections WHERE secret_key_ref LIKE 'kms:%'`);
+    }
+  });
+});
+
 describe('local key rotation', () => {
   it('re-wraps every data key under the new key while each row stays readable, then the old key can go', async () => {
     const v1 = randomBytes(32);
@@ -118,6 +144,6 @@ describe('configuration', () => {
     expect(() => loadConfig({ GATEWAY_VAULT_KEY_SERVICE: 'kms' })).toThrow(ConfigError);
     expect(() => loadConfig({ GATEWAY_VAULT_KEY_SERVICE: 'vault9000' })).toThrow(ConfigError);
     expect(loadConfig({ GATEWAY_VAULT_KEY_SERVICE: 'kms', GATEWAY_VAULT_KMS_KEY_ID: 'alias/gw', GATEWAY_VAULT_KMS_ENDPOINT: 'http://127.0.0.1:4566' }).vault)
-      .toEqual({ keyService: 'kms', kms: { keyId: 'alias/gw', region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' } });
+      .toMatchObject({ keyService: 'kms', kms: { keyId: 'alias/gw', region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' }, localKeys: { current: 1 } });
   });
 });

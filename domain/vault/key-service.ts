@@ -17,6 +17,10 @@ export interface KeyService {
   /** The reference new data keys are wrapped under; rows with another one are due for re-wrapping. */
   currentKeyRef(): string;
   generateDataKey(context: EncryptionContext): Promise<DataKey>;
+  /** Wraps a data key another service made (moving from one key service to another). */
+  wrap(plaintext: Buffer, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }>;
+  /** Whether this service made the wrapped key a reference names. */
+  owns(keyRef: string): boolean;
   unwrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<Buffer>;
   /** Wraps the same data key under the current key-encryption key; the sealed secret itself is untouched. */
   rewrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }>;

@@ -1,7 +1,7 @@
 // The KMS key service: data keys from GenerateDataKey under a configured key, unwrapped with Decrypt and
 // moved to a new key with ReEncrypt, always with the encryption context, so KMS itself refuses a wrapped
 // key presented for another row. Any endpoint speaking the KMS protocol works (moto in tests).
-import { DecryptCommand, GenerateDataKeyCommand, KMSClient, ReEncryptCommand } from '@aws-sdk/client-kms';
+import { DecryptCommand, EncryptCommand, GenerateDataKeyCommand, KMSClient, ReEncryptCommand } from '@aws-sdk/client-kms';
 import { SealBroken, VaultUnavailable, type DataKey, type EncryptionContext, type KeyService } from './key-service';
 
 export interface KmsSettings {
@@ -32,6 +32,16 @@ export class KmsKeyService implements KeyService {
     const out = await this.call(() => this.client.send(new GenerateDataKeyCommand({ KeyId: this.settings.keyId, KeySpec: 'AES_256', EncryptionContext: context })));
     if (!out.Plaintext || !out.CiphertextBlob) throw new VaultUnavailable('KMS returned no data key');
     return { plaintext: Buffer.from(out.Plaintext), wrapped: Buffer.from(out.CiphertextBlob).toString('base64'), keyRef: this.currentKeyRef() };
+  }
+
+  owns(keyRef: string): boolean {
+    return keyRef.startsWith('kms:');
+  }
+
+  async wrap(plaintext: Buffer, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }> {
+    const out = await this.call(() => this.client.send(new EncryptCommand({ KeyId: this.settings.keyId, Plaintext: plaintext, EncryptionContext: context })));
+    if (!out.CiphertextBlob) throw new VaultUnavailable('KMS returned no ciphertext');
+    return { wrapped: Buffer.from(out.CiphertextBlob).toString('base64'), keyRef: this.currentKeyRef() };
   }
 
   async unwrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<Buffer> {

@@ -15,7 +15,15 @@ export class LocalKeyService implements KeyService {
 
   async generateDataKey(context: EncryptionContext): Promise<DataKey> {
     const plaintext = randomBytes(32);
-    return { plaintext, wrapped: this.wrap(plaintext, context), keyRef: this.currentKeyRef() };
+    return { plaintext, wrapped: this.wrapKey(plaintext, context), keyRef: this.currentKeyRef() };
+  }
+
+  owns(keyRef: string): boolean {
+    return keyRef.startsWith('local:');
+  }
+
+  async wrap(plaintext: Buffer, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }> {
+    return { wrapped: this.wrapKey(plaintext, context), keyRef: this.currentKeyRef() };
   }
 
   async unwrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<Buffer> {
@@ -35,10 +43,10 @@ export class LocalKeyService implements KeyService {
 
   async rewrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }> {
     const plaintext = await this.unwrap(wrapped, keyRef, context);
-    return { wrapped: this.wrap(plaintext, context), keyRef: this.currentKeyRef() };
+    return { wrapped: this.wrapKey(plaintext, context), keyRef: this.currentKeyRef() };
   }
 
-  private wrap(plaintext: Buffer, context: EncryptionContext): string {
+  private wrapKey(plaintext: Buffer, context: EncryptionContext): string {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.ring.keys.get(this.ring.current)!, iv);
     cipher.setAAD(contextBytes(context));
