@@ -152,6 +152,20 @@ describe('refusals write nothing', () => {
     }
   });
 
+  it('refuses control characters in a label or a connection id with a 400, never a 500', async () => {
+    const before = await rowCount(t);
+    const label = await call('POST', '/v1/providers/pix-psp/connections', { key: t.key, body: { label: 'a\u0000b', credentials: API_KEY_SANDBOX } });
+    expect(label.status).toBe(400);
+    expect(label.body.error.code).toBe('invalid_body');
+    for (const path of ['/v1/connections/conn%00x', '/v1/connections/conn%00x/rotate']) {
+      const r = await call(path.endsWith('rotate') ? 'POST' : 'GET', path, { key: t.key, body: path.endsWith('rotate') ? { credentials: API_KEY_SANDBOX } : undefined });
+      expect(r.status).toBe(400);
+    }
+    const callback = await fetch(`${gw.url}/v1/providers/oauth/callback?code=x&state=a%00b`);
+    expect(callback.status).toBe(400);
+    expect(await rowCount(t)).toBe(before);
+  });
+
   it('answers 503 vault_unavailable when the key service is down, and writes nothing', async () => {
     const saved = gw.config.vault;
     gw.config.vault = { keyService: 'kms', kms: { keyId: 'alias/gateway', region: 'us-east-1', endpoint: 'http://127.0.0.1:9', credentials: { accessKeyId: 'x', secretAccessKey: 'y' } } };

@@ -10,7 +10,7 @@ import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor, OAuthGrantRefused, requestTokens } from '../../providers/auth/oauth-refresh';
 import { UpstreamUnreachable } from '../../providers/upstream/send';
 import { ErrorEnvelope } from '../../schema/http/common';
-import { Connection } from '../../schema/http/connections';
+import { Connection, Label } from '../../schema/http/connections';
 import { SlugParams } from '../../schema/http/providers';
 import { presentConnection } from '../presenters/connection';
 import { publicOrigin } from '../public-origin';
@@ -24,7 +24,7 @@ export const oauthConnectionRoutes: AnyRoute[] = [
     method: 'post', path: '/v1/providers/:slug/oauth/authorize', auth: 'key', scope: 'unmapped', tags,
     operationId: 'startProviderOAuth', summary: 'Start connecting an OAuth server: the URL to send the account holder to',
     params: SlugParams,
-    body: { type: 'object', additionalProperties: false, properties: { label: { type: 'string', minLength: 1, maxLength: 120 } } },
+    body: { type: 'object', additionalProperties: false, properties: { label: Label } },
     responses: {
       201: { description: '`{authorize_url, state, expires_at}`; the callback stores the connection' },
       400: { description: '`not_oauth_server`, `invalid_body`', schema: ErrorEnvelope }, 404: { description: '`server_unknown`', schema: ErrorEnvelope },
@@ -51,7 +51,7 @@ export const oauthConnectionRoutes: AnyRoute[] = [
   route<unknown, { code?: string; state?: string; error?: string }, Record<string, string>, 'public'>({
     method: 'get', path: CALLBACK_PATH, auth: 'public', scope: null, tags,
     operationId: 'providerOAuthCallback', summary: 'The managed OAuth callback providers redirect to; stores the connection',
-    query: { type: 'object', properties: { code: { type: 'string', maxLength: 2048 }, state: { type: 'string', maxLength: 256 }, error: { type: 'string', maxLength: 256 } } },
+    query: { type: 'object', properties: { code: { type: 'string', maxLength: 2048 }, state: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,256}$' }, error: { type: 'string', maxLength: 256 } } },
     responses: {
       201: { description: 'The new connection', schema: Connection },
       400: { description: '`oauth_state_invalid` (unknown, used or expired state), `oauth_denied`', schema: ErrorEnvelope },

@@ -6,6 +6,9 @@ import { AUTH_TYPES } from '../../domain/providers/catalog';
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
+// Control characters (NUL above all, which PostgreSQL text refuses) have no place in a label.
+export const Label: JsonSchema = { type: 'string', minLength: 1, maxLength: 120, pattern: '^[^\\u0000-\\u001f\\u007f]+$' };
+
 const Credentials: JsonSchema = {
   type: 'object', maxProperties: 20,
   additionalProperties: { type: 'string', maxLength: 16384 },
@@ -15,7 +18,7 @@ const Credentials: JsonSchema = {
 
 export const ConnectionCreate: JsonSchema = {
   type: 'object', required: ['credentials'], additionalProperties: false,
-  properties: { label: { type: 'string', minLength: 1, maxLength: 120 }, credentials: Credentials },
+  properties: { label: Label, credentials: Credentials },
 };
 export interface ConnectionCreateBody { label?: string; credentials: Record<string, string> }
 
@@ -31,7 +34,7 @@ export const ConnectionListQuery: JsonSchema = {
 };
 export interface ConnectionListQueryValues { provider?: string }
 
-export const ConnectionIdParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 200 } } };
+export const ConnectionIdParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' } } };
 
 export const Connection: JsonSchema = {
   type: 'object',
