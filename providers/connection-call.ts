@@ -13,8 +13,6 @@ export interface ConnectionCallDeps {
   db: DatabasePool;
   keys: KeyService;
   oauthClient: OAuthClient | undefined;
-  /** Extra trusted roots for the provider's TLS certificate (a sandbox's test CA), never for live. */
-  ca?: string;
 }
 
 export interface ConnectionCall {
@@ -35,7 +33,6 @@ export async function callWithConnection(deps: ConnectionCallDeps, call: Connect
   const url = new URL(call.baseUrl.replace(/\/+$/, '') + call.path);
   const request = injectCredential({
     method: call.method, url, headers: { accept: 'application/json', ...call.headers }, body: call.body ?? Buffer.alloc(0),
-    ...(deps.ca ? { tls: { ca: deps.ca } } : {}),
   }, credential, call.server);
   return { answer: await sendUpstream(request, limits), credential };
 }
