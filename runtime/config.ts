@@ -4,6 +4,7 @@ import path from 'node:path';
 import { developmentKeyRing, parseKeyRing, type KeyRing } from '../domain/crypto/secret-box';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks/retry-schedule';
 import { PROJECT_ROOT } from './project-root';
+import type { VaultSettings } from '../domain/vault/select';
 
 export interface TemporalSettings {
   address: string | undefined; // undefined: local dev server started by the gateway itself
@@ -48,6 +49,10 @@ export interface Config {
   sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   webhooks: WebhookSettings;
+  /** The credential vault's key-encryption keys: local versioned keys, or a KMS key. */
+  vault: VaultSettings;
+  /** OAuth clients the gateway registered with providers, by catalog slug (PROVIDER_<SLUG>_OAUTH_CLIENT_ID / _SECRET). */
+  providerOAuthClients: Record<string, { clientId: string; clientSecret: string }>;
 }
 
 export class ConfigError extends Error {}
@@ -89,6 +94,38 @@ function retrySchedule(env: NodeJS.ProcessEnv): number[] {
   }
 }
 
+function vaultSettings(env: NodeJS.ProcessEnv, encryptionKeys: KeyRing): VaultSettings {
+  const kind = optional(env, 'GATEWAY_VAULT_KEY_SERVICE') ?? 'local';
+  if (kind === 'kms') {
+    const keyId = optional(env, 'GATEWAY_VAULT_KMS_KEY_ID');
+    if (!keyId) throw new ConfigError('GATEWAY_VAULT_KMS_KEY_ID is required when GATEWAY_VAULT_KEY_SERVICE=kms');
+    const endpoint = optional(env, 'GATEWAY_VAULT_KMS_ENDPOINT');
+    if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) throw new ConfigError('GATEWAY_VAULT_KMS_ENDPOINT must be an http(s) URL');
+    // The local keys stay configured so rows sealed before the move open, and re-wrapping moves them to KMS.
+    const local = optional(env, 'GATEWAY_VAULT_KEYS');
+    return { keyService: 'kms', kms: { keyId, endpoint, region: optional(env, 'AWS_REGION') ?? 'us-east-1' }, localKeys: local ? parseKeyRing(local) : encryptionKeys };
+  }
+  if (kind !== 'local') throw new ConfigError('GATEWAY_VAULT_KEY_SERVICE must be local or kms');
+  const spec = optional(env, 'GATEWAY_VAULT_KEYS');
+  try {
+    return { keyService: 'local', localKeys: spec ? parseKeyRing(spec) : encryptionKeys };
+  } catch (error) {
+    throw new ConfigError(`GATEWAY_VAULT_KEYS: ${(error as Error).message}`);
+  }
+}
+
+function providerOAuthClients(env: NodeJS.ProcessEnv): Config['providerOAuthClients'] {
+  const clients: Config['providerOAuthClients'] = {};
+  for (const [name, value] of Object.entries(env)) {
+    const match = /^PROVIDER_([A-Z0-9_]+)_OAUTH_CLIENT_ID$/.exec(name);
+    if (!match || !value) continue;
+    const secret = optional(env, `PROVIDER_${match[1]}_OAUTH_CLIENT_SECRET`);
+    if (!secret) throw new ConfigError(`${name} is set without PROVIDER_${match[1]}_OAUTH_CLIENT_SECRET`);
+    clients[match[1].toLowerCase().replace(/_/g, '-')] = { clientId: value, clientSecret: secret };
+  }
+  return clients;
+}
+
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -99,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const logLevel = (optional(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const encryptionKeys = optional(env, 'GATEWAY_ENCRYPTION_KEYS') ? parseKeyRing(optional(env, 'GATEWAY_ENCRYPTION_KEYS')!) : developmentKeyRing();
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: optional(env, 'HOST') ?? '127.0.0.1',
@@ -108,7 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceToken,
     // The pepper keeps a stolen key table useless without the process environment.
     apiKeyPepper: optional(env, 'GATEWAY_API_KEY_PEPPER') ?? 'gateway-dev-pepper',
-    encryptionKeys: optional(env, 'GATEWAY_ENCRYPTION_KEYS') ? parseKeyRing(optional(env, 'GATEWAY_ENCRYPTION_KEYS')!) : developmentKeyRing(),
+    encryptionKeys,
     bodyLimitBytes: int(env, 'GATEWAY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     temporal: {
       address: optional(env, 'TEMPORAL_ADDRESS'),
@@ -134,5 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
       holdLimitMs: int(env, 'WEBHOOK_HOLD_LIMIT_HOURS', 720, 1, 8_760) * 3_600_000,
     },
+    vault: vaultSettings(env, encryptionKeys),
+    providerOAuthClients: providerOAuthClients(env),
   };
 }

@@ -1,6 +1,8 @@
 // Wallets through HTTP: create, list, read with balances, status moves, funding sources, transfers, isolation.
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { expectBalanced, fund, insertConnection, newWallet, post } from './support/money';
+import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
+import type { AuthMock } from '../providers/mocks/auth-mock';
 
 let gw: Gateway;
 let t: Tenant;
@@ -113,6 +115,46 @@ describe('funding sources', () => {
     expect(r.status).toBe(status);
     expect(r.body.error.code).toBe(code);
     expect((await gw.request('GET', `/v1/wallets/${id}/funding-sources`, { key: t.key })).body.funding_sources).toHaveLength(0);
+  });
+
+  it('binds a connection made through the connect route, and unbinds it when the connection is deleted', async () => {
+    const id = await newWallet(gw, t);
+    const conn = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: t.key, body: { credentials: API_KEY_SANDBOX } });
+    expect(conn.status).toBe(201);
+    const bound = await gw.request('POST', `/v1/wallets/${id}/funding-sources`, { key: t.key, body: { connection_id: conn.body.id, currency: 'BRL' } });
+    expect(bound.status).toBe(201);
+    expect((await gw.request('DELETE', `/v1/connections/${conn.body.id}`, { key: t.key })).status).toBe(200);
+    expect((await gw.request('GET', `/v1/wallets/${id}/funding-sources`, { key: t.key })).body.funding_sources).toHaveLength(0);
+  });
+
+  it('refuses an on-chain connection without a wallet address with no_onchain_wallet, and binds one with it', async () => {
+    const id = await newWallet(gw, t, { currency: 'USDC' });
+    const mock = gw.mocks.auth_jwt_ecdsa as unknown as AuthMock;
+    const bare = await gw.request('POST', '/v1/providers/stablecoin-rails/connections', { key: t.key, body: { credentials: mock.credentials } });
+    const refused = await gw.request('POST', `/v1/wallets/${id}/funding-sources`, { key: t.key, body: { connection_id: bare.body.id, currency: 'USDC' } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('no_onchain_wallet');
+    expect((await gw.request('GET', `/v1/wallets/${id}/funding-sources`, { key: t.key })).body.funding_sources).toHaveLength(0);
+    const addressed = await gw.request('POST', '/v1/providers/stablecoin-rails/connections', { key: t.key, body: { credentials: { ...mock.credentials, onchain_address: `0x${'12'.repeat(20)}` } } });
+    const bound = await gw.request('POST', `/v1/wallets/${id}/funding-sources`, { key: t.key, body: { connection_id: addressed.body.id, currency: 'USDC' } });
+    expect(bound.status).toBe(201);
+  });
+
+  it('refuses a connection of a rail-less server (fiscal, shipping) with funding_rail_mismatch', async () => {
+    const id = await newWallet(gw, t);
+    const conn = await gw.request('POST', '/v1/providers/freight-quotes/connections', { key: t.key, body: { credentials: { client_id: 'freight_client_1', client_secret: 'freight_secret_000000001' } } });
+    const r = await gw.request('POST', `/v1/wallets/${id}/funding-sources`, { key: t.key, body: { connection_id: conn.body.id, currency: 'BRL' } });
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('funding_rail_mismatch');
+  });
+
+  it('answers connection_not_found for another organization\'s connection', async () => {
+    const other = await gw.createTenant();
+    const theirs = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: other.key, body: { credentials: API_KEY_SANDBOX } });
+    const id = await newWallet(gw, t);
+    const r = await gw.request('POST', `/v1/wallets/${id}/funding-sources`, { key: t.key, body: { connection_id: theirs.body.id, currency: 'BRL' } });
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('connection_not_found');
   });
 
   it('refuses a second binding of the same currency with funding_source_conflict', async () => {

@@ -22,6 +22,9 @@ import { policyRoutes } from './policies';
 import { executeRoutes } from './execute';
 import { approvalRoutes } from './approvals';
 import { reconciliationRoutes } from './reconciliation';
+import { providerRoutes } from './providers';
+import { connectionRoutes } from './connections';
+import { oauthConnectionRoutes } from './oauth-connections';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -47,6 +50,9 @@ export function allRoutes(): AnyRoute[] {
     ...webhookEndpointRoutes,
     ...eventRoutes,
     ...codehostRoutes,
+    ...providerRoutes,
+    ...connectionRoutes,
+    ...oauthConnectionRoutes,
   ];
   return routes;
 }

@@ -16,7 +16,9 @@ export const fundingSourceRow = z.object({
 });
 export type FundingSourceRow = z.infer<typeof fundingSourceRow>;
 
-const connectionRow = z.object({ id: z.string(), rail: z.string(), status: z.string() });
+const connectionRow = z.object({ id: z.string(), rail: z.string().nullable(), status: z.string(), settings: z.record(z.unknown()) });
+// Rails that settle on chain pay out to the connection's own wallet address.
+const ONCHAIN_RAILS = new Set(['onchain', 'x402']);
 const COLUMNS = sql.fragment`wallet_id, connection_id, currency, enabled, created_at, metadata`;
 
 export async function bindFundingSource(
@@ -28,12 +30,15 @@ export async function bindFundingSource(
       SELECT id FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`);
     if (!wallet) throw notFound('Wallet');
     const connection = await tx.maybeOne(sql.type(connectionRow)`
-      SELECT id, rail, status FROM provider_connections
+      SELECT id, rail, status, settings FROM provider_connections
       WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${input.connectionId}`);
     if (!connection) throw new ApiError(404, 'connection_not_found', 'No connection with this id in the project', { connection_id: input.connectionId });
     if (connection.status !== 'active') throw new ApiError(409, 'connection_not_active', `The connection is ${connection.status}`, { status: connection.status });
-    if (!railCarries(connection.rail, input.currency)) {
-      throw new ApiError(409, 'funding_rail_mismatch', `The connection's ${connection.rail} rail does not carry ${input.currency}`, { rail: connection.rail, currency: input.currency });
+    if (connection.rail === null || !railCarries(connection.rail, input.currency)) {
+      throw new ApiError(409, 'funding_rail_mismatch', `The connection's ${connection.rail ?? 'missing'} rail does not carry ${input.currency}`, { rail: connection.rail, currency: input.currency });
+    }
+    if (ONCHAIN_RAILS.has(connection.rail) && typeof connection.settings.onchain_address !== 'string') {
+      throw new ApiError(409, 'no_onchain_wallet', 'The connection has no on-chain wallet address to fund from', { connection_id: connection.id, rail: connection.rail });
     }
     try {
       const row = await tx.one(sql.type(fundingSourceRow)`

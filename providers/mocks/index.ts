@@ -6,6 +6,15 @@ import { startResendMock } from './resend';
 import { startPixPspMock } from './pix-psp';
 import { startTedMock } from './ted-bank';
 import { startPaymentsMock } from './payments';
+import { startApiKeyMock } from './auth-api-key';
+import { startPathSecretMock } from './auth-path-secret';
+import { startOAuthMock } from './auth-oauth';
+import { startCertMock } from './auth-cert';
+import { startHmacMock } from './auth-hmac';
+import { startJwtEcdsaMock } from './auth-jwt-ecdsa';
+import { startTwoHeaderMock } from './auth-two-header';
+import { startCdpMock } from './auth-cdp';
+import { startNoneMock } from './auth-none';
 
 export interface RunningMock {
   url: string;
@@ -21,6 +30,16 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   pix_psp: () => startPixPspMock(),
   ted: () => startTedMock(),
   payments: () => startPaymentsMock(),
+  // One mock per provider auth type; the catalog's `test_mock` names them. Each checks its injection.
+  auth_api_key: () => startApiKeyMock(),
+  auth_path_secret: () => startPathSecretMock(),
+  auth_oauth: () => startOAuthMock(),
+  auth_cert: () => startCertMock(),
+  auth_hmac: () => startHmacMock(),
+  auth_jwt_ecdsa: () => startJwtEcdsaMock(),
+  auth_two_header: () => startTwoHeaderMock(),
+  auth_cdp: () => startCdpMock(),
+  auth_none: () => startNoneMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {

@@ -1,0 +1,129 @@
+// The provider catalog: the versioned data file catalog.json beside this module, checked once at load,
+// and the lookups every other area uses (by slug, filtered listing, does a server exist).
+// Generated providers (per-project servers) are a second source behind `generatedServerOf`.
+import { z } from 'zod';
+import type { CommonQueryMethods } from '../../runtime/database';
+import catalogFile from './catalog.json';
+
+export const AUTH_TYPES = ['api_key', 'path_secret', 'oauth', 'cert', 'none', 'hmac_signed', 'jwt_ecdsa', 'two_header', 'cdp'] as const;
+export type AuthType = (typeof AUTH_TYPES)[number];
+
+const field = z.object({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  kind: z.string(),
+  label: z.string(),
+  header_name: z.string().nullable(),
+  pattern: z.string().optional(),
+  optional: z.boolean().optional(),
+  /** false for plain settings (a wallet address) kept readable beside the sealed secret. */
+  secret: z.boolean().optional(),
+  /** Filled by the gateway (OAuth tokens), never by the account. */
+  managed: z.boolean().optional(),
+});
+export type CatalogField = z.infer<typeof field>;
+
+const tool = z.object({
+  name: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  description: z.string(),
+  moves_money: z.boolean(),
+  input_schema: z.record(z.unknown()),
+});
+export type CatalogTool = z.infer<typeof tool>;
+
+const server = z.object({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/),
+  name: z.string(),
+  pkg: z.string(),
+  category: z.string(),
+  country: z.string().regex(/^[A-Z]{2}$/),
+  auth_type: z.enum(AUTH_TYPES),
+  status: z.enum(['active', 'beta', 'deprecated']),
+  rail: z.string().nullable(),
+  description: z.string().nullable(),
+  provider_docs_url: z.string().url(),
+  provider_homepage: z.string().url(),
+  provider_logo_url: z.string().url(),
+  provider_logo_fallback_url: z.string().url(),
+  subaccount_provisionable: z.boolean(),
+  engine_status: z.enum(['none', 'available', 'quarantined']),
+  /** live: the provider's own base URL; test_mock: the PROVIDER_<NAME>_URL name of its mock server. */
+  endpoints: z.object({ live: z.string().optional(), test_mock: z.string().optional() }),
+  path_template: z.string().optional(),
+  // sandbox_client: the sandbox's published OAuth client for test keys; live clients come from configuration.
+  oauth: z.object({
+    authorize_path: z.string(), token_path: z.string(), scope: z.string(),
+    sandbox_client: z.object({ client_id: z.string(), client_secret: z.string() }).optional(),
+  }).optional(),
+  fields: z.array(field),
+  verify: z.object({ method: z.enum(['GET', 'POST']), path: z.string() }).nullable(),
+  tools: z.array(tool).min(1),
+});
+export type CatalogServer = z.infer<typeof server>;
+
+const catalogSchema = z.object({ version: z.number().int().positive(), servers: z.array(server) });
+
+function loadCatalog(): { version: number; servers: Map<string, CatalogServer> } {
+  const parsed = catalogSchema.parse(catalogFile);
+  const servers = new Map<string, CatalogServer>();
+  for (const entry of parsed.servers) {
+    if (servers.has(entry.id)) throw new Error(`catalog lists ${entry.id} twice`);
+    if (entry.auth_type === 'oauth' && !entry.oauth) throw new Error(`catalog: OAuth server ${entry.id} has no oauth endpoints`);
+    servers.set(entry.id, entry);
+  }
+  return { version: parsed.version, servers };
+}
+
+const CATALOG = loadCatalog();
+export const CATALOG_VERSION = CATALOG.version;
+
+export function catalogServers(): CatalogServer[] {
+  return [...CATALOG.servers.values()];
+}
+
+export function catalogServer(slug: string): CatalogServer | undefined {
+  return CATALOG.servers.get(slug);
+}
+
+export interface CatalogFilter {
+  category?: string;
+  country?: string;
+  q?: string;
+}
+
+export function filterCatalog(filter: CatalogFilter): CatalogServer[] {
+  const q = filter.q?.trim().toLowerCase();
+  return catalogServers().filter((s) =>
+    (!filter.category || s.category === filter.category)
+    && (!filter.country || s.country === filter.country)
+    && (!q || [s.id, s.name, s.description ?? '', s.category, ...s.tools.map((t) => t.name)].some((text) => text.toLowerCase().includes(q))));
+}
+
+/** A generated provider belongs to one project; `null` owner means no such generated server. */
+export interface GeneratedServerRef {
+  ownerOrgId: string;
+  ownerProjectId: string;
+}
+
+/**
+ * The seam for generated providers: a `generated_servers` table does not exist yet, so none is found.
+ * When it lands, this looks the slug up there and the routes already answer another project's with 404.
+ */
+export async function generatedServerOf(_db: CommonQueryMethods, _slug: string): Promise<GeneratedServerRef | null> {
+  return null;
+}
+
+/** For other areas (webhook triggers' `server_id`): is this slug a catalog server (or, later, a generated one)? */
+export async function catalogServerExists(db: CommonQueryMethods, slug: string): Promise<boolean> {
+  return CATALOG.servers.has(slug) || (await generatedServerOf(db, slug)) !== null;
+}
+
+/** Where a server answers for an environment; '' when the catalog has no endpoint for it. */
+export function baseUrlOf(s: CatalogServer, environment: 'live' | 'test', providerUrls: Record<string, string>): string {
+  if (environment === 'live') return s.endpoints.live ?? '';
+  return s.endpoints.test_mock ? providerUrls[s.endpoints.test_mock] ?? '' : '';
+}
+
+/** The fields the account supplies when it connects (OAuth tokens are filled by the gateway). */
+export function userFields(s: CatalogServer): CatalogField[] {
+  return s.fields.filter((f) => !f.managed);
+}

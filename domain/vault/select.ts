@@ -1,0 +1,25 @@
+// Picks the configured key service once per settings object (GATEWAY_VAULT_KEY_SERVICE), so the API and
+// the worker share one client per process and a test can swap the settings for a gateway it runs.
+import type { KeyRing } from '../crypto/secret-box';
+import type { KeyService } from './key-service';
+import { KmsKeyService, type KmsSettings } from './kms-key-service';
+import { LocalKeyService } from './local-key-service';
+import { RoutingKeyService } from './routing-key-service';
+
+export type VaultSettings =
+  | { keyService: 'local'; localKeys: KeyRing }
+  /** localKeys: the local keys of rows sealed before the move to KMS, still readable and re-wrappable. */
+  | { keyService: 'kms'; kms: KmsSettings; localKeys?: KeyRing };
+
+const services = new WeakMap<VaultSettings, KeyService>();
+
+export function keyServiceFor(settings: VaultSettings): KeyService {
+  let service = services.get(settings);
+  if (!service) {
+    if (settings.keyService === 'local') service = new LocalKeyService(settings.localKeys);
+    else if (settings.localKeys) service = new RoutingKeyService(new KmsKeyService(settings.kms), [new LocalKeyService(settings.localKeys)]);
+    else service = new KmsKeyService(settings.kms);
+    services.set(settings, service);
+  }
+  return service;
+}
