@@ -331,7 +331,7 @@ describe('endpoints', () => {
   it('lists endpoints newest first with filters and a before cursor', async () => {
     const tenant = await gw.createTenant();
     const a = await createEndpoint(tenant, { name: 'a', event: 'payment.succeeded' });
-    const b = await createEndpoint(tenant, { name: 'b', event: 'payment.failed', server_id: 'acme-pay' });
+    const b = await createEndpoint(tenant, { name: 'b', event: 'payment.failed', server_id: 'pix-psp' });
     const c = await createEndpoint(tenant, { name: 'c', event: 'payment.failed' });
     await gw.request('PATCH', `/v1/webhook-endpoints/${c.id}`, { key: tenant.key, body: { status: 'paused', name: 'c2' } });
 
@@ -343,7 +343,7 @@ describe('endpoints', () => {
     const ids = async (query: string) => (await gw.request('GET', `/v1/webhook-endpoints?${query}`, { key: tenant.key })).body.triggers.map((t: { id: string }) => t.id);
     expect(await ids('status=paused')).toEqual([c.id]);
     expect(await ids('event=payment.failed')).toEqual([c.id, b.id]);
-    expect(await ids('server_id=acme-pay')).toEqual([b.id]);
+    expect(await ids('server_id=pix-psp')).toEqual([b.id]);
     expect((await gw.request('GET', '/v1/webhook-endpoints?status=gone', { key: tenant.key })).status).toBe(400);
     expect((await getEndpointOf(tenant, c.id)).name).toBe('c2');
 
@@ -351,20 +351,23 @@ describe('endpoints', () => {
     expect([badEvent.status, badEvent.body.error.code]).toEqual([400, 'invalid_body']);
     const badServer = await gw.request('POST', '/v1/webhook-endpoints', { key: tenant.key, body: { name: 'x', event: 'payment.failed', webhook_url: receiver.url, server_id: 'Not A Server!' } });
     expect([badServer.status, badServer.body.error.code]).toEqual([400, 'unknown_server']);
+    // A well-formed slug the catalog does not hold is just as unknown: it would never receive anything.
+    const noSuchServer = await gw.request('POST', '/v1/webhook-endpoints', { key: tenant.key, body: { name: 'x', event: 'payment.failed', webhook_url: receiver.url, server_id: 'no-such-server' } });
+    expect([noSuchServer.status, noSuchServer.body.error.code, noSuchServer.body.error.details]).toEqual([400, 'unknown_server', { server_id: 'no-such-server' }]);
     const badStatus = await gw.request('PATCH', `/v1/webhook-endpoints/${a.id}`, { key: tenant.key, body: { status: 'error' } });
     expect(badStatus.status).toBe(400);
   });
 
   it('sends an endpoint narrowed to a server only that server\'s events', async () => {
     const tenant = await gw.createTenant();
-    const narrowed = await createEndpoint(tenant, { webhook_url: `${receiver.url}/narrow`, event: 'tool_call.succeeded', server_id: 'acme-pay' });
+    const narrowed = await createEndpoint(tenant, { webhook_url: `${receiver.url}/narrow`, event: 'tool_call.succeeded', server_id: 'pix-psp' });
     const broad = await createEndpoint(tenant, { webhook_url: `${receiver.url}/broad`, event: 'tool_call.succeeded' });
     await emitEvent(gw, tenant, 'tool_call.succeeded', { server_id: 'other', tool_name: 'x' });
-    await emitEvent(gw, tenant, 'tool_call.succeeded', { server_id: 'acme-pay', tool_name: 'y' });
+    await emitEvent(gw, tenant, 'tool_call.succeeded', { server_id: 'pix-psp', tool_name: 'y' });
     await eventually(async () => at('/broad').length, (n) => n === 2);
     await eventually(async () => at('/narrow').length, (n) => n === 1);
-    expect(JSON.parse(at('/narrow')[0].body).data.server_id).toBe('acme-pay');
-    expect(narrowed.server_id).toBe('acme-pay');
+    expect(JSON.parse(at('/narrow')[0].body).data.server_id).toBe('pix-psp');
+    expect(narrowed.server_id).toBe('pix-psp');
     expect(broad.server_id).toBeNull();
   });
 

@@ -9,7 +9,7 @@ import { redeliver, retryPending, testFire, wakeHeldDeliveries } from '../../dom
 import { findDelivery, listDeliveries } from '../../domain/webhooks/deliveries';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhooks/endpoints';
 import { clampDeliveryLimit, parseDeliveryId } from '../../domain/webhooks/listing-rules';
-import { requireKnownServer, slugShapedServers } from '../../domain/webhooks/server-directory';
+import { requireKnownServer } from '../../domain/webhooks/server-directory';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
   Delivery, DeliveryList, DeliveryListQuery, Redelivery, RetryPendingReport, TestFire, WebhookEndpoint, WebhookEndpointCreate,
@@ -57,7 +57,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
     },
     async handler({ deps, principal, body }) {
       requireAllowedUrl(body.webhook_url, principal.environment);
-      await requireKnownServer(slugShapedServers, scopeOf(principal), body.server_id);
+      await requireKnownServer(deps.db, body.server_id);
       const { endpoint, signingSecret } = await createEndpoint(deps.db, scopeOf(principal), {
         name: body.name, event: body.event, webhookUrl: body.webhook_url, serverId: body.server_id ?? null,
       }, deps.config.encryptionKeys);
