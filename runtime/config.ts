@@ -15,6 +15,15 @@ export interface TemporalSettings {
   tlsServerName: string | undefined;
   /** Workflows a worker keeps cached (sticky); 0 turns sticky execution off (TEMPORAL_MAX_CACHED_WORKFLOWS). */
   maxCachedWorkflows: number | undefined;
+  /** The Temporal Web UI, for the operator console's workflow links (TEMPORAL_UI_URL; `npm run dev` fills in its own). */
+  uiUrl: string | undefined;
+}
+
+export interface ConsoleSettings {
+  /** A processing attempt older than this is listed as stuck (GATEWAY_CONSOLE_STUCK_AFTER_SECONDS). */
+  stuckAfterMs: number;
+  /** How long an operator's console sign-in lasts (GATEWAY_CONSOLE_SESSION_MINUTES). */
+  sessionTtlMs: number;
 }
 
 export interface WebhookSettings {
@@ -48,6 +57,7 @@ export interface Config {
   sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   webhooks: WebhookSettings;
+  console: ConsoleSettings;
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +89,20 @@ function providerUrls(env: NodeJS.ProcessEnv): Record<string, string> {
     urls[match[1].toLowerCase()] = value.replace(/\/+$/, '');
   }
   return urls;
+}
+
+function absoluteUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  // The value is rendered into links operators click: only web URLs.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 function retrySchedule(env: NodeJS.ProcessEnv): number[] {
@@ -119,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyPath: optional(env, 'TEMPORAL_TLS_KEY_PATH'),
       tlsServerName: optional(env, 'TEMPORAL_TLS_SERVER_NAME'),
       maxCachedWorkflows: optional(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS') === undefined ? undefined : int(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS', 0, 0, 100_000),
+      uiUrl: absoluteUrl(env, 'TEMPORAL_UI_URL'),
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),
@@ -133,6 +158,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 100, 60_000),
       sweepIntervalMs: int(env, 'WEBHOOK_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
       holdLimitMs: int(env, 'WEBHOOK_HOLD_LIMIT_HOURS', 720, 1, 8_760) * 3_600_000,
+    },
+    console: {
+      stuckAfterMs: int(env, 'GATEWAY_CONSOLE_STUCK_AFTER_SECONDS', 300, 1, 7 * 86_400) * 1_000,
+      sessionTtlMs: int(env, 'GATEWAY_CONSOLE_SESSION_MINUTES', 480, 1, 7 * 1_440) * 60_000,
     },
   };
 }

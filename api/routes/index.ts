@@ -22,6 +22,7 @@ import { policyRoutes } from './policies';
 import { executeRoutes } from './execute';
 import { approvalRoutes } from './approvals';
 import { reconciliationRoutes } from './reconciliation';
+import { consoleRoutes } from './console';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -47,6 +48,7 @@ export function allRoutes(): AnyRoute[] {
     ...webhookEndpointRoutes,
     ...eventRoutes,
     ...codehostRoutes,
+    ...consoleRoutes,
   ];
   return routes;
 }
