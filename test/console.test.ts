@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sql } from 'slonik';
 import type { PaymentsMock } from '../providers/mocks/payments';
+import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { launchChromium } from './support/browser';
+import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { emitEvent } from './support/events';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { fund, newWallet } from './support/money';
@@ -114,14 +116,15 @@ describe('the console on the time-skipping Temporal server', () => {
   let attackerUrl: string;
   let attackerPage = '';
   beforeAll(async () => {
-    const saved = { ui: process.env.TEMPORAL_UI_URL, schedule: process.env.WEBHOOK_RETRY_SCHEDULE };
-    // The Temporal UI the links point at, and a one-retry schedule so a failing endpoint reaches `error` soon.
-    process.env.TEMPORAL_UI_URL = TEMPORAL_UI;
-    process.env.WEBHOOK_RETRY_SCHEDULE = '100ms';
+    // The Temporal UI the links point at, a one-retry schedule so a failing endpoint reaches `error` soon,
+    // and a short provider timeout so an unanswered Pix dispatch turns uncertain soon.
+    const settings = { TEMPORAL_UI_URL: TEMPORAL_UI, WEBHOOK_RETRY_SCHEDULE: '100ms', PROVIDER_TIMEOUT_MS: '1500' };
+    const saved = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, settings);
     try {
       gw = await startGateway();
     } finally {
-      for (const [name, value] of [['TEMPORAL_UI_URL', saved.ui], ['WEBHOOK_RETRY_SCHEDULE', saved.schedule]] as const) {
+      for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
@@ -165,6 +168,30 @@ describe('the console on the time-skipping Temporal server', () => {
     expect(answer.body.status).toBe('completed');
     await page.reload();
     expect(await page.locator(`#stuck-${attempt}`).count()).toBe(0);
+    await page.close();
+  });
+
+  it('lists a consumer spend left psp_dispatch_uncertain past the threshold, until the same attempt is presented again', async () => {
+    const t = await gw.createTenant();
+    const c = await readyConsumer(gw, t, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 3_000 });
+    (gw.mocks.pix_psp as unknown as PixPspMock).script(body.attempt_id, { outcome: 'timeout' });
+    const execute = () => gw.request('POST', '/v1/consumer-payments/execute', { key: t.key, body });
+    const uncertain = await execute();
+    expect([uncertain.status, uncertain.body.error.code]).toEqual([502, 'psp_dispatch_uncertain']);
+    await gw.db.query(sql.unsafe`UPDATE consumer_spend_attempts SET created_at = created_at - interval '6 minutes' WHERE org_id = ${t.orgId} AND attempt_id = ${body.attempt_id}`);
+
+    const page = await signIn(gw);
+    const row = page.locator(`#stuck-${body.attempt_id}`);
+    expect(await row.locator('.status').textContent()).toBe('dispatch_uncertain');
+    const workflowId = `consumer-spend/${t.orgId}/${body.attempt_id}`;
+    expect(await row.locator('a.workflow').getAttribute('href')).toBe(`${TEMPORAL_UI}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
+
+    let resolved = await execute();
+    for (let i = 0; i < 10 && resolved.status === 409; i += 1) resolved = await execute();
+    expect(resolved.body.status).toBe('completed');
+    await page.reload();
+    expect(await page.locator(`#stuck-${body.attempt_id}`).count()).toBe(0);
     await page.close();
   });
 
