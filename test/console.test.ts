@@ -293,7 +293,7 @@ describe('the console on the time-skipping Temporal server', () => {
     expect((await approvalStatus(gw, t, approvalId)).approval_status).toBe('pending');
   });
 
-  it('sends a strict CSP, no framing and no referrer, escapes what tenants wrote, and signs out for good', async () => {
+  it('sends a strict CSP, no framing and no referrer, escapes what tenants wrote, ends sessions when the token rotates, and signs out for good', async () => {
     const t = await gw.createTenant();
     await gw.request('POST', '/v1/policies', { key: t.key, body: { name: '<i>rule</i>', type: 'approval-required', config: { above_minor: '0', currency: 'BRL' } } });
     const wallet = await newWallet(gw, t);
@@ -335,6 +335,15 @@ describe('the console on the time-skipping Temporal server', () => {
       expect(secure.headers.get('set-cookie')).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
     } finally {
       gw.config.publicBaseUrl = undefined;
+    }
+
+    // Rotating the service token ends the sessions opened with the old one.
+    const serviceToken = gw.config.serviceToken;
+    gw.config.serviceToken = 'r'.repeat(48);
+    try {
+      expect((await gw.request('GET', '/console', { headers: { Cookie: cookie } })).headers.get('location')).toBe('/console/login');
+    } finally {
+      gw.config.serviceToken = serviceToken;
     }
 
     const forgedLogout = await gw.request('POST', '/console/logout', { raw: 'csrf=nope', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie, Origin: gw.url } });
