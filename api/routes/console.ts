@@ -10,6 +10,7 @@ import { listOpenAnomalies } from '../../domain/operations/open-anomalies';
 import { listPendingApprovals } from '../../domain/operations/pending-approvals';
 import { listStuckAttempts } from '../../domain/operations/stuck-attempts';
 import type { JsonSchema } from '../../schema/http/json-schema';
+import type { AppDeps } from '../deps';
 import { dashboardPage } from '../pages/console-dashboard';
 import { clearedCookie, credentialDigest, foreignPost, isServiceToken, sessionCookie, signedIn, type SignedIn } from '../pages/console-guard';
 import { htmlReply, loginPage, messagePage } from '../pages/console-layout';
@@ -34,7 +35,7 @@ const inputError = (error: ApiError): Reply => htmlReply(error.status, messagePa
 const signInFirst = (): Reply => htmlReply(401, messagePage('Sign in first', 'The console needs an operator sign-in with the service token.', 'error'));
 const seeOther = (location: string, headers: Record<string, string> = {}): Reply => ({ status: 303, headers: { Location: location, 'Cache-Control': 'no-store', ...headers } });
 
-function refusedPost(deps: Parameters<AnyRoute['handler']>[0]['deps'], ctx: Koa.Context, csrf: string | undefined, session: SignedIn | null): Reply | null {
+function refusedPost(deps: AppDeps, ctx: Koa.Context, csrf: string | undefined, session: SignedIn | null): Reply | null {
   const why = foreignPost(deps, ctx, csrf, session);
   if (!why) return null;
   const who = session ? { operator: session.session.operator, csrf: session.csrf } : undefined;

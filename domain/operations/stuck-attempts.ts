@@ -23,17 +23,16 @@ export async function listStuckAttempts(
   db: CommonQueryMethods, filter: { olderThanMs: number; orgId?: string; limit: number },
 ): Promise<StuckAttempt[]> {
   const before = sql.fragment`now() - make_interval(secs => ${filter.olderThanMs / 1000})`;
-  const walletOrg = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;
-  const consumerOrg = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;
+  const org = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;
   // A wallet execute's request holds the amount in major units as the caller sent it; a consumer spend's row holds minor units.
   const rows = await db.any(sql.type(stuckRow)`
     (SELECT 'wallet_execute' AS family, org_id, project_id, attempt_id, status, workflow_id,
        request->>'amount' AS amount, request->>'currency' AS currency, request->>'recipient' AS payee, created_at
-     FROM spend_attempts WHERE status = 'processing' AND created_at < ${before} ${walletOrg})
+     FROM spend_attempts WHERE status = 'processing' AND created_at < ${before} ${org})
     UNION ALL
     (SELECT 'consumer_spend', org_id, project_id, attempt_id, status, workflow_id,
        amount_minor::text || ' minor', currency, payee, created_at
-     FROM consumer_spend_attempts WHERE status IN ('processing', 'dispatch_uncertain') AND created_at < ${before} ${consumerOrg})
+     FROM consumer_spend_attempts WHERE status IN ('processing', 'dispatch_uncertain') AND created_at < ${before} ${org})
     ORDER BY created_at, attempt_id
     LIMIT ${filter.limit}`);
   return [...rows];
