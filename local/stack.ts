@@ -59,6 +59,7 @@ async function main(): Promise<void> {
       stops.push(() => temporal.stop());
       temporalAddress = temporal.address;
       temporalUi = temporal.uiUrl;
+      config.temporal.uiUrl ??= temporal.uiUrl; // the console links stuck attempts to it
     }
     const mocks = await startAllMocks();
     stops.push(async () => void (await Promise.all(Object.values(mocks).map((mock) => mock.stop()))));
@@ -84,6 +85,7 @@ async function main(): Promise<void> {
     say(`  OpenAPI        ${api.url}/openapi.json`);
     say(`  Reference      ${api.url}/docs`);
     say(`  Temporal UI    ${temporalUi}`);
+    say(`  Console        ${api.url}/console (sign in with the service token)`);
     say(`  API key        ${key}`);
     say(`  Service token  ${config.serviceToken}`);
     for (const [name, mock] of Object.entries(mocks)) say(`  Mock ${name.padEnd(10)}${mock.url}`);

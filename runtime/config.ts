@@ -16,6 +16,15 @@ export interface TemporalSettings {
   tlsServerName: string | undefined;
   /** Workflows a worker keeps cached (sticky); 0 turns sticky execution off (TEMPORAL_MAX_CACHED_WORKFLOWS). */
   maxCachedWorkflows: number | undefined;
+  /** The Temporal Web UI, for the operator console's workflow links (TEMPORAL_UI_URL; `npm run dev` fills in its own). */
+  uiUrl: string | undefined;
+}
+
+export interface ConsoleSettings {
+  /** A processing attempt older than this is listed as stuck (GATEWAY_CONSOLE_STUCK_AFTER_SECONDS). */
+  stuckAfterMs: number;
+  /** How long an operator's console sign-in lasts (GATEWAY_CONSOLE_SESSION_MINUTES). */
+  sessionTtlMs: number;
 }
 
 export interface WebhookSettings {
@@ -53,6 +62,7 @@ export interface Config {
   vault: VaultSettings;
   /** OAuth clients the gateway registered with providers, by catalog slug (PROVIDER_<SLUG>_OAUTH_CLIENT_ID / _SECRET). */
   providerOAuthClients: Record<string, { clientId: string; clientSecret: string }>;
+  console: ConsoleSettings;
 }
 
 export class ConfigError extends Error {}
@@ -84,6 +94,20 @@ function providerUrls(env: NodeJS.ProcessEnv): Record<string, string> {
     urls[match[1].toLowerCase()] = value.replace(/\/+$/, '');
   }
   return urls;
+}
+
+function absoluteUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+  // The value is rendered into links operators click: only web URLs.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
 }
 
 function retrySchedule(env: NodeJS.ProcessEnv): number[] {
@@ -157,6 +181,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsKeyPath: optional(env, 'TEMPORAL_TLS_KEY_PATH'),
       tlsServerName: optional(env, 'TEMPORAL_TLS_SERVER_NAME'),
       maxCachedWorkflows: optional(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS') === undefined ? undefined : int(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS', 0, 0, 100_000),
+      uiUrl: absoluteUrl(env, 'TEMPORAL_UI_URL'),
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),
@@ -174,5 +199,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     vault: vaultSettings(env, encryptionKeys),
     providerOAuthClients: providerOAuthClients(env),
+    console: {
+      stuckAfterMs: int(env, 'GATEWAY_CONSOLE_STUCK_AFTER_SECONDS', 300, 1, 7 * 86_400) * 1_000,
+      sessionTtlMs: int(env, 'GATEWAY_CONSOLE_SESSION_MINUTES', 480, 1, 7 * 1_440) * 60_000,
+    },
   };
 }

@@ -25,6 +25,7 @@ import { reconciliationRoutes } from './reconciliation';
 import { providerRoutes } from './providers';
 import { connectionRoutes } from './connections';
 import { oauthConnectionRoutes } from './oauth-connections';
+import { consoleRoutes } from './console';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -53,6 +54,7 @@ export function allRoutes(): AnyRoute[] {
     ...providerRoutes,
     ...connectionRoutes,
     ...oauthConnectionRoutes,
+    ...consoleRoutes,
   ];
   return routes;
 }
