@@ -206,10 +206,10 @@ describe('the console on the time-skipping Temporal server', () => {
     await gw.request('PATCH', `/v1/projects/${t.projectId}/settings`, { key: t.key, body: { webhook_auto_pause_after: 1 } });
     receiver.answer = () => ({ status: 500, body: 'down' });
     const endpoint = await gw.request('POST', '/v1/webhook-endpoints', {
-      key: t.key, body: { name: 'ledger sync', event: 'wallet.funded', webhook_url: `${receiver.url}/hooks?token=tenant-secret` },
+      key: t.key, body: { name: 'ledger sync', event: 'ledger.entry_posted', webhook_url: `${receiver.url}/hooks?token=tenant-secret` },
     });
     expect(endpoint.status).toBe(201);
-    await emitEvent(gw, t, 'wallet.funded', { n: 1 });
+    await emitEvent(gw, t, 'ledger.entry_posted', { n: 1 });
     await until(() => gw.request('GET', `/v1/webhook-endpoints/${endpoint.body.id}`, { key: t.key }), (r) => r.body.status === 'error', 'the endpoint to reach error');
 
     const page = await signIn(gw);
