@@ -4,9 +4,12 @@
 // presenting an uncertain attempt again, or starting the workflow. A settled attempt's replay is kept
 // serialized in this process (settled-replies.ts), so presenting it again touches neither PostgreSQL
 // nor Temporal.
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError,
+  type WorkflowHandle, type WorkflowStartOptions,
+} from '@temporalio/client';
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
-import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
+import { checkApproval, checkQuote, checkStorableText, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
 import { ApiError } from '../domain/errors';
@@ -24,7 +27,7 @@ const SYNC_WAIT_MS = 30_000;
 
 export type SpendRun =
   | { kind: 'replay'; status: number; json: Buffer }
-  | { kind: 'running'; request: SpendRequest; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
+  | { kind: 'running'; request: SpendRequest; created: boolean; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
 
 function inProgress(attemptId: string): ApiError {
   return new ApiError(409, 'attempt_in_progress', 'This attempt is still running; present the same attempt_id again for its answer', { attempt_id: attemptId }, { 'Retry-After': '1' });
@@ -51,6 +54,7 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
 
 export async function prepareSpend(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<SpendRequest> {
   const preAudit: AuditStep[] = [];
+  checkStorableText(body);
   checkApproval(body.approval);
   checkQuote(body.quote);
   const payee = preparePayee(body, preAudit);
@@ -113,16 +117,33 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
   let answer: Promise<SpendAnswer>;
   if (!claim.created && row.status === 'dispatch_uncertain') {
     answer = handle.executeUpdate(consumerSpendRetryUpdate);
-  } else if (!claim.created) {
+  } else if (!claim.created && row.workflow_id !== req.workflowId) {
+    // An approved attempt runs under its approval's replay workflow: join that one, never start this one.
     answer = handle.executeUpdate(consumerSpendAnswerUpdate);
   } else {
-    // Start, then wait on the answer update. (Update-with-Start would save a round trip, but Temporal's
-    // time-skipping test server does not implement it; start + update is equally durable.)
+    // Start or join, then wait on the answer update. A racing duplicate starts too: its claim can lose
+    // to one whose workflow is not started yet, and an update alone would find no workflow (the id
+    // conflict policy joins whichever start came first; both carry the same payment). (Update-with-Start
+    // would save a round trip, but Temporal's time-skipping test server does not implement it.)
     answer = deps.temporal.client.workflow.start('consumerSpendAttempt', startOptions(deps, req))
       .then((started) => started.executeUpdate(consumerSpendAnswerUpdate));
   }
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
-  return { kind: 'running', request: req, answer, handle };
+  return { kind: 'running', request: req, created: claim.created, answer, handle };
+}
+
+/**
+ * The Temporal errors that mean the update could not get the workflow's answer while the attempt itself
+ * is fine: the workflow closed before or while the update was delivered (a refusal closes it within
+ * milliseconds), was already closed, or the call was cut short. The attempt's answer is then read from
+ * PostgreSQL, where the workflow stores it before it closes.
+ */
+function answerIsStored(error: unknown): boolean {
+  return error instanceof WorkflowNotFoundError
+    || error instanceof WorkflowExecutionAlreadyStartedError
+    || error instanceof WorkflowUpdateFailedError
+    || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError
+    || error instanceof ServiceError;
 }
 
 /** Waits (bounded) for a running attempt; a workflow already closed is answered from Postgres. */
@@ -134,11 +155,11 @@ export async function awaitAnswer(deps: AppDeps, run: Extract<SpendRun, { kind: 
     if (!answer) throw inProgress(run.request.attemptId);
     return answer;
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError) && !/workflow.*(completed|not found)|already completed/i.test((error as Error).message)) throw error;
+    if (error instanceof ApiError || !answerIsStored(error)) throw error;
     const row = await readAttempt(deps.db, run.request.orgId, run.request.attemptId);
-    if (row && row.response_body && row.status !== 'processing') return replayOf(row);
-    throw inProgress(run.request.attemptId);
+    if (!row || !row.response_body || row.status === 'processing') throw inProgress(run.request.attemptId);
+    // The request that started the attempt gets its own answer; anyone who joined it gets a replay.
+    return run.created ? { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: row.response_body } : replayOf(row);
   } finally {
     clearTimeout(timer);
   }

@@ -19,6 +19,9 @@ import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
 import { serializeReply, settledReplies } from '../settled-replies';
 
+/** The largest amount a ledger entry holds: PostgreSQL's bigint. */
+const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
+
 /** How long the HTTP call waits for the attempt before answering attempt_in_progress. */
 const SYNC_WAIT_MS = 30_000;
 
@@ -51,7 +54,8 @@ async function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput
       { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
       { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
       { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
-      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Number(input.amountMinor) },
+      // A filter for operators, not the amount: a double near 2^63 would overflow the attribute's int64.
+      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Math.min(Number(input.amountMinor), Number.MAX_SAFE_INTEGER) },
     ],
   });
   const update = deps.temporal.client.workflow.executeUpdateWithStart(spendOutcomeUpdate, { startWorkflowOperation: start });
@@ -98,6 +102,10 @@ export const executeRoutes: AnyRoute[] = [
       const minor = toMinorUnits(body.amount, body.currency);
       if (minor === null) {
         throw new ApiError(400, 'invalid_body', `amount has more decimals than ${body.currency} has minor units`, { issues: [{ path: '/amount', message: `must be a whole number of ${body.currency} minor units`, keyword: 'multipleOf' }] });
+      }
+      // JSON numbers reach 1e308; a ledger amount is a PostgreSQL bigint. Refused here, before anything is written.
+      if (minor > MAX_LEDGER_MINOR) {
+        throw new ApiError(400, 'invalid_body', `amount is larger than a wallet can hold (${MAX_LEDGER_MINOR} ${body.currency} minor units)`, { issues: [{ path: '/amount', message: `must be at most ${MAX_LEDGER_MINOR} minor units`, keyword: 'maximum' }] });
       }
       const attemptId = body.attempt_id ?? sortableId('att');
       const workflowId = workflowIds.spend(principal.orgId, attemptId);
