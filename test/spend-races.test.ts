@@ -1,11 +1,16 @@
 // Racing clients on both spend families, on the time-skipping server and on the real dev server (where
 // an update really can race a closing workflow): refusals and completions answer their own status, never
-// a 500; racing first presentations of one attempt claim it once; many distinct spends on one mandate
+// a 500; racing first presentations of one attempt claim it once (the claim itself is also raced
+// directly, where the window is reliably hit); many distinct spends on one mandate
 // settle or are refused by the caps without deadlocks or repeated audit steps; replayed refusals carry
 // Idempotent-Replayed; policy denials are the spec's flat body; odd input is a 4xx that writes nothing.
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { claimAttempt } from '../domain/consumer-payments/attempts';
+import { dispatchKeyOf } from '../domain/consumer-payments/prepare';
+import type { SpendRequest } from '../domain/consumer-payments/types';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
+import { workflowIds } from '../workflows/ids';
 import { newAttempt, pixSpend, readyConsumer } from './support/consumer-spend';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { expectBalanced, fund, newWallet } from './support/money';
@@ -66,13 +71,17 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     const c = await readyConsumer(gw, tenant);
     const bodies = Array.from({ length: 8 }, () => pixSpend(c, { amount_minor: 100 }));
     const results = await Promise.all(bodies.flatMap((body) => Array.from({ length: 4 }, () => execute(body))));
-    for (const r of results) expect([r.status, r.body.error?.code]).toEqual([422, 'insufficient_funds']);
+    for (const r of results) {
+      expect([r.status, r.body.error?.code]).toEqual([422, 'insufficient_funds']);
+      // Whichever path found the stored refusal, a replay says so in the header as well as the body.
+      expect(r.headers.get('idempotent-replayed')).toBe(r.body.idempotent_replay ? 'true' : null);
+    }
   });
 
   it('claims each new attempt_id once when its first presentations race, and pays it once', async () => {
     const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
-    const bodies = Array.from({ length: 4 }, () => pixSpend(c, { amount_minor: 300 }));
-    const results = await Promise.all(bodies.map((body) => Promise.all(Array.from({ length: 8 }, () => execute(body)))));
+    const bodies = Array.from({ length: 8 }, () => pixSpend(c, { amount_minor: 150 }));
+    const results = await Promise.all(bodies.map((body) => Promise.all(Array.from({ length: 12 }, () => execute(body)))));
     for (const [i, body] of bodies.entries()) {
       for (const r of results[i]) expect([r.status, r.body.attempt_id]).toEqual([200, body.attempt_id]);
       expect(new Set(results[i].map((r) => r.body.payment.provider_payment_id)).size).toBe(1);
@@ -81,6 +90,23 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     }
     const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
     expect(balance).toMatchObject({ balance_minor: '8800', available_minor: '8800' });
+  });
+
+  it('lets exactly one of many racing claims of a new attempt_id win, the rest read its row (both unique keys guarded)', async () => {
+    // Through HTTP the window between two claims' checks is too narrow to hit reliably on two cores, so
+    // the claim the runner makes is raced directly: 6 at once on each of 200 new attempt ids.
+    const c = await readyConsumer(gw, tenant);
+    for (let i = 0; i < 200; i++) {
+      const attemptId = newAttempt();
+      const req = {
+        orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test', attemptId, callerAttempt: true, mandateId: c.mandateId, rail: 'pix',
+        amountMinor: '100', currency: 'BRL', payeeCanonical: 'pix:email:loja@example.com', fingerprint: 'f'.repeat(64),
+        workflowId: workflowIds.consumerSpend(tenant.orgId, attemptId), dispatchKey: dispatchKeyOf(tenant.orgId, attemptId),
+      } as unknown as SpendRequest;
+      const claims = await Promise.all(Array.from({ length: 6 }, () => claimAttempt(gw.db, req)));
+      expect(claims.filter((claim) => claim.created)).toHaveLength(1);
+      for (const claim of claims) expect([claim.row.attempt_id, claim.row.dispatch_key]).toEqual([attemptId, req.dispatchKey]);
+    }
   });
 
   it('settles 24 concurrent distinct spends on one mandate, refusing exactly those beyond the cap, with no repeated audit steps', async () => {
