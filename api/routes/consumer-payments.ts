@@ -12,6 +12,7 @@ import { presentWallet } from '../presenters/wallet';
 import { MandateSpendBody, SpendBody, SpendOutcome, SpendRefusal, type SpendBodyValues } from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
 import { consumerSpendProgressQuery, consumerSpendSettlementSignal } from '../../workflows/consumer-spend-messages';
+import { replayedReply } from '../attempt-engine';
 import { awaitAnswer, prepareSpend, startSpend, type SpendRun } from '../consumer-spend-runner';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -42,7 +43,7 @@ function reply(answer: SpendAnswer): Reply {
 async function execute(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<Reply> {
   const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
   // A replay goes out as stored, already serialized.
-  if (run.kind === 'replay') return { status: run.status, body: run.json, type: 'application/json', headers: { 'Idempotent-Replayed': 'true' } };
+  if (run.kind === 'replay') return replayedReply(run.status, run.json);
   return reply(await awaitAnswer(deps, run));
 }
 
