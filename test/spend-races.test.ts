@@ -183,6 +183,11 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     }
     const written = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id = ANY(${sql.array(ids, 'text')})`);
     expect(written).toBe(0);
+    // The largest amount a ledger holds is judged like any other: this wallet cannot cover it.
+    const largest = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+      key: tenant.key, body: { amount: 90_000_000_000_000_000, currency: 'BRL', recipient: 'merchant-42', description: 'largest', mandate_id: 'mdt_test', attempt_id: newAttempt() },
+    });
+    expect([largest.status, largest.body.status, largest.body.wallet?.insufficientFunds]).toEqual([200, 'failed', true]);
     const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0];
     expect(balance).toMatchObject({ balance_minor: '10000', available_minor: '10000' });
   });
