@@ -24,6 +24,9 @@ export type SpendRun =
   | { kind: 'replay'; status: number; json: Buffer }
   | { kind: 'running'; request: SpendRequest; created: boolean; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
 
+/** Mandate ids are `mnd_` and 24 characters; anything longer than an attempt id may be is refused before it is stored. */
+const MAX_MANDATE_ID = 128;
+
 const IN_PROGRESS = 'This attempt is still running; present the same attempt_id again for its answer';
 
 /** Rule 1: the stored body, verbatim except that it now says it is a replay. */
@@ -56,6 +59,8 @@ export async function prepareSpend(deps: AppDeps, principal: Principal, body: Sp
   }
   const mandateId = presentedMandateId(mandate);
   if (!mandateId) throw new ApiError(400, 'invalid_body', 'mandate must be the signed mandate (an object or its canonical text) with its id', { issues: [{ path: '/mandate', message: 'must carry the signed mandate', keyword: 'required' }] });
+  // The id becomes a workflow search attribute, which Temporal caps in size; no mandate id comes near this.
+  if (mandateId.length > MAX_MANDATE_ID) throw new ApiError(400, 'invalid_body', `mandate.id is longer than ${MAX_MANDATE_ID} characters`, { issues: [{ path: '/mandate/id', message: `must be at most ${MAX_MANDATE_ID} characters`, keyword: 'maxLength' }] });
   const attemptId = body.attempt_id ?? sortableId('att');
   const amountMinor = String(body.amount_minor);
   return {

@@ -163,8 +163,10 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
       const r = await spend(id, body);
       expect([r.status, code === null ? null : r.body.error?.code]).toEqual([status, code]);
     }
-    const presented = await execute({ ...pixSpend(c), mandate: { ...c.mandate, id: 'mdt_\u0000' } });
-    expect([presented.status, presented.body.error?.code]).toEqual([400, 'invalid_body']);
+    for (const mandate of [{ ...c.mandate, id: 'mdt_\u0000' }, { ...c.mandate, id: 'm'.repeat(5_000) }, JSON.stringify({ ...c.mandate, id: 'z'.repeat(3_000) })]) {
+      const presented = await execute({ ...pixSpend(c), mandate });
+      expect([presented.status, presented.body.error?.code]).toEqual([400, 'invalid_body']);
+    }
     const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
     expect(balance).toMatchObject({ balance_minor: '5000', available_minor: '5000' });
   });
