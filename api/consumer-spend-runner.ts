@@ -6,7 +6,7 @@
 // replies kept serialized in this process) is attempt-engine.ts.
 import type { WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
-import { checkApproval, checkQuote, checkStorableText, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
+import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
 import { ApiError } from '../domain/errors';
@@ -49,7 +49,6 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
 
 export async function prepareSpend(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<SpendRequest> {
   const preAudit: AuditStep[] = [];
-  checkStorableText(body);
   checkApproval(body.approval);
   checkQuote(body.quote);
   const payee = preparePayee(body, preAudit);

@@ -11,18 +11,21 @@ import type { Principal } from './principal';
 import type { AnyRoute, Reply } from './route';
 import { check, compile } from './validation';
 
-/** PostgreSQL text cannot hold NUL, so a NUL anywhere in the input is refused up front as bad input. */
+// NUL, or half of a UTF-16 surrogate pair (a JSON \ud800 escape): UTF-16 code units, so no u flag.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** PostgreSQL text cannot hold NUL and jsonb refuses unpaired surrogates, so either anywhere in the input is refused up front as bad input. */
 function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value === 'string') return UNSTORABLE.test(value);
   if (Array.isArray(value)) return value.some(hasNul);
-  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || hasNul(inner));
+  if (value && typeof value === 'object') return Object.entries(value).some(([key, inner]) => hasNul(key) || hasNul(inner));
   return false;
 }
 
 function refuseNul(value: unknown, kind: 'body' | 'query' | 'params'): void {
   if (!hasNul(value)) return;
   const code = kind === 'body' ? 'invalid_body' : kind === 'query' ? 'invalid_query' : 'invalid_params';
-  throw new ApiError(400, code, 'Input must not contain NUL characters', { issues: [{ path: '/', message: 'contains a NUL character', keyword: 'nul' }] });
+  throw new ApiError(400, code, 'Input must not contain NUL characters or unpaired UTF-16 surrogates', { issues: [{ path: '/', message: 'contains a NUL character or an unpaired surrogate', keyword: 'nul' }] });
 }
 
 function mount(router: Router, deps: AppDeps, route: AnyRoute): void {

@@ -183,6 +183,15 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
       });
       expect([amount, r.status, r.body.error?.code]).toEqual([amount, 400, 'invalid_body']);
     }
+    // Text jsonb cannot store (half of a surrogate pair) is refused like any other bad input.
+    for (const odd of [{ description: 'half \ud800 pair' }, { mandate_id: '\udc00' }, { metadata: { deep: { list: [1, 'x\ud83d'] } } }]) {
+      const attemptId = newAttempt();
+      ids.push(attemptId);
+      const r = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+        key: tenant.key, body: { amount: 1, currency: 'BRL', recipient: 'merchant-42', description: 'odd', mandate_id: 'mdt_test', attempt_id: attemptId, ...odd },
+      });
+      expect([r.status, r.body.error?.code]).toEqual([400, 'invalid_body']);
+    }
     const written = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id = ANY(${sql.array(ids, 'text')})`);
     expect(written).toBe(0);
     // The largest amount a ledger holds is judged like any other: this wallet cannot cover it.

@@ -47,42 +47,6 @@ export function checkQuote(quote: SpendBodyValues['quote']): void {
   }
 }
 
-// Without the u flag the pattern sees UTF-16 code units: NUL, a high surrogate not followed by a low
-// one, or a low surrogate not preceded by a high one.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/**
- * The first place in the body holding text PostgreSQL cannot store (a NUL character, or half of a UTF-16
- * surrogate pair, which jsonb refuses), as a JSON pointer. Such text would reach the attempt's row, its
- * stored answer or its receipt only after money moved, so it is refused before anything starts.
- */
-export function unstorableText(value: unknown, path = ''): string | null {
-  if (typeof value === 'string') return UNSTORABLE.test(value) ? path || '/' : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = unstorableText(value[i], `${path}/${i}`);
-      if (found) return found;
-    }
-    return null;
-  }
-  if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = unstorableText(key, `${path}/${key}`) ?? unstorableText(item, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-      if (found) return found;
-    }
-  }
-  return null;
-}
-
-export function checkStorableText(body: unknown): void {
-  const path = unstorableText(body);
-  if (path) {
-    throw new ApiError(400, 'invalid_body', 'Text must not contain NUL characters or unpaired UTF-16 surrogates', {
-      issues: [{ path, message: 'must not contain NUL characters or unpaired surrogates', keyword: 'pattern' }],
-    });
-  }
-}
-
 /** TED needs attempt_id and a payee equal to its destination; Pix needs a valid key or BR Code. */
 export function preparePayee(body: Pick<SpendBodyValues, 'payee' | 'ted' | 'attempt_id' | 'amount_minor'>, audit: AuditStep[]): PreparedPayee {
   const now = new Date().toISOString();
