@@ -5,7 +5,7 @@
 // this process. A family plugs in its workflow, its update, its stored row and its rules.
 import {
   ServiceError, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError, type WorkflowStartOptions,
+  WorkflowUpdateRPCTimeoutOrCancelledError, isGrpcServiceError, type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { ApiError } from '../domain/errors';
@@ -31,8 +31,18 @@ export function answerIsStored(error: unknown): boolean {
     || error instanceof WorkflowExecutionAlreadyStartedError
     || error instanceof WorkflowUpdateFailedError
     || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError
-    || error instanceof ServiceError;
+    || (error instanceof ServiceError && isGrpcServiceError(error.cause) && TRANSIENT_GRPC.has(error.cause.code));
 }
+
+// gRPC statuses of a call cut short while the workflow moved on (the server answers an update it aborted
+// because the workflow closed with UNAVAILABLE, and the client gives up after its retries). Any other
+// service error is a real fault and goes up.
+const TRANSIENT_GRPC: ReadonlySet<number> = new Set([
+  4, // DEADLINE_EXCEEDED
+  8, // RESOURCE_EXHAUSTED
+  10, // ABORTED
+  14, // UNAVAILABLE
+]);
 
 /** Starts the workflow or joins the running one with the same id, then waits on its answer update. */
 export function startThenUpdate<A>(deps: AppDeps, workflowType: string, options: WorkflowStartOptions, update: UpdateDefinition<A, []>): Promise<A> {
