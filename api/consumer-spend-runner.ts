@@ -1,10 +1,10 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
 // session), the attempt's row with its fingerprint (read when the caller named the attempt, claimed
 // when it is new), and then one of: a verbatim replay from Postgres, joining the running workflow,
-// presenting an uncertain attempt again, or starting the workflow. A settled attempt's replay is kept
-// serialized in this process (settled-replies.ts), so presenting it again touches neither PostgreSQL
-// nor Temporal.
-import { WorkflowExecutionAlreadyStartedError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+// presenting an uncertain attempt again, or starting the workflow. The life it shares with wallet
+// execute (start-or-join, the bounded wait, the Temporal errors answered from PostgreSQL, the settled
+// replies kept serialized in this process) is attempt-engine.ts.
+import type { WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
 import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';
@@ -17,18 +17,17 @@ import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../workflow
 import { workflowIds } from '../workflows/ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
-import { serializeReply, settledReplies } from './settled-replies';
-
-/** How long the HTTP call waits for the attempt's answer before telling the caller to present it again. */
-const SYNC_WAIT_MS = 30_000;
+import { awaitAttempt, rememberSettled, settledReply, startThenUpdate } from './attempt-engine';
+import { serializeReply } from './settled-replies';
 
 export type SpendRun =
   | { kind: 'replay'; status: number; json: Buffer }
-  | { kind: 'running'; request: SpendRequest; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
+  | { kind: 'running'; request: SpendRequest; created: boolean; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
 
-function inProgress(attemptId: string): ApiError {
-  return new ApiError(409, 'attempt_in_progress', 'This attempt is still running; present the same attempt_id again for its answer', { attempt_id: attemptId }, { 'Retry-After': '1' });
-}
+/** Mandate ids are `mnd_` and 24 characters; anything longer than an attempt id may be is refused before it is stored. */
+const MAX_MANDATE_ID = 128;
+
+const IN_PROGRESS = 'This attempt is still running; present the same attempt_id again for its answer';
 
 /** Rule 1: the stored body, verbatim except that it now says it is a replay. */
 export function replayOf(row: AttemptRow): SpendAnswer {
@@ -42,10 +41,9 @@ const SETTLED: ReadonlySet<AttemptRow['status']> = new Set(['completed', 'failed
 /** The serialized replay of a stored answer, remembered in this process when the attempt is settled. */
 function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'replay' }> {
   const answer = replayOf(row);
-  const json = serializeReply(answer.body);
-  if (row.caller_attempt && SETTLED.has(row.status)) {
-    settledReplies(deps.db, 'consumer_payments').remember(row.org_id, row.attempt_id, { projectId: row.project_id, fingerprint: row.fingerprint, status: answer.httpStatus, json });
-  }
+  const json = row.caller_attempt && SETTLED.has(row.status)
+    ? rememberSettled(deps, 'consumer_payments', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.fingerprint }, answer.httpStatus, answer.body)
+    : serializeReply(answer.body);
   return { kind: 'replay', status: answer.httpStatus, json };
 }
 
@@ -60,6 +58,8 @@ export async function prepareSpend(deps: AppDeps, principal: Principal, body: Sp
   }
   const mandateId = presentedMandateId(mandate);
   if (!mandateId) throw new ApiError(400, 'invalid_body', 'mandate must be the signed mandate (an object or its canonical text) with its id', { issues: [{ path: '/mandate', message: 'must carry the signed mandate', keyword: 'required' }] });
+  // The id becomes a workflow search attribute, which Temporal caps in size; no mandate id comes near this.
+  if (mandateId.length > MAX_MANDATE_ID) throw new ApiError(400, 'invalid_body', `mandate.id is longer than ${MAX_MANDATE_ID} characters`, { issues: [{ path: '/mandate/id', message: `must be at most ${MAX_MANDATE_ID} characters`, keyword: 'maxLength' }] });
   const attemptId = body.attempt_id ?? sortableId('att');
   const amountMinor = String(body.amount_minor);
   return {
@@ -95,7 +95,7 @@ function startOptions(deps: AppDeps, req: SpendRequest): WorkflowStartOptions<(r
 
 export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<SpendRun> {
   if (req.callerAttempt) {
-    const settled = settledReplies(deps.db, 'consumer_payments').get(req.orgId, req.attemptId, req.projectId, req.fingerprint);
+    const settled = settledReply(deps, 'consumer_payments', { orgId: req.orgId, attemptId: req.attemptId, projectId: req.projectId, fingerprint: req.fingerprint });
     if (settled) return { kind: 'replay', status: settled.status, json: settled.json };
   }
   // An attempt id presented by the caller is usually a retry: its row is read (a plain read by key), and
@@ -113,33 +113,30 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
   let answer: Promise<SpendAnswer>;
   if (!claim.created && row.status === 'dispatch_uncertain') {
     answer = handle.executeUpdate(consumerSpendRetryUpdate);
-  } else if (!claim.created) {
+  } else if (!claim.created && row.workflow_id !== req.workflowId) {
+    // An approved attempt runs under its approval's replay workflow: join that one, never start this one.
     answer = handle.executeUpdate(consumerSpendAnswerUpdate);
   } else {
-    // Start, then wait on the answer update. (Update-with-Start would save a round trip, but Temporal's
-    // time-skipping test server does not implement it; start + update is equally durable.)
-    answer = deps.temporal.client.workflow.start('consumerSpendAttempt', startOptions(deps, req))
-      .then((started) => started.executeUpdate(consumerSpendAnswerUpdate));
+    // Start or join, then wait on the answer update. A racing duplicate starts too: its claim can lose
+    // to one whose workflow is not started yet, and an update alone would find no workflow (the id
+    // conflict policy joins whichever start came first; both carry the same payment). (Update-with-Start
+    // would save a round trip, but Temporal's time-skipping test server does not implement it.)
+    answer = startThenUpdate(deps, 'consumerSpendAttempt', startOptions(deps, req) as WorkflowStartOptions, consumerSpendAnswerUpdate);
   }
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
-  return { kind: 'running', request: req, answer, handle };
+  return { kind: 'running', request: req, created: claim.created, answer, handle };
 }
 
 /** Waits (bounded) for a running attempt; a workflow already closed is answered from Postgres. */
 export async function awaitAnswer(deps: AppDeps, run: Extract<SpendRun, { kind: 'running' }>): Promise<SpendAnswer> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), SYNC_WAIT_MS); });
-  try {
-    const answer = await Promise.race([run.answer, timeout]);
-    if (!answer) throw inProgress(run.request.attemptId);
-    return answer;
-  } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError) && !/workflow.*(completed|not found)|already completed/i.test((error as Error).message)) throw error;
-    const row = await readAttempt(deps.db, run.request.orgId, run.request.attemptId);
-    if (row && row.response_body && row.status !== 'processing') return replayOf(row);
-    throw inProgress(run.request.attemptId);
-  } finally {
-    clearTimeout(timer);
-  }
+  const { orgId, attemptId } = run.request;
+  return awaitAttempt(run.answer, {
+    attemptId, inProgressMessage: IN_PROGRESS,
+    stored: async () => {
+      const row = await readAttempt(deps.db, orgId, attemptId);
+      if (!row || !row.response_body || row.status === 'processing') return null;
+      // The request that started the attempt gets its own answer; anyone who joined it gets a replay.
+      return run.created ? { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: row.response_body } : replayOf(row);
+    },
+  });
 }

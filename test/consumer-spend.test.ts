@@ -205,7 +205,8 @@ describe('policy rules', () => {
     expect(rule.status).toBe(201);
     const c = await readyConsumer(gw, t, { fundMinor: 5_000 });
     const result = await execute(pixSpend(c, { amount_minor: 100 }), t.key);
-    expect([result.status, result.body.error.code]).toEqual([403, 'denied_by_rule']);
+    expect(result.status).toBe(403);
+    expect(result.body).toMatchObject({ reason: 'denied_by_rule', ruleType: 'deny', ruleId: rule.body.id });
     expect(await balance(c.walletId, t)).toMatchObject({ available_minor: '5000' });
   });
 });
@@ -218,8 +219,9 @@ describe('approval-required rules', () => {
     const c = await readyConsumer(gw, t, { fundMinor: 5_000 });
     const body = pixSpend(c, { amount_minor: 1_000 });
     const held = await execute(body, t.key);
-    expect([held.status, held.body.error.code]).toEqual([403, 'approval_required']);
-    const approvalId = held.body.error.details.approval_id as string;
+    expect(held.status).toBe(403);
+    expect(held.body).toMatchObject({ reason: 'approval_required', ruleType: 'approval-required', ruleId: rule.body.id, approval_id: expect.stringMatching(/^apv_/), expires_at: expect.any(String) });
+    const approvalId = held.body.approval_id as string;
     const evaluations = await gw.db.anyFirst(sql.type(z.object({ approval_id: z.string().nullable() }))`
       SELECT approval_id FROM policy_evaluations WHERE org_id = ${t.orgId} AND tool_name = 'consumer_payments.pix'`);
     expect(evaluations).toEqual([approvalId]);
@@ -238,14 +240,14 @@ describe('approval-required rules', () => {
     const c = await readyConsumer(gw, t, { fundMinor: 5_000 });
     const body = pixSpend(c, { amount_minor: 1_000 });
     const held = await execute(body, t.key);
-    const approvalId = held.body.error.details.approval_id as string;
+    const approvalId = held.body.approval_id as string;
     const decided = await gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, { user: 'bob', body: { decision: 'deny' } });
     expect(decided.status).toBe(200);
     await waitFor(async () => (await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key })).body.status === 'denied');
     expect(paymentsFor(body.attempt_id)).toHaveLength(0);
     expect(await balance(c.walletId, t)).toMatchObject({ balance_minor: '5000', available_minor: '5000' });
     const again = await execute(body, t.key);
-    expect([again.status, again.body.error.code, again.body.idempotent_replay]).toEqual([403, 'approval_required', true]);
+    expect([again.status, again.body.reason, again.body.approval_id, again.body.idempotent_replay]).toEqual([403, 'approval_required', approvalId, true]);
   });
 });
 

@@ -7,6 +7,7 @@ import { allHandlersFinished, condition, patched, proxyActivities, proxyLocalAct
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
+import { appendStep, appendSteps } from '../domain/consumer-payments/audit';
 import { CONSUMER_SPEND_KIND, type AuditStep, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
 import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
@@ -39,7 +40,7 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   let generation = 0;
   let retryRequested = false;
   let notices = 0;
-  const step = (name: string, status: AuditStep['status'], detail: string) => audit.push({ timestamp: new Date().toISOString(), step: name, status, detail });
+  const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
   const publish = (next: SpendAnswer) => { answer = next; generation++; };
 
   setHandler(consumerSpendProgressQuery, () => ({ audit, answer, generation }));
@@ -74,7 +75,7 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   }
 
   const auth = await db.authorizeConsumerSpend(req);
-  audit.push(...auth.audit);
+  appendSteps(audit, auth.audit);
   if (auth.kind === 'refused') {
     const refused = refusalAnswer(req, auth.refusal, audit);
     await db.recordConsumerSpendAnswer({ req, answer: refused, consumerId: auth.terms?.consumerId ?? null, approvalId: null });

@@ -6,11 +6,13 @@ import { wiredSeams } from '../../domain/consumer-payments/wiring';
 import { getWallet, walletBalances } from '../../domain/wallets/wallets';
 import type { SpendAnswer } from '../../domain/consumer-payments/types';
 import { ErrorEnvelope } from '../../schema/http/common';
+import { PolicyDenial } from '../../schema/http/policies';
 import { Wallet } from '../../schema/http/wallets';
 import { presentWallet } from '../presenters/wallet';
 import { MandateSpendBody, SpendBody, SpendOutcome, SpendRefusal, type SpendBodyValues } from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
 import { consumerSpendProgressQuery, consumerSpendSettlementSignal } from '../../workflows/consumer-spend-messages';
+import { replayedReply } from '../attempt-engine';
 import { awaitAnswer, prepareSpend, startSpend, type SpendRun } from '../consumer-spend-runner';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -19,23 +21,29 @@ import { openEventStream } from '../sse/event-stream';
 
 const tags = ['Consumer payments'];
 
+/** A policy rule's refusal of a spend: the spec's flat denial body with the attempt's fields. */
+const SpendPolicyDenial = {
+  allOf: [PolicyDenial, { type: 'object', properties: { attempt_id: { type: 'string' }, request_id: { type: 'string' }, idempotent_replay: { type: 'boolean' }, audit: { type: 'array' } } }],
+};
+
 const responses = {
   200: { description: 'SpendOutcome (`completed`); a replay of a settled attempt answers it verbatim with `idempotent_replay: true`', schema: SpendOutcome },
   400: { description: '`invalid_body`, `invalid_approval_hash`, `invalid_receipt_timestamp`, `actor_consumer_mismatch`, `attempt_id_required` (TED), `invalid_ted_payee`, `invalid_ted_destination`', schema: ErrorEnvelope },
-  403: { description: '`withdrawal_pin`, `approval_required` (details.approval_id), `currency_not_authorized`, `merchant_not_allowed`, mandate refusals (`mandate_signature_invalid`, `agent_mismatch`), policy denials', schema: SpendRefusal },
+  403: { description: '`withdrawal_pin`, `approval_required` (details.approval_id; the per-transaction cap), `currency_not_authorized`, `merchant_not_allowed`, mandate refusals (`mandate_signature_invalid`, `agent_mismatch`); a policy rule\'s denial or hold is the flat body `{reason, ruleType, ruleId}` (plus `approval_id` and `expires_at` when an approval was created) with `attempt_id`, `audit` and `idempotent_replay`', schema: { anyOf: [SpendRefusal, SpendPolicyDenial] } },
   409: { description: '`attempt_id_conflict`, `attempt_in_progress` (Retry-After), mandate state refusals', schema: ErrorEnvelope },
   422: { description: '`carrier_*` (bad BR Code), `invalid_pix_key`, `pix_key_not_found`, `per_tx_cap_exceeded` (details amount_minor, per_tx_cap_minor, currency), `cumulative_cap_exceeded`, `periodic_cap_exceeded`, `purpose_mismatch`, `insufficient_funds`, `psp_refused`, `session_not_found`', schema: SpendRefusal },
   502: { description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`', schema: SpendRefusal },
 };
 
+/** Every replay says so twice, in the body and in the header, whichever path found the stored answer. */
 function reply(answer: SpendAnswer): Reply {
-  return { status: answer.httpStatus, body: answer.body };
+  return { status: answer.httpStatus, body: answer.body, ...(answer.body.idempotent_replay === true ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
 }
 
 async function execute(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<Reply> {
   const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
   // A replay goes out as stored, already serialized.
-  if (run.kind === 'replay') return { status: run.status, body: run.json, type: 'application/json', headers: { 'Idempotent-Replayed': 'true' } };
+  if (run.kind === 'replay') return replayedReply(run.status, run.json);
   return reply(await awaitAnswer(deps, run));
 }
 
@@ -69,7 +77,7 @@ function stream(deps: AppDeps, run: SpendRun): Reply {
       .then((answer) => {
         done = true;
         flush((answer.body.audit as unknown[] | undefined) ?? []);
-        sendOutcome(answer, false);
+        sendOutcome(answer, answer.body.idempotent_replay === true);
       })
       .catch((error: Error & { status?: number; code?: string }) => {
         done = true;

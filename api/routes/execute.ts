@@ -1,7 +1,7 @@
 // Wallet execute: answers GatewayPaymentResult synchronously from the spend-attempt workflow
-// (Update-with-Start), or from Postgres when the attempt already finished. A finished attempt's reply is
-// kept serialized in this process (settled-replies.ts), so presenting it again costs no round trip.
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+// (Update-with-Start), or from Postgres when the attempt already finished. The attempt's life shared with
+// consumer spends (bounded wait, Temporal errors answered from Postgres, settled replies kept serialized
+// in this process) is attempt-engine.ts.
 import { ApiError } from '../../domain/errors';
 import { claimAttempt, readAttempt, releaseClaim, requestHash, type AttemptRow } from '../../domain/spend/attempts';
 import type { SpendInput, SpendOutcome } from '../../domain/spend/types';
@@ -17,33 +17,26 @@ import { spendOutcomeUpdate } from '../../workflows/spend-messages';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
-import { serializeReply, settledReplies } from '../settled-replies';
+import { awaitAttempt, rememberSettled, replayedReply, settledReply, updateWithStart } from '../attempt-engine';
 
-/** How long the HTTP call waits for the attempt before answering attempt_in_progress. */
-const SYNC_WAIT_MS = 30_000;
+/** The largest amount a ledger entry holds: PostgreSQL's bigint. */
+const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
 
-function replayed(status: number, json: Buffer): Reply {
-  return { status, body: json, type: 'application/json', headers: { 'Idempotent-Replayed': 'true' } };
-}
+const IN_PROGRESS = 'This attempt is still running; retry with the same attempt_id to get its result';
 
 /** A finished attempt's stored reply. Only `processing` rows are ever updated, so every other one is remembered. */
 function stored(deps: AppDeps, row: AttemptRow): Reply {
   const status = row.response_status ?? 200;
-  const json = serializeReply(row.response_body);
-  settledReplies(deps.db, 'wallet_execute').remember(row.org_id, row.attempt_id, { projectId: row.project_id, fingerprint: row.request_hash, status, json });
-  return replayed(status, json);
+  const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, row.response_body);
+  return replayedReply(status, json);
 }
 
-function inProgress(attemptId: string): ApiError {
-  return new ApiError(409, 'attempt_in_progress', 'This attempt is still running; retry with the same attempt_id to get its result', { attempt_id: attemptId }, { 'Retry-After': '1' });
-}
-
-async function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendOutcome> {
-  const start = new WithStartWorkflowOperation('spendAttempt', {
+/** Update-with-Start: a running attempt is joined; a finished one is never run again (it is answered from Postgres). */
+function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendOutcome> {
+  return updateWithStart(deps, 'spendAttempt', {
     workflowId,
     taskQueue: deps.temporal.taskQueue,
     args: [input],
-    // A running attempt is joined; a finished one is never run again (it is answered from Postgres).
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: [
@@ -51,20 +44,10 @@ async function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput
       { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
       { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
       { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
-      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Number(input.amountMinor) },
+      // A filter for operators, not the amount: a double near 2^63 would overflow the attribute's int64.
+      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Math.min(Number(input.amountMinor), Number.MAX_SAFE_INTEGER) },
     ],
-  });
-  const update = deps.temporal.client.workflow.executeUpdateWithStart(spendOutcomeUpdate, { startWorkflowOperation: start });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), SYNC_WAIT_MS); });
-  update.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
-  try {
-    const outcome = await Promise.race([update, timeout]);
-    if (!outcome) throw inProgress(input.attemptId);
-    return outcome;
-  } finally {
-    clearTimeout(timer);
-  }
+  }, spendOutcomeUpdate);
 }
 
 export const executeRoutes: AnyRoute[] = [
@@ -86,8 +69,8 @@ export const executeRoutes: AnyRoute[] = [
         // The fingerprint binds the project and the wallet as well as the body: a hit is this very
         // request, already answered (and its wallet, never deleted but with its project, was found then).
         const hash = requestHash(principal.projectId, params.id, body);
-        const hit = settledReplies(deps.db, 'wallet_execute').get(principal.orgId, body.attempt_id, principal.projectId, hash);
-        if (hit) return replayed(hit.status, hit.json);
+        const hit = settledReply(deps, 'wallet_execute', { orgId: principal.orgId, attemptId: body.attempt_id, projectId: principal.projectId, fingerprint: hash });
+        if (hit) return replayedReply(hit.status, hit.json);
         // Usually a retry: a finished attempt of this very request is read (one plain read by key) and
         // answered; anything else goes on to the wallet lookup and the claim, which judge it.
         const finished = await readAttempt(deps.db, principal.orgId, body.attempt_id);
@@ -98,6 +81,10 @@ export const executeRoutes: AnyRoute[] = [
       const minor = toMinorUnits(body.amount, body.currency);
       if (minor === null) {
         throw new ApiError(400, 'invalid_body', `amount has more decimals than ${body.currency} has minor units`, { issues: [{ path: '/amount', message: `must be a whole number of ${body.currency} minor units`, keyword: 'multipleOf' }] });
+      }
+      // JSON numbers reach 1e308; a ledger amount is a PostgreSQL bigint. Refused here, before anything is written.
+      if (minor > MAX_LEDGER_MINOR) {
+        throw new ApiError(400, 'invalid_body', `amount is larger than a wallet can hold (${MAX_LEDGER_MINOR} ${body.currency} minor units)`, { issues: [{ path: '/amount', message: `must be at most ${MAX_LEDGER_MINOR} minor units`, keyword: 'maximum' }] });
       }
       const attemptId = body.attempt_id ?? sortableId('att');
       const workflowId = workflowIds.spend(principal.orgId, attemptId);
@@ -117,16 +104,16 @@ export const executeRoutes: AnyRoute[] = [
         description: body.description, mandateId: body.mandate_id, purpose: body.purpose ?? null, preferredMethod: body.preferred_method ?? null,
         targetCurrency: body.target_currency ?? null, metadata: body.metadata ?? {}, requestId,
       };
-      try {
-        const outcome = await runAttempt(deps, principal, input, workflowId);
-        return { status: outcome.httpStatus, body: outcome.body };
-      } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        // The workflow already closed: its outcome is in Postgres (or the attempt is being finished).
-        const row = await readAttempt(deps.db, principal.orgId, attemptId);
-        if (row && row.status !== 'processing') return stored(deps, row);
-        throw inProgress(attemptId);
-      }
+      // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
+      // attempt is being finished, and the caller is told to come back).
+      const outcome = await awaitAttempt<Reply>(runAttempt(deps, principal, input, workflowId).then((done) => ({ status: done.httpStatus, body: done.body })), {
+        attemptId, inProgressMessage: IN_PROGRESS,
+        stored: async () => {
+          const row = await readAttempt(deps.db, principal.orgId, attemptId);
+          return row && row.status !== 'processing' ? stored(deps, row) : null;
+        },
+      });
+      return outcome;
     },
   }),
 ];

@@ -1,13 +1,18 @@
 // The bodies a spend answers with: the 200 SpendOutcome of a completed attempt and the refusals (the
-// spec's error envelope plus the attempt id and the audit so far). Stored as built, replayed verbatim.
+// spec's error envelope plus the attempt id and the audit so far; a policy rule's refusal is the spec's
+// flat denial body instead, as wallet execute answers it). Stored as built, replayed verbatim.
+import { flatDenial, type DeniedBy } from '../policies/denial';
 import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from './types';
 
 export function refusalAnswer(req: SpendRequest, refusal: SpendRefusalInfo, audit: AuditStep[], status: SpendAnswer['status'] = 'refused'): SpendAnswer {
+  const head = refusal.policy
+    ? flatDenial(refusal.policy)
+    : { error: { code: refusal.code, message: refusal.message, ...(refusal.details ? { details: refusal.details } : {}) } };
   return {
     httpStatus: refusal.status,
     status,
     body: {
-      error: { code: refusal.code, message: refusal.message, ...(refusal.details ? { details: refusal.details } : {}) },
+      ...head,
       request_id: req.requestId,
       attempt_id: req.attemptId,
       idempotent_replay: false,
@@ -16,7 +21,12 @@ export function refusalAnswer(req: SpendRequest, refusal: SpendRefusalInfo, audi
   };
 }
 
-export function approvalAnswer(req: SpendRequest, approval: { approvalId: string; expiresAt: string; reason: string }, audit: AuditStep[]): SpendAnswer {
+/** A spend held for a person: a policy rule's hold answers the flat denial body, the per-transaction cap's the envelope. */
+export function approvalAnswer(req: SpendRequest, approval: { approvalId: string; expiresAt: string; reason: string; policy?: DeniedBy }, audit: AuditStep[]): SpendAnswer {
+  if (approval.policy) {
+    const body = flatDenial(approval.policy, { id: approval.approvalId, expires_at: approval.expiresAt });
+    return { httpStatus: 403, status: 'requires_approval', body: { ...body, request_id: req.requestId, attempt_id: req.attemptId, idempotent_replay: false, audit } };
+  }
   const refusal = {
     status: 403, code: 'approval_required', message: 'The payment waits for a person to approve it; poll GET /v1/approvals/{id}/status',
     details: { approval_id: approval.approvalId, expires_at: approval.expiresAt, reason: approval.reason },

@@ -32,7 +32,9 @@ const claimRow = attemptRow.extend({ created: z.boolean() });
 
 /**
  * Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to
- * judge. One round trip either way: the insert and the read of a taken id are one statement.
+ * judge. One round trip either way: the insert and the read of a taken id are one statement. The conflict
+ * has no target because the row has two unique keys, (org_id, attempt_id) and dispatch_key (derived from
+ * the same pair): a racing first presentation can trip either one first, and both mean the id is taken.
  */
 export async function claimAttempt(db: CommonQueryMethods, req: SpendRequest): Promise<{ row: AttemptRow; created: boolean }> {
   const claimed = await db.maybeOne(sql.type(claimRow)`
@@ -41,7 +43,7 @@ export async function claimAttempt(db: CommonQueryMethods, req: SpendRequest): P
         fingerprint, workflow_id, dispatch_key)
       VALUES (${req.orgId}, ${req.attemptId}, ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
         ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, ${req.workflowId}, ${req.dispatchKey})
-      ON CONFLICT (org_id, attempt_id) DO NOTHING
+      ON CONFLICT DO NOTHING
       RETURNING ${COLUMNS})
     SELECT ${COLUMNS}, true AS created FROM inserted
     UNION ALL

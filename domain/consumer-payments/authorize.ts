@@ -3,18 +3,20 @@
 // atomically), merchant or withdrawal allowlist, policy rules, and the hold on the consumer's balance.
 // Every step lands in the audit. A retry of an attempt that already holds money skips all of it.
 import type { DatabasePool } from '../../runtime/database';
+import type { DeniedBy } from '../policies/denial';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { pixAllowlistMatches } from '../pix/payee';
 import { authorizeTedDestination } from '../ted/payee';
 import { lockAttempt, markHeld, reopenForApproval } from './attempts';
+import { appendStep } from './audit';
 import { reserveCaps, resolveReservation } from './caps';
 import type { ConsumerPaymentSeams, MandateTerms } from './seams';
 import type { AuditStep, SpendRefusalInfo, SpendRequest } from './types';
 
 export type Authorization =
   | { kind: 'refused'; refusal: SpendRefusalInfo; audit: AuditStep[]; terms: TermsSummary | null }
-  | { kind: 'requires_approval'; approvalId: string; expiresAt: string; reason: string; audit: AuditStep[]; terms: TermsSummary }
+  | { kind: 'requires_approval'; approvalId: string; expiresAt: string; reason: string; policy?: DeniedBy; audit: AuditStep[]; terms: TermsSummary }
   | { kind: 'held'; holdId: string; audit: AuditStep[]; terms: TermsSummary; sourceAccount: string | null; retried: boolean };
 
 /** What later steps need from the mandate; plain JSON so it can cross into the workflow. */
@@ -47,10 +49,17 @@ function slotFor(terms: MandateTerms, currency: string, rail: string) {
 export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSeams, req: SpendRequest, settings: { tedMerchantFallback: boolean }): Promise<Authorization> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
   const audit: AuditStep[] = [];
-  const step = (name: string, status: AuditStep['status'], detail: string) => audit.push({ timestamp: new Date().toISOString(), step: name, status, detail });
+  const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
   let terms: MandateTerms | null = null;
   try {
     return await db.transaction(async (tx) => {
+      // The pool runs this callback again after a deadlock or serialization failure: each try tells
+      // its own story, so the steps of a rolled-back try must not stay in the audit.
+      audit.length = 0;
+      terms = null;
+      // Lock order, shared by every writer of a consumer spend (settle.ts, funds.ts): the attempt row,
+      // the mandate row, the mandate's cap lock, the agent's policy lock, then the consumer's wallet and
+      // its balance slot. Settling takes the mandate before the wallet too, so the two cannot deadlock.
       const attempt = await lockAttempt(tx, scope, req.attemptId);
       // An approved hold replays the attempt under its own workflow: the stored 403 no longer answers it.
       if (req.approvedBy && attempt.status === 'requires_approval') await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
@@ -122,7 +131,10 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
         step('policy', 'skip', `approved by ${req.approvedBy}`);
       } else {
         const decision = await seams.policies.evaluate(tx, scope, { agentId: req.agentId, toolName: `consumer_payments.${req.rail}`, amountMinor: amount, currency: req.currency });
-        if (decision.decision === 'deny') throw refuse(403, decision.reason, `Denied by ${decision.ruleType} rule ${decision.ruleId}`, { reason: decision.reason, ruleType: decision.ruleType, ruleId: decision.ruleId });
+        if (decision.decision === 'deny') {
+          const policy = { reason: decision.reason, ruleType: decision.ruleType, ruleId: decision.ruleId, ruleName: decision.ruleName };
+          throw new Refusal({ status: 403, code: decision.reason, message: `Denied by ${decision.ruleType} rule ${decision.ruleId}`, policy });
+        }
         if (decision.decision === 'approval') {
           step('policy', 'fail', `approval_required by rule ${decision.ruleId}`);
           const held = await seams.approvals.raise(tx, scope, {
@@ -132,7 +144,8 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
           // No money is held and nothing counts against the caps while a person decides; the replay reserves again.
           await resolveReservation(tx, scope, req.attemptId, 'released');
-          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: decision.reason, audit, terms: summary(terms) };
+          const policy = { reason: decision.reason, ruleType: decision.ruleType, ruleId: decision.ruleId, ruleName: decision.ruleName };
+          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: decision.reason, policy, audit, terms: summary(terms) };
         }
         step('policy', 'pass', decision.ruleId ? `allowed by rule ${decision.ruleId}` : 'allowed');
       }

@@ -39,6 +39,12 @@ export interface MandateSeam {
   verify(tx: DatabaseTransactionConnection, scope: EventScope, presented: PresentedMandate): Promise<MandateTerms>;
   /** Reads a registered mandate's signed document, for the spend on `/v1/consumers/mandates/{id}/spend` (one read, no transaction). */
   registered(db: CommonQueryMethods, scope: EventScope, mandateId: string): Promise<unknown>;
+  /**
+   * Takes the mandate's share of the lock order before a settle touches the consumer's wallet: a key-share
+   * lock, so settles run side by side while an authorization (which locks the mandate for update and then
+   * the wallet) waits for them, or they for it, and never each for the other.
+   */
+  lockForSettle(tx: DatabaseTransactionConnection, scope: EventScope, mandateId: string): Promise<void>;
   /** Records the settled spend in the mandates area's seam table; a retry finds its own row. */
   recordSpend(tx: DatabaseTransactionConnection, scope: EventScope, spend: { mandateId: string; amountMinor: bigint; currency: string; attemptId: string }): Promise<void>;
 }
@@ -63,7 +69,7 @@ export interface FundsSeam {
 
 export type PolicyDecision =
   | { decision: 'allow'; ruleId: string | null }
-  | { decision: 'deny'; reason: string; ruleType: string; ruleId: string }
+  | { decision: 'deny'; reason: string; ruleType: string; ruleId: string; ruleName: string | null }
   | { decision: 'approval'; reason: string; ruleType: string; ruleId: string; ruleName: string | null };
 
 export interface PolicySeam {

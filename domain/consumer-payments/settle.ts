@@ -9,6 +9,7 @@ import { recordEvent, type EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
+import { appendStep } from './audit';
 import { lockAttempt, storeAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
 import { resolveReservation } from './caps';
@@ -38,10 +39,14 @@ export async function settleSpend(
     const earlier = stored(attempt);
     if (earlier) return earlier;
     const audit = [...input.audit];
-    const step = (name: string, status: AuditStep['status'], detail: string) => audit.push({ timestamp: new Date().toISOString(), step: name, status, detail });
+    const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
     const amount = BigInt(req.amountMinor);
     const { terms, settlement } = input;
     const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail };
+    // The lock order of authorize.ts: attempt, mandate, then the consumer's wallet. Recording the spend
+    // below locks the mandate anyway (its foreign key); taken after the wallet, that deadlocked with
+    // authorizations, which hold the mandate while they wait for the wallet.
+    await seams.mandates.lockForSettle(tx, scope, terms.mandateId);
     const debit = await seams.funds.debit(tx, scope, { ...move, externalRef: `${req.rail}:${settlement.providerPaymentId}` });
     step('debit', 'pass', `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`);
     await resolveReservation(tx, scope, req.attemptId, 'spent');
@@ -106,7 +111,7 @@ export async function releaseSpend(
       consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: BigInt(req.amountMinor), rail: req.rail,
     });
     await resolveReservation(tx, scope, req.attemptId, 'released');
-    audit.push({ timestamp: new Date().toISOString(), step: 'release', status: 'pass', detail: `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}` });
+    appendStep(audit, 'release', 'pass', `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}`);
     const answer = refusalAnswer(req, input.refusal, audit, 'failed');
     await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: terms.consumerId });
     await recordEvent(tx, scope, 'payment.failed', {
@@ -122,7 +127,9 @@ export async function recordAnswer(db: DatabasePool, req: SpendRequest, answer: 
   const type: EventType = answer.status === 'requires_approval' ? 'payment.requires_approval' : answer.status === 'dispatch_uncertain' ? 'payment.uncertain' : 'payment.failed';
   await db.transaction(async (tx) => {
     await storeAnswer(tx, scope, req.attemptId, answer, { ...extra, holdsMoney: answer.status === 'dispatch_uncertain' });
+    // A policy denial's body is the flat one: its reason is the code.
     const error = answer.body.error as { code?: string } | undefined;
-    await recordEvent(tx, scope, type, { attempt_id: req.attemptId, mandate_id: req.mandateId, rail: req.rail, amount_minor: req.amountMinor, code: error?.code ?? null, approval_id: extra.approvalId ?? null });
+    const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
+    await recordEvent(tx, scope, type, { attempt_id: req.attemptId, mandate_id: req.mandateId, rail: req.rail, amount_minor: req.amountMinor, code, approval_id: extra.approvalId ?? null });
   });
 }

@@ -1,5 +1,6 @@
 // The shapes a consumer spend travels in: from the route to the workflow (SpendRequest), through the
 // audit trail, to the stored answer (SpendAnswer). Plain JSON only: workflows serialize their inputs.
+import type { DeniedBy } from '../policies/denial';
 
 /** The approval kind the approval-hold workflow replays as a consumer spend (workflows/replays.ts). */
 export const CONSUMER_SPEND_KIND = 'consumer.spend';
@@ -61,4 +62,6 @@ export interface SpendRefusalInfo {
   code: string;
   message: string;
   details?: Record<string, unknown>;
+  /** Set when a policy rule refused: the answer is then the spec's flat denial body, not the envelope. */
+  policy?: DeniedBy;
 }

@@ -27,7 +27,7 @@ function policyGate(): PolicySeam {
       });
       const { decision } = gate;
       if (decision.decision === 'allow') return { decision: 'allow', ruleId: decision.rule?.id ?? null };
-      if (decision.decision === 'deny') return { decision: 'deny', reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id };
+      if (decision.decision === 'deny') return { decision: 'deny', reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name };
       heldEvaluations.set(tx, gate.evaluationId);
       return { decision: 'approval', reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name };
     },

@@ -1,6 +1,8 @@
 // The mandates side of the consumer-payments seam (domain/consumer-payments/seams.ts): verification of a
-// presented mandate under a row lock, the signed document of a registered mandate, and the spend record.
+// presented mandate under a row lock, the settle's key-share lock on it, the signed document of a registered
+// mandate, and the spend record.
 // Bind it in domain/consumer-payments/wiring.ts as `mandates: mandatePaymentSeam(config.encryptionKeys)`.
+import { sql } from 'slonik';
 import type { KeyRing } from '../crypto/secret-box';
 import { ApiError } from '../errors';
 import type { MandateSeam, MandateTerms } from '../consumer-payments/seams';
@@ -36,6 +38,11 @@ export function mandatePaymentSeam(ring: KeyRing): MandateSeam {
       const row = await findMandate(tx, scope, mandateId);
       if (!row) throw new ApiError(404, 'mandate_not_found', 'No such mandate in this project');
       return row.document;
+    },
+
+    async lockForSettle(tx, scope, mandateId): Promise<void> {
+      await tx.query(sql.unsafe`
+        SELECT 1 FROM mandates WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${mandateId} FOR KEY SHARE`);
     },
 
     async recordSpend(tx, scope, spend): Promise<void> {
