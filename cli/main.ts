@@ -15,6 +15,7 @@ import { registerCompletion } from './commands/completion';
 import { registerLogin } from './commands/login';
 import { registerListen } from './commands/listen';
 import { registerTrigger } from './commands/trigger';
+import { registerCommandList } from './commands/list-commands';
 
 function packageVersion(): string {
   try {
@@ -35,7 +36,8 @@ export function buildProgram(): Command {
     .option('--verbose', 'show the HTTP exchange on stderr, credentials redacted')
     .showHelpAfterError()
     .exitOverride();
-  registerOperations(program, document as unknown as OpenApiDocument);
+  const table = registerOperations(program, document as unknown as OpenApiDocument);
+  registerCommandList(program, table);
   registerRaw(program);
   registerProfiles(program);
   registerLogin(program);

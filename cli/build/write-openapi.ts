@@ -5,12 +5,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { allRoutes } from '../../api/routes';
-import { buildOpenApi } from '../../schema/openapi';
-
-export function currentDocument(): Record<string, unknown> {
-  return buildOpenApi(allRoutes(), undefined);
-}
+import { currentDocument } from './document';
 
 function writeAtomically(target: string, text: string): void {
   const temporary = `${target}.${process.pid}.tmp`;
