@@ -222,32 +222,31 @@ describe('webhooks', () => {
   });
 
   it('listens on temporary endpoints, forwards signed deliveries (a trigger and a real event) to a local URL, and removes the endpoints on exit', async () => {
-    const child = cli.spawn(['--json', 'listen', '--forward-to', receiverUrl, '--events', 'wallet.funded'], { env: asTenant() });
+    const child = cli.spawn(['--json', 'listen', '--forward-to', receiverUrl, '--events', 'wallet.created'], { env: asTenant() });
     const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
     const lines: Array<Record<string, unknown>> = [];
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => lines.push(...chunk.trim().split('\n').map((l) => JSON.parse(l))));
-    await waitForLine(child.stderr!, /Ready: forwarding wallet\.funded/);
-    const endpoints = await gw.request('GET', '/v1/webhook-endpoints?event=wallet.funded', { key: t.key });
-    expect(endpoints.body.triggers).toEqual([expect.objectContaining({ name: 'gateway listen (wallet.funded)', status: 'active' })]);
-    expect(endpoints.body.triggers[0].webhook_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wallet\.funded$/);
+    await waitForLine(child.stderr!, /Ready: forwarding wallet\.created/);
+    const endpoints = await gw.request('GET', '/v1/webhook-endpoints?event=wallet.created', { key: t.key });
+    expect(endpoints.body.triggers).toEqual([expect.objectContaining({ name: 'gateway listen (wallet.created)', status: 'active' })]);
+    expect(endpoints.body.triggers[0].webhook_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/wallet\.created$/);
 
-    const fired = await gateway(['--json', 'trigger', 'wallet.funded']);
+    const fired = await gateway(['--json', 'trigger', 'wallet.created']);
     expect(fired.code).toBe(0);
     expect(JSON.parse(fired.stdout).fired).toEqual([expect.objectContaining({ trigger_id: endpoints.body.triggers[0].id })]);
     const test = await waitForDelivery(lines, 'webhook_endpoint.test');
     expect(test).toMatchObject({ signature: 'verified', status: 204, forwarded_to: receiverUrl });
 
     const wallet = await newWallet(gw, t);
-    await fund(gw, t, wallet, 700);
-    const funded = await waitForDelivery(lines, 'wallet.funded');
-    expect(funded).toMatchObject({ signature: 'verified', status: 204 });
-    const forwarded = received.find((r) => r.headers['webhook-id'] === funded.webhook_id)!;
+    const real = await waitForDelivery(lines, 'wallet.created');
+    expect(real).toMatchObject({ signature: 'verified', status: 204 });
+    const forwarded = received.find((r) => r.headers['webhook-id'] === real.webhook_id)!;
     expect(forwarded.headers['webhook-signature']).toMatch(/^v1,/);
-    expect(JSON.parse(forwarded.body)).toMatchObject({ type: 'wallet.funded' });
+    expect(JSON.parse(forwarded.body)).toMatchObject({ type: 'wallet.created', data: { wallet_id: wallet } });
 
     child.kill('SIGINT');
     expect(await exited).toBe(0);
-    const after = await gw.request('GET', '/v1/webhook-endpoints?event=wallet.funded', { key: t.key });
+    const after = await gw.request('GET', '/v1/webhook-endpoints?event=wallet.created', { key: t.key });
     expect(after.body.triggers).toEqual([]);
   }, 60_000);
 
