@@ -79,6 +79,22 @@ describe('commands', () => {
   });
 });
 
+describe('output', () => {
+  it('prints a table to a person at a terminal and the exact body when piped', async () => {
+    const wallet = await newWallet(gw, t, { display_name: 'Terminal wallet' });
+    // `script` gives the CLI a pseudo-terminal, as a person's shell does.
+    const terminal = (args: string) =>
+      execFileSync('script', ['-qec', `${process.execPath} ${cli.main} ${args}`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: cli.configHome } }).replace(/\r/g, '');
+    const lines = terminal('wallets list').trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+ORG_ID\s+PROJECT_ID\s+AGENT_ID\s+DISPLAY_NAME\s+STATUS/);
+    expect(lines.find((line) => line.startsWith(wallet))).toMatch(/Terminal wallet\s+active/);
+    expect(terminal('whoami')).toMatch(new RegExp(`^project\\s+\\{"id":"${t.projectId}"`, 'm'));
+    const piped = await gateway(['wallets', 'get', wallet]);
+    const raw = await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key });
+    expect(piped.stdout.trim()).toBe(raw.text);
+  });
+});
+
 describe('outcomes and exit codes', () => {
   it('exits 1 with the error code and the request id when the API refuses', async () => {
     const missing = await gateway(['wallets', 'get', 'wal_does_not_exist']);
