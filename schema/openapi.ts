@@ -82,7 +82,7 @@ function operation(route: AnyRoute): JsonSchema {
     op.security = [{ bearerAuth: typeof scope === 'string' && scope !== 'unmapped' ? [scope] : [] }];
     op['x-required-scope'] = scope === 'unmapped' ? null : scope;
     op['x-scope-mapping'] = scope === 'unmapped' ? 'unmapped: restricted keys are refused with 403 route_scope_unmapped' : scope === null ? 'none' : scope;
-    responses['401'] ??= { description: 'Missing, malformed or revoked credential', content: { 'application/json': { schema: Unauthorized } } };
+    responses['401'] = credentialRefusal(responses['401']);
     if (scope !== null) {
       responses['403'] ??= {
         description: 'The key lacks the scope (`forbidden`), or the route has no scope mapping (`route_scope_unmapped`)',
@@ -91,6 +91,18 @@ function operation(route: AnyRoute): JsonSchema {
     }
   }
   return op;
+}
+
+const CREDENTIAL_REFUSED = 'Missing, malformed or revoked credential';
+
+/** Every credentialed operation can answer the gateway's own 401; a route whose 401 also means something else answers either shape. */
+function credentialRefusal(declared: JsonSchema | undefined): JsonSchema {
+  if (!declared) return { description: CREDENTIAL_REFUSED, content: { 'application/json': { schema: Unauthorized } } };
+  const own = (declared.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema;
+  return {
+    description: `${CREDENTIAL_REFUSED} (\`{"error":"unauthorized"}\`), or ${String(declared.description)}`,
+    content: { 'application/json': { schema: own ? { anyOf: [own, Unauthorized] } : Unauthorized } },
+  };
 }
 
 export function buildOpenApi(routes: AnyRoute[], serverUrl: string | undefined): JsonSchema {

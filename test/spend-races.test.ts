@@ -175,7 +175,7 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     const wallet = await newWallet(gw, tenant);
     await fund(gw, tenant, wallet, 10_000);
     const ids: string[] = [];
-    for (const amount of [1e308, 1e20, 92233720368547758.08, 1e17, 0.001, 1.005, 5e-324]) {
+    for (const amount of [1e308, 1e20, 92233720368547758.08, 1e17, Number.MAX_SAFE_INTEGER + 1, 0.001, 1.005, 5e-324]) {
       const attemptId = newAttempt();
       ids.push(attemptId);
       const r = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
@@ -194,9 +194,9 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     }
     const written = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id = ANY(${sql.array(ids, 'text')})`);
     expect(written).toBe(0);
-    // The largest amount a ledger holds is judged like any other: this wallet cannot cover it.
+    // The largest amount the API takes (the largest exact JSON integer, in major units) is judged like any other: this wallet cannot cover it.
     const largest = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-      key: tenant.key, body: { amount: 90_000_000_000_000_000, currency: 'BRL', recipient: 'merchant-42', description: 'largest', mandate_id: 'mdt_test', attempt_id: newAttempt() },
+      key: tenant.key, body: { amount: Number.MAX_SAFE_INTEGER, currency: 'BRL', recipient: 'merchant-42', description: 'largest', mandate_id: 'mdt_test', attempt_id: newAttempt() },
     });
     expect([largest.status, largest.body.status, largest.body.wallet?.insufficientFunds]).toEqual([200, 'failed', true]);
     const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0];
