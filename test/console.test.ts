@@ -311,8 +311,8 @@ describe('the console on the time-skipping Temporal server', () => {
       expect(response.headers.get('cache-control')).toBe('no-store');
     }
     const page = await gw.request('GET', '/console', { headers: { Cookie: cookie } });
-    expect(page.text).toContain('&#60;img src=x id=injected&#62;');
-    expect(page.text).toContain('&#60;i&#62;rule&#60;/i&#62;');
+    expect(page.text).toContain('&lt;img src=x id=injected&gt;');
+    expect(page.text).toContain('&lt;i&gt;rule&lt;/i&gt;');
     expect(page.text).not.toContain('<img');
 
     const login = await gw.request('POST', '/console/login', {

@@ -125,13 +125,13 @@ describe('the consent page', () => {
     const r = await gw.request('GET', authorizePath({ clientId, challenge: pkce().challenge, scope: 'sessions:read tools:execute', state: 's"1' }));
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/html');
-    expect(r.text).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; Agent');
+    expect(r.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Agent');
     expect(r.text).not.toContain('<script');
     expect(r.text).toContain('<code>sessions:read</code>');
     expect(r.text).toContain('<code>tools:execute</code>');
     expect(r.text).not.toContain('<code>consents:write</code>');
     expect(r.text).toContain('name="api_key"');
-    expect(r.text).toContain('value="s&#34;1"');
+    expect(r.text).toContain('value="s&quot;1"');
     const csp = r.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");

@@ -1,7 +1,8 @@
 // The hosted consent page: who asks, for what, with which caps, currencies, allowlists and expiry, and
 // the consumer's confirmation. Server-rendered and escaped; one small same-origin script submits it.
 import type { ConsentRow } from '../../domain/consents/consents';
-import { escapeHtml as e, formatDocument, formatDuration, formatMinor } from './consent-format';
+import { formatDocument, formatDuration, formatMinor } from './consent-format';
+import { escapeHtml as e, htmlPage } from './html';
 
 /** Headers for every consent page: no framing (clickjacking), no caching, no referrer (the path holds the token). */
 export const CONSENT_PAGE_HEADERS: Record<string, string> = {
@@ -13,21 +14,12 @@ export const CONSENT_PAGE_HEADERS: Record<string, string> = {
 };
 
 function layout(title: string, body: string, script = false): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta name="robots" content="noindex">
-  <title>${e(title)}</title>
-  <link rel="stylesheet" href="/consent/assets/consent.css">
-</head>
-<body>
-  <main>
-${body}
-  </main>
-${script ? '  <script src="/consent/assets/consent.js"></script>\n' : ''}</body>
-</html>`;
+  return htmlPage({
+    title,
+    head: '<link rel="stylesheet" href="/consent/assets/consent.css">',
+    content: body,
+    tail: script ? '<script src="/consent/assets/consent.js"></script>\n' : '',
+  });
 }
 
 const row = (label: string, value: string, id: string) => `      <tr><th scope="row">${e(label)}</th><td data-field="${id}">${value}</td></tr>`;

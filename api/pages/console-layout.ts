@@ -3,7 +3,7 @@
 // posting forms anywhere but back to the gateway.
 import { createHash } from 'node:crypto';
 import type { Reply } from '../route';
-import { escapeHtml } from './oauth-consent';
+import { escapeHtml, htmlPage } from './html';
 
 export { escapeHtml };
 
@@ -37,22 +37,8 @@ export function layout(title: string, content: string, signedIn?: { operator: st
     ? `<form method="post" action="/console/logout"><span id="operator">${escapeHtml(signedIn.operator)}</span>
 <input type="hidden" name="csrf" value="${escapeHtml(signedIn.csrf)}"> <button type="submit" id="logout">Sign out</button></form>`
     : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<header><h1>Gateway operator console</h1>${signOut}</header>
-<main>
-${content}
-</main>
-</body>
-</html>`;
+  return htmlPage({ title, head: `<style>${STYLE}</style>`, header: `<header><h1>Gateway operator console</h1>${signOut}</header>
+`, content });
 }
 
 export function htmlReply(status: number, body: string, headers: Record<string, string> = {}): Reply {

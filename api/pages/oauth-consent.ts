@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Scope } from '../../domain/tenancy/scopes';
 import { GRANTABLE_SCOPES } from '../../domain/oauth/scope';
+import { escapeHtml, htmlPage } from './html';
 
 const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'sessions:create': 'Create sessions on provider servers',
@@ -30,10 +31,6 @@ button.primary{background:#2451d6;border-color:#2451d6;color:#fff}
 `;
 const STYLE_HASH = `sha256-${createHash('sha256').update(STYLE).digest('base64')}`;
 
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
 /** Headers for every OAuth page; `formTargets` are the origins the consent form may end up at. */
 export function pageHeaders(formTargets: string[] = []): Record<string, string> {
   const formAction = ["'self'", ...formTargets].join(' ');
@@ -47,21 +44,7 @@ export function pageHeaders(formTargets: string[] = []): Record<string, string> 
 }
 
 function layout(title: string, content: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${content}
-</main>
-</body>
-</html>`;
+  return htmlPage({ title, head: `<style>${STYLE}</style>`, content });
 }
 
 export interface ConsentView {
