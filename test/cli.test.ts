@@ -2,11 +2,12 @@
 // operation, credentials from flags, environment and 0600 profiles, the login through the real
 // consent page in Chromium, exit codes by outcome with the request id, redacted `--verbose`, raw
 // requests, `listen` forwarding real signed deliveries, `trigger`, and shell completion.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { chromium, type Browser } from 'playwright-core';
 import { currentDocument } from '../cli/build/document';
 import { keyReachableOperations, type OpenApiDocument } from '../cli/operations/document';
@@ -17,6 +18,8 @@ import { fund, newWallet } from './support/money';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+
+const execFileAsync = promisify(execFile);
 let gw: Gateway;
 let t: Tenant;
 let cli: Cli;
@@ -83,12 +86,15 @@ describe('output', () => {
   it('prints a table to a person at a terminal and the exact body when piped', async () => {
     const wallet = await newWallet(gw, t, { display_name: 'Terminal wallet' });
     // `script` gives the CLI a pseudo-terminal, as a person's shell does.
-    const terminal = (args: string) =>
-      execFileSync('script', ['-qec', `${process.execPath} ${cli.main} ${args}`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: cli.configHome } }).replace(/\r/g, '');
-    const lines = terminal('wallets list').trim().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+ORG_ID\s+PROJECT_ID\s+AGENT_ID\s+DISPLAY_NAME\s+STATUS/);
-    expect(lines.find((line) => line.startsWith(wallet))).toMatch(/Terminal wallet\s+active/);
-    expect(terminal('whoami')).toMatch(new RegExp(`^project\\s+\\{"id":"${t.projectId}"`, 'm'));
+    // Asynchronous: the gateway answering it runs in this process.
+    const terminal = async (args: string) => {
+      const { stdout } = await execFileAsync('script', ['-qec', `${process.execPath} ${cli.main} ${args}`, '/dev/null'], { encoding: 'utf8', env: { ...process.env, ...asTenant(), XDG_CONFIG_HOME: cli.configHome } });
+      return stdout.replace(/\r/g, '');
+    };
+    const lines = (await terminal('wallets list')).trim().split('\n');
+    expect(lines[0]).toMatch(/^ID\s+ORG_ID\s+PROJECT_ID\s+AGENT_ID\s+DISPLAY_NAME\s+CURRENCY\s+STATUS\s+CREATED_AT/);
+    expect(lines.find((line) => line.startsWith(wallet))).toMatch(/Terminal wallet\s+BRL\s+active/);
+    expect(await terminal('whoami')).toMatch(new RegExp(`^project\\s+\\{"id":"${t.projectId}"`, 'm'));
     const piped = await gateway(['wallets', 'get', wallet]);
     const raw = await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key });
     expect(piped.stdout.trim()).toBe(raw.text);
