@@ -88,7 +88,8 @@ async function main(): Promise<void> {
     say(`  Console        ${api.url}/console (sign in with the service token)`);
     say(`  API key        ${key}`);
     say(`  Service token  ${config.serviceToken}`);
-    for (const [name, mock] of Object.entries(mocks)) say(`  Mock ${name.padEnd(10)}${mock.url}`);
+    const mockWidth = Math.max(15, ...Object.keys(mocks).map((name) => name.length + 6));
+    for (const [name, mock] of Object.entries(mocks)) say(`  ${`Mock ${name}`.padEnd(mockWidth)}${mock.url}`);
     say(`  Data           ${config.dataDir}`);
     say('');
     say(`Try: curl -H "Authorization: Bearer ${key}" ${api.url}/v1/whoami`);
