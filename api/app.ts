@@ -1,6 +1,8 @@
-// Builds the Koa application (no listen): request id → errors → routes → not-found.
+// Builds the Koa application (no listen): metrics → request id → errors → routes → not-found.
 import Koa from 'koa';
 import type { AppDeps } from './deps';
+import { httpMetrics } from './metrics/http-metrics';
+import { metricsRoutes } from './metrics/route';
 import { errors } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { buildRouter, notMatched } from './router';
@@ -9,7 +11,8 @@ import type { AnyRoute } from './route';
 
 export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter(deps, routes);
+  const router = buildRouter(deps, [...routes, ...metricsRoutes]);
+  app.use(httpMetrics());
   app.use(requestId());
   app.use(errors(deps.log));
   app.use(notMatched(router));

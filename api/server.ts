@@ -11,6 +11,9 @@ import { createApp } from './app';
 import { KeyCache } from './auth/key-cache';
 import { listenForRevocations } from './auth/revocations';
 import type { AppDeps } from './deps';
+import { readBacklogs } from '../domain/operations/backlogs';
+import { scrape } from '../runtime/telemetry/metrics';
+import { startMetricsServer } from '../runtime/telemetry/metrics-server';
 
 export interface RunningApi {
   url: string;
@@ -31,6 +34,10 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
   const deps: AppDeps = { db, config, log, keyCache, temporal: { client, taskQueue: config.temporal.taskQueue } };
+  const metrics = config.metrics.apiPort === undefined ? undefined : await startMetricsServer({
+    host: config.metrics.host, port: config.metrics.apiPort, text: () => scrape({ db, backlogs: readBacklogs }),
+    onError: (error) => log.error('metrics scrape failed', { error: error.message }),
+  });
   const server = createApp(deps).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
@@ -43,6 +50,7 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await metrics?.stop();
       await revocations.stop();
       await client.connection.close();
       await db.end();

@@ -12,11 +12,20 @@ export interface WorkerOptions {
 
 let runtimeInstalled = false;
 
-/** Keeps the SDK's core logs at warn so a dev terminal shows the gateway's own lines. */
-export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
+/**
+ * Keeps the SDK's core logs at warn so a dev terminal shows the gateway's own lines; with an address, the
+ * SDK serves its own worker metrics (task latencies, slots, polls) there in Prometheus format.
+ */
+export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN', metricsAddress?: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: level, forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: {
+      logging: { filter: level, forward: {} },
+      ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } : {}),
+    },
+  });
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
