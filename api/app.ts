@@ -1,7 +1,8 @@
-// Builds the Koa application (no listen): metrics → request id → errors → routes → not-found.
+// Builds the Koa application (no listen): metrics → request id → trace span → errors → routes → not-found.
 import Koa from 'koa';
 import type { AppDeps } from './deps';
 import { httpMetrics } from './metrics/http-metrics';
+import { httpTracing } from './metrics/http-tracing';
 import { metricsRoutes } from './metrics/route';
 import { errors } from './middleware/errors';
 import { requestId } from './middleware/request-id';
@@ -14,6 +15,7 @@ export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa 
   const router = buildRouter(deps, [...routes, ...metricsRoutes]);
   app.use(httpMetrics());
   app.use(requestId());
+  app.use(httpTracing());
   app.use(errors(deps.log));
   app.use(notMatched(router));
   app.use(router.routes());

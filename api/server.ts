@@ -14,6 +14,7 @@ import type { AppDeps } from './deps';
 import { readBacklogs } from '../domain/operations/backlogs';
 import { scrape } from '../runtime/telemetry/metrics';
 import { startMetricsServer } from '../runtime/telemetry/metrics-server';
+import { startTracing } from '../runtime/telemetry/tracing';
 
 export interface RunningApi {
   url: string;
@@ -25,6 +26,8 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
   const log = overrides.log ?? createLogger(config.logLevel, { process: 'api' });
   const databaseUrl = overrides.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error('DATABASE_URL is required (npm run dev starts an embedded PostgreSQL and sets it)');
+  // Before the Temporal client is made, so its calls carry the trace.
+  const traces = startTracing({ serviceName: 'gateway-api', otlpEndpoint: config.otlpEndpoint });
   const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
   await migrate(db);
   const client = await connectClient(config.temporal, overrides.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
@@ -54,6 +57,7 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
       await revocations.stop();
       await client.connection.close();
       await db.end();
+      await traces?.shutdown();
     },
   };
 }

@@ -75,6 +75,8 @@ export interface Config {
   providerOAuthClients: Record<string, { clientId: string; clientSecret: string }>;
   console: ConsoleSettings;
   metrics: MetricsSettings;
+  /** OTLP endpoint for traces (OTEL_EXPORTER_OTLP_ENDPOINT); unset, tracing is off. */
+  otlpEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -231,5 +233,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       workerPort: optionalPort(env, 'GATEWAY_WORKER_METRICS_PORT'),
       temporalAddress: hostPort(env, 'TEMPORAL_METRICS_ADDRESS'),
     },
+    otlpEndpoint: absoluteUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
   };
 }

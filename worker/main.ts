@@ -13,6 +13,7 @@ import type { Config } from '../runtime/config';
 import { readBacklogs } from '../domain/operations/backlogs';
 import { scrape } from '../runtime/telemetry/metrics';
 import { startMetricsServer, temporalSdkMetrics } from '../runtime/telemetry/metrics-server';
+import { startTracing } from '../runtime/telemetry/tracing';
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -25,6 +26,8 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error('DATABASE_URL is required');
   installRuntime('WARN', config.metrics.temporalAddress);
+  // Before the worker is made, so its activities and workflow sink export spans.
+  const traces = startTracing({ serviceName: 'gateway-worker', otlpEndpoint: config.otlpEndpoint });
   const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
   const connection = await connectWorker(config.temporal, options.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
   const worker = await createWorker({
@@ -50,6 +53,7 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
     await dispatcher.stop();
     await connection.close();
     await db.end();
+    await traces?.shutdown();
   });
   return {
     done,

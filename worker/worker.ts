@@ -1,6 +1,7 @@
 // Creates the gateway worker: one task queue, the prebuilt workflow bundle, activities with their deps.
 import { DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { activityTracing, workflowSpanSinks } from '../runtime/telemetry/worker-tracing';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -35,6 +36,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     workflowBundle: options.bundle,
     activities: createActivities(options.deps),
+    interceptors: { activity: [activityTracing] },
+    sinks: workflowSpanSinks(),
     maxCachedWorkflows: options.deps.config.temporal.maxCachedWorkflows,
   });
 }
