@@ -1,6 +1,7 @@
-// Builds the Koa application (no listen): metrics → request id → trace span → errors → routes → not-found.
+// Builds the Koa application (no listen): metrics → request id → access log → trace span → errors → routes → not-found.
 import Koa from 'koa';
 import type { AppDeps } from './deps';
+import { accessLog } from './metrics/access-log';
 import { httpMetrics } from './metrics/http-metrics';
 import { httpTracing } from './metrics/http-tracing';
 import { metricsRoutes } from './metrics/route';
@@ -15,6 +16,7 @@ export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa 
   const router = buildRouter(deps, [...routes, ...metricsRoutes]);
   app.use(httpMetrics());
   app.use(requestId());
+  app.use(accessLog(deps.log));
   app.use(httpTracing());
   app.use(errors(deps.log));
   app.use(notMatched(router));

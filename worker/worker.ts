@@ -1,6 +1,7 @@
 // Creates the gateway worker: one task queue, the prebuilt workflow bundle, activities with their deps.
 import { DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { activityLogs } from '../runtime/telemetry/activity-logs';
 import { activityTracing, workflowSpanSinks } from '../runtime/telemetry/worker-tracing';
 
 export interface WorkerOptions {
@@ -36,7 +37,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     workflowBundle: options.bundle,
     activities: createActivities(options.deps),
-    interceptors: { activity: [activityTracing] },
+    interceptors: { activity: [activityTracing, activityLogs(options.deps.log)] },
     sinks: workflowSpanSinks(),
     maxCachedWorkflows: options.deps.config.temporal.maxCachedWorkflows,
   });
