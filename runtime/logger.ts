@@ -27,7 +27,7 @@ export function addLogFields(fields: Record<string, unknown>): void {
   if (store) Object.assign(store, fields);
 }
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 const SECRET_NAME = /secret|token|password|passphrase|authorization|cookie|credential|api_?key|pepper|private_?key|signature/i;
 // API keys, webhook signing secrets and bearer credentials, wherever they turn up in text (an error message, a URL).
 const SECRET_TEXT = /csk_(?:live|test)_[A-Za-z0-9_-]+|whsec_[A-Za-z0-9+/=_-]+|\bBearer\s+[^\s"',]+/g;

@@ -25,7 +25,7 @@ export interface ApprovalDecision {
 // row says what won.
 const DECIDE_UPDATE_ID = 'decide';
 
-export function refusal(row: Pick<ApprovalRow, 'status'>): ApiError {
+function refusal(row: Pick<ApprovalRow, 'status'>): ApiError {
   if (row.status === 'expired') return new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: row.status });
   return new ApiError(409, 'approval_not_pending', `The approval is already ${row.status}`, { status: row.status });
 }

@@ -1,7 +1,7 @@
 // The operator console under /console: sign-in with the service token, one overview page of what needs
 // an operator (pending approvals, stuck attempts, open anomalies, endpoints in error) and the approval
-// decision, which runs the operator API's own decide path (api/flows/approval-decision.ts). Pages, not API operations: left out of the
-// OpenAPI document, and refused input is answered as a page.
+// decision, which runs the operator API's own decide path (api/flows/approval-decision.ts). Pages, not
+// API operations: left out of the OpenAPI document, and refused input is answered as a page.
 import type Koa from 'koa';
 import { ApiError } from '../../domain/errors';
 import { closeConsoleSession, openConsoleSession } from '../../domain/operations/console-sessions';

@@ -17,26 +17,26 @@ export const httpDuration = new Histogram({
   labelNames: ['method', 'route'] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
 });
 
-export const eventsCommitted = new Counter({
+const eventsCommitted = new Counter({
   name: 'gateway_events_total', help: 'Outbox events committed by this process, by type',
   labelNames: ['type'] as const, registers: [registry],
 });
 
-export const attempts = new Counter({
+const attempts = new Counter({
   name: 'gateway_attempts_total', help: 'Money attempts that reached an outcome, by family (wallet_execute, consumer_spend) and outcome',
   labelNames: ['family', 'outcome'] as const, registers: [registry],
 });
 
-export const ledgerPosts = new Counter({
+const ledgerPosts = new Counter({
   name: 'gateway_ledger_posts_total', help: 'Ledger entries committed by this process, by kind', labelNames: ['kind'] as const, registers: [registry],
 });
 
-export const webhookDeliveries = new Counter({
+const webhookDeliveries = new Counter({
   name: 'gateway_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by outcome (delivered, failed, dead)',
   labelNames: ['outcome'] as const, registers: [registry],
 });
 
-export const webhookDeliveryDuration = new Histogram({
+const webhookDeliveryDuration = new Histogram({
   name: 'gateway_webhook_delivery_duration_seconds', help: 'Time a receiver took to answer a delivery attempt, by outcome',
   labelNames: ['outcome'] as const, buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15], registers: [registry],
 });
