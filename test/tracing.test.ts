@@ -51,7 +51,9 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
     const spans = await until(() => exporter.getFinishedSpans(), (all) => all.some((span) => span.name === 'RunWorkflow:spendAttempt'), 'the workflow span');
     const root = spans.find((span) => span.name === 'POST /v1/wallets/:id/execute')!;
     expect(root).toBeDefined();
-    expect(root.attributes).toMatchObject({ 'gateway.request_id': requestId, 'http.route': '/v1/wallets/:id/execute', 'http.response.status_code': 200 });
+    expect(root.attributes).toMatchObject({
+      'gateway.request_id': requestId, 'gateway.attempt_id': attemptId, 'gateway.org_id': t.orgId, 'http.route': '/v1/wallets/:id/execute', 'http.response.status_code': 200,
+    });
     expect(parentOf(root)).toBeUndefined();
 
     const traceId = root.spanContext().traceId;

@@ -1,7 +1,10 @@
 // One JSON line per answered request (method, route template, status, duration), and the request's log
 // fields: its id from the start, then who called (org, project) and the attempt it names once those are
 // known, so every line written while serving it (errors included) carries them. Never the query or body.
+// The same ids go on the request's trace span when tracing is on.
+import { trace } from '@opentelemetry/api';
 import type Koa from 'koa';
+import { ATTR } from '../../runtime/telemetry/attributes';
 import { addLogFields, withLogFields, type Logger } from '../../runtime/logger';
 
 export function accessLog(log: Logger): Koa.Middleware {
@@ -28,4 +31,9 @@ export function bindRequestLogFields(principal: unknown, body: unknown): void {
   const attemptId = (body as { attempt_id?: unknown } | undefined)?.attempt_id;
   if (typeof attemptId === 'string') fields.attempt_id = attemptId;
   addLogFields(fields);
+  const span = trace.getActiveSpan();
+  if (span) {
+    if (fields.org_id) span.setAttribute(ATTR.orgId, fields.org_id as string);
+    if (fields.attempt_id) span.setAttribute(ATTR.attemptId, fields.attempt_id as string);
+  }
 }
