@@ -15,6 +15,7 @@ import { sqlState, type DatabasePool } from '../runtime/database';
 import { batcher } from '../runtime/batcher';
 import type { Logger } from '../runtime/logger';
 import type { AttemptResult } from '../workflows/webhook-messages';
+import { countDelivery } from '../runtime/telemetry/metrics';
 
 /** Bytes of request and response bodies kept on a delivery row. */
 export const KEPT_BODY_BYTES = 4096;
@@ -112,6 +113,7 @@ export function deliveryAttempts(deps: { db: DatabasePool; log: Logger; config: 
       const again = await loadAttempt(db, key);
       return again ? recordedResult(again, key.attempt) : { kind: 'abandoned', attempt: key.attempt };
     }
+    countDelivery(status, sent.answer ? sent.durationMs / 1000 : null);
     if (!verdict.delivered) log.info('webhook attempt failed', { delivery_id: deliveryId, attempt: key.attempt, error: verdict.error, status });
     if (status === 'delivered') return { kind: 'delivered', deliveryId, attempt: key.attempt, responseStatus: sent.answer?.status ?? null };
     if (status === 'dead') return { kind: 'dead', deliveryId, attempt: key.attempt, error: verdict.error };

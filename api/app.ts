@@ -1,6 +1,10 @@
-// Builds the Koa application (no listen): request id → errors → routes → not-found.
+// Builds the Koa application (no listen): metrics → request id → access log → trace span → errors → routes → not-found.
 import Koa from 'koa';
 import type { AppDeps } from './deps';
+import { accessLog } from './metrics/access-log';
+import { httpMetrics } from './metrics/http-metrics';
+import { httpTracing } from './metrics/http-tracing';
+import { metricsRoutes } from './metrics/route';
 import { errors } from './middleware/errors';
 import { requestId } from './middleware/request-id';
 import { buildRouter, notMatched } from './router';
@@ -9,8 +13,11 @@ import type { AnyRoute } from './route';
 
 export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa {
   const app = new Koa({ proxy: false });
-  const router = buildRouter(deps, routes);
+  const router = buildRouter(deps, [...routes, ...metricsRoutes]);
+  app.use(httpMetrics());
   app.use(requestId());
+  app.use(accessLog(deps.log));
+  app.use(httpTracing());
   app.use(errors(deps.log));
   app.use(notMatched(router));
   app.use(router.routes());

@@ -6,6 +6,7 @@ import { ApiError } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
 import { requireScope } from './auth/scope';
 import type { AppDeps } from './deps';
+import { bindRequestLogFields } from './metrics/access-log';
 import { parseBody } from './middleware/body';
 import type { Principal } from './principal';
 import type { AnyRoute, Reply } from './route';
@@ -21,6 +22,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   router[route.method](route.path, async (ctx: Koa.Context) => {
     refuseUnstorableText(ctx.params, 'params');
     const principal = await authenticate(deps, ctx, route.auth);
+    bindRequestLogFields(principal, undefined);
     if (route.auth === 'key') requireScope(principal as Principal, route.scope);
 
     let body: unknown = undefined;
@@ -39,6 +41,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
       refuseUnstorableText(query, 'query');
       if (validateQuery) check(validateQuery, query, 'query');
       if (validateParams) check(validateParams, params, 'params');
+      bindRequestLogFields(undefined, body);
     } catch (error) {
       // Routes speaking another protocol (OAuth JSON, HTML pages) render refused input their own way.
       if (!(error instanceof ApiError) || !route.onInputError) throw error;

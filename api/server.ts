@@ -11,6 +11,10 @@ import { createApp } from './app';
 import { KeyCache } from './auth/key-cache';
 import { listenForRevocations } from './auth/revocations';
 import type { AppDeps } from './deps';
+import { readBacklogs } from '../domain/operations/backlogs';
+import { scrape } from '../runtime/telemetry/metrics';
+import { startMetricsServer } from '../runtime/telemetry/metrics-server';
+import { startTracing } from '../runtime/telemetry/tracing';
 
 export interface RunningApi {
   url: string;
@@ -22,6 +26,8 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
   const log = overrides.log ?? createLogger(config.logLevel, { process: 'api' });
   const databaseUrl = overrides.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error('DATABASE_URL is required (npm run dev starts an embedded PostgreSQL and sets it)');
+  // Before the Temporal client is made, so its calls carry the trace.
+  const traces = startTracing({ serviceName: 'gateway-api', otlpEndpoint: config.otlpEndpoint });
   const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
   await migrate(db);
   const client = await connectClient(config.temporal, overrides.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
@@ -31,6 +37,10 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
   const deps: AppDeps = { db, config, log, keyCache, temporal: { client, taskQueue: config.temporal.taskQueue } };
+  const metrics = config.metrics.apiPort === undefined ? undefined : await startMetricsServer({
+    host: config.metrics.host, port: config.metrics.apiPort, text: () => scrape({ db, backlogs: readBacklogs }),
+    onError: (error) => log.error('metrics scrape failed', { error: error.message }),
+  });
   const server = createApp(deps).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
@@ -43,9 +53,11 @@ export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: str
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
+      await metrics?.stop();
       await revocations.stop();
       await client.connection.close();
       await db.end();
+      await traces?.shutdown();
     },
   };
 }

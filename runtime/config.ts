@@ -27,6 +27,17 @@ export interface ConsoleSettings {
   sessionTtlMs: number;
 }
 
+export interface MetricsSettings {
+  /** Where the separate metrics listeners bind (GATEWAY_METRICS_HOST). */
+  host: string;
+  /** The API's own metrics listener, no credential (GATEWAY_METRICS_PORT); unset, only /metrics with the service credential. */
+  apiPort: number | undefined;
+  /** The worker's metrics listener (GATEWAY_WORKER_METRICS_PORT); unset, the worker serves no metrics. */
+  workerPort: number | undefined;
+  /** Where the Temporal SDK's own Prometheus exporter binds (TEMPORAL_METRICS_ADDRESS, host:port); the worker's /metrics includes it. */
+  temporalAddress: string | undefined;
+}
+
 export interface WebhookSettings {
   /** Waits between delivery attempts, in ms (WEBHOOK_RETRY_SCHEDULE); attempts = length + 1. */
   retrySchedule: number[];
@@ -63,6 +74,9 @@ export interface Config {
   /** OAuth clients the gateway registered with providers, by catalog slug (PROVIDER_<SLUG>_OAUTH_CLIENT_ID / _SECRET). */
   providerOAuthClients: Record<string, { clientId: string; clientSecret: string }>;
   console: ConsoleSettings;
+  metrics: MetricsSettings;
+  /** OTLP endpoint for traces (OTEL_EXPORTER_OTLP_ENDPOINT); unset, tracing is off. */
+  otlpEndpoint: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -108,6 +122,16 @@ function absoluteUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   // The value is rendered into links operators click: only web URLs.
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
+}
+
+function optionalPort(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  return optional(env, name) === undefined ? undefined : int(env, name, 0, 0, 65535);
+}
+
+function hostPort(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = optional(env, name);
+  if (raw !== undefined && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(raw)) throw new ConfigError(`${name} must be host:port, got "${raw}"`);
+  return raw;
 }
 
 function retrySchedule(env: NodeJS.ProcessEnv): number[] {
@@ -203,5 +227,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stuckAfterMs: int(env, 'GATEWAY_CONSOLE_STUCK_AFTER_SECONDS', 300, 1, 7 * 86_400) * 1_000,
       sessionTtlMs: int(env, 'GATEWAY_CONSOLE_SESSION_MINUTES', 480, 1, 7 * 1_440) * 60_000,
     },
+    metrics: {
+      host: optional(env, 'GATEWAY_METRICS_HOST') ?? '127.0.0.1',
+      apiPort: optionalPort(env, 'GATEWAY_METRICS_PORT'),
+      workerPort: optionalPort(env, 'GATEWAY_WORKER_METRICS_PORT'),
+      temporalAddress: hostPort(env, 'TEMPORAL_METRICS_ADDRESS'),
+    },
+    otlpEndpoint: absoluteUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
   };
 }

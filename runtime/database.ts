@@ -2,6 +2,8 @@
 // timestamps into floats, and whose interceptor checks every typed query's rows against its zod schema.
 import { createPool, type DatabasePool, type Interceptor, type QueryResultRow, SchemaValidationError, type TypeParser } from 'slonik';
 
+import { trackCommits } from './telemetry/after-commit';
+
 export type { DatabasePool, DatabaseTransactionConnection, CommonQueryMethods } from 'slonik';
 
 // bigint columns come back as BigInt; numeric as string; timestamps as ISO 8601 strings.
@@ -36,12 +38,13 @@ export interface DatabaseOptions {
 }
 
 export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<DatabasePool> {
-  return createPool(url, {
+  // Transactions run their after-commit effects (metrics of what they wrote) once committed.
+  return trackCommits(await createPool(url, {
     typeParsers,
     interceptors: [resultParser],
     maximumPoolSize: options.maximumPoolSize ?? 10,
     connectionTimeout: 10_000,
     idleTimeout: 30_000,
     statementTimeout: 30_000,
-  });
+  }));
 }

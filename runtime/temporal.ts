@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { TemporalSettings } from './config';
+import { clientInterceptors } from './telemetry/tracing';
 
 function tls(settings: TemporalSettings) {
   if (settings.tlsCertPath && settings.tlsKeyPath) {
@@ -17,7 +18,7 @@ function tls(settings: TemporalSettings) {
 
 export async function connectClient(settings: TemporalSettings, address: string): Promise<Client> {
   const connection = await Connection.connect({ address, tls: tls(settings), apiKey: settings.apiKey });
-  return new Client({ connection, namespace: settings.namespace });
+  return new Client({ connection, namespace: settings.namespace, interceptors: clientInterceptors() });
 }
 
 export async function connectWorker(settings: TemporalSettings, address: string): Promise<NativeConnection> {

@@ -6,10 +6,12 @@ import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worke
 import { PROJECT_ROOT } from '../runtime/project-root';
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
+// Tracing's workflow interceptors: inert for a workflow whose headers carry no trace.
+const INTERCEPTOR_MODULES = [require.resolve('../runtime/telemetry/workflow-interceptors')];
 export const PREBUILT_BUNDLE = path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
 
 export async function buildBundleFile(file: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: INTERCEPTOR_MODULES, logger: quietLogger });
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, code);
   return file;
@@ -17,7 +19,7 @@ export async function buildBundleFile(file: string): Promise<string> {
 
 export async function loadBundle(file = process.env.GATEWAY_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE): Promise<WorkflowBundleOption> {
   if (existsSync(file)) return { codePath: file };
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: INTERCEPTOR_MODULES, logger: quietLogger });
   return { code };
 }
 

@@ -10,6 +10,10 @@ import { deliveryAttempts } from '../activities/webhooks';
 import { startEventDispatcher } from './event-dispatcher';
 import { createWorker, installRuntime } from './worker';
 import type { Config } from '../runtime/config';
+import { readBacklogs } from '../domain/operations/backlogs';
+import { scrape } from '../runtime/telemetry/metrics';
+import { startMetricsServer, temporalSdkMetrics } from '../runtime/telemetry/metrics-server';
+import { startTracing } from '../runtime/telemetry/tracing';
 
 export interface RunningWorker {
   stop(): Promise<void>;
@@ -21,7 +25,9 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   const log = createLogger(config.logLevel, { process: 'worker' });
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error('DATABASE_URL is required');
-  installRuntime();
+  installRuntime('WARN', config.metrics.temporalAddress);
+  // Before the worker is made, so its activities and workflow sink export spans.
+  const traces = startTracing({ serviceName: 'gateway-worker', otlpEndpoint: config.otlpEndpoint });
   const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
   const connection = await connectWorker(config.temporal, options.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
   const worker = await createWorker({
@@ -37,10 +43,17 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
     databaseUrl, db, log, runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks, eagerStart: true },
     attempt: deliveryAttempts({ db, log, config }).attemptLoaded,
   });
+  const metrics = config.metrics.workerPort === undefined ? undefined : await startMetricsServer({
+    host: config.metrics.host, port: config.metrics.workerPort,
+    text: async () => `${await scrape({ db, backlogs: readBacklogs })}\n${await temporalSdkMetrics(config.metrics.temporalAddress)}`,
+    onError: (error) => log.error('metrics scrape failed', { error: error.message }),
+  });
   const done = worker.run().finally(async () => {
+    await metrics?.stop();
     await dispatcher.stop();
     await connection.close();
     await db.end();
+    await traces?.shutdown();
   });
   return {
     done,

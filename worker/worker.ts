@@ -1,6 +1,8 @@
 // Creates the gateway worker: one task queue, the prebuilt workflow bundle, activities with their deps.
 import { DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { activityLogs } from '../runtime/telemetry/activity-logs';
+import { activityTracing, workflowSpanSinks } from '../runtime/telemetry/worker-tracing';
 
 export interface WorkerOptions {
   connection: NativeConnection;
@@ -12,11 +14,20 @@ export interface WorkerOptions {
 
 let runtimeInstalled = false;
 
-/** Keeps the SDK's core logs at warn so a dev terminal shows the gateway's own lines. */
-export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN'): void {
+/**
+ * Keeps the SDK's core logs at warn so a dev terminal shows the gateway's own lines; with an address, the
+ * SDK serves its own worker metrics (task latencies, slots, polls) there in Prometheus format.
+ */
+export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN', metricsAddress?: string): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level), telemetryOptions: { logging: { filter: level, forward: {} } } });
+  Runtime.install({
+    logger: new DefaultLogger(level),
+    telemetryOptions: {
+      logging: { filter: level, forward: {} },
+      ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } : {}),
+    },
+  });
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
@@ -26,6 +37,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     workflowBundle: options.bundle,
     activities: createActivities(options.deps),
+    interceptors: { activity: [activityTracing, activityLogs(options.deps.log)] },
+    sinks: workflowSpanSinks(),
     maxCachedWorkflows: options.deps.config.temporal.maxCachedWorkflows,
   });
 }

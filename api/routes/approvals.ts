@@ -1,26 +1,18 @@
 // Approvals: read one (and its status) with an API key, the queue's health, and the operator-only decision
 // that moves a held call on (the key that asked can never approve it). Also the operator sweep trigger.
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { findApproval, getApproval, type ApprovalRow } from '../../domain/approvals/approvals';
+import { getApproval } from '../../domain/approvals/approvals';
 import { approvalHealth } from '../../domain/approvals/health';
-import { approvalStatusView, approvalView, type ApprovalView } from '../../domain/approvals/view';
-import { ApiError, notFound } from '../../domain/errors';
+import { approvalStatusView, approvalView } from '../../domain/approvals/view';
+import { ApiError } from '../../domain/errors';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { Approval, ApprovalDecide, ApprovalHealth, ApprovalStatus, type ApprovalDecideBody } from '../../schema/http/execute';
-import { decideUpdate } from '../../workflows/approval-messages';
 import { workflowIds } from '../../workflows/ids';
-import { MoneyFailure } from '../../workflows/money-failures';
+import { decideApproval } from '../flows/approval-decision';
 import { runWorkflowBounded } from '../run-workflow';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Approvals'];
 const notFoundSpec = { description: '`not_found`: not in the caller\'s organization and project', schema: ErrorEnvelope };
-
-function refusal(row: Pick<ApprovalRow, 'status'>): ApiError {
-  if (row.status === 'expired') return new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: row.status });
-  return new ApiError(409, 'approval_not_pending', `The approval is already ${row.status}`, { status: row.status });
-}
 
 export const approvalRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'key'>({
@@ -57,36 +49,14 @@ export const approvalRoutes: AnyRoute[] = [
       404: { description: '`not_found`', schema: ErrorEnvelope },
       409: { description: '`approval_not_pending` (details.status)', schema: ErrorEnvelope },
       410: { description: '`approval_expired`', schema: ErrorEnvelope },
+      503: { description: '`approval_unavailable`: the approval\'s hold is not running; retry', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body }) {
       if (!principal.userId) throw new ApiError(400, 'user_id_required', 'Name the deciding person in the x-service-user header');
-      const actor = `user:${principal.userId}`;
-      const row = await findApproval(deps.db, params.orgId, params.id);
-      if (!row) throw notFound('Approval');
-      if (row.status !== 'pending') throw refusal(row);
-      try {
-        const handle = deps.temporal.client.workflow.getHandle(workflowIds.approval(row.id));
-        const decided: ApprovalView = await handle.executeUpdate(decideUpdate, {
-          args: [{ approve: body.decision === 'approve', reason: body.reason ?? null, decidedBy: actor }],
-        });
-        // The activity reports the row as it stands: a concurrent decision or the sweep may have won.
-        if (decided.decided_by !== actor || decided.status === 'expired') throw refusal(decided);
-        return { body: decided };
-      } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-          if (error.cause.type === MoneyFailure.ApprovalExpired) throw new ApiError(410, 'approval_expired', 'The approval expired before a decision');
-          if (error.cause.type === MoneyFailure.ApprovalNotPending) {
-            const current = await findApproval(deps.db, params.orgId, params.id);
-            throw refusal(current ?? row);
-          }
-        }
-        if (error instanceof WorkflowNotFoundError || (error as Error).message?.includes('already completed')) {
-          const current = await findApproval(deps.db, params.orgId, params.id);
-          if (current && current.status !== 'pending') throw refusal(current);
-          throw new ApiError(503, 'approval_unavailable', 'The approval\'s hold is not running; retry shortly');
-        }
-        throw error;
-      }
+      const decided = await decideApproval(deps, {
+        orgId: params.orgId, approvalId: params.id, approve: body.decision === 'approve', reason: body.reason ?? null, actor: `user:${principal.userId}`,
+      });
+      return { body: decided };
     },
   }),
   route<unknown, unknown, Record<string, string>, 'operator'>({

@@ -1,7 +1,7 @@
 // The operator console under /console: sign-in with the service token, one overview page of what needs
 // an operator (pending approvals, stuck attempts, open anomalies, endpoints in error) and the approval
-// decision, which runs the operator API's own decide route. Pages, not API operations: left out of the
-// OpenAPI document, and refused input is answered as a page.
+// decision, which runs the operator API's own decide path (api/flows/approval-decision.ts). Pages, not
+// API operations: left out of the OpenAPI document, and refused input is answered as a page.
 import type Koa from 'koa';
 import { ApiError } from '../../domain/errors';
 import { closeConsoleSession, openConsoleSession } from '../../domain/operations/console-sessions';
@@ -9,24 +9,23 @@ import { listFailingEndpoints } from '../../domain/operations/failing-endpoints'
 import { listOpenAnomalies } from '../../domain/operations/open-anomalies';
 import { listPendingApprovals } from '../../domain/operations/pending-approvals';
 import { listStuckAttempts } from '../../domain/operations/stuck-attempts';
+import { ApprovalDecide } from '../../schema/http/execute';
 import type { JsonSchema } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
+import { decideApproval } from '../flows/approval-decision';
 import { dashboardPage } from '../pages/console-dashboard';
 import { clearedCookie, credentialDigest, foreignPost, isServiceToken, sessionCookie, signedIn, type SignedIn } from '../pages/console-guard';
 import { htmlReply, loginPage, messagePage } from '../pages/console-layout';
-import type { OperatorPrincipal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
 import { check, compile } from '../validation';
-import { approvalRoutes } from './approvals';
 
 const tags = ['Console'];
 const LIST_LIMIT = 200;
 const OPERATOR_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
 
-// Decisions go through the operator API's own route, so the console can never drift from its rules.
-const decideRoute = approvalRoutes.find((candidate) => candidate.operationId === 'decideApproval');
-if (!decideRoute?.body) throw new Error('the approval decide route is missing');
-const validateDecision = compile(decideRoute.body, 'body');
+// Decisions are checked against the operator API's own body schema and run its own decide path, so the
+// console can never drift from its rules.
+const validateDecision = compile(ApprovalDecide, 'body');
 
 const text = (maxLength: number): JsonSchema => ({ type: 'string', maxLength });
 const form = (properties: Record<string, JsonSchema>): JsonSchema => ({ type: 'object', additionalProperties: false, properties });
@@ -113,8 +112,7 @@ export const consoleRoutes: AnyRoute[] = [
     body: form({ decision: text(32), reason: text(2048), csrf: text(256) }), bodyTypes: ['form'],
     responses: { 200: { description: 'HTML: the decision' }, 403: { description: 'HTML: not from the console' } },
     onInputError: inputError,
-    async handler(input) {
-      const { deps, body, ctx, params } = input;
+    async handler({ deps, body, ctx, params }) {
       const session = await signedIn(deps, ctx);
       if (!session) return signInFirst();
       const refused = refusedPost(deps, ctx, body.csrf, session);
@@ -124,9 +122,9 @@ export const consoleRoutes: AnyRoute[] = [
       if (!decision.reason) return htmlReply(400, messagePage('Reason needed', 'Give a reason with every decision made in the console.', 'error', who));
       try {
         check(validateDecision, decision, 'body');
-        const principal: OperatorPrincipal = { kind: 'service', userId: session.session.operator, projectId: null };
-        const reply = await decideRoute!.handler({ ...input, body: decision, principal });
-        const decided = reply.body as { id: string; status: string };
+        const decided = await decideApproval(deps, {
+          orgId: params.orgId, approvalId: params.id, approve: decision.decision === 'approve', reason: decision.reason, actor: `user:${session.session.operator}`,
+        });
         const next = decided.status === 'approved' ? 'The held call is replayed now; its result appears on the approval.' : 'The held call will not run.';
         return htmlReply(200, messagePage(`Approval ${decided.status}`, `${decided.id} is ${decided.status}. ${next}`, 'notice', who));
       } catch (error) {

@@ -6,6 +6,8 @@ import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
 import type { Environment } from '../tenancy/api-key-format';
 import type { EventType } from './catalog';
+import { afterCommit } from '../../runtime/telemetry/after-commit';
+import { countEvent } from '../../runtime/telemetry/metrics';
 
 export interface EventScope {
   orgId: string;
@@ -28,8 +30,10 @@ export function toEventData(value: unknown): unknown {
 
 /** `type` comes from the catalog; the database refuses any other (schema/sql/0560_event_catalog.sql). */
 export async function recordEvent(tx: CommonQueryMethods, scope: EventScope, type: EventType, data: unknown): Promise<RecordedEvent> {
-  return tx.one(sql.type(recorded)`
+  const event = await tx.one(sql.type(recorded)`
     INSERT INTO events (id, org_id, project_id, environment, type, data)
     VALUES (${sortableId('evt')}, ${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${type}, ${sql.jsonb(toEventData(data) as never)})
     RETURNING id, type, created_at`);
+  afterCommit(tx, () => countEvent(type, data));
+  return event;
 }

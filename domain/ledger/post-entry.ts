@@ -13,6 +13,7 @@ import { effectRefusalError, externalRefConflict, ledgerConflict, translateLedge
 import { entryRow, type EntryRow } from './entries';
 import { LOCK_TIMEOUT, type PostInput, type PostResult } from './post';
 import { createBatcher, type Batcher, type BatchItem } from './post-batcher';
+import { countEvent } from '../../runtime/telemetry/metrics';
 
 /** Batches in flight per process (each on its own connection), and posts per batch. */
 const MAX_IN_FLIGHT = 2;
@@ -157,5 +158,8 @@ export async function postEntry(db: DatabasePool, scope: EventScope, input: Post
     holdId: input.kind === 'hold' ? prefixedId('hld') : null,
     eventIds: [sortableId('evt'), input.kind === 'debit' ? sortableId('evt') : null],
   };
-  return batcherFor(db).submit(input.walletId, `${input.walletId}\u0000${input.currency}`, post);
+  const result = await batcherFor(db).submit(input.walletId, `${input.walletId}\u0000${input.currency}`, post);
+  // ledger_post writes its events in SQL, so they are counted here, committed.
+  for (const entry of result.release ? [result.entry, result.release] : [result.entry]) countEvent('ledger.entry_posted', { kind: entry.kind });
+  return result;
 }

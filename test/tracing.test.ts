@@ -1,0 +1,85 @@
+// OpenTelemetry traces through HTTP, on both Temporal servers: one wallet execute is one trace, from the
+// API's server span (named by route, with the request id) through the Temporal client's update-with-start,
+// the spendAttempt workflow, its activities and the call to the payment provider, which name the attempt.
+// Spans are collected in memory.
+import { Client } from '@temporalio/client';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { clientInterceptors, startTracing, type Tracing } from '../runtime/telemetry/tracing';
+import { startGateway, TEMPORAL_SERVERS, type Gateway } from './support/harness';
+import { fund, newWallet } from './support/money';
+
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+beforeAll(() => {
+  // Before any gateway starts, as the API and worker processes start it before their Temporal client and worker.
+  tracing = startTracing({ serviceName: 'gateway-test', exporter })!;
+});
+afterAll(async () => { await tracing?.shutdown(); });
+
+async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  for (let i = 0; i < 300; i += 1) {
+    const value = await read();
+    if (done(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+const parentOf = (span: ReadableSpan) => span.parentSpanId;
+
+describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) => {
+  let gw: Gateway;
+  beforeAll(async () => {
+    gw = await startGateway({ temporal: server });
+    // The harness's API client is a plain one; the API process makes its client with these interceptors.
+    gw.deps.temporal.client = new Client({ connection: gw.env.connection, namespace: gw.env.namespace ?? 'default', interceptors: clientInterceptors() });
+  }, 120_000);
+  afterAll(async () => { await gw?.stop(); });
+
+  it('makes one wallet execute one trace, from the HTTP request through the workflow and its activities to the provider call', async () => {
+    const t = await gw.createTenant();
+    const wallet = await newWallet(gw, t, { agent_id: 'shopper' });
+    await fund(gw, t, wallet, 100_000);
+    exporter.reset();
+    const attemptId = `trace-${server}-${Date.now()}`;
+    const executed = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+      key: t.key, body: { amount: 12.5, currency: 'BRL', recipient: 'vendor-9', description: 'Cables', mandate_id: 'mdt_1', attempt_id: attemptId },
+    });
+    expect(executed.status).toBe(200);
+    const requestId = executed.headers.get('x-request-id');
+
+    const spans = await until(() => exporter.getFinishedSpans(), (all) => all.some((span) => span.name === 'RunWorkflow:spendAttempt'), 'the workflow span');
+    const root = spans.find((span) => span.name === 'POST /v1/wallets/:id/execute')!;
+    expect(root).toBeDefined();
+    expect(root.attributes).toMatchObject({
+      'gateway.request_id': requestId, 'gateway.attempt_id': attemptId, 'gateway.org_id': t.orgId, 'http.route': '/v1/wallets/:id/execute', 'http.response.status_code': 200,
+    });
+    expect(parentOf(root)).toBeUndefined();
+
+    const traceId = root.spanContext().traceId;
+    const inTrace = spans.filter((span) => span.spanContext().traceId === traceId);
+    const names = inTrace.map((span) => span.name);
+    expect(names).toEqual(expect.arrayContaining([
+      'UpdateWithStartWorkflow:spendOutcome', 'RunWorkflow:spendAttempt', 'HandleUpdate:spendOutcome', 'StartActivity:authorizeSpend',
+      'RunActivity:authorizeSpend', 'StartActivity:dispatchPayment', 'RunActivity:dispatchPayment', 'RunActivity:settleSpend', 'RunActivity:finishSpend',
+    ]));
+    // Every span of the trace hangs off another span of it: one tree, rooted at the request.
+    const ids = new Set(inTrace.map((span) => span.spanContext().spanId));
+    for (const span of inTrace) if (span !== root) expect(ids.has(parentOf(span)!)).toBe(true);
+
+    const workflow = inTrace.find((span) => span.name === 'RunWorkflow:spendAttempt')!;
+    expect(workflow.attributes['gateway.attempt_id']).toBe(attemptId);
+    const dispatch = inTrace.find((span) => span.name === 'RunActivity:dispatchPayment')!;
+    expect(dispatch.attributes['gateway.attempt_id']).toBe(attemptId);
+    const providerUrl = new URL(gw.mocks.payments.url);
+    const providerCall = inTrace.find((span) => span.name === `HTTP POST ${providerUrl.host}`)!;
+    expect(providerCall).toBeDefined();
+    expect(providerCall.attributes).toMatchObject({ 'gateway.attempt_id': attemptId, 'http.response.status_code': expect.any(Number) });
+    expect(parentOf(providerCall)).toBe(dispatch.spanContext().spanId);
+
+    // Nothing of this attempt escaped into another trace.
+    const named = spans.filter((span) => span.attributes['gateway.attempt_id'] === attemptId);
+    expect(named.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(named.map((span) => span.spanContext().traceId))).toEqual(new Set([traceId]));
+  });
+});
