@@ -296,6 +296,7 @@ describe('an unexpected error', () => {
     expect(result.body).toEqual({ error: { code: 'internal_error', message: expect.any(String) }, request_id: requestId });
     expect(result.text).not.toMatch(/hunter2|postgres|Error:|at /);
     const entry = logged.find((e) => e.message === 'unhandled error');
-    expect(entry?.fields).toMatchObject({ request_id: requestId, method: 'GET', path: '/v1/failing' });
+    expect(entry?.fields).toMatchObject({ request_id: requestId, method: 'GET', route: '/v1/failing' });
+    expect(entry?.fields).not.toHaveProperty('path');
   });
 });

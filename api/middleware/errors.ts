@@ -28,8 +28,10 @@ export function errors(log: Logger): Koa.Middleware {
         return;
       }
       const error = thrown as Error;
-      // Only the method and the path are logged beside the stack: query strings and bodies may hold secrets.
-      log.error('unhandled error', { request_id: requestId, method: ctx.method, path: ctx.path, error: error?.stack ?? String(error) });
+      // Only the method and the route template are logged beside the stack: paths (a consent page's token),
+      // query strings and bodies may hold secrets.
+      const route = (ctx as Koa.Context & { _matchedRoute?: string | RegExp })._matchedRoute;
+      log.error('unhandled error', { request_id: requestId, method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', error: error?.stack ?? String(error) });
       // A handler may have set headers (a stream's content type) before failing; the envelope replaces them.
       ctx.remove('Content-Type');
       ctx.remove('Content-Length');
