@@ -1,9 +1,9 @@
 // The console's one overview page: pending approvals with their held call and a decide form each,
 // stuck money attempts linked to their workflows in the Temporal UI, open reconciliation anomalies and
 // webhook endpoints in error. Rendering only; the routes gather the rows.
-import type { FailingEndpoint } from '../../domain/operations/failing-endpoints';
-import type { OpenAnomaly } from '../../domain/operations/open-anomalies';
-import type { PendingApproval } from '../../domain/operations/pending-approvals';
+import type { FailingEndpoint } from '../../domain/webhooks/failing-endpoints';
+import type { OpenAnomaly } from '../../domain/reconciliation/open-anomalies';
+import type { PendingApproval } from '../../domain/approvals/pending';
 import type { StuckAttempt } from '../../domain/operations/stuck-attempts';
 import { escapeHtml as e, layout } from './console-layout';
 

@@ -5,9 +5,9 @@
 import type Koa from 'koa';
 import { ApiError } from '../../domain/errors';
 import { closeConsoleSession, openConsoleSession } from '../../domain/operations/console-sessions';
-import { listFailingEndpoints } from '../../domain/operations/failing-endpoints';
-import { listOpenAnomalies } from '../../domain/operations/open-anomalies';
-import { listPendingApprovals } from '../../domain/operations/pending-approvals';
+import { listFailingEndpoints } from '../../domain/webhooks/failing-endpoints';
+import { listOpenAnomalies } from '../../domain/reconciliation/open-anomalies';
+import { listPendingApprovals } from '../../domain/approvals/pending';
 import { listStuckAttempts } from '../../domain/operations/stuck-attempts';
 import { ApprovalDecide } from '../../schema/http/execute';
 import type { JsonSchema } from '../../schema/http/json-schema';
