@@ -41,7 +41,11 @@ export const interceptors = (): WorkflowInterceptors => {
       getLogAttributes: (input, next) => otel ? otel.outbound.getLogAttributes(input, next) : next(input),
     }],
     internals: [{
-      dispose: (input, next) => otel ? otel.internals.dispose(input, next) : next(input),
+      // The SDK does not await dispose; the tracing interceptor's is asynchronous (it ends its spans).
+      dispose: (input, next) => {
+        if (otel) void otel.internals.dispose(input, next);
+        else next(input);
+      },
     }],
   };
 };
