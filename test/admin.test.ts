@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startGateway, type Gateway } from './support/harness';
+import { sealTestReceipt } from './support/receipt-factory';
 
 const run = promisify(execFile);
 let gw: Gateway;
@@ -40,6 +41,21 @@ it('creates an organization and a key that the API then accepts, and revokes it'
     if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20));
   }
   expect(status).toBe(401);
+}, 60_000);
+
+it('rotates the receipt signing key: receipts sealed afterwards carry the new kid and every key stays published', async () => {
+  const tenant = await gw.createTenant();
+  const consumer = await gw.request('POST', '/v1/consumers', { key: tenant.key, body: { display_name: 'Rotation consumer' } });
+  expect((await gw.request('POST', `/v1/consumers/${consumer.body.id}/receipt-secret`, { key: tenant.key })).status).toBe(201);
+  const before = await sealTestReceipt(gw, tenant, consumer.body.id);
+  const oldKid = before!.ed25519_kid;
+  const rotated = JSON.parse(await admin('rotate-receipt-key'));
+  expect(rotated).toEqual({ kid: expect.stringMatching(/^rsk_/), public_key: expect.any(String), retired: [oldKid] });
+  const after = await sealTestReceipt(gw, tenant, consumer.body.id);
+  expect(after!.ed25519_kid).toBe(rotated.kid);
+  const published = (await gw.request('GET', '/v1/receipts/signing-keys', { key: tenant.key })).body.keys;
+  expect(published.map((k: { kid: string; retired_at: string | null }) => [k.kid, k.retired_at === null])).toEqual([[oldKid, false], [rotated.kid, true]]);
+  expect(await admin('list-keys', '--project', tenant.projectId)).not.toContain(rotated.public_key);
 }, 60_000);
 
 it('exits 2 with usage on a bad command line', async () => {

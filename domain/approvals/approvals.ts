@@ -30,7 +30,7 @@ export const approvalRow = z.object({
   execution_result: z.record(z.unknown()).nullable(),
 });
 export type ApprovalRow = z.infer<typeof approvalRow>;
-export type ApprovalStatus = ApprovalRow['status'];
+type ApprovalStatus = ApprovalRow['status'];
 
 const COLUMNS = sql.fragment`id, org_id, project_id, agent_id, session_id, matched_rule_id, matched_rule_name, tool_name, tool_input, kind, payload,
   status, created_at, expires_at, decided_at, decided_by, decision_reason, executed_at, execution_result`;

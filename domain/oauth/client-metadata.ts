@@ -5,7 +5,6 @@ import { OAuthError } from './errors';
 import { redirectUriProblem } from './redirect-uri';
 
 export const CLIENT_NAME_MAX = 256;
-export const MAX_REDIRECT_URIS = 10;
 export const CLIENT_GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 export const CLIENT_RESPONSE_TYPES = ['code'] as const;
 export const CLIENT_AUTH_METHOD = 'none';

@@ -28,7 +28,7 @@ const tool = z.object({
   moves_money: z.boolean(),
   input_schema: z.record(z.unknown()),
 });
-export type CatalogTool = z.infer<typeof tool>;
+type CatalogTool = z.infer<typeof tool>;
 
 const server = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/),
@@ -74,8 +74,6 @@ function loadCatalog(): { version: number; servers: Map<string, CatalogServer> }
 }
 
 const CATALOG = loadCatalog();
-export const CATALOG_VERSION = CATALOG.version;
-
 export function catalogServers(): CatalogServer[] {
   return [...CATALOG.servers.values()];
 }

@@ -21,11 +21,12 @@ export interface SigningKey {
   privateKey: KeyObject;
 }
 
-async function insertKey(db: CommonQueryMethods, ring: KeyRing): Promise<void> {
+async function insertKey(db: CommonQueryMethods, ring: KeyRing): Promise<{ kid: string; public_key: string }> {
   const pair = generateEd25519();
   const kid = sortableId('rsk');
   await db.query(sql.unsafe`
     INSERT INTO receipt_signing_keys (kid, public_key, private_key_sealed) VALUES (${kid}, ${pair.publicKey}, ${seal(ring, pair.privateKeyPkcs8, aad(kid))})`);
+  return { kid, public_key: pair.publicKey };
 }
 
 /** The key that signs now (the newest unretired), created on first use. */
@@ -51,9 +52,13 @@ export async function currentSigningKey(db: CommonQueryMethods, ring: KeyRing): 
 }
 
 /** Adds a newer key and retires the others from signing; they stay published for verification. */
-export async function rotateSigningKey(db: CommonQueryMethods, ring: KeyRing): Promise<void> {
-  await db.query(sql.unsafe`UPDATE receipt_signing_keys SET retired_at = now() WHERE retired_at IS NULL`);
-  await insertKey(db, ring);
+/** Run in a transaction, so no moment is left without a signing key. */
+export async function rotateSigningKey(tx: CommonQueryMethods, ring: KeyRing): Promise<{ kid: string; public_key: string; retired: string[] }> {
+  // The same lock as a first use's, so a rotation and a first use never leave two current keys.
+  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended('receipt-signing-key-create', 0))`);
+  const retired = await tx.anyFirst(sql.type(z.object({ kid: z.string() }))`
+    UPDATE receipt_signing_keys SET retired_at = now() WHERE retired_at IS NULL RETURNING kid`);
+  return { ...(await insertKey(tx, ring)), retired: [...retired] };
 }
 
 export async function publishedSigningKeys(db: CommonQueryMethods): Promise<PublicSigningKey[]> {

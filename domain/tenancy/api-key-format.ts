@@ -3,8 +3,6 @@ import { createHmac } from 'node:crypto';
 import { randomToken } from '../ids';
 
 export type Environment = 'live' | 'test';
-export const ENVIRONMENTS: readonly Environment[] = ['live', 'test'];
-export const API_KEY_LENGTH = 41;
 const KEY_PATTERN = /^csk_(live|test)_[0-9A-Za-z]{32}$/;
 
 export function generateApiKey(environment: Environment): string {

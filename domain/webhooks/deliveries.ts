@@ -9,7 +9,7 @@ import type { AttemptContext } from './attempts';
 import type { EndpointScope } from './endpoints';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type DeliveryOrigin = 'dispatch' | 'redeliver' | 'replay' | 'test';
 
 export const deliveryRow = z.object({

@@ -91,7 +91,3 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
 }
 
 /** Constant-time-ish comparison is not needed in a mock; plain equality with a clear refusal is. */
-export function expectHeader(request: InboundRequest, name: string, value: string, words: string): string | null {
-  const got = request.headers[name];
-  return got === value ? null : words;
-}

@@ -36,13 +36,3 @@ export const ForbiddenScope: JsonSchema = {
   description: 'The key lacks the scope this operation requires (the message names it).',
 };
 
-export const InsufficientRole: JsonSchema = {
-  type: 'object',
-  required: ['error', 'required'],
-  properties: { error: { const: 'insufficient_role' }, required: { type: 'string' } },
-};
-
-export const EmptyObject: JsonSchema = { type: 'object', additionalProperties: false, properties: {} };
-
-/** Query parameters arrive as text; booleans are spelled true/false. */
-export const BooleanQuery: JsonSchema = { type: 'boolean' };

@@ -32,12 +32,6 @@ export interface OrganizationCreateBody {
   name: string;
   environment: 'live' | 'test';
 }
-export const OrganizationCreated: JsonSchema = {
-  type: 'object',
-  required: ['organization', 'project'],
-  properties: { organization: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' } } }, project: Project },
-};
-
 export const ApiKeyCreate: JsonSchema = {
   type: 'object',
   required: ['name'],
@@ -51,19 +45,6 @@ export interface ApiKeyCreateBody {
   name: string;
   scopes?: string[];
 }
-export const ApiKeyCreated: JsonSchema = {
-  type: 'object',
-  required: ['id', 'key', 'environment', 'scopes', 'project_id', 'created_at'],
-  properties: {
-    id: { type: 'string' },
-    key: { type: 'string', description: 'The key value; shown only in this response.' },
-    environment: { enum: ['live', 'test'] },
-    scopes: { type: 'array', items: { type: 'string' } },
-    project_id: { type: 'string' },
-    created_at: Timestamp,
-  },
-};
-
 export const UserCreate: JsonSchema = {
   type: 'object',
   required: ['email', 'role'],

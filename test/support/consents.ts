@@ -8,7 +8,6 @@ import { startGateway } from './harness';
 export const startConsentGateway = (): Promise<Gateway> => startGateway();
 
 export const HOLDER_CPF = '52998224725';
-export const OTHER_CPF = '11144477735';
 export const CNPJ = '11222333000181';
 
 export function intent(overrides: Record<string, unknown> = {}): Record<string, unknown> {

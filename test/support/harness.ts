@@ -27,7 +27,7 @@ import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../temporal-dev/se
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../temporal-dev/dev-server';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
 
-export type { HttpResult, RequestOptions, Tenant } from './client';
+export type { HttpResult, Tenant } from './client';
 
 export interface Gateway extends GatewayClient {
   url: string;
