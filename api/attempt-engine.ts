@@ -11,7 +11,7 @@ import type { UpdateDefinition } from '@temporalio/common';
 import { ApiError } from '../domain/errors';
 import type { AppDeps } from './deps';
 import type { Reply } from './route';
-import { serializeReply, settledReplies, type AttemptFamily, type SettledReply } from './settled-replies';
+import { settledReplies, type AttemptFamily, type SettledReply } from './settled-replies';
 
 /** How long an HTTP call waits for its attempt's answer before telling the caller to present it again. */
 export const SYNC_WAIT_MS = 30_000;
@@ -100,9 +100,8 @@ export interface SettledRow {
   fingerprint: string;
 }
 
-/** Serializes a settled attempt's reply and keeps it in this process, so presenting it again costs no round trip. */
-export function rememberSettled(deps: AppDeps, family: AttemptFamily, row: SettledRow, status: number, body: unknown): Buffer {
-  const json = serializeReply(body);
+/** Keeps a settled attempt's serialized reply in this process, so presenting it again costs no round trip. */
+export function rememberSettled(deps: AppDeps, family: AttemptFamily, row: SettledRow, status: number, json: Buffer): Buffer {
   settledReplies(deps.db, family).remember(row.orgId, row.attemptId, { projectId: row.projectId, fingerprint: row.fingerprint, status, json });
   return json;
 }

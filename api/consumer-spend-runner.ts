@@ -41,9 +41,11 @@ const SETTLED: ReadonlySet<AttemptRow['status']> = new Set(['completed', 'failed
 /** The serialized replay of a stored answer, remembered in this process when the attempt is settled. */
 function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'replay' }> {
   const answer = replayOf(row);
-  const json = row.caller_attempt && SETTLED.has(row.status)
-    ? rememberSettled(deps, 'consumer_payments', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.fingerprint }, answer.httpStatus, answer.body)
-    : serializeReply(answer.body);
+  // The row's body keeps the first answer's key order (attempts.ts), so this is its bytes with the flag turned.
+  const json = serializeReply(answer.body);
+  if (row.caller_attempt && SETTLED.has(row.status)) {
+    rememberSettled(deps, 'consumer_payments', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.fingerprint }, answer.httpStatus, json);
+  }
   return { kind: 'replay', status: answer.httpStatus, json };
 }
 

@@ -3,7 +3,7 @@
 // consumer spends (bounded wait, Temporal errors answered from Postgres, settled replies kept serialized
 // in this process) is attempt-engine.ts.
 import { ApiError } from '../../domain/errors';
-import { claimAttempt, readAttempt, releaseClaim, requestHash, type AttemptRow } from '../../domain/spend/attempts';
+import { claimAttempt, readAttempt, releaseClaim, replayBytes, requestHash, type AttemptRow } from '../../domain/spend/attempts';
 import type { SpendInput, SpendOutcome } from '../../domain/spend/types';
 import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
 import { getWallet } from '../../domain/wallets/wallets';
@@ -24,10 +24,13 @@ const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
 
 const IN_PROGRESS = 'This attempt is still running; retry with the same attempt_id to get its result';
 
-/** A finished attempt's stored reply. Only `processing` rows are ever updated, so every other one is remembered. */
+/**
+ * A finished attempt's stored reply: the bytes first sent. Only `processing` rows are ever updated, so every
+ * other one is remembered.
+ */
 function stored(deps: AppDeps, row: AttemptRow): Reply {
   const status = row.response_status ?? 200;
-  const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, row.response_body);
+  const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, replayBytes(row));
   return replayedReply(status, json);
 }
 
