@@ -102,10 +102,12 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   }
 
   const { terms, holdId } = auth;
+  // A consent pull names the consumer's funding source the PSP takes the money from.
+  const dispatch = { req, sourceAccount: auth.sourceAccount, fundingSourceId: terms.funding === 'consent_pull' ? terms.fundingSourceId ?? null : null };
   let result: DispatchResult = auth.retried ? await provider.resolveConsumerDispatch(req) : { kind: 'not_received' };
   if (result.kind === 'not_received') {
     step('dispatch', 'pass', `sent to the ${req.rail} provider under the attempt's key`);
-    result = await provider.dispatchConsumerSpend({ req, sourceAccount: auth.sourceAccount });
+    result = await provider.dispatchConsumerSpend(dispatch);
   }
   for (;;) {
     if (result.kind === 'settled') {
@@ -133,7 +135,7 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
       }
       retryRequested = false;
       step('dispatch', 'pass', 'resent under the same key: the provider never received it');
-      result = await provider.dispatchConsumerSpend({ req, sourceAccount: auth.sourceAccount });
+      result = await provider.dispatchConsumerSpend(dispatch);
       continue;
     }
     // Unknown outcome: answer 502 and wait for the caller to present the attempt again.
