@@ -4,7 +4,7 @@
 // in this process) is attempt-engine.ts.
 import { ApiError } from '../../domain/errors';
 import { claimAttempt, readAttempt, releaseClaim, replayBytes, requestHash, type AttemptRow } from '../../domain/spend/attempts';
-import type { SpendInput, SpendOutcome } from '../../domain/spend/types';
+import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
 import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
 import { getWallet } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
@@ -17,12 +17,13 @@ import { spendOutcomeUpdate } from '../../workflows/spend-messages';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
-import { awaitAttempt, rememberSettled, replayedReply, settledReply, updateWithStart } from '../attempt-engine';
+import { attemptInProgress, awaitAttempt, rememberSettled, replayedReply, settledReply, updateWithStart } from '../attempt-engine';
 
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
 
 const IN_PROGRESS = 'This attempt is still running; retry with the same attempt_id to get its result';
+const UNCERTAIN = 'The payment provider has not said whether this payment was made; the money stays held. Present the same attempt_id again';
 
 /**
  * A finished attempt's stored reply: the bytes first sent. Only `processing` rows are ever updated, so every
@@ -35,7 +36,7 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
 }
 
 /** Update-with-Start: a running attempt is joined; a finished one is never run again (it is answered from Postgres). */
-function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendOutcome> {
+function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendAnswer> {
   return updateWithStart(deps, 'spendAttempt', {
     workflowId,
     taskQueue: deps.temporal.taskQueue,
@@ -65,7 +66,7 @@ export const executeRoutes: AnyRoute[] = [
       400: { description: '`invalid_body` (details.issues), including an amount finer than the currency\'s minor unit', schema: ErrorEnvelope },
       403: { description: '`denied` or `requires-approval`: the policy-denial body with the result fields', schema: { allOf: [PolicyDenial, GatewayPaymentResult] } },
       404: { description: '`not_found`', schema: ErrorEnvelope },
-      409: { description: '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After)', schema: ErrorEnvelope },
+      409: { description: '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After; also while the provider has not said whether an unanswered payment was made, the money staying held)', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body, requestId }) {
       if (body.attempt_id !== undefined) {
@@ -109,7 +110,11 @@ export const executeRoutes: AnyRoute[] = [
       };
       // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
       // attempt is being finished, and the caller is told to come back).
-      const outcome = await awaitAttempt<Reply>(runAttempt(deps, principal, input, workflowId).then((done) => ({ status: done.httpStatus, body: done.body })), {
+      const answer = runAttempt(deps, principal, input, workflowId).then((done): Reply => {
+        if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
+        return { status: done.httpStatus, body: done.body };
+      });
+      const outcome = await awaitAttempt<Reply>(answer, {
         attemptId, inProgressMessage: IN_PROGRESS,
         stored: async () => {
           const row = await readAttempt(deps.db, principal.orgId, attemptId);

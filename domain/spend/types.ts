@@ -67,3 +67,15 @@ export type Dispatch =
   | { status: 'succeeded'; paymentId: string }
   | { status: 'refused'; code: string; message: string }
   | { status: 'unreachable'; message: string };
+
+/** What the provider says became of a dispatch whose answer never came. */
+export type DispatchStatus =
+  | { status: 'succeeded'; paymentId: string }
+  | { status: 'refused'; code: string; message: string }
+  /** The provider never received it: nothing moved, and resending under the same key is safe. */
+  | { status: 'not_received' }
+  /** The provider could not say either: the money may have left, so it stays held. */
+  | { status: 'uncertain'; message: string };
+
+/** The attempt's answer to a caller: its outcome, or that the provider has not said yet (present it again). */
+export type SpendAnswer = SpendOutcome | { status: 'provider_uncertain'; detail: string };
