@@ -4,8 +4,8 @@
 // released only when the provider never received it, and held (the caller told to present the attempt
 // again, which asks once more) while the provider cannot say.
 import { ActivityFailure, allHandlersFinished, condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { workflowIds } from './ids';
+import { searchAttributes } from './search-attributes';
 import type { Activities } from '../activities';
 import type { AuditStep, Authorization, Dispatch, SpendAnswer, SpendInput, SpendOutcome, WalletSteps } from '../domain/spend/types';
 import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
@@ -104,12 +104,7 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ approvalId: auth.approvalId, orgId: input.orgId, projectId: input.projectId, environment: input.environment, kind: 'wallet.execute', payload, expiresAt: auth.expiresAt }],
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
-        { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
-        { key: SEARCH_ATTRIBUTES.Environment, value: input.environment },
-        { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
-      ],
+      typedSearchAttributes: searchAttributes({ orgId: input.orgId, projectId: input.projectId, environment: input.environment, attemptId: input.attemptId }),
     });
     const approval = { approval_id: auth.approvalId, expires_at: auth.expiresAt };
     done = { httpStatus: 403, status: 'requires-approval', body: { ...auth.denial, ...approval, ...result('requires-approval', { approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt } }) }, providerPaymentId: null };

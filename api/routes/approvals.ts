@@ -1,17 +1,14 @@
 // Approvals: read one (and its status) with an API key, the queue's health, and the operator-only decision
 // that moves a held call on (the key that asked can never approve it). Also the operator sweep trigger.
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { findApproval, getApproval, type ApprovalRow } from '../../domain/approvals/approvals';
 import { approvalHealth } from '../../domain/approvals/health';
 import { approvalStatusView, approvalView, type ApprovalView } from '../../domain/approvals/view';
 import { ApiError, notFound } from '../../domain/errors';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { Approval, ApprovalDecide, ApprovalHealth, ApprovalStatus, type ApprovalDecideBody } from '../../schema/http/execute';
-import { decideUpdate } from '../../workflows/approval-messages';
-import { workflowIds } from '../../workflows/ids';
 import { MoneyFailure } from '../../workflows/money-failures';
-import { runWorkflowBounded } from '../run-workflow';
+import { decideApproval, sweepApprovalsNow } from '../../orchestration/approvals';
+import { isWorkflowMissing, updateFailure } from '../../orchestration/errors';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Approvals'];
@@ -65,22 +62,20 @@ export const approvalRoutes: AnyRoute[] = [
       if (!row) throw notFound('Approval');
       if (row.status !== 'pending') throw refusal(row);
       try {
-        const handle = deps.temporal.client.workflow.getHandle(workflowIds.approval(row.id));
-        const decided: ApprovalView = await handle.executeUpdate(decideUpdate, {
-          args: [{ approve: body.decision === 'approve', reason: body.reason ?? null, decidedBy: actor }],
-        });
+        const decided: ApprovalView = await decideApproval(deps.temporal, row.id, { approve: body.decision === 'approve', reason: body.reason ?? null, decidedBy: actor });
         // The activity reports the row as it stands: a concurrent decision or the sweep may have won.
         if (decided.decided_by !== actor || decided.status === 'expired') throw refusal(decided);
         return { body: decided };
       } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
-          if (error.cause.type === MoneyFailure.ApprovalExpired) throw new ApiError(410, 'approval_expired', 'The approval expired before a decision');
-          if (error.cause.type === MoneyFailure.ApprovalNotPending) {
+        const failure = updateFailure(error);
+        if (failure) {
+          if (failure.type === MoneyFailure.ApprovalExpired) throw new ApiError(410, 'approval_expired', 'The approval expired before a decision');
+          if (failure.type === MoneyFailure.ApprovalNotPending) {
             const current = await findApproval(deps.db, params.orgId, params.id);
             throw refusal(current ?? row);
           }
         }
-        if (error instanceof WorkflowNotFoundError || (error as Error).message?.includes('already completed')) {
+        if (isWorkflowMissing(error) || (error as Error).message?.includes('already completed')) {
           const current = await findApproval(deps.db, params.orgId, params.id);
           if (current && current.status !== 'pending') throw refusal(current);
           throw new ApiError(503, 'approval_unavailable', 'The approval\'s hold is not running; retry shortly');
@@ -94,9 +89,7 @@ export const approvalRoutes: AnyRoute[] = [
     operationId: 'sweepApprovals', summary: 'Run the sweep that expires overdue approvals now (it also runs every minute)',
     responses: { 200: { description: '{expired, swept_at}' } },
     async handler({ deps, requestId }) {
-      const result = await runWorkflowBounded(deps, 'approvalSweep', {
-        workflowId: `${workflowIds.approvalSweep()}/${requestId}`, args: [], timeoutMs: 15_000,
-      }, 'the approval sweep');
+      const result = await sweepApprovalsNow(deps.temporal, requestId);
       return { body: result };
     },
   }),

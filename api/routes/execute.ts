@@ -11,13 +11,11 @@ import { sortableId } from '../../domain/ids';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { GatewayPaymentResult, WalletExecute, type WalletExecuteBody } from '../../schema/http/execute';
 import { PolicyDenial } from '../../schema/http/policies';
-import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
-import { workflowIds } from '../../workflows/ids';
-import { spendOutcomeUpdate } from '../../workflows/spend-messages';
+import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/wallet-spend';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
-import { attemptInProgress, awaitAttempt, rememberSettled, replayedReply, settledReply, updateWithStart } from '../attempt-engine';
+import { attemptInProgress, awaitAttempt, rememberSettled, replayedReply, settledReply } from '../attempt-engine';
 
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
@@ -33,25 +31,6 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
   const status = row.response_status ?? 200;
   const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, replayBytes(row));
   return replayedReply(status, json);
-}
-
-/** Update-with-Start: a running attempt is joined; a finished one is never run again (it is answered from Postgres). */
-function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendAnswer> {
-  return updateWithStart(deps, 'spendAttempt', {
-    workflowId,
-    taskQueue: deps.temporal.taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: SEARCH_ATTRIBUTES.OrgId, value: principal.orgId },
-      { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
-      { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
-      { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
-      // A filter for operators, not the amount: a double near 2^63 would overflow the attribute's int64.
-      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Math.min(Number(input.amountMinor), Number.MAX_SAFE_INTEGER) },
-    ],
-  }, spendOutcomeUpdate);
 }
 
 export const executeRoutes: AnyRoute[] = [
@@ -91,7 +70,7 @@ export const executeRoutes: AnyRoute[] = [
         throw new ApiError(400, 'invalid_body', `amount is larger than a wallet can hold (${MAX_LEDGER_MINOR} ${body.currency} minor units)`, { issues: [{ path: '/amount', message: `must be at most ${MAX_LEDGER_MINOR} minor units`, keyword: 'maximum' }] });
       }
       const attemptId = body.attempt_id ?? sortableId('att');
-      const workflowId = workflowIds.spend(principal.orgId, attemptId);
+      const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
       const claim = await claimAttempt(deps.db, {
         orgId: principal.orgId, projectId: principal.projectId, walletId: wallet.id, attemptId,
         hash: requestHash(principal.projectId, wallet.id, body), request: body, workflowId,
@@ -110,7 +89,7 @@ export const executeRoutes: AnyRoute[] = [
       };
       // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
       // attempt is being finished, and the caller is told to come back).
-      const answer = runAttempt(deps, principal, input, workflowId).then((done): Reply => {
+      const answer = runWalletSpend(deps.temporal, input).then((done): Reply => {
         if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
         return { status: done.httpStatus, body: done.body };
       });

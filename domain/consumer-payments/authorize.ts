@@ -9,7 +9,7 @@ import type { EventScope } from '../events/record';
 import { pixAllowlistMatches } from '../pix/payee';
 import { authorizeTedDestination } from '../ted/payee';
 import { lockAttempt, markHeld, reopenForApproval } from './attempts';
-import { appendStep } from './audit';
+import { appendStep } from '../attempts/audit';
 import { reserveCaps, resolveReservation } from './caps';
 import type { ConsumerPaymentSeams, Funding, MandateTerms } from './seams';
 import type { AuditStep, SpendRefusalInfo, SpendRequest } from './types';

@@ -9,7 +9,7 @@ import { recordEvent, type EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
-import { appendStep } from './audit';
+import { appendStep } from '../attempts/audit';
 import { lockAttempt, storeAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
 import { resolveReservation } from './caps';

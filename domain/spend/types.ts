@@ -24,13 +24,7 @@ export interface SpendInput {
   approvalId?: string;
 }
 
-export type AuditStatus = 'pass' | 'fail' | 'skip';
-export interface AuditStep {
-  timestamp: string;
-  step: 'policy' | 'approval' | 'hold' | 'dispatch' | 'debit' | 'release';
-  status: AuditStatus;
-  detail: string;
-}
+export type { AuditStatus, AuditStep } from '../attempts/audit';
 
 export type SpendStatus = 'completed' | 'denied' | 'requires-approval' | 'failed';
 
