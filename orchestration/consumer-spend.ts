@@ -8,18 +8,17 @@ import {
   consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal,
 } from '../workflows/consumer-spend-messages';
 import { searchAttributes } from '../workflows/search-attributes';
-import { handle, signal, startThenUpdate, update, type Orchestrator } from './temporal';
+import { handle, signal, update, updateWithStart, type Orchestrator } from './temporal';
 
 export type ConsumerSpendHandle = WorkflowHandle<typeof consumerSpendAttempt>;
 
 /**
- * Start or join, then wait on the answer update. A racing duplicate starts too: its claim can lose to one
- * whose workflow is not started yet, and an update alone would find no workflow (the id conflict policy joins
- * whichever start came first; both carry the same payment). (Update-with-Start would save a round trip, but
- * Temporal's time-skipping test server does not implement it.)
+ * Start or join and wait on the answer, in one Update-with-Start call. A racing duplicate starts too: its
+ * claim can lose to one whose workflow is not started yet, and an update alone would find no workflow (the
+ * id conflict policy joins whichever start came first; both carry the same payment).
  */
 export function startConsumerSpend(o: Orchestrator, req: SpendRequest): Promise<SpendAnswer> {
-  return startThenUpdate<typeof consumerSpendAttempt, SpendAnswer>(o, 'consumerSpendAttempt', {
+  return updateWithStart<typeof consumerSpendAttempt, SpendAnswer>(o, 'consumerSpendAttempt', {
     workflowId: req.workflowId,
     args: [req],
     workflowIdConflictPolicy: 'USE_EXISTING',
