@@ -1,9 +1,9 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
 // session), the attempt's row with its fingerprint (read when the caller named the attempt, claimed
 // when it is new), and then one of: a verbatim replay from Postgres, joining the running workflow,
-// presenting an uncertain attempt again, or starting the workflow. The life it shares with wallet
-// execute (start-or-join, the bounded wait, the Temporal errors answered from PostgreSQL, the settled
-// replies kept serialized in this process) is attempt-engine.ts.
+// presenting an uncertain attempt again, or starting the workflow (orchestration/consumer-spend.ts). The
+// life it shares with wallet execute (the bounded wait, the Temporal errors answered from PostgreSQL, the
+// settled replies kept serialized in this process) is attempt-engine.ts.
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
 import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';

@@ -1,7 +1,7 @@
 // Wallet execute: answers GatewayPaymentResult synchronously from the spend-attempt workflow
-// (Update-with-Start), or from Postgres when the attempt already finished. The attempt's life shared with
-// consumer spends (bounded wait, Temporal errors answered from Postgres, settled replies kept serialized
-// in this process) is attempt-engine.ts.
+// (Update-with-Start, orchestration/wallet-spend.ts), or from Postgres when the attempt already finished.
+// The attempt's life shared with consumer spends (bounded wait, Temporal errors answered from Postgres,
+// settled replies kept serialized in this process) is attempt-engine.ts.
 import { ApiError } from '../../domain/errors';
 import { claimAttempt, readAttempt, releaseClaim, replayBytes, requestHash, type AttemptRow } from '../../domain/spend/attempts';
 import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
