@@ -75,7 +75,8 @@ export const approvalRoutes: AnyRoute[] = [
             throw refusal(current ?? row);
           }
         }
-        if (isWorkflowMissing(error) || (error as Error).message?.includes('already completed')) {
+        // An update to a closed or missing hold is WorkflowNotFoundError on both servers (never matched by message).
+        if (isWorkflowMissing(error)) {
           const current = await findApproval(deps.db, params.orgId, params.id);
           if (current && current.status !== 'pending') throw refusal(current);
           throw new ApiError(503, 'approval_unavailable', 'The approval\'s hold is not running; retry shortly');
