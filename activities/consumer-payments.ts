@@ -41,12 +41,12 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
       const settings = effectiveSettings(overrides);
       return authorizeSpend(deps.db, seams, req, { tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true });
     },
-    async dispatchConsumerSpend(input: { req: SpendRequest; sourceAccount: string | null }): Promise<DispatchResult> {
+    async dispatchConsumerSpend(input: { req: SpendRequest; sourceAccount: string | null; fundingSourceId?: string | null }): Promise<DispatchResult> {
       const { req } = input;
       try {
         const outcome = await railProvider(deps.config, req.rail).dispatch({
           idempotencyKey: req.dispatchKey, reference: req.attemptId, amountMinor: BigInt(req.amountMinor), description: req.purpose,
-          pix: req.pix ? { key: req.pix.key, txid: req.pix.txid } : undefined,
+          pix: req.pix ? { key: req.pix.key, txid: req.pix.txid, ...(input.fundingSourceId ? { fundingSourceId: input.fundingSourceId } : {}) } : undefined,
           ted: req.ted ? { sourceAccount: input.sourceAccount ?? '', ...req.ted } : undefined,
           notificationUrl: req.rail === 'pix' ? pixNotificationUrl(deps.config) : null,
         });

@@ -4,7 +4,7 @@ import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
 import { authorizeSpend } from '../domain/spend/authorize';
 import { debitSpend, releaseSpend } from '../domain/spend/settle';
-import type { Authorization, Dispatch, SpendInput, SpendOutcome } from '../domain/spend/types';
+import type { Authorization, Dispatch, DispatchStatus, SpendInput, SpendOutcome } from '../domain/spend/types';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
 import type { ActivityDeps } from './index';
@@ -18,6 +18,9 @@ async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
     throw error; // ledger_conflict and infrastructure errors are retried
   }
 }
+
+/** The provider idempotency key of an attempt: every send and status call of it uses this one. */
+const dispatchKey = (input: SpendInput): string => `spend/${input.orgId}/${input.attemptId}`;
 
 export function paymentProvider(deps: ActivityDeps): PaymentProvider {
   const baseUrl = deps.config.providerUrls.payments;
@@ -37,7 +40,7 @@ export function spendActivities(deps: ActivityDeps) {
       const beat = setInterval(() => context.heartbeat(), 500);
       try {
         return await provider.pay({
-          idempotencyKey: `spend/${input.orgId}/${input.attemptId}`, reference: input.attemptId, amountMinor: BigInt(input.amountMinor),
+          idempotencyKey: dispatchKey(input), reference: input.attemptId, amountMinor: BigInt(input.amountMinor),
           currency: input.currency, recipient: input.recipient, description: input.description, method: input.preferredMethod,
           metadata: { org_id: input.orgId, project_id: input.projectId, attempt_id: input.attemptId },
         }, Context.current().cancellationSignal);
@@ -46,6 +49,16 @@ export function spendActivities(deps: ActivityDeps) {
         throw error;
       } finally {
         clearInterval(beat);
+      }
+    },
+    /** Asks the provider what became of the attempt's idempotency key; never throws for provider trouble. */
+    async paymentStatus(input: SpendInput): Promise<DispatchStatus> {
+      try {
+        const found = await paymentProvider(deps).status(dispatchKey(input), Context.current().cancellationSignal);
+        return found ?? { status: 'not_received' };
+      } catch (error) {
+        if (error instanceof ProviderUnavailable) return { status: 'uncertain', message: error.message };
+        throw error;
       }
     },
     async settleSpend({ input, paymentId }: { input: SpendInput; paymentId: string }): Promise<{ debitId: string }> {

@@ -1,10 +1,9 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
 // session), the attempt's row with its fingerprint (read when the caller named the attempt, claimed
 // when it is new), and then one of: a verbatim replay from Postgres, joining the running workflow,
-// presenting an uncertain attempt again, or starting the workflow. The life it shares with wallet
-// execute (start-or-join, the bounded wait, the Temporal errors answered from PostgreSQL, the settled
-// replies kept serialized in this process) is attempt-engine.ts.
-import type { WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
+// presenting an uncertain attempt again, or starting the workflow (orchestration/consumer-spend.ts). The
+// life it shares with wallet execute (the bounded wait, the Temporal errors answered from PostgreSQL, the
+// settled replies kept serialized in this process) is attempt-engine.ts.
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
 import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';
@@ -12,17 +11,16 @@ import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-pa
 import { ApiError } from '../domain/errors';
 import { sortableId } from '../domain/ids';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
-import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../workflows/consumer-spend-messages';
+import { joinConsumerSpend, presentConsumerSpendAgain, startConsumerSpend } from '../orchestration/consumer-spend';
 import { workflowIds } from '../workflows/ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
-import { awaitAttempt, rememberSettled, settledReply, startThenUpdate } from './attempt-engine';
+import { awaitAttempt, rememberSettled, settledReply } from './attempt-engine';
 import { serializeReply } from './settled-replies';
 
 export type SpendRun =
   | { kind: 'replay'; status: number; json: Buffer }
-  | { kind: 'running'; request: SpendRequest; created: boolean; answer: Promise<SpendAnswer>; handle: WorkflowHandle };
+  | { kind: 'running'; request: SpendRequest; created: boolean; answer: Promise<SpendAnswer>; workflowId: string };
 
 /** Mandate ids are `mnd_` and 24 characters; anything longer than an attempt id may be is refused before it is stored. */
 const MAX_MANDATE_ID = 128;
@@ -41,9 +39,11 @@ const SETTLED: ReadonlySet<AttemptRow['status']> = new Set(['completed', 'failed
 /** The serialized replay of a stored answer, remembered in this process when the attempt is settled. */
 function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'replay' }> {
   const answer = replayOf(row);
-  const json = row.caller_attempt && SETTLED.has(row.status)
-    ? rememberSettled(deps, 'consumer_payments', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.fingerprint }, answer.httpStatus, answer.body)
-    : serializeReply(answer.body);
+  // The row's body keeps the first answer's key order (attempts.ts), so this is its bytes with the flag turned.
+  const json = serializeReply(answer.body);
+  if (row.caller_attempt && SETTLED.has(row.status)) {
+    rememberSettled(deps, 'consumer_payments', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.fingerprint }, answer.httpStatus, json);
+  }
   return { kind: 'replay', status: answer.httpStatus, json };
 }
 
@@ -73,26 +73,6 @@ export async function prepareSpend(deps: AppDeps, principal: Principal, body: Sp
   };
 }
 
-function startOptions(deps: AppDeps, req: SpendRequest): WorkflowStartOptions<(r: SpendRequest) => Promise<SpendAnswer>> {
-  return {
-    workflowId: req.workflowId,
-    taskQueue: deps.temporal.taskQueue,
-    args: [req],
-    // A running attempt is joined; a finished one is answered from Postgres and never runs again.
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    typedSearchAttributes: [
-      { key: SEARCH_ATTRIBUTES.OrgId, value: req.orgId },
-      { key: SEARCH_ATTRIBUTES.ProjectId, value: req.projectId },
-      { key: SEARCH_ATTRIBUTES.Environment, value: req.environment },
-      { key: SEARCH_ATTRIBUTES.MandateId, value: req.mandateId },
-      { key: SEARCH_ATTRIBUTES.AttemptId, value: req.attemptId },
-      { key: SEARCH_ATTRIBUTES.Rail, value: req.rail },
-      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Number(req.amountMinor) },
-    ],
-  };
-}
-
 export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<SpendRun> {
   if (req.callerAttempt) {
     const settled = settledReply(deps, 'consumer_payments', { orgId: req.orgId, attemptId: req.attemptId, projectId: req.projectId, fingerprint: req.fingerprint });
@@ -109,22 +89,17 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
     }
     if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') return replayRun(deps, row);
   }
-  const handle = deps.temporal.client.workflow.getHandle(row.workflow_id);
   let answer: Promise<SpendAnswer>;
   if (!claim.created && row.status === 'dispatch_uncertain') {
-    answer = handle.executeUpdate(consumerSpendRetryUpdate);
+    answer = presentConsumerSpendAgain(deps.temporal, row.workflow_id);
   } else if (!claim.created && row.workflow_id !== req.workflowId) {
     // An approved attempt runs under its approval's replay workflow: join that one, never start this one.
-    answer = handle.executeUpdate(consumerSpendAnswerUpdate);
+    answer = joinConsumerSpend(deps.temporal, row.workflow_id);
   } else {
-    // Start or join, then wait on the answer update. A racing duplicate starts too: its claim can lose
-    // to one whose workflow is not started yet, and an update alone would find no workflow (the id
-    // conflict policy joins whichever start came first; both carry the same payment). (Update-with-Start
-    // would save a round trip, but Temporal's time-skipping test server does not implement it.)
-    answer = startThenUpdate(deps, 'consumerSpendAttempt', startOptions(deps, req) as WorkflowStartOptions, consumerSpendAnswerUpdate);
+    answer = startConsumerSpend(deps.temporal, req);
   }
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
-  return { kind: 'running', request: req, created: claim.created, answer, handle };
+  return { kind: 'running', request: req, created: claim.created, answer, workflowId: row.workflow_id };
 }
 
 /** Waits (bounded) for a running attempt; a workflow already closed is answered from Postgres. */

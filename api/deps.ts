@@ -1,5 +1,5 @@
 // What the HTTP layer needs from the process: the database, Temporal, settings and a logger.
-import type { Client } from '@temporalio/client';
+import type { Orchestrator } from '../orchestration/temporal';
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
@@ -8,7 +8,8 @@ import type { KeyCache } from './auth/key-cache';
 export interface AppDeps {
   db: DatabasePool;
   config: Config;
-  temporal: { client: Client; taskQueue: string };
+  /** Temporal, reached only through orchestration/ (its typed helpers and use cases). */
+  temporal: Orchestrator;
   log: Logger;
   keyCache: KeyCache;
 }

@@ -81,6 +81,8 @@ async function main(): Promise<void> {
   console.log(`warm replay / whoami throughput ratio: ${(warm.rps / whoami.rps).toFixed(2)}`);
   const replayP99 = Math.max(coldAlone.p99, warmAlone.p99);
   console.log(`target: replay p99 < 5 ms for one caller (${replayP99 < 5 ? 'met' : 'missed'}: cold ${coldAlone.p99.toFixed(2)} ms, warm ${warmAlone.p99.toFixed(2)} ms); at c=${CONCURRENCY} (${warm.p99 < 5 ? 'met' : 'missed'}: warm ${warm.p99.toFixed(2)} ms, cold ${cold.p99.toFixed(2)} ms; whoami p99 ${whoami.p99.toFixed(2)} ms, bare node:http floor p99 ${floor.p99.toFixed(2)} ms)`);
+  const spendCpuMs = spends.cpuUs / 1000;
+  console.log(`process CPU (API + worker + mocks) per completed spend: ${spendCpuMs.toFixed(1)} ms (target < 10 ms: ${spendCpuMs < 10 ? 'met' : 'missed'})`);
   console.log(`target: 100 spends/s with p50 < 30 ms and p99 < 100 ms at c=${CONCURRENCY} (${spends.rps >= 100 && spends.p50 < 30 && spends.p99 < 100 ? 'met' : 'missed'})`);
   await stack.stop();
 }

@@ -28,7 +28,11 @@ async function main(): Promise<void> {
   // Each request goes to one of 16 wallets, so the figure is Temporal's path rather than one hot balance row.
   const urls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
   await spawnRotating({ label: 'warmup', url: urls, method: 'POST', headers, bodies: bodies('warm', 100), total: 100, concurrency: CONCURRENCY });
+  // This process runs the API, the worker and the mocks: its CPU time per completed attempt is the spend's cost here.
+  const cpuBefore = process.cpuUsage();
   const execute = await spawnRotating({ label: 'wallet execute, full Temporal path', url: urls, method: 'POST', headers, bodies: bodies('run', TOTAL), total: TOTAL, concurrency: CONCURRENCY });
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMsPerSpend = (cpu.user + cpu.system) / 1000 / TOTAL;
   const replay = await spawnRotating({ label: 'wallet execute replay (from Postgres)', url: urls, method: 'POST', headers, bodies: bodies('run', TOTAL), total: TOTAL, concurrency: CONCURRENCY });
   // One finished attempt presented again and again: after its first replay it is served from the API process's memory.
   const warmReplay = await spawnRotating({ label: 'wallet execute replay, one attempt (warm)', url: urls[0], method: 'POST', headers, bodies: bodies('run', 1), total: TOTAL * 4, concurrency: CONCURRENCY, warmup: 200 });
@@ -47,6 +51,7 @@ async function main(): Promise<void> {
   console.log(`wallet execute: ${TOTAL} attempts at concurrency ${CONCURRENCY}`);
   for (const result of [baseline, floor, execute, replay, warmReplay]) console.log(formatResult(result));
   console.log(`execute / Temporal floor throughput ratio: ${(execute.rps / floor.rps).toFixed(2)}`);
+  console.log(`process CPU (API + worker + mocks) per completed attempt: ${cpuMsPerSpend.toFixed(1)} ms (target < 10 ms: ${cpuMsPerSpend < 10 ? 'met' : 'missed'})`);
   console.log(`execute / ledger-post throughput ratio: ${(execute.rps / baseline.rps).toFixed(2)}`);
   console.log(`completed attempts in Postgres: ${completed} (expected ${TOTAL + 100})`);
   console.log(`API + worker + mocks resident memory (one process): ${rss.toFixed(0)} MB`);

@@ -6,6 +6,7 @@
 // processes may run it at once: claims use SKIP LOCKED and workflow ids are chain ids.
 import { Client as PgClient } from 'pg';
 import { eachLimited, startChain, wakeChain, type ChainRuntime } from '../domain/webhooks/chains';
+import { temporalChains, type TemporalChainConfig } from '../orchestration/webhook-chains';
 import { firstAttempts, type AttemptFn } from './first-attempts';
 import { fanOutUndispatched, overdueChains } from '../domain/webhooks/deliveries';
 import type { DatabasePool } from '../runtime/database';
@@ -25,7 +26,8 @@ const OVERDUE_GRACE_SECONDS = 60;
 export interface EventDispatcherOptions {
   databaseUrl: string;
   db: DatabasePool;
-  runtime: ChainRuntime;
+  /** The Temporal client and task queue the chains' workflows start on (bound to the chains port here). */
+  runtime: TemporalChainConfig;
   log: Logger;
   /** Makes one attempt of a chain (the delivery activity's function). */
   attempt: AttemptFn;
@@ -38,7 +40,8 @@ export interface EventDispatcher {
 }
 
 export async function startEventDispatcher(options: EventDispatcherOptions): Promise<EventDispatcher> {
-  const { db, runtime, log } = options;
+  const { db, log } = options;
+  const runtime: ChainRuntime = temporalChains(options.runtime);
   let listener: PgClient | undefined;
   let stopping = false;
   let reconnect: NodeJS.Timeout | undefined;

@@ -5,7 +5,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ApprovalView } from '../domain/approvals/view';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+import { searchAttributes } from './search-attributes';
 import { approvalStateQuery, decideUpdate, type DecideInput } from './approval-messages';
 import { MoneyFailure } from './money-failures';
 import { REPLAYS, type HeldCall } from './replays';
@@ -63,13 +63,10 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
           workflowId: spec.workflowId(input),
           args: spec.args(input),
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
-            { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
-            { key: SEARCH_ATTRIBUTES.Environment, value: input.environment },
-            ...(extra.attemptId ? [{ key: SEARCH_ATTRIBUTES.AttemptId, value: extra.attemptId }] : []),
-            ...(extra.amountMinor !== undefined ? [{ key: SEARCH_ATTRIBUTES.AmountMinor, value: extra.amountMinor }] : []),
-          ],
+          typedSearchAttributes: searchAttributes({
+            orgId: input.orgId, projectId: input.projectId, environment: input.environment,
+            ...(extra.attemptId ? { attemptId: extra.attemptId } : {}), ...(extra.amountMinor !== undefined ? { amountMinor: extra.amountMinor } : {}),
+          }),
         });
         outcome = spec.outcome(result);
       } catch (error) {

@@ -5,7 +5,7 @@ import {
   condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+import { SEARCH_ATTRIBUTES } from './search-attributes';
 import {
   mandateAmendedSignal, mandateRevokedSignal, mandateSignedSignal,
   type ConsentLifecycleInput, type ConsentLifecycleOutcome, type MandateTimer,

@@ -7,11 +7,11 @@ import { allHandlersFinished, condition, patched, proxyActivities, proxyLocalAct
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
-import { appendStep, appendSteps } from '../domain/consumer-payments/audit';
+import { appendStep, appendSteps } from '../domain/attempts/audit';
 import { CONSUMER_SPEND_KIND, type AuditStep, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
 import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
 import { workflowIds } from './ids';
+import { searchAttributes } from './search-attributes';
 
 // Database steps retry until they succeed: each is one idempotent transaction.
 const dbRetry = { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' } as const;
@@ -91,21 +91,18 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ approvalId: auth.approvalId, orgId: req.orgId, projectId: req.projectId, environment: req.environment, kind: CONSUMER_SPEND_KIND, payload: req, expiresAt: auth.expiresAt }],
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrgId, value: req.orgId },
-        { key: SEARCH_ATTRIBUTES.ProjectId, value: req.projectId },
-        { key: SEARCH_ATTRIBUTES.Environment, value: req.environment },
-        { key: SEARCH_ATTRIBUTES.AttemptId, value: req.attemptId },
-      ],
+      typedSearchAttributes: searchAttributes({ orgId: req.orgId, projectId: req.projectId, environment: req.environment, attemptId: req.attemptId }),
     });
     return finish(held);
   }
 
   const { terms, holdId } = auth;
+  // A consent pull names the consumer's funding source the PSP takes the money from.
+  const dispatch = { req, sourceAccount: auth.sourceAccount, fundingSourceId: terms.funding === 'consent_pull' ? terms.fundingSourceId ?? null : null };
   let result: DispatchResult = auth.retried ? await provider.resolveConsumerDispatch(req) : { kind: 'not_received' };
   if (result.kind === 'not_received') {
     step('dispatch', 'pass', `sent to the ${req.rail} provider under the attempt's key`);
-    result = await provider.dispatchConsumerSpend({ req, sourceAccount: auth.sourceAccount });
+    result = await provider.dispatchConsumerSpend(dispatch);
   }
   for (;;) {
     if (result.kind === 'settled') {
@@ -133,7 +130,7 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
       }
       retryRequested = false;
       step('dispatch', 'pass', 'resent under the same key: the provider never received it');
-      result = await provider.dispatchConsumerSpend({ req, sourceAccount: auth.sourceAccount });
+      result = await provider.dispatchConsumerSpend(dispatch);
       continue;
     }
     // Unknown outcome: answer 502 and wait for the caller to present the attempt again.

@@ -4,7 +4,7 @@ import { executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/
 import type { Activities } from '../activities';
 import type { ReconcileInput } from '../activities/reconciliation';
 import type { RunRow } from '../domain/reconciliation/run';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+import { searchAttributes } from './search-attributes';
 import { workflowIds } from './ids';
 
 const acts = proxyActivities<Activities>({
@@ -23,11 +23,7 @@ export async function reconciliationSweep(): Promise<{ projects: number }> {
     await executeChild(walletReconciliation, {
       workflowId: workflowIds.reconciliation(project.projectId, runId),
       args: [{ ...project, runId }],
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrgId, value: project.orgId },
-        { key: SEARCH_ATTRIBUTES.ProjectId, value: project.projectId },
-        { key: SEARCH_ATTRIBUTES.Environment, value: project.environment },
-      ],
+      typedSearchAttributes: searchAttributes({ orgId: project.orgId, projectId: project.projectId, environment: project.environment }),
       taskQueue: workflowInfo().taskQueue,
     });
   }

@@ -1,10 +1,13 @@
 // The spend attempt: policy evaluation and hold (one transaction), dispatch to the payment provider, then
 // debit or release, and the outcome stored for idempotent replays. Every step lands in the audit trail.
-import { ActivityFailure, allHandlersFinished, condition, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES } from '../temporal-dev/search-attributes';
+// A dispatch whose answer never came is settled by asking the provider what became of its idempotency key:
+// released only when the provider never received it, and held (the caller told to present the attempt
+// again, which asks once more) while the provider cannot say.
+import { ActivityFailure, allHandlersFinished, condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
 import { workflowIds } from './ids';
+import { searchAttributes } from './search-attributes';
 import type { Activities } from '../activities';
-import type { AuditStep, Authorization, Dispatch, SpendInput, SpendOutcome, WalletSteps } from '../domain/spend/types';
+import type { AuditStep, Authorization, Dispatch, SpendAnswer, SpendInput, SpendOutcome, WalletSteps } from '../domain/spend/types';
 import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
 
 // Ledger steps are short, idempotent Postgres transactions: local activities run them inside the workflow
@@ -21,12 +24,31 @@ const provider = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
 });
 
+// The status call never throws for provider trouble (it reports `uncertain`); retries cover worker loss.
+const status = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+});
+
+/** How long an attempt whose provider cannot say waits for the caller before it asks the provider itself. */
+const UNCERTAIN_RECHECK = '1 hour';
+
 export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
   let outcome: SpendOutcome | null = null;
+  let uncertain: string | null = null;
+  let checks = 0;
+  let presented = false;
   setHandler(spendOutcomeQuery, () => outcome);
-  setHandler(spendOutcomeUpdate, async () => {
-    await condition(() => outcome !== null);
-    return outcome!;
+  setHandler(spendOutcomeUpdate, async (): Promise<SpendAnswer> => {
+    if (outcome === null && uncertain !== null) {
+      // Presented again while the provider could not say: ask it once more before answering.
+      const seen = checks;
+      presented = true;
+      await condition(() => outcome !== null || checks > seen);
+    } else {
+      await condition(() => outcome !== null || uncertain !== null);
+    }
+    return outcome ?? { status: 'provider_uncertain', detail: uncertain ?? 'the provider has not said' };
   });
 
   const audit: AuditStep[] = [];
@@ -37,6 +59,29 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
   const result = (status: SpendOutcome['status'], extra: Record<string, unknown> = {}) => ({
     requestId: input.requestId, attempt_id: input.attemptId, status, audit, wallet, ...extra,
   });
+
+  /**
+   * Asks the provider what became of the attempt's key until it can say. Never releases money that may have
+   * left: `not_received` is the only answer that becomes `unreachable` (and then a release).
+   */
+  const settleUnanswered = async (message: string): Promise<Dispatch> => {
+    for (;;) {
+      const found = await status.paymentStatus(input);
+      if (found.status === 'succeeded' || found.status === 'refused') {
+        uncertain = null;
+        return found;
+      }
+      if (found.status === 'not_received') {
+        uncertain = null;
+        return { status: 'unreachable', message: `the provider never received the payment (${message})` };
+      }
+      if (uncertain === null) step('dispatch', 'fail', `outcome unknown: ${found.message}; the hold stays until the provider says`);
+      uncertain = found.message;
+      checks++;
+      await condition(() => presented, UNCERTAIN_RECHECK);
+      presented = false;
+    }
+  };
 
   const auth: Authorization = await ledger.authorizeSpend(input);
   let done: SpendOutcome;
@@ -59,12 +104,7 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ approvalId: auth.approvalId, orgId: input.orgId, projectId: input.projectId, environment: input.environment, kind: 'wallet.execute', payload, expiresAt: auth.expiresAt }],
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
-        { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
-        { key: SEARCH_ATTRIBUTES.Environment, value: input.environment },
-        { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
-      ],
+      typedSearchAttributes: searchAttributes({ orgId: input.orgId, projectId: input.projectId, environment: input.environment, attemptId: input.attemptId }),
     });
     const approval = { approval_id: auth.approvalId, expires_at: auth.expiresAt };
     done = { httpStatus: 403, status: 'requires-approval', body: { ...auth.denial, ...approval, ...result('requires-approval', { approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt } }) }, providerPaymentId: null };
@@ -83,6 +123,11 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
     } catch (error) {
       const cause = error instanceof ActivityFailure ? error.cause?.message ?? error.message : String(error);
       dispatch = { status: 'unreachable', message: cause };
+    }
+    // Attempts started before the status call existed keep releasing on an unanswered dispatch.
+    if (dispatch.status === 'unreachable' && patched('wallet-dispatch-status')) {
+      step('dispatch', 'fail', `no answer: ${dispatch.message}; asking the provider`);
+      dispatch = await settleUnanswered(dispatch.message);
     }
     if (dispatch.status === 'succeeded') {
       step('dispatch', 'pass', `provider payment ${dispatch.paymentId}`);

@@ -1,13 +1,11 @@
 // The one decide path for a held call, shared by the operator API route and the operator console: it sends
 // the decision to the approval's hold workflow and turns every way that can be refused into an ApiError.
 // Temporal's answers are told apart by error type and failure type, never by message text.
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { findApproval, type ApprovalRow } from '../../domain/approvals/approvals';
 import type { ApprovalView } from '../../domain/approvals/view';
 import { ApiError, notFound } from '../../domain/errors';
-import { decideUpdate } from '../../workflows/approval-messages';
-import { workflowIds } from '../../workflows/ids';
+import { decideApproval as sendDecision } from '../../orchestration/approvals';
+import { isWorkflowMissing, updateFailure } from '../../orchestration/errors';
 import { MoneyFailure } from '../../workflows/money-failures';
 import type { AppDeps } from '../deps';
 
@@ -19,11 +17,6 @@ export interface ApprovalDecision {
   /** Who decides, as recorded in decided_by (`user:<name>`). */
   actor: string;
 }
-
-// Every decision of one approval is the same Temporal update id: while a decision is being recorded,
-// a racing one is joined to it by the server and gets its outcome, instead of being refused before the
-// row says what won.
-const DECIDE_UPDATE_ID = 'decide';
 
 function refusal(row: Pick<ApprovalRow, 'status'>): ApiError {
   if (row.status === 'expired') return new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: row.status });
@@ -46,15 +39,12 @@ export async function decideApproval(deps: Pick<AppDeps, 'db' | 'temporal'>, dec
   if (row.status !== 'pending') throw refusal(row);
   let decided: ApprovalView;
   try {
-    const handle = deps.temporal.client.workflow.getHandle(workflowIds.approval(row.id));
-    decided = await handle.executeUpdate(decideUpdate, {
-      updateId: DECIDE_UPDATE_ID,
-      args: [{ approve: decision.approve, reason: decision.reason, decidedBy: decision.actor }],
-    });
+    decided = await sendDecision(deps.temporal, row.id, { approve: decision.approve, reason: decision.reason, decidedBy: decision.actor });
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === MoneyFailure.ApprovalExpired) throw expired();
+    const failure = updateFailure(error);
+    if (failure?.type === MoneyFailure.ApprovalExpired) throw expired();
     // Refused by the hold (already decided), or the hold has closed: the row says what happened.
-    if (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError) {
+    if (failure || isWorkflowMissing(error)) {
       const current = await findApproval(deps.db, decision.orgId, decision.approvalId);
       if (current && current.status !== 'pending') throw refusal(current);
       throw new ApiError(503, 'approval_unavailable', 'The approval\'s hold is not running; retry shortly');

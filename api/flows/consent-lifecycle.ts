@@ -1,26 +1,21 @@
 // Starting and signalling the consent lifecycle workflow from the API. The database commit is the
 // decision; the signal tells the workflow which clock to hold. signalWithStart also restarts a
 // lifecycle that is missing (never started, or closed early), so a mandate is never left without its timer.
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import type { ConsentRow } from '../../domain/consents/consents';
 import type { MandateRow } from '../../domain/mandates/mandates';
 import type { Logger } from '../../runtime/logger';
-import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { signalWithStart, start } from '../../orchestration/temporal';
+import { searchAttributes } from '../../workflows/search-attributes';
 import { mandateAmendedSignal, mandateRevokedSignal, mandateSignedSignal, type MandateTimer } from '../../workflows/consent-messages';
 import { workflowIds } from '../../workflows/ids';
 import type { consentLifecycle } from '../../workflows/consent-lifecycle';
 import type { AppDeps } from '../deps';
 
 function attributes(consent: Pick<ConsentRow, 'org_id' | 'project_id' | 'environment'>, mandate?: Pick<MandateRow, 'id' | 'consumer_id'>) {
-  const pairs = [
-    { key: SEARCH_ATTRIBUTES.OrgId, value: consent.org_id },
-    { key: SEARCH_ATTRIBUTES.ProjectId, value: consent.project_id },
-    { key: SEARCH_ATTRIBUTES.Environment, value: consent.environment },
-  ];
-  if (mandate) {
-    pairs.push({ key: SEARCH_ATTRIBUTES.ConsumerId, value: mandate.consumer_id }, { key: SEARCH_ATTRIBUTES.MandateId, value: mandate.id });
-  }
-  return pairs;
+  return searchAttributes({
+    orgId: consent.org_id, projectId: consent.project_id, environment: consent.environment,
+    ...(mandate ? { consumerId: mandate.consumer_id, mandateId: mandate.id } : {}),
+  });
 }
 
 /** Seconds from now until `iso`, by this process's clock (the signing transaction's clock is the same). */
@@ -41,11 +36,10 @@ export async function startConsentLifecycle(
   consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>,
   tokenExpiresInSeconds: number,
 ): Promise<{ abandon(): Promise<void> }> {
-  const handle = await deps.temporal.client.workflow.start<typeof consentLifecycle>('consentLifecycle', {
+  const handle = await start<typeof consentLifecycle>(deps.temporal, 'consentLifecycle', {
     workflowId: workflowIds.consent(consent.token_digest),
-    taskQueue: deps.temporal.taskQueue,
     args: [{ consentId: consent.id, tokenExpiresInSeconds }],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     typedSearchAttributes: attributes(consent),
   });
   return {
@@ -66,17 +60,16 @@ export async function signalLifecycle(deps: AppDeps, log: Logger, consent: Pick<
   const timer = mandateTimer(mandate);
   const common = {
     workflowId: workflowIds.consent(consent.token_digest),
-    taskQueue: deps.temporal.taskQueue,
     args: [{ consentId: consent.id, tokenExpiresInSeconds: 0, mandate: timer }] as [Parameters<typeof consentLifecycle>[0]],
     typedSearchAttributes: attributes(consent, mandate),
   };
   try {
     if (signal.kind === 'signed') {
-      await deps.temporal.client.workflow.signalWithStart<typeof consentLifecycle, [MandateTimer]>('consentLifecycle', { ...common, signal: mandateSignedSignal, signalArgs: [signal.timer] });
+      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', { ...common, signal: mandateSignedSignal, signalArgs: [signal.timer] });
     } else if (signal.kind === 'amended') {
-      await deps.temporal.client.workflow.signalWithStart<typeof consentLifecycle, [MandateTimer]>('consentLifecycle', { ...common, signal: mandateAmendedSignal, signalArgs: [signal.timer] });
+      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', { ...common, signal: mandateAmendedSignal, signalArgs: [signal.timer] });
     } else {
-      await deps.temporal.client.workflow.signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>('consentLifecycle', { ...common, signal: mandateRevokedSignal, signalArgs: [{ mandateId: mandate.id }] });
+      await signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>(deps.temporal, 'consentLifecycle', { ...common, signal: mandateRevokedSignal, signalArgs: [{ mandateId: mandate.id }] });
     }
   } catch (error) {
     log.error('consent lifecycle signal failed', { mandate_id: mandate.id, signal: signal.kind, error: (error as Error).message });

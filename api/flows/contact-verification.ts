@@ -1,7 +1,5 @@
 // Contact verification through HTTP: start reserves a row and runs the delivery workflow, verify checks
 // a code (locally against its hash, or through the provider that owns it). Every spec refusal maps here.
-import { WorkflowFailedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { seal } from '../../domain/crypto/secret-box';
 import { codeMatches, sealContactSecret } from '../../domain/contact-verification/codes';
 import {
@@ -17,7 +15,9 @@ import { findActivePartnerAccount } from '../../domain/consumers/funding-sources
 import type { Tenant } from '../../domain/consumers/tenant';
 import { ApiError } from '../../domain/errors';
 import { createSender, providerFor } from '../../providers/otp/select';
-import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { workflowFailure } from '../../orchestration/errors';
+import { execute } from '../../orchestration/temporal';
+import { searchAttributes as attributesOf } from '../../workflows/search-attributes';
 import type { contactCodeCheck, contactCodeDelivery } from '../../workflows/contact-code';
 import { workflowIds } from '../../workflows/ids';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
@@ -27,18 +27,10 @@ const unavailable = (details?: Record<string, unknown>) =>
   new ApiError(503, 'otp_sender_unavailable', 'The one-time-code sender is unavailable; try again', details);
 const verificationError = () => new ApiError(500, 'contact_verification_error', 'Contact verification failed unexpectedly; try again');
 
-function failureOf(error: unknown): ApplicationFailure | undefined {
-  if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure) return error.cause;
-  return undefined;
-}
+const failureOf = workflowFailure;
 
 function searchAttributes(tenant: Tenant, consumerId: string) {
-  return [
-    { key: SEARCH_ATTRIBUTES.OrgId, value: tenant.orgId },
-    { key: SEARCH_ATTRIBUTES.ProjectId, value: tenant.projectId },
-    { key: SEARCH_ATTRIBUTES.Environment, value: tenant.environment },
-    { key: SEARCH_ATTRIBUTES.ConsumerId, value: consumerId },
-  ];
+  return attributesOf({ orgId: tenant.orgId, projectId: tenant.projectId, environment: tenant.environment, consumerId });
 }
 
 export async function startContactVerification(
@@ -58,9 +50,8 @@ export async function startContactVerification(
     codeKeyVersion: deps.config.encryptionKeys.current,
   });
   try {
-    await deps.temporal.client.workflow.execute<typeof contactCodeDelivery>('contactCodeDelivery', {
+    await execute<typeof contactCodeDelivery>(deps.temporal, 'contactCodeDelivery', {
       workflowId: workflowIds.contactCodeDelivery(reserved.id),
-      taskQueue: deps.temporal.taskQueue,
       args: [{ verificationId: reserved.id, targetSealed: seal(deps.config.encryptionKeys, target, sealContactSecret('target', reserved.id)) }],
       workflowExecutionTimeout: '2 minutes',
       typedSearchAttributes: searchAttributes(tenant, consumerId),
@@ -144,9 +135,8 @@ export async function verifyContactCode(
   const { row } = outcome;
   let status: string;
   try {
-    status = await deps.temporal.client.workflow.execute<typeof contactCodeCheck>('contactCodeCheck', {
+    status = await execute<typeof contactCodeCheck>(deps.temporal, 'contactCodeCheck', {
       workflowId: workflowIds.contactCodeCheck(row.id, outcome.attempt),
-      taskQueue: deps.temporal.taskQueue,
       args: [{
         verificationId: row.id,
         targetSealed: seal(deps.config.encryptionKeys, requireTarget(row.channel, input.target!), sealContactSecret('target', row.id)),

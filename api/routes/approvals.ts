@@ -6,9 +6,8 @@ import { approvalStatusView, approvalView } from '../../domain/approvals/view';
 import { ApiError } from '../../domain/errors';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { Approval, ApprovalDecide, ApprovalHealth, ApprovalStatus, type ApprovalDecideBody } from '../../schema/http/execute';
-import { workflowIds } from '../../workflows/ids';
+import { sweepApprovalsNow } from '../../orchestration/approvals';
 import { decideApproval } from '../flows/approval-decision';
-import { runWorkflowBounded } from '../run-workflow';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Approvals'];
@@ -64,9 +63,7 @@ export const approvalRoutes: AnyRoute[] = [
     operationId: 'sweepApprovals', summary: 'Run the sweep that expires overdue approvals now (it also runs every minute)',
     responses: { 200: { description: '{expired, swept_at}' } },
     async handler({ deps, requestId }) {
-      const result = await runWorkflowBounded(deps, 'approvalSweep', {
-        workflowId: `${workflowIds.approvalSweep()}/${requestId}`, args: [], timeoutMs: 15_000,
-      }, 'the approval sweep');
+      const result = await sweepApprovalsNow(deps.temporal, requestId);
       return { body: result };
     },
   }),

@@ -11,7 +11,7 @@ import { Wallet } from '../../schema/http/wallets';
 import { presentWallet } from '../presenters/wallet';
 import { MandateSpendBody, SpendBody, SpendOutcome, SpendRefusal, type SpendBodyValues } from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
-import { consumerSpendProgressQuery, consumerSpendSettlementSignal } from '../../workflows/consumer-spend-messages';
+import { consumerSpendProgress, noteConsumerSpendSettlement } from '../../orchestration/consumer-spend';
 import { replayedReply } from '../attempt-engine';
 import { awaitAnswer, prepareSpend, startSpend, type SpendRun } from '../consumer-spend-runner';
 import type { AppDeps } from '../deps';
@@ -64,7 +64,7 @@ function stream(deps: AppDeps, run: SpendRun): Reply {
     const poll = async () => {
       while (!done && !events.closed()) {
         try {
-          const progress = await run.handle.query(consumerSpendProgressQuery);
+          const progress = await consumerSpendProgress(deps.temporal, run.workflowId);
           if (!done) flush(progress.audit);
         } catch {
           // Not started yet, or already closed: the answer settles it either way.
@@ -145,7 +145,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
       const payment = await pixPaymentById({ baseUrl: deps.config.providerUrls.pix_psp, timeoutMs: deps.config.providerTimeoutMs }, body.payment_id);
       const attempt = payment ? await findByDispatchKey(deps.db, payment.idempotencyKey) : null;
       if (!attempt) return { status: 202, body: { received: true, matched: false } };
-      await deps.temporal.client.workflow.getHandle(attempt.workflow_id).signal(consumerSpendSettlementSignal).catch(() => undefined);
+      await noteConsumerSpendSettlement(deps.temporal, attempt.workflow_id).catch(() => undefined);
       return { status: 202, body: { received: true, matched: true } };
     },
   }),

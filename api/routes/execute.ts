@@ -1,53 +1,36 @@
 // Wallet execute: answers GatewayPaymentResult synchronously from the spend-attempt workflow
-// (Update-with-Start), or from Postgres when the attempt already finished. The attempt's life shared with
-// consumer spends (bounded wait, Temporal errors answered from Postgres, settled replies kept serialized
-// in this process) is attempt-engine.ts.
+// (Update-with-Start, orchestration/wallet-spend.ts), or from Postgres when the attempt already finished.
+// The attempt's life shared with consumer spends (bounded wait, Temporal errors answered from Postgres,
+// settled replies kept serialized in this process) is attempt-engine.ts.
 import { ApiError } from '../../domain/errors';
-import { claimAttempt, readAttempt, releaseClaim, requestHash, type AttemptRow } from '../../domain/spend/attempts';
-import type { SpendInput, SpendOutcome } from '../../domain/spend/types';
+import { claimAttempt, readAttempt, releaseClaim, replayBytes, requestHash, type AttemptRow } from '../../domain/spend/attempts';
+import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
 import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
 import { getWallet } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { GatewayPaymentResult, WalletExecute, type WalletExecuteBody } from '../../schema/http/execute';
 import { PolicyDenial } from '../../schema/http/policies';
-import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
-import { workflowIds } from '../../workflows/ids';
-import { spendOutcomeUpdate } from '../../workflows/spend-messages';
+import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/wallet-spend';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
-import { awaitAttempt, rememberSettled, replayedReply, settledReply, updateWithStart } from '../attempt-engine';
+import { attemptInProgress, awaitAttempt, rememberSettled, replayedReply, settledReply } from '../attempt-engine';
 
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
 
 const IN_PROGRESS = 'This attempt is still running; retry with the same attempt_id to get its result';
+const UNCERTAIN = 'The payment provider has not said whether this payment was made; the money stays held. Present the same attempt_id again';
 
-/** A finished attempt's stored reply. Only `processing` rows are ever updated, so every other one is remembered. */
+/**
+ * A finished attempt's stored reply: the bytes first sent. Only `processing` rows are ever updated, so every
+ * other one is remembered.
+ */
 function stored(deps: AppDeps, row: AttemptRow): Reply {
   const status = row.response_status ?? 200;
-  const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, row.response_body);
+  const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, replayBytes(row));
   return replayedReply(status, json);
-}
-
-/** Update-with-Start: a running attempt is joined; a finished one is never run again (it is answered from Postgres). */
-function runAttempt(deps: AppDeps, principal: Principal, input: SpendInput, workflowId: string): Promise<SpendOutcome> {
-  return updateWithStart(deps, 'spendAttempt', {
-    workflowId,
-    taskQueue: deps.temporal.taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: [
-      { key: SEARCH_ATTRIBUTES.OrgId, value: principal.orgId },
-      { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
-      { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
-      { key: SEARCH_ATTRIBUTES.AttemptId, value: input.attemptId },
-      // A filter for operators, not the amount: a double near 2^63 would overflow the attribute's int64.
-      { key: SEARCH_ATTRIBUTES.AmountMinor, value: Math.min(Number(input.amountMinor), Number.MAX_SAFE_INTEGER) },
-    ],
-  }, spendOutcomeUpdate);
 }
 
 export const executeRoutes: AnyRoute[] = [
@@ -62,7 +45,7 @@ export const executeRoutes: AnyRoute[] = [
       400: { description: '`invalid_body` (details.issues), including an amount finer than the currency\'s minor unit', schema: ErrorEnvelope },
       403: { description: '`denied` or `requires-approval`: the policy-denial body with the result fields', schema: { allOf: [PolicyDenial, GatewayPaymentResult] } },
       404: { description: '`not_found`', schema: ErrorEnvelope },
-      409: { description: '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After)', schema: ErrorEnvelope },
+      409: { description: '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After; also while the provider has not said whether an unanswered payment was made, the money staying held)', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body, requestId }) {
       if (body.attempt_id !== undefined) {
@@ -87,7 +70,7 @@ export const executeRoutes: AnyRoute[] = [
         throw new ApiError(400, 'invalid_body', `amount is larger than a wallet can hold (${MAX_LEDGER_MINOR} ${body.currency} minor units)`, { issues: [{ path: '/amount', message: `must be at most ${MAX_LEDGER_MINOR} minor units`, keyword: 'maximum' }] });
       }
       const attemptId = body.attempt_id ?? sortableId('att');
-      const workflowId = workflowIds.spend(principal.orgId, attemptId);
+      const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
       const claim = await claimAttempt(deps.db, {
         orgId: principal.orgId, projectId: principal.projectId, walletId: wallet.id, attemptId,
         hash: requestHash(principal.projectId, wallet.id, body), request: body, workflowId,
@@ -106,7 +89,11 @@ export const executeRoutes: AnyRoute[] = [
       };
       // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
       // attempt is being finished, and the caller is told to come back).
-      const outcome = await awaitAttempt<Reply>(runAttempt(deps, principal, input, workflowId).then((done) => ({ status: done.httpStatus, body: done.body })), {
+      const answer = runWalletSpend(deps.temporal, input).then((done): Reply => {
+        if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
+        return { status: done.httpStatus, body: done.body };
+      });
+      const outcome = await awaitAttempt<Reply>(answer, {
         attemptId, inProgressMessage: IN_PROGRESS,
         stored: async () => {
           const row = await readAttempt(deps.db, principal.orgId, attemptId);

@@ -11,7 +11,7 @@ import { workflowIds } from '../../workflows/ids';
 import type { AppDeps } from '../deps';
 import type { OperatorPrincipal } from '../principal';
 import { presentProject } from '../presenters/project';
-import { runWorkflowBounded } from '../run-workflow';
+import { runWorkflowBounded } from '../../orchestration/bounded';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Operator'];
@@ -136,7 +136,7 @@ export const operatorRoutes: AnyRoute[] = [
     async handler({ deps, requestId, query }) {
       const started = Date.now();
       const workflowId = workflowIds.probe(requestId);
-      const result = await runWorkflowBounded<object>(deps, 'workerProbe', { workflowId, args: [], timeoutMs: query.timeout_ms }, 'the probe');
+      const result = await runWorkflowBounded(deps.temporal, 'workerProbe', { workflowId, args: [], timeoutMs: query.timeout_ms }, 'the probe');
       return { body: { status: 'ok', worker: 'polling', workflow_id: workflowId, ...result, elapsed_ms: Date.now() - started } };
     },
   }),

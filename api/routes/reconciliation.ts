@@ -5,9 +5,9 @@ import { notFound } from '../../domain/errors';
 import { prefixedId } from '../../domain/ids';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { AnomalyListQuery, ReconRun, WalletAnomalyResolve, WalletReconAnomaly, type AnomalyListQueryValues, type AnomalyResolveBody } from '../../schema/http/wallets';
-import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { searchAttributes } from '../../workflows/search-attributes';
 import { workflowIds } from '../../workflows/ids';
-import { runWorkflowBounded } from '../run-workflow';
+import { runWorkflowBounded } from '../../orchestration/bounded';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Wallet reconciliation'];
@@ -28,14 +28,10 @@ export const reconciliationRoutes: AnyRoute[] = [
     responses: { 201: { description: 'The finished run', schema: ReconRun } },
     async handler({ deps, principal }) {
       const runId = prefixedId('rcn');
-      const run = await runWorkflowBounded(deps, 'walletReconciliation', {
+      const run = await runWorkflowBounded(deps.temporal, 'walletReconciliation', {
         workflowId: workflowIds.reconciliation(principal.projectId, runId), timeoutMs: 30_000,
         args: [{ orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, runId }],
-        typedSearchAttributes: [
-          { key: SEARCH_ATTRIBUTES.OrgId, value: principal.orgId },
-          { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
-          { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
-        ],
+        typedSearchAttributes: searchAttributes({ orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment }),
       }, 'the reconciliation run');
       return { status: 201, body: run };
     },

@@ -5,6 +5,7 @@ import { ApiError } from '../../domain/errors';
 import { checkWebhookUrl } from '../../domain/webhooks/url-policy';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import type { ChainRuntime } from '../../domain/webhooks/chains';
+import { temporalChains } from '../../orchestration/webhook-chains';
 import { redeliver, retryPending, testFire, wakeHeldDeliveries } from '../../domain/webhooks/commands';
 import { findDelivery, listDeliveries } from '../../domain/webhooks/deliveries';
 import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from '../../domain/webhooks/endpoints';
@@ -26,7 +27,7 @@ const notFound = { description: '`not_found`: no such endpoint in the caller\'s 
 const badRequest = { description: '`invalid_body` / `invalid_query` (details.issues)', schema: ErrorEnvelope };
 
 export function chainRuntime(deps: AppDeps): ChainRuntime {
-  return { client: deps.temporal.client, taskQueue: deps.temporal.taskQueue, settings: deps.config.webhooks };
+  return temporalChains({ ...deps.temporal, settings: deps.config.webhooks });
 }
 
 const scopeOf = (principal: Principal) => ({ orgId: principal.orgId, projectId: principal.projectId });

@@ -6,7 +6,7 @@ import type { CommonQueryMethods } from '../../runtime/database';
 import type { EventScope } from '../events/record';
 import type { SpendAnswer, SpendRequest } from './types';
 
-export const attemptRow = z.object({
+const rowFields = z.object({
   org_id: z.string(),
   project_id: z.string(),
   attempt_id: z.string(),
@@ -22,13 +22,23 @@ export const attemptRow = z.object({
   approval_id: z.string().nullable(),
   response_status: z.number().nullable(),
   response_body: z.record(z.unknown()).nullable(),
+  response_text: z.string().nullable(),
 });
+
+/**
+ * The body is read from the bytes first sent when they are kept (jsonb has its own key order), so every
+ * reader (a replay, a retried settle step, a joined caller) sees the keys in the order of the first answer.
+ */
+const withOriginalBody = <T extends z.infer<typeof rowFields>>(row: T): T =>
+  row.response_text === null ? row : { ...row, response_body: JSON.parse(row.response_text) as Record<string, unknown> };
+
+export const attemptRow = rowFields.transform(withOriginalBody);
 export type AttemptRow = z.infer<typeof attemptRow>;
 
 const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_id, dispatch_key, status,
-  holds_money, hold_id, approval_id, response_status, response_body`;
+  holds_money, hold_id, approval_id, response_status, response_body, response_text`;
 
-const claimRow = attemptRow.extend({ created: z.boolean() });
+const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOriginalBody);
 
 /**
  * Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to
@@ -85,7 +95,7 @@ export async function storeAnswer(
   const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
   await tx.query(sql.unsafe`
     UPDATE consumer_spend_attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
-      consumer_id = COALESCE(${extra.consumerId ?? null}, consumer_id), provider_payment_id = COALESCE(${extra.providerPaymentId ?? null}, provider_payment_id),
+      response_text = ${JSON.stringify(answer.body)}, consumer_id = COALESCE(${extra.consumerId ?? null}, consumer_id), provider_payment_id = COALESCE(${extra.providerPaymentId ?? null}, provider_payment_id),
       receipt_id = COALESCE(${extra.receiptId ?? null}, receipt_id), approval_id = COALESCE(${extra.approvalId ?? null}, approval_id),
       holds_money = ${extra.holdsMoney ?? false} AND holds_money, updated_at = now(), finished_at = ${final ? sql.fragment`now()` : sql.fragment`NULL`}
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
@@ -94,6 +104,6 @@ export async function storeAnswer(
 /** A person approved the held attempt: its replay workflow runs it, and a caller presenting it joins that run. */
 export async function reopenForApproval(tx: CommonQueryMethods, scope: EventScope, attemptId: string, workflowId: string): Promise<void> {
   await tx.query(sql.unsafe`
-    UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, workflow_id = ${workflowId}, updated_at = now()
+    UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, response_text = NULL, workflow_id = ${workflowId}, updated_at = now()
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'requires_approval'`);
 }

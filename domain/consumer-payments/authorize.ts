@@ -9,15 +9,24 @@ import type { EventScope } from '../events/record';
 import { pixAllowlistMatches } from '../pix/payee';
 import { authorizeTedDestination } from '../ted/payee';
 import { lockAttempt, markHeld, reopenForApproval } from './attempts';
-import { appendStep } from './audit';
+import { appendStep } from '../attempts/audit';
 import { reserveCaps, resolveReservation } from './caps';
-import type { ConsumerPaymentSeams, MandateTerms } from './seams';
+import type { ConsumerPaymentSeams, Funding, MandateTerms } from './seams';
 import type { AuditStep, SpendRefusalInfo, SpendRequest } from './types';
 
 export type Authorization =
   | { kind: 'refused'; refusal: SpendRefusalInfo; audit: AuditStep[]; terms: TermsSummary | null }
   | { kind: 'requires_approval'; approvalId: string; expiresAt: string; reason: string; policy?: DeniedBy; audit: AuditStep[]; terms: TermsSummary }
   | { kind: 'held'; holdId: string; audit: AuditStep[]; terms: TermsSummary; sourceAccount: string | null; retried: boolean };
+
+/**
+ * Where the money comes from. Pix under a `pix-consent` mandate is pulled at the PSP through the consumer's
+ * consented funding source; everything else (TED, Pix on a partner account) leaves the consumer's own
+ * sub-account.
+ */
+export function fundingOf(rail: SpendRequest['rail'], fundingRail: string): Funding {
+  return rail === 'pix' && fundingRail === 'pix-consent' ? 'consent_pull' : 'sub_account';
+}
 
 /** What later steps need from the mandate; plain JSON so it can cross into the workflow. */
 export interface TermsSummary {
@@ -28,10 +37,15 @@ export interface TermsSummary {
   nonce: string;
   scope: string;
   signature: string;
+  /** Absent in attempts authorized before consent pulls existed: those held on the sub-account. */
+  funding?: Funding;
+  /** The funding source a consent pull goes through at the PSP. */
+  fundingSourceId?: string;
 }
 
-const summary = (t: MandateTerms): TermsSummary => ({
+const summary = (t: MandateTerms, rail: SpendRequest['rail']): TermsSummary => ({
   mandateId: t.mandateId, consumerId: t.consumerId, currency: t.currency, capMinor: t.capMinor.toString(), nonce: t.nonce, scope: t.scope, signature: t.signature,
+  funding: fundingOf(rail, t.fundingRail), fundingSourceId: t.fundingSourceId,
 });
 
 class Refusal extends Error {
@@ -73,7 +87,7 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
         step('policy', 'skip', 'attempt already holds money; not re-evaluated');
         step('hold', 'pass', `existing hold ${attempt.hold_id}`);
         const source = req.rail === 'ted' ? await seams.funds.sourceAccount(tx, scope, terms.consumerId) : null;
-        return { kind: 'held', holdId: attempt.hold_id, audit, terms: summary(terms), sourceAccount: source, retried: true };
+        return { kind: 'held', holdId: attempt.hold_id, audit, terms: summary(terms, req.rail), sourceAccount: source, retried: true };
       }
       const actor = req.actor;
       if (actor && ((actor.type === 'consumer' && actor.id !== undefined && actor.id !== terms.consumerId) || (actor.on_behalf_of !== undefined && actor.on_behalf_of !== terms.consumerId))) {
@@ -97,7 +111,7 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
             payload: req as unknown as Record<string, unknown>,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
-          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: 'per_tx_cap_exceeded', audit, terms: summary(terms) };
+          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: 'per_tx_cap_exceeded', audit, terms: summary(terms, req.rail) };
         }
         step('per_tx_cap', 'pass', `above ${slot.perTxCapMinor}, approved by ${req.approvedBy}`);
       } else {
@@ -145,31 +159,34 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
           // No money is held and nothing counts against the caps while a person decides; the replay reserves again.
           await resolveReservation(tx, scope, req.attemptId, 'released');
           const policy = { reason: decision.reason, ruleType: decision.ruleType, ruleId: decision.ruleId, ruleName: decision.ruleName };
-          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: decision.reason, policy, audit, terms: summary(terms) };
+          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: decision.reason, policy, audit, terms: summary(terms, req.rail) };
         }
         step('policy', 'pass', decision.ruleId ? `allowed by rule ${decision.ruleId}` : 'allowed');
       }
 
-      const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail };
+      const funding = fundingOf(req.rail, terms.fundingRail);
+      const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail, funding };
       const hold = await seams.funds.hold(tx, scope, move);
       if ('insufficientFunds' in hold) {
         throw refuse(422, 'insufficient_funds', 'The consumer\'s balance cannot cover the amount', { available_minor: hold.availableMinor.toString(), amount_minor: req.amountMinor });
       }
       await markHeld(tx, scope, req.attemptId, { consumerId: terms.consumerId, holdId: hold.holdId });
-      step('hold', 'pass', `held ${req.amountMinor} ${req.currency} as ${hold.holdId}`);
+      step('hold', 'pass', funding === 'consent_pull'
+        ? `${req.amountMinor} ${req.currency} to be pulled through the consumer's consented funding source (${hold.holdId})`
+        : `held ${req.amountMinor} ${req.currency} as ${hold.holdId}`);
       const source = req.rail === 'ted' ? await seams.funds.sourceAccount(tx, scope, terms.consumerId) : null;
-      return { kind: 'held', holdId: hold.holdId, audit, terms: summary(terms), sourceAccount: source, retried: false };
+      return { kind: 'held', holdId: hold.holdId, audit, terms: summary(terms, req.rail), sourceAccount: source, retried: false };
     });
   } catch (error) {
     // The transaction rolled back: no reservation, hold or approval from this try remains.
     const t = terms as MandateTerms | null;
     if (error instanceof Refusal) {
       step(error.info.code, 'fail', error.info.message);
-      return { kind: 'refused', refusal: error.info, audit, terms: t ? summary(t) : null };
+      return { kind: 'refused', refusal: error.info, audit, terms: t ? summary(t, req.rail) : null };
     }
     if (error instanceof ApiError) {
       step(audit.length === 0 ? 'mandate' : 'authorize', 'fail', `${error.code}: ${error.message}`);
-      return { kind: 'refused', refusal: { status: error.status, code: error.code, message: error.message, details: error.details }, audit, terms: t ? summary(t) : null };
+      return { kind: 'refused', refusal: { status: error.status, code: error.code, message: error.message, details: error.details }, audit, terms: t ? summary(t, req.rail) : null };
     }
     throw error;
   }

@@ -1,6 +1,8 @@
 // The funds side of the consumer-payments seam, bound to the ledger: hold, debit and release on the
 // consumer's sub-account, each an entry keyed by the attempt id (wallet_holds is unique per wallet and
-// attempt), so a retried step finds its own earlier write instead of moving money twice.
+// attempt), so a retried step finds its own earlier write instead of moving money twice. A consent pull
+// (Pix under `pix-consent`) holds nothing there: its caps reservation is its hold, and its settlement is a
+// pass-through on the project's clearing account (clearing.ts).
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
@@ -8,6 +10,8 @@ import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { ledgerTransactionSettings, lockActiveWallet, lockSlot, postLocked } from '../ledger/post';
 import type { FundsSeam, MoneyMove } from './seams';
+import { prefixedId } from '../ids';
+import { postPassThrough } from './clearing';
 import { ensureSubAccount, findSubAccount } from './sub-accounts';
 
 const holdRow = z.object({ id: z.string(), status: z.enum(['open', 'debited', 'released']), resolved_entry_id: z.bigint().nullable() });
@@ -45,6 +49,9 @@ async function resolveHold(tx: DatabaseTransactionConnection, scope: EventScope,
 export function ledgerFundsSeam(): FundsSeam {
   return {
     async hold(tx, scope, move) {
+      // Nothing rests with the gateway: the attempt's claim (marked on its row) is the hold, and the caps,
+      // reserved just before, count it from now on.
+      if (move.funding === 'consent_pull') return { holdId: prefixedId('pul') };
       const { wallet_id: walletId } = await ensureSubAccount(tx, scope, move.consumerId, move.currency);
       const earlier = await holdOf(tx, walletId, move.attemptId);
       if (earlier) return { holdId: earlier.id };
@@ -56,11 +63,13 @@ export function ledgerFundsSeam(): FundsSeam {
     },
 
     async debit(tx, scope, move) {
+      if (move.funding === 'consent_pull') return { debitId: await postPassThrough(tx, scope, 'pix-consent', move) };
       const walletId = await walletOf(tx, scope, move.consumerId);
       return { debitId: await resolveHold(tx, scope, walletId, move, 'debit') };
     },
 
     async release(tx, scope, move) {
+      if (move.funding === 'consent_pull') return { releaseId: null };
       const sub = await findSubAccount(tx, scope, move.consumerId);
       if (!sub || !(await holdOf(tx, sub.wallet_id, move.attemptId))) return { releaseId: null };
       return { releaseId: await resolveHold(tx, scope, sub.wallet_id, move, 'release') };

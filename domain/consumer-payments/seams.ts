@@ -12,6 +12,8 @@ export interface MandateTerms {
   currency: string;
   /** The funding rail the consumer signed (`pix-consent`, `pix-partner`). */
   fundingRail: string;
+  /** The consumer's funding source the mandate is bound to (a `pix-consent` pull goes through it at the PSP). */
+  fundingSourceId: string;
   capMinor: bigint;
   perTxCapMinor: bigint;
   merchantAllowlist: string[];
@@ -49,6 +51,13 @@ export interface MandateSeam {
   recordSpend(tx: DatabaseTransactionConnection, scope: EventScope, spend: { mandateId: string; amountMinor: bigint; currency: string; attemptId: string }): Promise<void>;
 }
 
+/**
+ * Where a spend's money comes from: the consumer's own sub-account (TED, and Pix on a partner account),
+ * or a pull at the PSP through the consumer's consented funding source (Pix under `pix-consent`), which
+ * the ledger records as a pass-through on the project's clearing account.
+ */
+export type Funding = 'sub_account' | 'consent_pull';
+
 export interface MoneyMove {
   consumerId: string;
   mandateId: string;
@@ -56,11 +65,16 @@ export interface MoneyMove {
   currency: string;
   amountMinor: bigint;
   rail: 'pix' | 'ted';
+  funding: Funding;
 }
 
 export interface FundsSeam {
-  /** Holds the amount on the consumer's balance; a retry of the same attempt finds its hold. */
+  /**
+   * Holds the amount: on the consumer's balance, or for a consent pull only the attempt's claim (its caps
+   * are already reserved and nothing rests with the gateway). A retry of the same attempt finds its hold.
+   */
   hold(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove): Promise<{ holdId: string } | { insufficientFunds: true; availableMinor: bigint }>;
+  /** Debits the hold; a consent pull posts its pass-through (in from the funding source, out to the payee) instead. */
   debit(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove & { externalRef: string }): Promise<{ debitId: string }>;
   release(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove): Promise<{ releaseId: string | null }>;
   /** The consumer's own sub-account TED money leaves from. */

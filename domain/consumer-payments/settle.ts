@@ -9,7 +9,7 @@ import { recordEvent, type EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
-import { appendStep } from './audit';
+import { appendStep } from '../attempts/audit';
 import { lockAttempt, storeAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
 import { resolveReservation } from './caps';
@@ -42,13 +42,17 @@ export async function settleSpend(
     const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
     const amount = BigInt(req.amountMinor);
     const { terms, settlement } = input;
-    const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail };
+    const funding = terms.funding ?? 'sub_account';
+    const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail, funding };
     // The lock order of authorize.ts: attempt, mandate, then the consumer's wallet. Recording the spend
     // below locks the mandate anyway (its foreign key); taken after the wallet, that deadlocked with
     // authorizations, which hold the mandate while they wait for the wallet.
     await seams.mandates.lockForSettle(tx, scope, terms.mandateId);
-    const debit = await seams.funds.debit(tx, scope, { ...move, externalRef: `${req.rail}:${settlement.providerPaymentId}` });
-    step('debit', 'pass', `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`);
+    const externalRef = funding === 'consent_pull' ? `pix-consent:${settlement.providerPaymentId}` : `${req.rail}:${settlement.providerPaymentId}`;
+    const debit = await seams.funds.debit(tx, scope, { ...move, externalRef });
+    step('debit', 'pass', funding === 'consent_pull'
+      ? `pulled ${req.amountMinor} ${req.currency} through the consented funding source and paid out (${debit.debitId}, clearing)`
+      : `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`);
     await resolveReservation(tx, scope, req.attemptId, 'spent');
     await seams.mandates.recordSpend(tx, scope, { mandateId: terms.mandateId, amountMinor: amount, currency: req.currency, attemptId: req.attemptId });
 
@@ -109,6 +113,7 @@ export async function releaseSpend(
     const { terms } = input;
     const released = await seams.funds.release(tx, scope, {
       consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: BigInt(req.amountMinor), rail: req.rail,
+      funding: terms.funding ?? 'sub_account',
     });
     await resolveReservation(tx, scope, req.attemptId, 'released');
     appendStep(audit, 'release', 'pass', `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}`);

@@ -1,18 +1,12 @@
 // The shapes a consumer spend travels in: from the route to the workflow (SpendRequest), through the
 // audit trail, to the stored answer (SpendAnswer). Plain JSON only: workflows serialize their inputs.
+import type { AuditStep } from '../attempts/audit';
 import type { DeniedBy } from '../policies/denial';
 
 /** The approval kind the approval-hold workflow replays as a consumer spend (workflows/replays.ts). */
 export const CONSUMER_SPEND_KIND = 'consumer.spend';
 
-export type AuditStatus = 'pass' | 'fail' | 'skip';
-
-export interface AuditStep {
-  timestamp: string;
-  step: string;
-  status: AuditStatus;
-  detail: string;
-}
+export type { AuditStatus, AuditStep } from '../attempts/audit';
 
 export type SpendRail = 'pix' | 'ted';
 

@@ -21,6 +21,7 @@ export function mandatePaymentSeam(ring: KeyRing): MandateSeam {
         purpose: verified.purpose,
         currency: verified.currency,
         fundingRail: verified.rail,
+        fundingSourceId: verified.fundingSourceId,
         capMinor: verified.capMinor,
         perTxCapMinor: verified.perTxCapMinor,
         merchantAllowlist: verified.merchantAllowlist,

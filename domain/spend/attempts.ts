@@ -20,10 +20,17 @@ export const attemptRow = z.object({
   status: z.enum(['processing', 'completed', 'denied', 'requires-approval', 'failed']),
   response_status: z.number().nullable(),
   response_body: z.record(z.unknown()).nullable(),
+  /** The answer's bytes as first sent; a replay sends exactly these. */
+  response_text: z.string().nullable(),
 });
 export type AttemptRow = z.infer<typeof attemptRow>;
-const COLUMNS = sql.fragment`org_id, attempt_id, project_id, wallet_id, request_hash, workflow_id, status, response_status, response_body`;
+const COLUMNS = sql.fragment`org_id, attempt_id, project_id, wallet_id, request_hash, workflow_id, status, response_status, response_body, response_text`;
 const claimRow = attemptRow.extend({ created: z.boolean() });
+
+/** The bytes a replay of this finished attempt sends: the first answer's own, or (answered before they were kept) the jsonb's. */
+export function replayBytes(row: AttemptRow): Buffer {
+  return Buffer.from(row.response_text ?? JSON.stringify(row.response_body), 'utf8');
+}
 const splitClaim = ({ created, ...row }: z.infer<typeof claimRow>): { row: AttemptRow; created: boolean } => ({ row, created });
 
 /** Canonical JSON (keys sorted at every level), so the same request always hashes the same. */
@@ -91,7 +98,7 @@ export async function finishAttempt(db: DatabasePool, scope: EventScope, attempt
     if (approvalId === null) {
       const updated = await tx.maybeOne(sql.unsafe`
         UPDATE spend_attempts SET status = ${outcome.status}, response_status = ${outcome.httpStatus}, response_body = ${sql.jsonb(outcome.body as never)},
-          provider_payment_id = ${outcome.providerPaymentId}, finished_at = now()
+          response_text = ${JSON.stringify(outcome.body)}, provider_payment_id = ${outcome.providerPaymentId}, finished_at = now()
         WHERE org_id = ${scope.orgId} AND attempt_id = ${attemptId} AND status = 'processing'
         RETURNING attempt_id`);
       if (!updated) return; // a retried activity: the outcome and its event are already stored

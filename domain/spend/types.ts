@@ -24,13 +24,7 @@ export interface SpendInput {
   approvalId?: string;
 }
 
-export type AuditStatus = 'pass' | 'fail' | 'skip';
-export interface AuditStep {
-  timestamp: string;
-  step: 'policy' | 'approval' | 'hold' | 'dispatch' | 'debit' | 'release';
-  status: AuditStatus;
-  detail: string;
-}
+export type { AuditStatus, AuditStep } from '../attempts/audit';
 
 export type SpendStatus = 'completed' | 'denied' | 'requires-approval' | 'failed';
 
@@ -67,3 +61,15 @@ export type Dispatch =
   | { status: 'succeeded'; paymentId: string }
   | { status: 'refused'; code: string; message: string }
   | { status: 'unreachable'; message: string };
+
+/** What the provider says became of a dispatch whose answer never came. */
+export type DispatchStatus =
+  | { status: 'succeeded'; paymentId: string }
+  | { status: 'refused'; code: string; message: string }
+  /** The provider never received it: nothing moved, and resending under the same key is safe. */
+  | { status: 'not_received' }
+  /** The provider could not say either: the money may have left, so it stays held. */
+  | { status: 'uncertain'; message: string };
+
+/** The attempt's answer to a caller: its outcome, or that the provider has not said yet (present it again). */
+export type SpendAnswer = SpendOutcome | { status: 'provider_uncertain'; detail: string };

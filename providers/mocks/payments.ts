@@ -1,6 +1,8 @@
 // The mock payment provider: a real HTTP server speaking the payments protocol the adapter uses
-// (POST /v1/payments with an Idempotency-Key, GET /v1/settlements). Tests script each payment by its
-// reference (the attempt id): succeed, refuse, time out, fail once then succeed, or hang until released.
+// (POST /v1/payments with an Idempotency-Key, GET /v1/payments?idempotency_key= for what became of a
+// payment whose answer never came, GET /v1/settlements). Tests script each payment by its reference (the
+// attempt id): succeed, refuse, time out without paying, pay and never answer, fail once then succeed, or
+// hang until released; and can take the status call down.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +12,8 @@ export type PaymentScript =
   | { outcome: 'succeed' }
   | { outcome: 'refuse'; code?: string }
   | { outcome: 'timeout' }
+  /** Pays, but never answers this payment's requests (the retries under its key included). */
+  | { outcome: 'paid_timeout' }
   | { outcome: 'fail_once' }
   | { outcome: 'hang' };
 
@@ -44,6 +48,10 @@ export interface PaymentsMock extends RunningMock {
   payments(): MockPayment[];
   /** Every request received, for asserting retries. */
   requests(): Array<{ reference: string; idempotencyKey: string }>;
+  /** The idempotency keys the status call was asked about, in order. */
+  statusRequests(): string[];
+  /** While on, the status call answers 503: the provider cannot say what became of a payment. */
+  statusOutage(on: boolean): void;
   /** Adds a settlement record the gateway never asked for, or drops one, to exercise reconciliation. */
   addSettlement(settlement: Settlement): void;
   dropSettlement(paymentId: string): void;
@@ -78,6 +86,8 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
   const hanging = new Map<string, Array<() => void>>();
   const waiters: Array<{ reference: string; count: number; resolve: () => void }> = [];
   const open = new Set<ServerResponse>();
+  const statusAsked: string[] = [];
+  let statusDown = false;
 
   const notify = () => {
     for (const waiter of [...waiters]) {
@@ -110,6 +120,13 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
       }));
       return send(res, 200, { settlements: [...settlements, ...extraSettlements] });
     }
+    if (req.method === 'GET' && url.pathname === '/v1/payments') {
+      const asked = url.searchParams.get('idempotency_key') ?? '';
+      statusAsked.push(asked);
+      if (statusDown) return send(res, 503, { error: { code: 'temporarily_unavailable', message: 'Try again' } });
+      const found = stored.get(asked);
+      return found ? send(res, found.status === 201 ? 200 : found.status, found.body) : send(res, 404, { error: { code: 'not_found', message: 'No payment under this key' } });
+    }
     if (req.method !== 'POST' || url.pathname !== '/v1/payments') return send(res, 404, { error: { code: 'not_found', message: 'No such route' } });
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string' || key === '') return send(res, 400, { error: { code: 'idempotency_key_required', message: 'Send an Idempotency-Key header' } });
@@ -117,9 +134,13 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
     const reference = String(body.reference ?? '');
     received.push({ reference, idempotencyKey: key });
     notify();
+    const script = scripts.get(reference) ?? { outcome: 'succeed' };
+    if (script.outcome === 'paid_timeout') {
+      if (!stored.has(key)) pay(key, body);
+      return; // paid; the answer never comes, to this request or any retry of it
+    }
     const previous = stored.get(key);
     if (previous) return send(res, previous.status, previous.body);
-    const script = scripts.get(reference) ?? { outcome: 'succeed' };
     switch (script.outcome) {
       case 'timeout':
         return; // never answers; the connection closes when the client gives up or the mock stops
@@ -163,6 +184,8 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
     arrived: (reference, count = 1) => new Promise<void>((resolve) => { waiters.push({ reference, count, resolve }); notify(); }),
     payments: () => [...made],
     requests: () => [...received],
+    statusRequests: () => [...statusAsked],
+    statusOutage: (on) => { statusDown = on; },
     addSettlement: (settlement) => { extraSettlements.push(settlement); },
     dropSettlement: (paymentId) => { dropped.add(paymentId); },
     async stop() {

@@ -24,6 +24,8 @@ export interface MockPixPayment {
   key: string;
   amount: string;
   txid: string | null;
+  /** The consumer's consented funding source the amount was pulled from, when the payment named one. */
+  funding_source_id: string | null;
   status: 'processing' | 'settled';
   created_at: string;
   settled_at: string | null;
@@ -32,6 +34,8 @@ export interface MockPixPayment {
 export interface PixPspMock extends RunningMock {
   script(reference: string, script: RailScript): void;
   setDefaultScript(script: RailScript): void;
+  /** What a consented funding source can still pay (minor units); null: unlimited. A pull above it is refused (AM04). */
+  setFundingLimit(fundingSourceId: string, limitMinor: number | null): void;
   /** Makes DICT answer 404 for this key. */
   removeKey(key: string): void;
   /** Where settlement webhooks go when a payment names no notification_url. */
@@ -65,6 +69,7 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
   const book = scriptBook();
   const arrived = arrivals();
   const removedKeys = new Set<string>();
+  const fundingLimits = new Map<string, number>();
   const byKey = new Map<string, { fingerprint: string; payment: MockPixPayment }>();
   const made: MockPixPayment[] = [];
   const received: Array<{ reference: string; idempotencyKey: string }> = [];
@@ -111,11 +116,17 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     if (script.outcome === 'refuse') return sendJson(res, 422, { code: 'psp_refused', reason: script.reason ?? 'AM04', message: 'The receiving institution refused the payment' });
     if (script.outcome === 'lost') return; // the connection hangs; nothing was recorded
     if (removedKeys.has(body.key)) return sendJson(res, 422, { code: 'psp_refused', reason: 'key_not_found', message: 'The key is not in DICT' });
+    const debtor = body.debtor as { funding_source_id?: unknown } | undefined;
+    const fundingSourceId = typeof debtor?.funding_source_id === 'string' ? debtor.funding_source_id : null;
+    const limit = fundingSourceId === null ? undefined : fundingLimits.get(fundingSourceId);
+    if (limit !== undefined && Math.round(Number(body.amount) * 100) > limit) {
+      return sendJson(res, 422, { code: 'psp_refused', reason: 'AM04', message: 'The consumer\'s funding source cannot cover the amount' });
+    }
     const now = new Date();
     const settlesLater = script.outcome === 'succeed' && script.settle === 'webhook';
     const payment: MockPixPayment = {
       id: `pixpay_${randomBytes(8).toString('hex')}`, end_to_end_id: endToEndId(now), idempotency_key: idempotencyKey, reference,
-      key: body.key, amount: body.amount, txid: typeof body.txid === 'string' ? body.txid : null,
+      key: body.key, amount: body.amount, txid: typeof body.txid === 'string' ? body.txid : null, funding_source_id: fundingSourceId,
       status: settlesLater ? 'processing' : 'settled', created_at: now.toISOString(), settled_at: settlesLater ? null : now.toISOString(),
     };
     byKey.set(idempotencyKey, { fingerprint, payment });
@@ -156,6 +167,7 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     },
     script: (reference, script) => book.set(reference, script),
     setDefaultScript: (script) => book.setDefault(script),
+    setFundingLimit: (id, limitMinor) => void (limitMinor === null ? fundingLimits.delete(id) : fundingLimits.set(id, limitMinor)),
     removeKey: (key) => void removedKeys.add(key),
     setWebhookUrl: (url) => void (webhookUrl = url),
     arrived: (reference, count) => arrived.wait(reference, count),

@@ -13,6 +13,16 @@ function linked(signal: AbortSignal | undefined, timeoutMs: number): AbortSignal
   return signal ? AbortSignal.any([signal, timeout]) : timeout;
 }
 
+/** A payment's answer, from a dispatch or a status call: made, refused, or (5xx, 429, 409 in flight) not known yet. */
+async function outcomeOf(response: Response): Promise<PaymentOutcome> {
+  const body = (await response.json().catch(() => ({}))) as { id?: string; error?: { code?: string; message?: string } };
+  if (response.status >= 500 || response.status === 429 || response.status === 409) {
+    throw new ProviderUnavailable(`payment provider answered ${response.status}`, response.status);
+  }
+  if (response.ok && body.id) return { status: 'succeeded', paymentId: body.id };
+  return { status: 'refused', code: body.error?.code ?? `http_${response.status}`, message: body.error?.message ?? 'refused' };
+}
+
 export function httpPaymentProvider(options: HttpPaymentOptions): PaymentProvider {
   const headers = (extra: Record<string, string> = {}) => ({
     'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}), ...extra,
@@ -34,12 +44,12 @@ export function httpPaymentProvider(options: HttpPaymentOptions): PaymentProvide
           description: request.description, reference: request.reference, method: request.method, metadata: request.metadata,
         }),
       }, signal);
-      const body = (await response.json().catch(() => ({}))) as { id?: string; error?: { code?: string; message?: string } };
-      if (response.status >= 500 || response.status === 429 || response.status === 409) {
-        throw new ProviderUnavailable(`payment provider answered ${response.status}`, response.status);
-      }
-      if (response.ok && body.id) return { status: 'succeeded', paymentId: body.id };
-      return { status: 'refused', code: body.error?.code ?? `http_${response.status}`, message: body.error?.message ?? 'refused' };
+      return outcomeOf(response);
+    },
+    async status(idempotencyKey: string, signal?: AbortSignal): Promise<PaymentOutcome | null> {
+      const response = await call(`/v1/payments?idempotency_key=${encodeURIComponent(idempotencyKey)}`, { method: 'GET', headers: headers() }, signal);
+      if (response.status === 404) return null;
+      return outcomeOf(response);
     },
     async settlements(signal?: AbortSignal): Promise<SettlementRecord[]> {
       const response = await call('/v1/settlements', { method: 'GET', headers: headers() }, signal);

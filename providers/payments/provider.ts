@@ -30,6 +30,11 @@ export interface SettlementRecord {
 export interface PaymentProvider {
   /** Business refusals come back as `refused`; transport failures and 5xx throw ProviderUnavailable (retryable). */
   pay(request: PaymentRequest, signal?: AbortSignal): Promise<PaymentOutcome>;
+  /**
+   * What became of the payment sent under this idempotency key: its outcome, or null when the provider never
+   * received it (resending is then safe). Throws ProviderUnavailable when the provider cannot say.
+   */
+  status(idempotencyKey: string, signal?: AbortSignal): Promise<PaymentOutcome | null>;
   settlements(signal?: AbortSignal): Promise<SettlementRecord[]>;
 }
 

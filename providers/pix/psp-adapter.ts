@@ -44,6 +44,7 @@ export function pixPspAdapter(options: { baseUrl: string; timeoutMs: number }): 
         body: JSON.stringify({
           key: request.pix.key, amount: minorToAmount(request.amountMinor), txid: request.pix.txid, description: request.description,
           reference: request.reference, notification_url: request.notificationUrl,
+          ...(request.pix.fundingSourceId ? { debtor: { funding_source_id: request.pix.fundingSourceId } } : {}),
         }),
       }, options.timeoutMs, signal);
       // A key reused for another payment is a gateway bug, never a refusal to show the caller as psp_refused.

@@ -11,8 +11,11 @@ export interface RailDispatch {
   reference: string;
   amountMinor: bigint;
   description: string;
-  /** Pix: the DICT key and the code's txid. */
-  pix?: { key: string; txid: string | null };
+  /**
+   * Pix: the DICT key and the code's txid; with `fundingSourceId` the PSP pulls the amount from the consumer's
+   * consented funding source (a `pix-consent` mandate) instead of the gateway's account.
+   */
+  pix?: { key: string; txid: string | null; fundingSourceId?: string };
   /** TED: the consumer's own sub-account and the destination. */
   ted?: { sourceAccount: string; ispb: string; branch: string; account: string; taxId: string | null; name: string | null; accountType: string | null };
   /** Where the provider posts its settlement notice. */

@@ -1,23 +1,19 @@
 // Runs a workflow to completion for an HTTP caller with a bounded wait. When no worker finishes it in
 // time the caller gets 503 worker_unavailable (retriable), never a 500 or a request that hangs.
-import { WorkflowFailedError, type WorkflowStartOptions } from '@temporalio/client';
-import { TimeoutFailure } from '@temporalio/common';
+import { WorkflowFailedError } from '@temporalio/client';
+import { TimeoutFailure, type Workflow, type WorkflowResultType } from '@temporalio/common';
 import { ApiError } from '../domain/errors';
-import type { AppDeps } from './deps';
+import { execute, type Orchestrator, type StartOptions } from './temporal';
 
-export async function runWorkflowBounded<T>(
-  deps: AppDeps,
+export async function runWorkflowBounded<W extends Workflow = Workflow>(
+  o: Orchestrator,
   workflowType: string,
-  options: Omit<WorkflowStartOptions, 'taskQueue' | 'workflowExecutionTimeout'> & { timeoutMs: number },
+  options: Omit<StartOptions<W>, 'workflowExecutionTimeout'> & { timeoutMs: number },
   what: string,
-): Promise<T> {
+): Promise<WorkflowResultType<W>> {
   const { timeoutMs, ...start } = options;
   try {
-    return (await deps.temporal.client.workflow.execute(workflowType, {
-      ...start,
-      taskQueue: deps.temporal.taskQueue,
-      workflowExecutionTimeout: timeoutMs,
-    } as WorkflowStartOptions)) as T;
+    return await execute<W>(o, workflowType, { ...start, workflowExecutionTimeout: timeoutMs } as unknown as StartOptions<W>);
   } catch (error) {
     if (error instanceof WorkflowFailedError && !(error.cause instanceof TimeoutFailure)) throw error;
     throw new ApiError(503, 'worker_unavailable', `No worker completed ${what} in time; retry later`, {

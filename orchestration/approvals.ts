@@ -1,0 +1,21 @@
+// Approval holds from outside their workflow: a person's decision is an update to `approval/<id>`, answered
+// with the approval as the workflow's activity left it; the operator's sweep runs as a bounded workflow.
+import type { ApprovalView } from '../domain/approvals/view';
+import { decideUpdate } from '../workflows/approval-messages';
+import { workflowIds } from '../workflows/ids';
+import { runWorkflowBounded } from './bounded';
+import { handle, type Orchestrator } from './temporal';
+
+// Every decision of one approval is the same Temporal update id: while a decision is being recorded,
+// a racing one is joined to it by the server and gets its outcome, instead of being refused before the
+// row says what won.
+const DECIDE_UPDATE_ID = 'decide';
+
+export function decideApproval(o: Orchestrator, approvalId: string, decision: { approve: boolean; reason: string | null; decidedBy: string }): Promise<ApprovalView> {
+  return handle(o, workflowIds.approval(approvalId)).executeUpdate(decideUpdate, { updateId: DECIDE_UPDATE_ID, args: [decision] });
+}
+
+/** Runs the sweep that expires overdue approvals now (it also runs every minute on a schedule). */
+export function sweepApprovalsNow(o: Orchestrator, requestId: string): Promise<unknown> {
+  return runWorkflowBounded(o, 'approvalSweep', { workflowId: `${workflowIds.approvalSweep()}/${requestId}`, args: [], timeoutMs: 15_000 }, 'the approval sweep');
+}

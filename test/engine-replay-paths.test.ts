@@ -1,0 +1,95 @@
+// Histories of the attempt engine's newer paths, replayed at once on the current bundle and (with
+// RECORD_HISTORIES=1) saved under test/replay/ beside the older ones, so later versions must keep replaying
+// them: a wallet payment found by the provider status call, one held through the provider's silence until it
+// was presented again, and Pix spends pulled through a pix-consent funding source (paid, and refused).
+import type { PaymentsMock } from '../providers/mocks/payments';
+import type { PixPspMock } from '../providers/mocks/pix-psp';
+import { workflowIds } from '../workflows/ids';
+import { attestation, createConsent, createConsumer, intent } from './support/consents';
+import { pixSpend } from './support/consumer-spend';
+import { replayFinished, scheduledActivities } from './support/histories';
+import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
+import { fund, newWallet } from './support/money';
+
+describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (server) => {
+  let gw: Gateway;
+  let tenant: Tenant;
+  let previousTimeout: string | undefined;
+  beforeAll(async () => {
+    previousTimeout = process.env.PROVIDER_TIMEOUT_MS;
+    process.env.PROVIDER_TIMEOUT_MS = '300';
+    gw = await startGateway({ temporal: server });
+    tenant = await gw.createTenant();
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    if (previousTimeout === undefined) delete process.env.PROVIDER_TIMEOUT_MS;
+    else process.env.PROVIDER_TIMEOUT_MS = previousTimeout;
+  });
+  const name = (label: string) => `${label}.${server}`;
+  let n = 0;
+  const attemptId = (label: string) => `rpl-${label}-${Date.now()}-${++n}`;
+  const walletExecute = (wallet: string, attempt: string) => gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+    key: tenant.key, body: { amount: 12.34, currency: 'BRL', recipient: 'vendor-9', description: 'Server rack', mandate_id: 'mdt_1', attempt_id: attempt },
+  });
+
+  it('replays a wallet execute the provider made without answering, found by the status call', async () => {
+    const wallet = await newWallet(gw, tenant);
+    await fund(gw, tenant, wallet, 10_000);
+    const attempt = attemptId('status');
+    (gw.mocks.payments as PaymentsMock).script(attempt, { outcome: 'paid_timeout' });
+    let result = await walletExecute(wallet, attempt);
+    for (let i = 0; i < 5 && result.status === 409; i += 1) result = await walletExecute(wallet, attempt);
+    expect([result.status, result.body.status]).toEqual([200, 'completed']);
+    const { history } = await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-provider-status'));
+    expect(scheduledActivities(history)).toEqual(['dispatchPayment', 'paymentStatus']);
+  });
+
+  it('replays a wallet execute held through the provider\'s silence until it was presented again', async () => {
+    const wallet = await newWallet(gw, tenant);
+    await fund(gw, tenant, wallet, 10_000);
+    const attempt = attemptId('silent');
+    const mock = gw.mocks.payments as PaymentsMock;
+    mock.script(attempt, { outcome: 'paid_timeout' });
+    mock.statusOutage(true);
+    try {
+      const unsure = await walletExecute(wallet, attempt);
+      expect([unsure.status, unsure.body.error.code]).toEqual([409, 'attempt_in_progress']);
+    } finally {
+      mock.statusOutage(false);
+    }
+    let result = await walletExecute(wallet, attempt);
+    for (let i = 0; i < 5 && result.status === 409; i += 1) result = await walletExecute(wallet, attempt);
+    expect([result.status, result.body.status]).toEqual([200, 'completed']);
+    const { history } = await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-provider-uncertain'));
+    expect(scheduledActivities(history)).toEqual(['dispatchPayment', 'paymentStatus', 'paymentStatus']);
+  });
+
+  /** A consumer whose mandate is bound to a pix-consent funding source; its sub-account holds nothing. */
+  async function consentSpend(amount: number) {
+    const consumer = await createConsumer(gw, tenant.key);
+    const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent() });
+    const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
+      key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-consent', display_label: 'Pix consent', attestation: attestation() },
+    });
+    expect(submitted.status).toBe(201);
+    const body = pixSpend({ consumerId: consumer.id, mandateId: submitted.body.mandate_id, mandate: submitted.body.mandate, signature: submitted.body.signature, walletId: '', receiptSecret: '' }, { amount_minor: amount });
+    return body;
+  }
+
+  it('replays a Pix spend pulled through a pix-consent funding source', async () => {
+    const body = await consentSpend(3_000);
+    const paid = await gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    expect([paid.status, paid.body.status]).toEqual([200, 'completed']);
+    const { history } = await replayFinished(gw, workflowIds.consumerSpend(tenant.orgId, body.attempt_id), name('consumer-spend-consent-pull'));
+    expect(scheduledActivities(history)).toEqual(['dispatchConsumerSpend']);
+  });
+
+  it('replays a pix-consent pull the PSP refused', async () => {
+    const body = await consentSpend(3_000);
+    (gw.mocks.pix_psp as PixPspMock).script(body.attempt_id, { outcome: 'refuse', reason: 'AM04' });
+    const refused = await gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    expect([refused.status, refused.body.error.code]).toEqual([422, 'psp_refused']);
+    await replayFinished(gw, workflowIds.consumerSpend(tenant.orgId, body.attempt_id), name('consumer-spend-consent-pull-refused'));
+  });
+});
