@@ -26,6 +26,8 @@ import { providerRoutes } from './providers';
 import { connectionRoutes } from './connections';
 import { oauthConnectionRoutes } from './oauth-connections';
 import { consoleRoutes } from './console';
+import { sessionRoutes } from './sessions';
+import { toolCallRoutes } from './tool-calls';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -55,6 +57,8 @@ export function allRoutes(): AnyRoute[] {
     ...connectionRoutes,
     ...oauthConnectionRoutes,
     ...consoleRoutes,
+    ...sessionRoutes,
+    ...toolCallRoutes,
   ];
   return routes;
 }
