@@ -28,6 +28,7 @@ import { oauthConnectionRoutes } from './oauth-connections';
 import { consoleRoutes } from './console';
 import { sessionRoutes } from './sessions';
 import { toolCallRoutes } from './tool-calls';
+import { mcpRoutes } from './mcp';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -59,6 +60,7 @@ export function allRoutes(): AnyRoute[] {
     ...consoleRoutes,
     ...sessionRoutes,
     ...toolCallRoutes,
+    ...mcpRoutes,
   ];
   return routes;
 }
