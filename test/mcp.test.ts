@@ -3,13 +3,14 @@
 // tool, a paying tool that completes, one a policy denies (a tool error carrying the spec's reason) and one
 // held for approval and finished after an operator decides; `/mcp` opening the credential's own session;
 // and what the endpoint answers without a credential, without the scope, or from a foreign Origin.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import type { AuthMock } from '../providers/mocks/auth-mock';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { fund, newWallet } from './support/money';
+import { REDIRECT_URI, form } from './support/oauth-flow';
 
 let gw: Gateway;
 let pix: AuthMock;
@@ -165,5 +166,65 @@ describe('what the endpoint refuses', () => {
     const elsewhere = await gw.request('POST', `/v1/sessions/${session}/mcp`, { key: other.key, body: initialize, headers });
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body.error.code).toBe('not_found');
+  });
+});
+
+/**
+ * An MCP client's OAuth provider whose "browser" is this test: it reads the authorization URL the SDK
+ * built (after its own discovery and registration) and submits the gateway's consent page with a pasted key.
+ */
+class PastedKeyProvider implements OAuthClientProvider {
+  information: Awaited<ReturnType<OAuthClientProvider['clientInformation']>>;
+  stored: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
+  verifier = '';
+  callback: URL | undefined;
+  authorizationUrl: URL | undefined;
+  constructor(private readonly apiKey: string) {}
+  get redirectUrl() { return REDIRECT_URI; }
+  get clientMetadata() {
+    return { client_name: 'MCP test agent', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() { return this.information; }
+  saveClientInformation(info: NonNullable<PastedKeyProvider['information']>) { this.information = info; }
+  tokens() { return this.stored; }
+  saveTokens(tokens: NonNullable<PastedKeyProvider['stored']>) { this.stored = tokens; }
+  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
+  codeVerifier() { return this.verifier; }
+  async redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+    const fields = Object.fromEntries(url.searchParams);
+    const consent = await fetch(`${url.origin}${url.pathname}`, {
+      method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form({ ...fields, api_key: this.apiKey }),
+    });
+    this.callback = new URL(consent.headers.get('location')!);
+  }
+}
+
+describe('an MCP client discovering everything from nothing', () => {
+  it('goes 401 → protected-resource metadata → registration → PKCE authorize with a pasted key → token → tools/list', async () => {
+    const t = await tenantWithPix();
+    const provider = new PastedKeyProvider(t.key);
+    const url = new URL(`${gw.url}/mcp`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    await expect(new Client({ name: 'discovering-agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(provider.information?.client_id).toEqual(expect.any(String));
+    expect(provider.authorizationUrl!.pathname).toBe('/oauth/authorize');
+    expect(provider.authorizationUrl!.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(provider.callback!.searchParams.get('code')).toEqual(expect.any(String));
+    await first.finishAuth(provider.callback!.searchParams);
+    expect(provider.stored).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), access_token: expect.any(String), refresh_token: expect.any(String) });
+
+    const client = new Client({ name: 'discovering-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['wallet.execute', 'pix-psp.pix_key_lookup']));
+    const result = await client.callTool({ name: 'pix-psp.pix_key_lookup', arguments: { pix_key: 'oauth' } });
+    expect(result.isError).toBeFalsy();
+    await client.close();
+    // The session was opened for the key the grant was made from: revoking that key ends it.
+    const [session] = (await gw.request('GET', '/v1/sessions', { key: t.key })).body.sessions;
+    await gw.operator('DELETE', `/v1/api-keys/${t.keyId}`, { project: t.projectId });
+    const after = await gw.operator('GET', `/v1/sessions/${session.id}`, { project: t.projectId });
+    expect(after.body).toMatchObject({ status: 'closed', close_reason: 'key_revoked' });
   });
 });
