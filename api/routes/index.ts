@@ -29,6 +29,7 @@ import { consoleRoutes } from './console';
 import { sessionRoutes } from './sessions';
 import { toolCallRoutes } from './tool-calls';
 import { mcpRoutes } from './mcp';
+import { discoveryRoutes } from './discovery';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -61,6 +62,7 @@ export function allRoutes(): AnyRoute[] {
     ...sessionRoutes,
     ...toolCallRoutes,
     ...mcpRoutes,
+    ...discoveryRoutes,
   ];
   return routes;
 }
