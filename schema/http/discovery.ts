@@ -27,3 +27,49 @@ export const ToolSearchResult: JsonSchema = {
     source: { enum: ['llm', 'fallback'], description: '`llm` when the configured classifier answered; `fallback` for the lexical ranking (no classifier, or it failed).' },
   },
 };
+
+export const StructuredIntent: JsonSchema = {
+  type: 'object', required: ['operation'], additionalProperties: false,
+  properties: {
+    operation: { type: 'string', minLength: 1, maxLength: 64, description: '`pay`, `pay_bill` or `collect`.' },
+    amount_minor: { type: 'string', pattern: '^[0-9]{1,18}$' },
+    currency: { type: 'string', pattern: '^[A-Z]{3,5}$' },
+    country: { type: 'string', pattern: '^[A-Z]{2}$' },
+    urgency: { enum: ['low', 'normal', 'high'] },
+    recipient_kind: { type: 'string', minLength: 1, maxLength: 64, description: 'e.g. `person`, `business`, `pix_key`, `bank_account`, `wallet_address`, `bill`.' },
+    metadata: { type: 'object' },
+  },
+};
+
+export const MetaToolDiscover: JsonSchema = {
+  type: 'object', required: ['intent'], additionalProperties: false,
+  properties: {
+    intent: {
+      oneOf: [StructuredIntent, { type: 'string', minLength: 1, maxLength: 2000, description: 'A free-form description, turned into the structured intent by the configured extractor.' }],
+    },
+  },
+};
+export interface MetaToolDiscoverBody { intent: string | { operation: string; amount_minor?: string; currency?: string; country?: string; urgency?: 'low' | 'normal' | 'high'; recipient_kind?: string; metadata?: Record<string, unknown> } }
+
+const Reasons: JsonSchema = { type: 'array', items: { type: 'string' } };
+const NullableNumber: JsonSchema = { anyOf: [{ type: 'number' }, { type: 'null' }] };
+export const MetaToolDiscovery: JsonSchema = {
+  type: 'object', required: ['recommended', 'alternatives', 'resolved_intent'],
+  properties: {
+    recommended: {
+      type: 'object', required: ['tool', 'rail', 'provider_id', 'args_template', 'reasons'],
+      properties: { tool: { type: 'string' }, rail: { type: 'string' }, provider_id: { type: 'string' }, args_template: { type: 'object' }, reasons: Reasons },
+    },
+    alternatives: {
+      type: 'array', description: 'Score-descending, the recommended route removed. Figures come from the project\'s recorded tool calls; null until a route has any.',
+      items: {
+        type: 'object', required: ['tool', 'rail', 'provider_id', 'cost_minor', 'latency_p50_ms', 'success_rate', 'reasons'],
+        properties: {
+          tool: { type: 'string' }, rail: { type: 'string' }, provider_id: { type: 'string' }, cost_minor: NullableNumber, latency_p50_ms: NullableNumber,
+          success_rate: NullableNumber, reasons: Reasons,
+        },
+      },
+    },
+    resolved_intent: StructuredIntent,
+  },
+};
