@@ -13,7 +13,11 @@ interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
   gatewaySessionId: string;
   projectId: string;
+  lastSeen: number;
 }
+
+/** A 2025-era MCP session nobody has used for this long is closed when the next one opens. */
+const LEGACY_IDLE_MS = 60 * 60 * 1000;
 
 function jsonRpcError(status: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
@@ -38,12 +42,20 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       const known = legacy.get(mcpSessionId);
       // Another gateway session's (or project's) MCP session is as unknown as one that never existed.
       if (!known || known.gatewaySessionId !== caller.sessionId || known.projectId !== caller.principal.projectId) return jsonRpcError(404, 'Session not found');
+      known.lastSeen = Date.now();
       return known.transport.handleRequest(request, { parsedBody, authInfo });
     }
     if (request.method !== 'POST') return jsonRpcError(400, 'Bad Request: Mcp-Session-Id header is required');
+    const idleSince = Date.now() - LEGACY_IDLE_MS;
+    for (const [id, idle] of legacy) {
+      if (idle.lastSeen < idleSince) {
+        legacy.delete(id);
+        void idle.transport.close().catch(() => undefined);
+      }
+    }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { legacy.set(id, { transport, gatewaySessionId: caller.sessionId, projectId: caller.principal.projectId }); },
+      onsessioninitialized: (id) => { legacy.set(id, { transport, gatewaySessionId: caller.sessionId, projectId: caller.principal.projectId, lastSeen: Date.now() }); },
       onsessionclosed: (id) => { legacy.delete(id); },
     });
     transport.onclose = () => { if (transport.sessionId) legacy.delete(transport.sessionId); };

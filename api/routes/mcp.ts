@@ -10,7 +10,7 @@ import type Koa from 'koa';
 import { withinSessionQuota } from '../../domain/sessions/limits';
 import { createSession, findOpenSessionOfKey, getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
 import { openableServers } from '../../domain/tools/servers';
-import { ErrorEnvelope, ForbiddenScope, Unauthorized } from '../../schema/http/common';
+import { Unauthorized } from '../../schema/http/common';
 import { SessionParams } from '../../schema/http/sessions';
 import type { JsonSchema } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
@@ -83,13 +83,18 @@ async function serve(deps: AppDeps, ctx: Koa.Context, principal: Principal, sess
 // A JSON-RPC message (or, on the 2025 protocol, a batch); the transport judges it further.
 const JsonRpcBody: JsonSchema = { type: ['object', 'array'], description: 'A JSON-RPC 2.0 message of the MCP Streamable HTTP transport.' };
 
+// The transport answers in JSON-RPC (or an SSE stream), not the gateway's envelope: its statuses carry no schema.
 const RESPONSES = {
   200: { description: 'The transport\'s answer: JSON, or an SSE stream (`text/event-stream`)' },
   202: { description: 'A notification or response accepted' },
+  400: { description: 'A message the transport refuses (JSON-RPC error), or a malformed session id in the path' },
   401: { description: '`{error: unauthorized}` with `WWW-Authenticate: Bearer resource_metadata="…/.well-known/oauth-protected-resource"`', schema: Unauthorized },
-  403: { description: 'The key lacks `tools:execute` (`WWW-Authenticate: Bearer error="insufficient_scope"`), or a Host / Origin not allowed', schema: ForbiddenScope },
-  404: { description: '`not_found` session, or an unknown MCP session id', schema: ErrorEnvelope },
-  409: { description: '`session_closed`', schema: ErrorEnvelope },
+  403: { description: 'The key lacks `tools:execute` (flat `forbidden`, with `WWW-Authenticate: Bearer error="insufficient_scope"`), or a Host / Origin not allowed (JSON-RPC error)' },
+  404: { description: '`not_found` session, or an unknown MCP session id (JSON-RPC error)' },
+  405: { description: 'A method the transport does not serve in this protocol era' },
+  406: { description: 'The Accept header does not admit the transport\'s answer (`application/json` and `text/event-stream`)' },
+  409: { description: '`session_closed`, or a 2025-era stream already open for the MCP session' },
+  415: { description: 'The body is not `application/json`' },
 };
 
 function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRoute {
