@@ -193,3 +193,24 @@ describe('revoking the key of a session with a call in flight', () => {
     expect((await events(session)).map((e) => e.type)).toEqual(['tool_call.failed']);
   });
 });
+
+describe('finalizing a call left running', () => {
+  it('records it abandoned with its event, and the provider\'s late answer changes nothing', async () => {
+    const session = await openSession();
+    pix.script({ status: 200, body: { holder: 'Late' }, delayMs: 1_500 });
+    const inFlight = call(session, 'pix-psp.pix_key_lookup', { pix_key: 'slow' });
+    let running: { id: string } | undefined;
+    while (!running) running = (await calls(session)).find((c: { status: string }) => c.status === 'running');
+    const finalized = await gw.request('POST', `/v1/sessions/${session}/tool-calls/${running.id}/finalize`, { key: t.key, body: { reason: 'stopped waiting' } });
+    expect(finalized.status).toBe(200);
+    expect(finalized.body).toMatchObject({ id: running.id, status: 'error', error_code: 'abandoned', output: { error: { code: 'abandoned', reason: 'stopped waiting' } } });
+    const late = await inFlight;
+    expect(late.body).toMatchObject({ id: running.id, status: 'error', error_code: 'abandoned' });
+    expect((await events(session)).map((e) => e.type)).toEqual(['tool_call.failed']);
+    const again = await gw.request('POST', `/v1/sessions/${session}/tool-calls/${running.id}/finalize`, { key: t.key, body: {} });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'tool_call_finished', details: { status: 'error' } });
+    const missing = await gw.request('POST', `/v1/sessions/${session}/tool-calls/tc_999999999/finalize`, { key: t.key, body: {} });
+    expect(missing.status).toBe(404);
+  });
+});

@@ -118,7 +118,9 @@ async function gatedCall(deps: AppDeps, principal: Principal, session: SessionRo
   try {
     outcome = await dispatch(deps, principal, tool, args);
   } catch (error) {
-    if (error instanceof ApiError) await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: error.code, message: error.message } }, errorCode: error.code });
+    // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
+    const code = error instanceof ApiError ? error.code : 'internal_error';
+    await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code, ...(error instanceof ApiError ? { message: error.message } : {}) } }, errorCode: code });
     throw error;
   }
   // A key revoked while the call was in flight ended the session: the call fails and its answer is withheld.

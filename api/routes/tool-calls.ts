@@ -1,13 +1,14 @@
 // A session's tool calls over REST: make one (the same path MCP's tools/call takes, api/flows/tool-call.ts),
-// list them newest first, read one.
+// list them newest first, read one, and finalize one left running (its caller gave up on it).
 import { getSession } from '../../domain/sessions/sessions';
-import { getToolCall, listToolCalls } from '../../domain/sessions/tool-calls';
+import { ApiError } from '../../domain/errors';
+import { finishToolCall, getToolCall, listToolCalls } from '../../domain/sessions/tool-calls';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { GatewayPaymentResult } from '../../schema/http/execute';
 import { PolicyDenial } from '../../schema/http/policies';
 import {
-  RateLimited, SessionParams, ToolCall, ToolCallCreate, ToolCallList, ToolCallListQuery, ToolCallParams,
-  type ToolCallCreateBody, type ToolCallListQueryValues,
+  RateLimited, SessionParams, ToolCall, ToolCallCreate, ToolCallFinalize, ToolCallList, ToolCallListQuery, ToolCallParams,
+  type ToolCallCreateBody, type ToolCallFinalizeBody, type ToolCallListQueryValues,
 } from '../../schema/http/sessions';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
@@ -53,6 +54,27 @@ export const toolCallRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The call', schema: ToolCall }, 400: badRequest, 404: { description: '`not_found`', schema: ErrorEnvelope } },
     async handler({ deps, principal, params }) {
       return { body: presentToolCall(await getToolCall(deps.db, principal.orgId, principal.projectId, params.id, params.callId)) };
+    },
+  }),
+  route<ToolCallFinalizeBody, unknown, { id: string; callId: string }, 'key'>({
+    method: 'post', path: '/v1/sessions/:id/tool-calls/:callId/finalize', auth: 'key', scope: 'tools:execute', tags,
+    operationId: 'finalizeToolCall', summary: 'Finalize a call still running: record it failed with `abandoned`',
+    description: 'For a call whose answer will never come (the caller stopped waiting, or the process making it went away): it is recorded `error` with `error_code` `abandoned` and its `tool_call.failed` event. An answer arriving later changes nothing. A paying call is never abandoned this way: present its `attempt_id` again instead.',
+    params: ToolCallParams, body: ToolCallFinalize,
+    responses: {
+      200: { description: 'The finalized call', schema: ToolCall }, 400: badRequest, 404: { description: '`not_found`', schema: ErrorEnvelope },
+      409: { description: '`tool_call_finished` (details.status), `tool_call_pays` (a paying call: present its attempt_id again)', schema: ErrorEnvelope },
+    },
+    async handler({ deps, principal, params, body }) {
+      const call = await getToolCall(deps.db, principal.orgId, principal.projectId, params.id, params.callId);
+      if (call.status !== 'running') throw new ApiError(409, 'tool_call_finished', `The call already ended with ${call.status}`, { status: call.status });
+      // Its attempt decides a paying call's outcome, not the caller's patience.
+      if (call.routing.engine === 'wallet_execute') throw new ApiError(409, 'tool_call_pays', 'A paying call ends with its attempt; present the same attempt_id again for its outcome', { attempt_id: call.attempt_id });
+      const done = await finishToolCall(deps.db, { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment }, call.seq, {
+        ok: false, errorCode: 'abandoned', output: { error: { code: 'abandoned', ...(body.reason ? { reason: body.reason } : {}) } },
+      });
+      if (done.error_code !== 'abandoned') throw new ApiError(409, 'tool_call_finished', `The call already ended with ${done.status}`, { status: done.status });
+      return { body: presentToolCall(done) };
     },
   }),
 ];

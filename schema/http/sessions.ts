@@ -118,3 +118,9 @@ export const RateLimited: JsonSchema = {
     limit: { type: 'integer' }, window_seconds: { type: 'integer' }, retry_after_seconds: { type: 'integer' },
   },
 };
+
+export const ToolCallFinalize: JsonSchema = {
+  type: 'object', additionalProperties: false,
+  properties: { reason: { type: 'string', minLength: 1, maxLength: 512, description: 'Why the caller gave up on the call; kept in its output.' } },
+};
+export interface ToolCallFinalizeBody { reason?: string }
