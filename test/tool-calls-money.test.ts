@@ -104,4 +104,23 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     expect(recorded).toMatchObject({ status: 'error', error_code: 'approval_required', approval_id: held.body.approval_id });
     await expectBalanced(gw, wallet);
   });
+
+  it('records a payment refused before it ran and pays the same attempt_id once the wallet is active again', async () => {
+    const wallet = await newWallet(gw, t);
+    await fund(gw, t, wallet, 10_000);
+    const session = await openSession(t);
+    const id = attempt();
+    await gw.request('POST', `/v1/wallets/${wallet}/freeze`, { key: t.key });
+    const refused = await call(t, session, pay(wallet, id));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('wallet_not_active');
+    await gw.request('POST', `/v1/wallets/${wallet}/unfreeze`, { key: t.key });
+    const paid = await call(t, session, pay(wallet, id));
+    expect(paid.status).toBe(200);
+    expect(paid.body).toMatchObject({ status: 'success', attempt_id: id, output: { status: 'completed' } });
+    const listed = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body.tool_calls;
+    expect(listed.map((c: { status: string; error_code: string | null; attempt_id: string | null }) => [c.status, c.error_code, c.attempt_id]))
+      .toEqual([['success', null, id], ['error', 'wallet_not_active', null]]);
+    expect(payments.payments().filter((p) => p.reference === id)).toHaveLength(1);
+  });
 });

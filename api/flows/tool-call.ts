@@ -69,7 +69,7 @@ export async function callTool(deps: AppDeps, principal: Principal, sessionId: s
 async function payingCall(deps: AppDeps, principal: Principal, session: SessionRow, tool: ToolSpec, args: Record<string, unknown>, requestId: string): Promise<ToolCallAnswer> {
   const { wallet_id: walletId, ...rest } = args as { wallet_id: string } & Record<string, unknown>;
   const body = { ...rest, attempt_id: (rest.attempt_id as string | undefined) ?? sortableId('att') };
-  const { row } = await openToolCall(deps.db, {
+  const { row, created } = await openToolCall(deps.db, {
     orgId: principal.orgId, projectId: principal.projectId, sessionId: session.id, serverId: tool.serverId, toolName: tool.name,
     input: { wallet_id: walletId, ...body }, attemptId: body.attempt_id, routing: { engine: 'wallet_execute', wallet_id: walletId },
   });
@@ -78,7 +78,12 @@ async function payingCall(deps: AppDeps, principal: Principal, session: SessionR
   try {
     reply = await execute.handler({ deps, principal, params: { id: walletId }, body, query: {}, requestId, ctx: undefined as never });
   } catch (error) {
-    if (error instanceof ApiError) await finishToolCall(deps.db, scopeOf(principal), row.seq, { ok: false, output: { error: { code: error.code, message: error.message } }, errorCode: error.code });
+    // The row of an earlier presentation is that call's (its outcome is the attempt's), and an attempt still
+    // running leaves this one running until it is presented again. Any other refusal means the attempt
+    // never ran: the call ends refused and frees its attempt id for a later try.
+    if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
+      await finishToolCall(deps.db, scopeOf(principal), row.seq, { ok: false, output: { error: { code: error.code, message: error.message } }, errorCode: error.code, releaseAttempt: true });
+    }
     throw error;
   }
   const status = reply.status ?? 200;

@@ -72,6 +72,8 @@ export interface ToolCallOutcome {
   output: unknown;
   errorCode: string | null;
   approvalId?: string | null;
+  /** Frees the call's attempt id: the attempt never ran, so presenting it again is a new call. */
+  releaseAttempt?: boolean;
 }
 
 /**
@@ -83,6 +85,7 @@ export async function finishToolCall(db: DatabasePool, scope: EventScope, seq: b
     const row = await tx.maybeOne(sql.type(toolCallRow)`
       UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
         error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
+        attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,
         duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
       WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
       RETURNING ${COLUMNS}`);
