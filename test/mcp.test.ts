@@ -109,6 +109,25 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
   });
 });
 
+describe('ending a 2025-era MCP session', () => {
+  it('answers DELETE by ending it: its id is unknown afterwards, and the gateway session stays open', async () => {
+    const t = await tenantWithPix();
+    const session = await openSession(t);
+    const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/sessions/${session}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${t.key}` } } });
+    await client.connect(transport);
+    const mcpSessionId = transport.sessionId!;
+    await transport.terminateSession();
+    const after = await gw.request('POST', `/v1/sessions/${session}/mcp`, {
+      key: t.key, body: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+      headers: { Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': mcpSessionId, 'Mcp-Protocol-Version': '2025-06-18' },
+    });
+    expect(after.status).toBe(404);
+    expect((await gw.request('GET', `/v1/sessions/${session}`, { key: t.key })).body.status).toBe('active');
+    await client.close();
+  });
+});
+
 describe('/mcp without a session id', () => {
   it('opens the credential\'s own session on every openable server and resumes it on the next connection', async () => {
     const t = await tenantWithPix();

@@ -40,6 +40,8 @@ export async function enforceCallLimits(db: CommonQueryMethods, session: Session
     INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), 1)
     ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + 1
     RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after`);
+  // A session's first call of a minute also clears its windows older than that, so the table stays small.
+  if (counted.calls === 1) await db.query(sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`);
   if (counted.calls <= limit) return;
   throw new FlatError(429, {
     error: 'rate_limited', message: `The session made ${limit} tool calls this minute`, setting: 'session_tool_calls_per_minute',
