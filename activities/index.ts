@@ -12,6 +12,7 @@ import { wiredSeams } from '../domain/consumer-payments/wiring';
 import { spendActivities } from './spend';
 import { approvalActivities } from './approvals';
 import { reconciliationActivities } from './reconciliation';
+import { toolCallActivities } from './tool-calls';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...reconciliationActivities(deps),
     ...oauthActivities(deps.db),
     ...webhookActivities(deps),
+    ...toolCallActivities(deps),
   };
 }
 

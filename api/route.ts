@@ -53,6 +53,11 @@ export interface RouteDefinition<TBody = unknown, TQuery = unknown, TParams = Re
   tags: string[];
   description?: string;
   deprecated?: boolean;
+  /**
+   * A restricted key lacking the scope also gets RFC 6750's `WWW-Authenticate: Bearer error="insufficient_scope"`
+   * challenge (with the scope and the resource metadata), which OAuth clients such as MCP's read to step up.
+   */
+  challengeInsufficientScope?: boolean;
   /** Public pages and probes that are not API operations stay out of the OpenAPI document. */
   undocumented?: boolean;
   body?: JsonSchema;

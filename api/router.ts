@@ -2,8 +2,9 @@
 // body → authenticate → requireScope → validate → handler → reply.
 import Router from '@koa/router';
 import type Koa from 'koa';
-import { ApiError } from '../domain/errors';
+import { ApiError, FlatError } from '../domain/errors';
 import { authenticate } from './auth/authenticate';
+import { insufficientScopeChallenge } from './auth/challenge';
 import { requireScope } from './auth/scope';
 import type { AppDeps } from './deps';
 import { bindRequestLogFields } from './metrics/access-log';
@@ -23,7 +24,14 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
     refuseUnstorableText(ctx.params, 'params');
     const principal = await authenticate(deps, ctx, route.auth);
     bindRequestLogFields(principal, undefined);
-    if (route.auth === 'key') requireScope(principal as Principal, route.scope);
+    if (route.auth === 'key') {
+      try {
+        requireScope(principal as Principal, route.scope);
+      } catch (error) {
+        if (!route.challengeInsufficientScope || !(error instanceof FlatError)) throw error;
+        throw new FlatError(error.status, error.body, { 'WWW-Authenticate': insufficientScopeChallenge(deps, ctx, String(route.scope)) });
+      }
+    }
 
     let body: unknown = undefined;
     const query: Record<string, unknown> = { ...ctx.query };

@@ -77,6 +77,16 @@ export interface Config {
   metrics: MetricsSettings;
   /** OTLP endpoint for traces (OTEL_EXPORTER_OTLP_ENDPOINT); unset, tracing is off. */
   otlpEndpoint: string | undefined;
+  /** The tool-search classifier: an OpenAI-compatible chat-completions endpoint; unset, search is lexical. */
+  toolClassifier: ToolClassifierSettings | undefined;
+}
+
+export interface ToolClassifierSettings {
+  /** Base URL up to `/v1` (GATEWAY_TOOL_CLASSIFIER_URL); `/chat/completions` is appended. */
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -223,6 +233,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     vault: vaultSettings(env, encryptionKeys),
     providerOAuthClients: providerOAuthClients(env),
+    toolClassifier: optional(env, 'GATEWAY_TOOL_CLASSIFIER_URL') === undefined ? undefined : {
+      url: absoluteUrl(env, 'GATEWAY_TOOL_CLASSIFIER_URL')!,
+      model: optional(env, 'GATEWAY_TOOL_CLASSIFIER_MODEL') ?? 'gpt-4o-mini',
+      apiKey: optional(env, 'GATEWAY_TOOL_CLASSIFIER_API_KEY'),
+      timeoutMs: int(env, 'GATEWAY_TOOL_CLASSIFIER_TIMEOUT_MS', 3_000, 50, 60_000),
+    },
     console: {
       stuckAfterMs: int(env, 'GATEWAY_CONSOLE_STUCK_AFTER_SECONDS', 300, 1, 7 * 86_400) * 1_000,
       sessionTtlMs: int(env, 'GATEWAY_CONSOLE_SESSION_MINUTES', 480, 1, 7 * 1_440) * 60_000,

@@ -12,6 +12,8 @@ export const workflowIds = {
   /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
   spendReplay: (orgId: string, attemptId: string, approvalId: string): string => `spend/${orgId}/${attemptId}/${approvalId}`,
   approval: (approvalId: string): string => `approval/${approvalId}`,
+  /** An approved tool call's replay: one per approval. */
+  toolCallReplay: (orgId: string, approvalId: string): string => `tool-call/${orgId}/${approvalId}`,
   approvalSweepSchedule: (): string => 'approvals-sweep',
   approvalSweep: (): string => 'approvals-sweep/run',
   reconciliation: (projectId: string, runId: string): string => `recon/${projectId}/${runId}`,

@@ -10,3 +10,4 @@ export { approvalSweep } from './approval-sweep';
 export { walletReconciliation, reconciliationSweep } from './reconciliation';
 export { oauthCredentialSweep } from './oauth-sweep';
 export { webhookDelivery } from './webhook-delivery';
+export { toolCallReplay } from './tool-call-replay';

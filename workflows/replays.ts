@@ -3,6 +3,8 @@
 // exactly once. Another area holds its calls by adding an entry (e.g. 'consumer.spend') with its own workflow.
 import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
 import type { SpendInput, SpendOutcome } from '../domain/spend/types';
+import type { HeldToolCall } from '../domain/tools/gate';
+import type { ToolCallReplayResult } from '../activities/tool-calls';
 import { workflowIds } from './ids';
 
 export interface HeldCall {
@@ -52,5 +54,16 @@ export const REPLAYS: Record<string, ReplaySpec> = {
       const req = call.payload as unknown as SpendRequest;
       return { attemptId: req.attemptId, amountMinor: Number(req.amountMinor) };
     },
+  },
+  // A held tool call (domain/tools/gate.ts TOOL_CALL_KIND): made once in its session after the approval.
+  'tool.call': {
+    workflowType: 'toolCallReplay',
+    workflowId: (call) => workflowIds.toolCallReplay(call.orgId, call.approvalId),
+    args: (call) => [{ approvalId: call.approvalId, orgId: call.orgId, projectId: call.projectId, environment: call.environment, call: call.payload as unknown as HeldToolCall }],
+    outcome: (result) => {
+      const replayed = result as ToolCallReplayResult;
+      return { ok: replayed.ok, result: { tool_call_id: replayed.tool_call_id, error_code: replayed.error_code, output: replayed.output } };
+    },
+    searchAttributes: () => ({}),
   },
 };

@@ -26,6 +26,10 @@ import { providerRoutes } from './providers';
 import { connectionRoutes } from './connections';
 import { oauthConnectionRoutes } from './oauth-connections';
 import { consoleRoutes } from './console';
+import { sessionRoutes } from './sessions';
+import { toolCallRoutes } from './tool-calls';
+import { mcpRoutes } from './mcp';
+import { discoveryRoutes } from './discovery';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -55,6 +59,10 @@ export function allRoutes(): AnyRoute[] {
     ...connectionRoutes,
     ...oauthConnectionRoutes,
     ...consoleRoutes,
+    ...sessionRoutes,
+    ...toolCallRoutes,
+    ...mcpRoutes,
+    ...discoveryRoutes,
   ];
   return routes;
 }

@@ -15,10 +15,10 @@ export interface EventTypeSpec {
 }
 
 export const EVENT_CATALOG = {
-  // Reserved: the spec names these three, so endpoints may subscribe to them now. They are emitted by
-  // capabilities being built (tool calls on provider servers, inbound provider notifications).
-  'tool_call.succeeded': { area: 'tools', reserved: true, description: 'A dispatched tool call finished successfully (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
-  'tool_call.failed': { area: 'tools', reserved: true, description: 'A dispatched tool call ended in an error (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
+  // Tool calls of sessions (REST and MCP alike). Reserved: inbound TED, named by the spec, emitted by a
+  // capability being built (inbound provider notifications).
+  'tool_call.succeeded': { area: 'tools', description: 'A dispatched tool call finished successfully (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
+  'tool_call.failed': { area: 'tools', description: 'A dispatched tool call ended in an error (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
   'commerce.ted_in.succeeded': { area: 'commerce', reserved: true, description: 'An inbound TED transfer arrived.' },
 
   // Payments: wallet execute (`data.wallet`) and mandate-bound consumer spends (`data.mandate_id`, `data.rail`).

@@ -28,7 +28,7 @@ const tool = z.object({
   moves_money: z.boolean(),
   input_schema: z.record(z.unknown()),
 });
-type CatalogTool = z.infer<typeof tool>;
+export type CatalogTool = z.infer<typeof tool>;
 
 const server = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/),

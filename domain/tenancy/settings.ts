@@ -19,6 +19,14 @@ export const SETTINGS: Record<string, SettingSpec> = {
     type: 'integer', min: 1, max: 1_000, default: 5,
     description: 'Consecutive dead deliveries after which a webhook endpoint is paused to `error`.',
   },
+  session_max_active: {
+    type: 'integer', min: 1, max: 100_000, default: 100,
+    description: 'Open sessions a project may hold at once; opening one more answers 403 `quota_exceeded`.',
+  },
+  session_tool_calls_per_minute: {
+    type: 'integer', min: 1, max: 100_000, default: 600,
+    description: 'Tool calls one session may make per clock minute; the next answers 429 `rate_limited` with Retry-After.',
+  },
   ted_merchant_allowlist_fallback: {
     type: 'boolean', default: false,
     description: 'While on, an explicit entry in a mandate\'s signed merchant_allowlist also authorizes a TED destination.',

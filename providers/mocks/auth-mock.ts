@@ -25,6 +25,8 @@ export interface ScriptedAnswer {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Answer only after this long: a slow provider, for calls that must still be in flight. */
+  delayMs?: number;
 }
 
 export interface AuthMock {
@@ -62,6 +64,10 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
     req.on('end', () => {
       const request: InboundRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks), socket: req.socket };
       const next = scripted.shift();
+      if (next?.delayMs) {
+        setTimeout(() => send(res, next.status, next.body, next.headers), next.delayMs);
+        return;
+      }
       if (next) return send(res, next.status, next.body, next.headers);
       if (options.open?.(request, res)) return;
       const refusal = options.check(request);

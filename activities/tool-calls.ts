@@ -1,0 +1,42 @@
+// The activity behind an approved tool call's replay: opens the call's row (keyed by the approval, so a
+// retried activity finds it), dispatches it to the provider with the vault credential, and finishes the
+// row with its event. A row already finished is answered as it stands.
+import { finishToolCall, openToolCall, toolCallId } from '../domain/sessions/tool-calls';
+import type { HeldToolCall } from '../domain/tools/gate';
+import { dispatchProviderTool } from '../providers/tools/dispatch';
+import type { ActivityDeps } from './index';
+
+export interface ToolCallReplayInput {
+  approvalId: string;
+  orgId: string;
+  projectId: string;
+  environment: 'live' | 'test';
+  call: HeldToolCall;
+}
+
+export interface ToolCallReplayResult {
+  ok: boolean;
+  tool_call_id: string;
+  error_code: string | null;
+  output: unknown;
+}
+
+export function toolCallActivities(deps: ActivityDeps) {
+  return {
+    async replayToolCallActivity(input: ToolCallReplayInput): Promise<ToolCallReplayResult> {
+      const scope = { orgId: input.orgId, projectId: input.projectId, environment: input.environment };
+      const { row } = await openToolCall(deps.db, {
+        orgId: input.orgId, projectId: input.projectId, sessionId: input.call.sessionId, serverId: input.call.serverId,
+        toolName: input.call.toolName, input: input.call.arguments, attemptId: `approval:${input.approvalId}`,
+        routing: { approval_id: input.approvalId, held_call_id: input.call.heldCallId },
+      });
+      if (row.status !== 'running') return { ok: row.status === 'success', tool_call_id: toolCallId(row), error_code: row.error_code, output: row.output };
+      const outcome = await dispatchProviderTool(deps, {
+        tenant: { orgId: input.orgId, projectId: input.projectId }, environment: input.environment, serverId: input.call.serverId,
+        tool: input.call.providerTool, arguments: input.call.arguments,
+      });
+      const done = await finishToolCall(deps.db, scope, row.seq, { ...outcome, approvalId: input.approvalId });
+      return { ok: done.status === 'success', tool_call_id: toolCallId(done), error_code: done.error_code, output: done.output };
+    },
+  };
+}

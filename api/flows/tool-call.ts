@@ -1,0 +1,180 @@
+// The one tool-call path: REST `POST /v1/sessions/{id}/tool-calls` and MCP `tools/call` are two doors to
+// `callTool`. In order: the session must be open and within its limits → the tool must be one of its
+// servers' → arguments are checked against the tool's JSON Schema → a paying tool runs as an attempt of
+// the attempt engine (wallet execute's own path: policy, approval hold, ledger, idempotent by attempt_id)
+// → any other tool passes the policy gate (deny, or hold for a person with the exact call to replay) →
+// dispatch (provider through the proxy core with the vault credential, or the gateway's own read) →
+// the call recorded with outcome and timing, and its tool_call.* event.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { getApproval } from '../../domain/approvals/approvals';
+import { approvalView } from '../../domain/approvals/view';
+import { ApiError } from '../../domain/errors';
+import { sortableId } from '../../domain/ids';
+import { flatDenial } from '../../domain/policies/denial';
+import { enforceCallLimits } from '../../domain/sessions/limits';
+import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
+import { finishToolCall, openToolCall, toolCallId, type ToolCallOutcome, type ToolCallRow } from '../../domain/sessions/tool-calls';
+import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
+import { findTool, type ToolSpec } from '../../domain/tools/registry';
+import { getWallet, walletBalances } from '../../domain/wallets/wallets';
+import { dispatchProviderTool } from '../../providers/tools/dispatch';
+import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { workflowIds } from '../../workflows/ids';
+import type { AppDeps } from '../deps';
+import { presentBalance } from '../presenters/wallet';
+import type { Principal } from '../principal';
+import type { Reply } from '../route';
+import { executeRoutes } from '../routes/execute';
+import { compile, check } from '../validation';
+
+export interface ToolCallRequest {
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What both doors render: the HTTP status, the recorded call, and the flat denial when a rule stopped it. */
+export interface ToolCallAnswer {
+  status: number;
+  call: ToolCallRow;
+  denial?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
+
+/** Arguments are checked as a request body is: the tool's schema, unknown fields refused, paths under /arguments. */
+function checkArguments(tool: ToolSpec, args: Record<string, unknown>): void {
+  try {
+    check(compile(tool.inputSchema, 'body'), args, 'body');
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const issues = ((error.details?.issues ?? []) as Array<{ path: string }>).map((issue) => ({ ...issue, path: `/arguments${issue.path === '/' ? '' : issue.path}` }));
+    throw new ApiError(400, 'invalid_body', `The arguments do not match ${tool.name}'s input schema: ${issues[0]?.path ?? '/arguments'} is invalid`, { issues, tool: tool.name });
+  }
+}
+
+export async function callTool(deps: AppDeps, principal: Principal, sessionId: string, request: ToolCallRequest, requestId: string): Promise<ToolCallAnswer> {
+  const session = await getSession(deps.db, principal.orgId, principal.projectId, sessionId);
+  requireActive(session);
+  const tool = findTool(session.servers, request.tool);
+  if (!tool) {
+    throw new ApiError(404, 'tool_not_found', `The session's servers publish no tool "${request.tool}"`, { tool: request.tool, servers: session.servers });
+  }
+  checkArguments(tool, request.arguments);
+  await enforceCallLimits(deps.db, session);
+  return tool.movesMoney ? payingCall(deps, principal, session, tool, request.arguments, requestId) : gatedCall(deps, principal, session, tool, request.arguments);
+}
+
+/** A paying tool is wallet execute's own attempt: the same route function, so policy, holds and replays are the engine's. */
+async function payingCall(deps: AppDeps, principal: Principal, session: SessionRow, tool: ToolSpec, args: Record<string, unknown>, requestId: string): Promise<ToolCallAnswer> {
+  const { wallet_id: walletId, ...rest } = args as { wallet_id: string } & Record<string, unknown>;
+  const body = { ...rest, attempt_id: (rest.attempt_id as string | undefined) ?? sortableId('att') };
+  const { row, created } = await openToolCall(deps.db, {
+    orgId: principal.orgId, projectId: principal.projectId, sessionId: session.id, serverId: tool.serverId, toolName: tool.name,
+    input: { wallet_id: walletId, ...body }, attemptId: body.attempt_id, routing: { engine: 'wallet_execute', wallet_id: walletId },
+  });
+  const execute = executeRoutes.find((r) => r.operationId === 'executeWalletPayment')!;
+  let reply: Reply;
+  try {
+    reply = await execute.handler({ deps, principal, params: { id: walletId }, body, query: {}, requestId, ctx: undefined as never });
+  } catch (error) {
+    // The row of an earlier presentation is that call's (its outcome is the attempt's), and an attempt still
+    // running leaves this one running until it is presented again. Any other refusal means the attempt
+    // never ran: the call ends refused and frees its attempt id for a later try.
+    if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
+      await finishToolCall(deps.db, scopeOf(principal), row.seq, { ok: false, output: { error: { code: error.code, message: error.message } }, errorCode: error.code, releaseAttempt: true });
+    }
+    throw error;
+  }
+  const status = reply.status ?? 200;
+  const result = (Buffer.isBuffer(reply.body) ? JSON.parse(reply.body.toString('utf8')) : reply.body) as Record<string, unknown>;
+  const approvalId = typeof result.approval_id === 'string' ? result.approval_id : null;
+  const outcome: ToolCallOutcome = {
+    ok: status === 200 && result.status === 'completed', output: result, approvalId,
+    errorCode: status === 200 ? (result.status === 'completed' ? null : 'payment_failed') : String(result.reason ?? result.status ?? 'refused'),
+  };
+  const call = await finishToolCall(deps.db, scopeOf(principal), row.seq, outcome);
+  const denial = status === 403 ? { ...result, tool_call_id: toolCallId(call) } : undefined;
+  return { status, call, denial, headers: reply.headers };
+}
+
+async function gatedCall(deps: AppDeps, principal: Principal, session: SessionRow, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallAnswer> {
+  const scope = scopeOf(principal);
+  const { row } = await openToolCall(deps.db, {
+    orgId: principal.orgId, projectId: principal.projectId, sessionId: session.id, serverId: tool.serverId, toolName: tool.name,
+    input: args, attemptId: null, routing: tool.dispatch.kind === 'provider' ? { provider: tool.serverId } : { gateway: tool.name },
+  });
+  const held: HeldToolCall = {
+    sessionId: session.id, serverId: tool.serverId, toolName: tool.name, arguments: args, heldCallId: toolCallId(row),
+    providerTool: tool.dispatch.kind === 'provider' ? tool.dispatch.tool.name : tool.name,
+  };
+  const gate = await gateToolCall(deps.db, scope, session.agent_id, held);
+  if (gate.kind === 'deny') {
+    const call = await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: gate.denial.reason } }, errorCode: gate.denial.reason });
+    return { status: 403, call, denial: { ...flatDenial(gate.denial), tool_call_id: toolCallId(call) } };
+  }
+  if (gate.kind === 'hold') {
+    await startApprovalHold(deps, principal, gate.approval.id, gate.approval.expires_at, held);
+    const approval = { id: gate.approval.id, expires_at: gate.approval.expires_at };
+    const call = await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: 'approval_required', approval_id: approval.id } }, errorCode: 'approval_required', approvalId: approval.id });
+    return { status: 403, call, denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) } };
+  }
+  let outcome: ToolCallOutcome;
+  try {
+    outcome = await dispatch(deps, principal, tool, args);
+  } catch (error) {
+    // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
+    const code = error instanceof ApiError ? error.code : 'internal_error';
+    await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code, ...(error instanceof ApiError ? { message: error.message } : {}) } }, errorCode: code });
+    throw error;
+  }
+  // A key revoked while the call was in flight ended the session: the call fails and its answer is withheld.
+  const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
+  if (now.status !== 'active') {
+    await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: 'session_closed', close_reason: now.close_reason } }, errorCode: 'session_closed' });
+    requireActive(now);
+  }
+  return { status: 200, call: await finishToolCall(deps.db, scope, row.seq, outcome) };
+}
+
+async function dispatch(deps: AppDeps, principal: Principal, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallOutcome> {
+  if (tool.dispatch.kind === 'provider') {
+    return dispatchProviderTool(deps, {
+      tenant: { orgId: principal.orgId, projectId: principal.projectId }, environment: principal.environment,
+      serverId: tool.serverId, tool: tool.dispatch.tool.name, arguments: args,
+    });
+  }
+  if (tool.dispatch.operation === 'wallet_balances') {
+    const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, String(args.wallet_id));
+    const balances = await walletBalances(deps.db, principal.orgId, principal.projectId, [wallet.id]);
+    return { ok: true, errorCode: null, output: { wallet_id: wallet.id, status: wallet.status, balances: balances.map(presentBalance) } };
+  }
+  if (tool.dispatch.operation === 'approval_status') {
+    const view = approvalView(await getApproval(deps.db, principal.orgId, principal.projectId, String(args.approval_id)));
+    return {
+      ok: true, errorCode: null,
+      output: {
+        approval_id: view.id, approval_status: view.status, tool_name: view.tool_name, created_at: view.created_at, expires_at: view.expires_at,
+        decided_at: view.decided_at, decided_by: view.decided_by, decision_reason: view.decision_reason, executed_at: view.executed_at, execution_result: view.execution_result,
+      },
+    };
+  }
+  throw new Error(`No dispatch for the gateway operation ${tool.dispatch.operation}`);
+}
+
+/** The hold waits for a decision or its expiry; a retried start finds the running one. */
+async function startApprovalHold(deps: AppDeps, principal: Principal, approvalId: string, expiresAt: string, held: HeldToolCall): Promise<void> {
+  try {
+    await deps.temporal.client.workflow.start('approvalHold', {
+      workflowId: workflowIds.approval(approvalId), taskQueue: deps.temporal.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ approvalId, orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, kind: TOOL_CALL_KIND, payload: held, expiresAt }],
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.OrgId, value: principal.orgId },
+        { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
+        { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
+      ],
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}

@@ -1,0 +1,67 @@
+// The MCP server of one gateway session: its tools registered from the registry with their JSON Schemas
+// through the SDK's JSON-Schema adapter, and every tools/call sent down the one tool-call path
+// (api/flows/tool-call.ts), so policy, approvals, attempts, recording and events are exactly REST's.
+// The caller of each request travels in the transport's authInfo, never in the server instance.
+import { McpServer, fromJsonSchema, type AuthInfo, type CallToolResult, type JsonSchemaType } from '@modelcontextprotocol/server';
+import { ApiError, FlatError } from '../../domain/errors';
+import { toolsOfServers, type ToolSpec } from '../../domain/tools/registry';
+import type { AppDeps } from '../deps';
+import { callTool } from '../flows/tool-call';
+import { presentToolCall } from '../presenters/session';
+import type { Principal } from '../principal';
+
+/** What the route hands the transport for one request: who calls, in which session. */
+export interface McpCaller {
+  principal: Principal;
+  sessionId: string;
+  requestId: string;
+}
+
+export function authInfoFor(token: string, caller: McpCaller): AuthInfo {
+  return { token, clientId: caller.principal.keyId ?? 'service', scopes: caller.principal.scopes, extra: { caller } };
+}
+
+function callerOf(authInfo: AuthInfo | undefined): McpCaller {
+  const caller = authInfo?.extra?.caller as McpCaller | undefined;
+  // The route authenticates every request before the transport sees it; no caller is a wiring fault.
+  if (!caller) throw new Error('MCP request reached a tool without an authenticated caller');
+  return caller;
+}
+
+const text = (value: unknown): CallToolResult['content'] => [{ type: 'text', text: JSON.stringify(value) }];
+
+/** A refusal the REST door answers with a status becomes a tool error carrying the same body. */
+function toolError(body: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: text(body), structuredContent: body };
+}
+
+async function runTool(deps: AppDeps, tool: ToolSpec, args: Record<string, unknown>, authInfo: AuthInfo | undefined): Promise<CallToolResult> {
+  const caller = callerOf(authInfo);
+  try {
+    const answer = await callTool(deps, caller.principal, caller.sessionId, { tool: tool.name, arguments: args }, caller.requestId);
+    if (answer.denial) return toolError(answer.denial);
+    const call = presentToolCall(answer.call);
+    if (call.status !== 'success') return toolError({ tool_call_id: call.id, error_code: call.error_code, output: call.output });
+    const output = call.output !== null && typeof call.output === 'object' && !Array.isArray(call.output) ? call.output as Record<string, unknown> : { result: call.output };
+    return { content: text(output), structuredContent: output, _meta: { tool_call_id: call.id } };
+  } catch (error) {
+    if (error instanceof ApiError) return toolError({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+    if (error instanceof FlatError) return toolError(error.body);
+    throw error;
+  }
+}
+
+/** A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025 one. */
+export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
+  const server = new McpServer({ name: 'agent-payments-gateway', version: '0.3.0' }, {
+    instructions: 'Tools of your gateway session. Every call is checked by the project\'s policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).',
+  });
+  for (const tool of toolsOfServers(servers)) {
+    server.registerTool(tool.name, {
+      description: tool.description,
+      inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
+      annotations: { readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway', destructiveHint: tool.movesMoney, openWorldHint: tool.dispatch.kind === 'provider' },
+    }, (args, ctx) => runTool(deps, tool, args, ctx.http?.authInfo));
+  }
+  return server;
+}

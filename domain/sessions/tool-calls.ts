@@ -1,0 +1,127 @@
+// Tool calls of a session: a row opened as `running` when the call is dispatched, finished once with its
+// outcome and timing and, in the same transaction, its `tool_call.succeeded` / `tool_call.failed` event.
+// Ids are `tc_` plus the row's bigserial.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
+import { notFound } from '../errors';
+import { recordEvent, type EventScope } from '../events/record';
+
+export const toolCallRow = z.object({
+  seq: z.bigint(),
+  org_id: z.string(),
+  project_id: z.string(),
+  session_id: z.string(),
+  server_id: z.string(),
+  tool_name: z.string(),
+  status: z.enum(['running', 'success', 'error']),
+  input: z.record(z.unknown()),
+  output: z.unknown().nullable(),
+  error_code: z.string().nullable(),
+  duration_ms: z.number().nullable(),
+  attempt_id: z.string().nullable(),
+  approval_id: z.string().nullable(),
+  routing: z.record(z.unknown()),
+  failover_trail: z.array(z.unknown()),
+  called_at: z.string(),
+  finished_at: z.string().nullable(),
+});
+export type ToolCallRow = z.infer<typeof toolCallRow>;
+
+const COLUMNS = sql.fragment`seq, org_id, project_id, session_id, server_id, tool_name, status, input, output, error_code, duration_ms,
+  attempt_id, approval_id, routing, failover_trail, called_at, finished_at`;
+
+export const toolCallId = (row: Pick<ToolCallRow, 'seq'>): string => `tc_${row.seq}`;
+
+/** `tc_<digits>` → the bigserial, or null for anything else (which is then simply not found). */
+export function toolCallSeq(id: string): bigint | null {
+  const match = /^tc_([1-9][0-9]{0,18})$/.exec(id);
+  return match && BigInt(match[1]) <= 9_223_372_036_854_775_807n ? BigInt(match[1]) : null;
+}
+
+export interface NewToolCall {
+  orgId: string;
+  projectId: string;
+  sessionId: string;
+  serverId: string;
+  toolName: string;
+  input: Record<string, unknown>;
+  attemptId: string | null;
+  routing: Record<string, unknown>;
+}
+
+/**
+ * Opens the call's row. With an attempt id the same call presented again finds its earlier row
+ * (`created: false`), so a paying call is recorded once however often it is retried.
+ */
+export async function openToolCall(db: CommonQueryMethods, call: NewToolCall): Promise<{ row: ToolCallRow; created: boolean }> {
+  const inserted = await db.maybeOne(sql.type(toolCallRow)`
+    INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
+    VALUES (${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
+            ${call.attemptId}, ${sql.jsonb(call.routing as never)})
+    ON CONFLICT (session_id, attempt_id) WHERE attempt_id IS NOT NULL DO NOTHING
+    RETURNING ${COLUMNS}`);
+  if (inserted) return { row: inserted, created: true };
+  const existing = await db.one(sql.type(toolCallRow)`
+    SELECT ${COLUMNS} FROM tool_calls WHERE session_id = ${call.sessionId} AND attempt_id = ${call.attemptId}`);
+  return { row: existing, created: false };
+}
+
+export interface ToolCallOutcome {
+  ok: boolean;
+  output: unknown;
+  errorCode: string | null;
+  approvalId?: string | null;
+  /** Frees the call's attempt id: the attempt never ran, so presenting it again is a new call. */
+  releaseAttempt?: boolean;
+}
+
+/**
+ * running → success | error, once, with its event in the same transaction. A call already finished
+ * (a replay presenting it again) is returned as it stands and writes nothing.
+ */
+export async function finishToolCall(db: DatabasePool, scope: EventScope, seq: bigint, outcome: ToolCallOutcome): Promise<ToolCallRow> {
+  return db.transaction(async (tx) => {
+    const row = await tx.maybeOne(sql.type(toolCallRow)`
+      UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
+        error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
+        attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,
+        duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
+      WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
+      RETURNING ${COLUMNS}`);
+    if (!row) return tx.one(sql.type(toolCallRow)`SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${scope.orgId} AND seq = ${seq}`);
+    const data = {
+      tool_call_id: toolCallId(row), session_id: row.session_id, server_id: row.server_id, tool_name: row.tool_name,
+      duration_ms: row.duration_ms, error_code: row.error_code, attempt_id: row.attempt_id, approval_id: row.approval_id,
+    };
+    if (outcome.ok) await recordEvent(tx, scope, 'tool_call.succeeded', data);
+    else await recordEvent(tx, scope, 'tool_call.failed', data);
+    return row;
+  });
+}
+
+export async function getToolCall(db: CommonQueryMethods, orgId: string, projectId: string, sessionId: string, id: string): Promise<ToolCallRow> {
+  const seq = toolCallSeq(id);
+  const row = seq === null ? null : await db.maybeOne(sql.type(toolCallRow)`
+    SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${orgId} AND project_id = ${projectId} AND session_id = ${sessionId} AND seq = ${seq}`);
+  if (!row) throw notFound('Tool call');
+  return row;
+}
+
+export async function listToolCalls(
+  db: CommonQueryMethods, orgId: string, projectId: string, sessionId: string, filter: { limit: number; startingAfter?: string },
+): Promise<ToolCallRow[]> {
+  const before = filter.startingAfter === undefined ? null : toolCallSeq(filter.startingAfter);
+  const rows = await db.any(sql.type(toolCallRow)`
+    SELECT ${COLUMNS} FROM tool_calls
+    WHERE org_id = ${orgId} AND project_id = ${projectId} AND session_id = ${sessionId}
+      ${before === null ? sql.fragment`` : sql.fragment`AND seq < ${before}`}
+    ORDER BY seq DESC LIMIT ${filter.limit}`);
+  return [...rows];
+}
+
+/** Calls of a session in the trailing window: what its rate limit counts, agreed on by every API process. */
+export async function recentCallCount(db: CommonQueryMethods, sessionId: string, windowSeconds: number): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM tool_calls WHERE session_id = ${sessionId} AND called_at > now() - make_interval(secs => ${windowSeconds})`);
+}

@@ -1,0 +1,51 @@
+// The policy gate of a tool call that does not move money (a paying tool is gated inside its attempt):
+// one transaction runs the rules with the tool's name as the policy's tool and, when a rule holds the
+// call, writes its approval with the exact call to replay, so a held call exists exactly when its approval does.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { DatabasePool } from '../../runtime/database';
+import { createApproval, type ApprovalRow } from '../approvals/approvals';
+import type { EventScope } from '../events/record';
+import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import type { DeniedBy } from '../policies/denial';
+import { effectiveSettings } from '../tenancy/settings';
+
+/** The approval kind of a held tool call; the approval hold replays it (workflows/replays.ts). */
+export const TOOL_CALL_KIND = 'tool.call';
+
+/** What the replay of an approved tool call needs: the very call, in its session. */
+export interface HeldToolCall {
+  sessionId: string;
+  serverId: string;
+  toolName: string;
+  /** The provider's own tool name (`pix_key_lookup`), which the dispatch posts to. */
+  providerTool: string;
+  arguments: Record<string, unknown>;
+  heldCallId: string;
+}
+
+export type ToolGate =
+  | { kind: 'allow' }
+  | { kind: 'deny'; denial: DeniedBy }
+  | { kind: 'hold'; denial: DeniedBy; approval: ApprovalRow };
+
+export async function gateToolCall(db: DatabasePool, scope: EventScope, agentId: string, held: HeldToolCall): Promise<ToolGate> {
+  return db.transaction(async (tx) => {
+    const gate = await runGate(tx, scope.orgId, scope.projectId, {
+      agentId, toolName: held.toolName, amountMinor: null, currency: null, now: new Date(), approved: false,
+    });
+    const { decision } = gate;
+    if (decision.decision === 'allow') return { kind: 'allow' };
+    const denial: DeniedBy = { reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name };
+    if (decision.decision === 'deny') return { kind: 'deny', denial };
+    const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
+      SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
+    const approval = await createApproval(tx, scope, {
+      agentId, sessionId: held.sessionId, ruleId: decision.rule.id, ruleName: decision.rule.name, toolName: held.toolName,
+      toolInput: held.arguments, kind: TOOL_CALL_KIND, payload: held as unknown as Record<string, unknown>, originRef: held.heldCallId,
+      ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
+    });
+    await linkEvaluationToApproval(tx, scope.orgId, gate.evaluationId, approval.id);
+    return { kind: 'hold', denial, approval };
+  });
+}

@@ -1,0 +1,41 @@
+// The gateway's own operations published as tools of the server `gateway`. Their input schemas are the
+// gateway's request schemas (wallet execute's body plus the wallet it pays from), so a tool call is
+// checked exactly as the HTTP operation would be. `wallet.execute` is also the policy tool name the
+// spend attempt evaluates, so one rule governs the REST route and the tool alike.
+import { WalletExecute } from '../../schema/http/execute';
+
+export const GATEWAY_SERVER_ID = 'gateway';
+
+export type GatewayOperation = 'wallet_execute' | 'wallet_balances' | 'approval_status';
+
+export interface GatewayTool {
+  name: string;
+  operation: GatewayOperation;
+  description: string;
+  movesMoney: boolean;
+  inputSchema: Record<string, unknown>;
+}
+
+const WalletId = { type: 'string', minLength: 1, maxLength: 128, description: 'The wallet, in the caller\'s project.' };
+
+export const GATEWAY_TOOLS: GatewayTool[] = [
+  {
+    name: 'wallet.balances', operation: 'wallet_balances', movesMoney: false,
+    description: 'Read a wallet\'s balances: balance_minor and available_minor per currency, as decimal strings.',
+    inputSchema: { type: 'object', required: ['wallet_id'], additionalProperties: false, properties: { wallet_id: WalletId } },
+  },
+  {
+    name: 'wallet.execute', operation: 'wallet_execute', movesMoney: true,
+    description: 'Pay from a wallet: policy, hold, provider dispatch, then debit or release. Idempotent by attempt_id; a policy may deny it or hold it for a person\'s approval.',
+    inputSchema: {
+      ...WalletExecute,
+      required: ['wallet_id', ...(WalletExecute.required as string[])],
+      properties: { wallet_id: WalletId, ...(WalletExecute.properties as Record<string, unknown>) },
+    },
+  },
+  {
+    name: 'approvals.status', operation: 'approval_status', movesMoney: false,
+    description: 'Read where a held call\'s approval stands (pending, approved, denied, expired) and, once replayed, its result.',
+    inputSchema: { type: 'object', required: ['approval_id'], additionalProperties: false, properties: { approval_id: { type: 'string', minLength: 1, maxLength: 64 } } },
+  },
+];

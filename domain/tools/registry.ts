@@ -1,0 +1,68 @@
+// The one registry of tools a session can call: the gateway's own operations (server `gateway`) and the
+// tools of catalog providers. A tool's name is what policies match (`tools` globs), what REST names in
+// `tool` and what MCP lists: `wallet.execute` for the gateway's, `<server>.<tool>` for a provider's.
+import { catalogServer, catalogServers, type CatalogServer, type CatalogTool } from '../providers/catalog';
+import { GATEWAY_SERVER_ID, GATEWAY_TOOLS, type GatewayOperation } from './gateway-tools';
+
+export type ToolDispatch =
+  | { kind: 'gateway'; operation: GatewayOperation }
+  | { kind: 'provider'; server: CatalogServer; tool: CatalogTool };
+
+export interface ToolSpec {
+  name: string;
+  serverId: string;
+  description: string;
+  /** A money move: it runs as an attempt of the attempt engine. */
+  movesMoney: boolean;
+  inputSchema: Record<string, unknown>;
+  dispatch: ToolDispatch;
+}
+
+export { GATEWAY_SERVER_ID };
+
+function providerTool(server: CatalogServer, tool: CatalogTool): ToolSpec {
+  return {
+    name: `${server.id}.${tool.name}`, serverId: server.id, description: tool.description, movesMoney: tool.moves_money,
+    inputSchema: tool.input_schema, dispatch: { kind: 'provider', server, tool },
+  };
+}
+
+/**
+ * A provider's tools a session publishes. Provider tools that move money are left out until they run as
+ * attempts with a ledger entry (the gateway's `wallet.execute` is the paying tool today): listing a tool
+ * the gateway cannot pay through safely would invite a call it must refuse.
+ */
+function providerTools(server: CatalogServer): ToolSpec[] {
+  return server.tools.filter((tool) => !tool.moves_money).map((tool) => providerTool(server, tool));
+}
+
+const GATEWAY_SPECS: ToolSpec[] = GATEWAY_TOOLS.map((tool) => ({
+  name: tool.name, serverId: GATEWAY_SERVER_ID, description: tool.description, movesMoney: tool.movesMoney,
+  inputSchema: tool.inputSchema, dispatch: { kind: 'gateway', operation: tool.operation },
+}));
+
+/** The tools of one server, or undefined when no such server exists. */
+export function toolsOfServer(serverId: string): ToolSpec[] | undefined {
+  if (serverId === GATEWAY_SERVER_ID) return GATEWAY_SPECS;
+  const server = catalogServer(serverId);
+  return server ? providerTools(server) : undefined;
+}
+
+/** Every tool of a session's servers, in the session's server order. */
+export function toolsOfServers(servers: string[]): ToolSpec[] {
+  return servers.flatMap((id) => toolsOfServer(id) ?? []);
+}
+
+/** A tool by its name among a session's servers; undefined when none of them publishes it. */
+export function findTool(servers: string[], name: string): ToolSpec | undefined {
+  const dot = name.indexOf('.');
+  if (dot <= 0) return undefined;
+  const serverId = name.startsWith(`${GATEWAY_SERVER_ID}.`) || GATEWAY_SPECS.some((t) => t.name === name) ? GATEWAY_SERVER_ID : name.slice(0, dot);
+  if (!servers.includes(serverId)) return undefined;
+  return toolsOfServer(serverId)?.find((tool) => tool.name === name);
+}
+
+/** Every server the registry knows, gateway first: what discovery ranks over. */
+export function allTools(): ToolSpec[] {
+  return [...GATEWAY_SPECS, ...catalogServers().flatMap(providerTools)];
+}

@@ -1,0 +1,60 @@
+// Lexical tool search: BM25 (MiniSearch) over every registry tool's name, description and input schema
+// (property names and their descriptions), built once per process since the registry is static. The
+// confidence of a hit is its score relative to the best hit, scaled by how many of the intent's words it
+// matched, so a hit matching one word of five never looks certain.
+import MiniSearch from 'minisearch';
+import { allTools, type ToolSpec } from './registry';
+
+export interface SearchHit {
+  tool_name: string;
+  confidence: number;
+  rationale: string;
+}
+
+interface ToolDocument {
+  id: string;
+  name: string;
+  description: string;
+  schema: string;
+}
+
+/** Words of a tool name (`pix-psp.pix_key_lookup` → pix psp pix key lookup) as well as of prose. */
+const tokenize = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 1);
+
+// Words that say nothing about which tool is meant.
+const STOP = new Set(['the', 'to', 'of', 'and', 'or', 'for', 'an', 'in', 'on', 'my', 'me', 'with', 'by', 'from', 'is', 'it', 'be', 'as', 'at', 'this', 'that', 'want', 'need', 'please', 'some', 'do']);
+
+function schemaText(schema: Record<string, unknown>): string {
+  const properties = (schema.properties ?? {}) as Record<string, { description?: string }>;
+  return Object.entries(properties).map(([name, property]) => `${name} ${property.description ?? ''}`).join(' ');
+}
+
+let index: MiniSearch<ToolDocument> | undefined;
+function toolIndex(): MiniSearch<ToolDocument> {
+  if (index) return index;
+  index = new MiniSearch<ToolDocument>({
+    fields: ['name', 'description', 'schema'],
+    tokenize,
+    processTerm: (term) => (STOP.has(term) ? null : term),
+    searchOptions: { boost: { name: 3, description: 1.5 }, prefix: true, fuzzy: 0.2 },
+  });
+  index.addAll(allTools().map((tool: ToolSpec) => ({ id: tool.name, name: tool.name, description: tool.description, schema: schemaText(tool.inputSchema) })));
+  return index;
+}
+
+export function searchTools(intent: string, limit: number): SearchHit[] {
+  const queryWords = new Set(tokenize(intent).filter((word) => !STOP.has(word)));
+  if (queryWords.size === 0) return [];
+  const results = toolIndex().search([...queryWords].join(' '));
+  const top = results[0]?.score ?? 0;
+  return results.slice(0, limit).map((result) => {
+    const fieldsByTerm = result.match as Record<string, string[]>;
+    const coverage = Math.min(1, result.queryTerms.length / queryWords.size);
+    const matched = Object.entries(fieldsByTerm).map(([term, fields]) => `"${term}" in ${fields.join(' and ')}`);
+    return {
+      tool_name: result.id as string,
+      confidence: Math.round((result.score / top) * coverage * 1000) / 1000,
+      rationale: `Matched ${matched.join(', ')}`,
+    };
+  });
+}
