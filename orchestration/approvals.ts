@@ -1,10 +1,29 @@
 // Approval holds from outside their workflow: a person's decision is an update to `approval/<id>`, answered
 // with the approval as the workflow's activity left it; the operator's sweep runs as a bounded workflow.
 import type { ApprovalView } from '../domain/approvals/view';
+import type { approvalHold, ApprovalHoldInput } from '../workflows/approval-hold';
 import { decideUpdate } from '../workflows/approval-messages';
 import { workflowIds } from '../workflows/ids';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { runWorkflowBounded } from './bounded';
-import { handle, type Orchestrator } from './temporal';
+import { isAlreadyStarted } from './errors';
+import { handle, start, type Orchestrator } from './temporal';
+
+/** Starts the hold that waits for a decision or its expiry; a retried start finds the running one. */
+export async function startApprovalHold(o: Orchestrator, input: ApprovalHoldInput): Promise<void> {
+  try {
+    await start<typeof approvalHold>(o, 'approvalHold', {
+      workflowId: workflowIds.approval(input.approvalId), workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [input],
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
+        { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
+        { key: SEARCH_ATTRIBUTES.Environment, value: input.environment },
+      ],
+    });
+  } catch (error) {
+    if (!isAlreadyStarted(error)) throw error;
+  }
+}
 
 // Every decision of one approval is the same Temporal update id: while a decision is being recorded,
 // a racing one is joined to it by the server and gets its outcome, instead of being refused before the

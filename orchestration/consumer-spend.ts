@@ -10,7 +10,7 @@ import {
 import { searchAttributes } from '../workflows/search-attributes';
 import { handle, signal, update, updateWithStart, type Orchestrator } from './temporal';
 
-export type ConsumerSpendHandle = WorkflowHandle<typeof consumerSpendAttempt>;
+type ConsumerSpendHandle = WorkflowHandle<typeof consumerSpendAttempt>;
 
 /**
  * Start or join and wait on the answer, in one Update-with-Start call. A racing duplicate starts too: its

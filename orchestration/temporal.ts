@@ -52,12 +52,7 @@ export function handle<W extends Workflow = Workflow>(o: Orchestrator, workflowI
   return o.client.workflow.getHandle<W>(workflowId);
 }
 
-/** Starts the workflow or joins the running one with the same id, then waits on its answer update. */
-export function startThenUpdate<W extends Workflow, R>(o: Orchestrator, workflowType: string, options: StartOptions<W>, definition: UpdateDefinition<R, []>): Promise<R> {
-  return start<W>(o, workflowType, options).then((started) => started.executeUpdate(definition));
-}
-
-/** The same in one Update-with-Start call: a round trip saved where the server implements it. */
+/** Starts the workflow or joins the running one with the same id, then waits on its answer update, in one Update-with-Start call: a round trip saved where the server implements it. */
 export function updateWithStart<W extends Workflow, R>(
   o: Orchestrator, workflowType: string,
   options: StartOptions<W> & { workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']> },

@@ -5,7 +5,6 @@
 // → any other tool passes the policy gate (deny, or hold for a person with the exact call to replay) →
 // dispatch (provider through the proxy core with the vault credential, or the gateway's own read) →
 // the call recorded with outcome and timing, and its tool_call.* event.
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { getApproval } from '../../domain/approvals/approvals';
 import { approvalView } from '../../domain/approvals/view';
 import { ApiError } from '../../domain/errors';
@@ -18,13 +17,13 @@ import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/to
 import { findTool, type ToolSpec } from '../../domain/tools/registry';
 import { getWallet, walletBalances } from '../../domain/wallets/wallets';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
-import { SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
-import { workflowIds } from '../../workflows/ids';
+import { startApprovalHold } from '../../orchestration/approvals';
 import type { AppDeps } from '../deps';
 import { presentBalance } from '../presenters/wallet';
 import type { Principal } from '../principal';
 import type { Reply } from '../route';
-import { executeRoutes } from '../routes/execute';
+import type { WalletExecuteBody } from '../../schema/http/execute';
+import { executeWalletPayment } from './wallet-execute';
 import { compile, check } from '../validation';
 
 export interface ToolCallRequest {
@@ -73,10 +72,9 @@ async function payingCall(deps: AppDeps, principal: Principal, session: SessionR
     orgId: principal.orgId, projectId: principal.projectId, sessionId: session.id, serverId: tool.serverId, toolName: tool.name,
     input: { wallet_id: walletId, ...body }, attemptId: body.attempt_id, routing: { engine: 'wallet_execute', wallet_id: walletId },
   });
-  const execute = executeRoutes.find((r) => r.operationId === 'executeWalletPayment')!;
   let reply: Reply;
   try {
-    reply = await execute.handler({ deps, principal, params: { id: walletId }, body, query: {}, requestId, ctx: undefined as never });
+    reply = await executeWalletPayment(deps, principal, walletId, body as WalletExecuteBody, requestId);
   } catch (error) {
     // The row of an earlier presentation is that call's (its outcome is the attempt's), and an attempt still
     // running leaves this one running until it is presented again. Any other refusal means the attempt
@@ -114,7 +112,10 @@ async function gatedCall(deps: AppDeps, principal: Principal, session: SessionRo
     return { status: 403, call, denial: { ...flatDenial(gate.denial), tool_call_id: toolCallId(call) } };
   }
   if (gate.kind === 'hold') {
-    await startApprovalHold(deps, principal, gate.approval.id, gate.approval.expires_at, held);
+    await startApprovalHold(deps.temporal, {
+      approvalId: gate.approval.id, orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment,
+      kind: TOOL_CALL_KIND, payload: { ...held }, expiresAt: gate.approval.expires_at,
+    });
     const approval = { id: gate.approval.id, expires_at: gate.approval.expires_at };
     const call = await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: 'approval_required', approval_id: approval.id } }, errorCode: 'approval_required', approvalId: approval.id });
     return { status: 403, call, denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) } };
@@ -162,19 +163,3 @@ async function dispatch(deps: AppDeps, principal: Principal, tool: ToolSpec, arg
   throw new Error(`No dispatch for the gateway operation ${tool.dispatch.operation}`);
 }
 
-/** The hold waits for a decision or its expiry; a retried start finds the running one. */
-async function startApprovalHold(deps: AppDeps, principal: Principal, approvalId: string, expiresAt: string, held: HeldToolCall): Promise<void> {
-  try {
-    await deps.temporal.client.workflow.start('approvalHold', {
-      workflowId: workflowIds.approval(approvalId), taskQueue: deps.temporal.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ approvalId, orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, kind: TOOL_CALL_KIND, payload: held, expiresAt }],
-      typedSearchAttributes: [
-        { key: SEARCH_ATTRIBUTES.OrgId, value: principal.orgId },
-        { key: SEARCH_ATTRIBUTES.ProjectId, value: principal.projectId },
-        { key: SEARCH_ATTRIBUTES.Environment, value: principal.environment },
-      ],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}

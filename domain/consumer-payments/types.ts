@@ -6,7 +6,7 @@ import type { DeniedBy } from '../policies/denial';
 /** The approval kind the approval-hold workflow replays as a consumer spend (workflows/replays.ts). */
 export const CONSUMER_SPEND_KIND = 'consumer.spend';
 
-export type { AuditStatus, AuditStep } from '../attempts/audit';
+export type { AuditStep } from '../attempts/audit';
 
 export type SpendRail = 'pix' | 'ted';
 

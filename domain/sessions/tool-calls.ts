@@ -120,8 +120,3 @@ export async function listToolCalls(
   return [...rows];
 }
 
-/** Calls of a session in the trailing window: what its rate limit counts, agreed on by every API process. */
-export async function recentCallCount(db: CommonQueryMethods, sessionId: string, windowSeconds: number): Promise<number> {
-  return db.oneFirst(sql.type(z.object({ n: z.number() }))`
-    SELECT count(*)::int AS n FROM tool_calls WHERE session_id = ${sessionId} AND called_at > now() - make_interval(secs => ${windowSeconds})`);
-}

@@ -24,7 +24,7 @@ export interface SpendInput {
   approvalId?: string;
 }
 
-export type { AuditStatus, AuditStep } from '../attempts/audit';
+export type { AuditStep } from '../attempts/audit';
 
 export type SpendStatus = 'completed' | 'denied' | 'requires-approval' | 'failed';
 
