@@ -28,6 +28,9 @@ const READY: Record<GatewayProcessKind, RegExp> = {
   worker: /gateway worker polling/,
 };
 
+/** Thrown by a readiness check that can never succeed (the process exited): waitFor gives up at once. */
+export class GaveUp extends Error {}
+
 export async function waitFor(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -35,6 +38,7 @@ export async function waitFor(what: string, timeoutMs: number, check: () => Prom
     try {
       if (await check()) return;
     } catch (error) {
+      if (error instanceof GaveUp) throw error;
       lastError = error;
     }
     if (Date.now() > deadline) {

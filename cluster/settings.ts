@@ -21,7 +21,8 @@ function whole(name: string, raw: string | undefined, fallback: number, min: num
 }
 
 export function clusterSettings(env: NodeJS.ProcessEnv, flags: { workers?: string; apis?: string; shards?: string }): ClusterSettings {
-  const frontend = whole('TEMPORAL_CLUSTER_PORT', env.TEMPORAL_CLUSTER_PORT, 7333, 1, 65_000);
+  // Membership ports (gRPC + 100) are stored as a PostgreSQL smallint by Temporal.
+  const frontend = whole('TEMPORAL_CLUSTER_PORT', env.TEMPORAL_CLUSTER_PORT, 7333, 1, 32_600);
   return {
     workers: whole('--workers (GATEWAY_CLUSTER_WORKERS)', flags.workers ?? env.GATEWAY_CLUSTER_WORKERS, 2, 1, 64),
     apis: whole('--apis (GATEWAY_CLUSTER_APIS)', flags.apis ?? env.GATEWAY_CLUSTER_APIS, 2, 1, 64),

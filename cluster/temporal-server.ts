@@ -12,7 +12,7 @@ import { ensureDatabase } from '../local/postgres';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../temporal-dev/dev-server';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../temporal-dev/search-attributes';
 import { ensureTemporalServer } from './binaries';
-import { stopChild, waitFor } from './processes';
+import { GaveUp, stopChild, waitFor } from './processes';
 
 export interface TemporalServerOptions {
   /** Holds the generated config files and the server's log. */
@@ -155,6 +155,18 @@ function checkShards(dataDir: string, shards: number): void {
 
 const GRPC_ALREADY_EXISTS = 6;
 
+// The last error lines of the server's JSON log, without their stack traces.
+function tail(file: string): string {
+  return readFileSync(file, 'utf8').trim().split('\n').slice(-5).map((line) => {
+    try {
+      const entry = JSON.parse(line) as { level?: string; msg?: string; error?: string };
+      return `${entry.level}: ${entry.msg}${entry.error ? ` (${entry.error})` : ''}`;
+    } catch {
+      return line;
+    }
+  }).join('\n');
+}
+
 async function registerNamespace(address: string, namespace: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
@@ -191,13 +203,14 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   const configFile = path.join(options.dataDir, 'temporal.yaml');
   writeFileSync(dynamicConfigFile, dynamicConfig());
   writeFileSync(configFile, serverConfig(options, databases, dynamicConfigFile), { mode: 0o600 });
-  const logFd = openSync(path.join(options.dataDir, 'temporal.log'), 'a');
+  const logFile = path.join(options.dataDir, 'temporal.log');
+  const logFd = openSync(logFile, 'a');
   const child = spawn(binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', logFd, logFd] });
   closeSync(logFd);
   const address = `127.0.0.1:${options.ports.frontend}`;
   try {
     await waitFor('Temporal frontend', 120_000, async () => {
-      if (child.exitCode !== null) throw new Error(`Temporal server exited with ${child.exitCode}; see ${path.join(options.dataDir, 'temporal.log')}`);
+      if (child.exitCode !== null) throw new GaveUp(`Temporal server exited with ${child.exitCode}; the end of ${logFile}:\n${tail(logFile)}`);
       const connection = await Connection.connect({ address, connectTimeout: 1_000 }).catch(() => undefined);
       if (!connection) return false;
       const healthy = await connection.healthService.check({}).then(() => true, () => false);

@@ -6,7 +6,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ensureTemporalUi } from './binaries';
-import { stopChild, waitFor } from './processes';
+import { GaveUp, stopChild, waitFor } from './processes';
 
 export interface TemporalUiOptions {
   dataDir: string;
@@ -47,7 +47,7 @@ export async function startTemporalUi(options: TemporalUiOptions): Promise<Runni
   closeSync(logFd);
   try {
     await waitFor('Temporal UI', 30_000, () => new Promise<boolean>((resolve, reject) => {
-      if (child.exitCode !== null) return reject(new Error(`Temporal UI exited with ${child.exitCode}; see ${path.join(options.dataDir, 'ui.log')}`));
+      if (child.exitCode !== null) return reject(new GaveUp(`Temporal UI exited with ${child.exitCode}; see ${path.join(options.dataDir, 'ui.log')}`));
       const socket = net.connect(options.port, '127.0.0.1');
       socket.once('connect', () => {
         socket.destroy();
