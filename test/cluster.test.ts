@@ -47,7 +47,7 @@ beforeAll(async () => {
   shared = gatewayClient(cluster.url, serviceToken);
   perApi = cluster.apis.map((api) => gatewayClient(api.url!, serviceToken));
   payments = cluster.mocks.payments as PaymentsMock;
-}, 15 * 60_000); // the first run on a machine builds the Temporal server (about 4 minutes on 2 cores)
+}, 30 * 60_000); // the first run in a checkout builds the Temporal server: 5-20 minutes on 2 cores, then cached in .cluster/bin
 
 afterAll(async () => {
   await cluster?.stop();
