@@ -93,5 +93,16 @@ export async function startGatewayProcess(kind: GatewayProcessKind, name: string
     await stopChild(child, 2_000);
     throw error;
   });
-  return { kind, name, pid: child.pid!, logFile, url, stop: () => stopChild(child) };
+  let stopping = false;
+  // Nothing restarts a process that dies: say so where the operator is looking.
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`${name} exited (${code ?? signal}); see ${logFile}\n`);
+  });
+  return {
+    kind, name, pid: child.pid!, logFile, url,
+    stop: () => {
+      stopping = true;
+      return stopChild(child);
+    },
+  };
 }
