@@ -32,8 +32,17 @@ export class KeyCache {
     this.entries.set(keyHash, { credential, expiresAt: Date.now() + ttl });
   }
 
+  /** Set by the revocation listener: resolves once every API process has dropped the key. */
+  awaitEviction: ((keyHash: string) => Promise<void>) | undefined;
+
   evict(keyHash: string): void {
     this.entries.delete(keyHash);
+  }
+
+  /** Drops a revoked key here and waits until every other API process has dropped it too. */
+  async revoked(keyHash: string): Promise<void> {
+    this.evict(keyHash);
+    await this.awaitEviction?.(keyHash);
   }
 
   /** Drops every key of a project, for deletes that cascade to keys. */

@@ -84,7 +84,7 @@ export const operatorRoutes: AnyRoute[] = [
     async handler({ deps, principal, params }) {
       const scope = principal.projectId ? await targetProject(deps, principal, null) : null;
       const { row, keyHash } = await revokeApiKey(deps.db, params.id, scope?.org_id ?? null);
-      deps.keyCache.evict(keyHash);
+      await deps.keyCache.revoked(keyHash);
       return { body: presentKey(row) };
     },
   }),
