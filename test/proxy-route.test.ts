@@ -192,6 +192,7 @@ describe('what proxy_execute refuses, sending nothing', () => {
   it('refuses malformed input with invalid_body', async () => {
     for (const body of [{ server_id: 'pix-psp', method: 'TRACE', path: '/x' }, { server_id: 'pix-psp', method: 'GET', path: 'x' },
       { server_id: 'pix-psp', method: 'GET', path: '/x', headers: { 'bad header': 'v' } }, { server_id: 'pix-psp', method: 'GET', path: '/x', headers: { a: 'v\r\nx: y' } },
+      { server_id: 'pix-psp', method: 'GET', path: '/x', headers: { a: 'caf\u00e9 \u2615' } },
       { server_id: 'pix-psp', method: 'POST', path: '/x', body: 'a', body_base64: 'YQ==' }]) {
       const r = await proxy(session, body);
       expect([r.status, r.body.error.code]).toEqual([400, 'invalid_body']);

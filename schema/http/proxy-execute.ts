@@ -2,11 +2,12 @@
 // providers (validated) and the provider's answer as the gateway hands it back (documented).
 import type { JsonSchema } from './json-schema';
 
-export const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
-export const PROXY_MAX_TIMEOUT_MS = 30_000;
+const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+const PROXY_MAX_TIMEOUT_MS = 30_000;
 
 const HeaderName: JsonSchema = { type: 'string', pattern: '^[!#$%&\'*+.^_`|~0-9A-Za-z-]{1,100}$' };
-const HeaderValue: JsonSchema = { type: 'string', maxLength: 8192, pattern: '^[^\\r\\n\\u0000]*$' };
+// What Node's HTTP client will put on the wire: tab, visible ASCII, space and Latin-1 (it throws on anything else).
+const HeaderValue: JsonSchema = { type: 'string', maxLength: 8192, pattern: '^[\\t\\u0020-\\u007e\\u0080-\\u00ff]*$' };
 
 export const ProxyExecuteBody: JsonSchema = {
   type: 'object', required: ['server_id', 'method', 'path'], additionalProperties: false,
