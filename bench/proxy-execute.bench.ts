@@ -1,7 +1,8 @@
 // proxy_execute's overhead on the real stack: one injected upstream call (POST to the api_key mock,
 // the vault credential opened and injected by the gateway) against the same call sent straight to the
 // mock with the key in hand, both measured in the same run; the gap is the gateway's overhead
-// (issue target: p50 under 2 ms). Sequential calls show it bare; concurrency 32 shows it under load.
+// (issue target: p50 under 2 ms). Sequential calls show it bare; concurrency 32 shows it under load; an
+// authenticated one-query read of the same run is the API's floor, with no upstream at all.
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, type LoadResult } from './support/load';
@@ -29,7 +30,12 @@ async function main(): Promise<void> {
   });
   if (probe.status !== 200 || probe.body.status !== 200) throw new Error(`proxy probe failed: ${probe.text}`);
 
-  const lines: string[] = [];
+  // The API's own floor in the same run: an authenticated one-query read, no upstream at all.
+  const floor = await spawnLoad({
+    label: 'GET /v1/sessions/{id} (c=1, no upstream)', url: `${stack.url}/v1/sessions/${opened.body.id}`,
+    headers: { Authorization: `Bearer ${tenant.key}` }, total: Math.ceil(TOTAL / 2), concurrency: 1, warmup: 500,
+  });
+  const lines: string[] = [formatResult(floor)];
   for (const concurrency of CONCURRENCIES) {
     const total = concurrency === 1 ? Math.ceil(TOTAL / 2) : TOTAL;
     const direct = await spawnLoad({

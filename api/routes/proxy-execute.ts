@@ -51,14 +51,17 @@ function presentBody(answer: ProxyAnswer): { body: unknown; body_encoding: 'json
 }
 
 async function execute(deps: AppDeps, principal: Principal, sessionId: string, body: ProxyExecuteBodyValues) {
-  const session = await getSession(deps.db, principal.orgId, principal.projectId, sessionId);
+  const server = catalogServer(body.server_id);
+  // The session and the project's connection are read together: one round trip less on every call.
+  const [session, connection] = await Promise.all([
+    getSession(deps.db, principal.orgId, principal.projectId, sessionId),
+    server && server.auth_type !== 'none' ? currentConnection(deps.db, principal, server.id) : null,
+  ]);
   requireActive(session);
   if (!session.servers.includes(body.server_id)) {
     throw new ApiError(404, 'server_not_in_session', `The session has no server "${body.server_id}"`, { server_id: body.server_id, servers: session.servers });
   }
-  const server = catalogServer(body.server_id);
   if (!server) throw new ApiError(400, 'server_not_proxyable', `"${body.server_id}" is not a provider with an upstream; call its tools instead`, { server_id: body.server_id });
-  const connection = server.auth_type === 'none' ? null : await currentConnection(deps.db, principal, server.id);
   if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) {
     throw new ApiError(424, 'not_connected', `${server.name} has no active connection in this project`, {
       server_id: server.id, hint: server.auth_type === 'oauth' ? `POST /v1/providers/${server.id}/oauth/authorize` : `POST /v1/providers/${server.id}/connections`,
