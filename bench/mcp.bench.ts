@@ -17,19 +17,23 @@ const TOTAL = Number(process.env.BENCH_REQUESTS ?? 5_000);
 const LISTS = Number(process.env.BENCH_TOOL_LISTS ?? 500);
 const LOOKUP = { pix_key: 'ana@example.com' };
 
-interface ChildJob { url: string; key: string; mode: 'call' | 'list'; total: number; concurrency: number; label: string }
+interface ChildJob { urls: string[]; key: string; mode: 'call' | 'list'; total: number; concurrency: number; label: string }
 
 /** The child: one SDK client on the current (stateless) protocol, driving calls or lists in lanes. */
 async function child(job: ChildJob): Promise<void> {
-  const client = new Client({ name: 'gateway-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(job.url), { requestInit: { headers: { Authorization: `Bearer ${job.key}` } } }));
+  // One client per session URL; lane i drives client i modulo their number.
+  const clients = await Promise.all(job.urls.map(async (url) => {
+    const client = new Client({ name: 'gateway-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${job.key}` } } }));
+    return client;
+  }));
   const once = job.mode === 'call'
-    ? async () => !(await client.callTool({ name: 'pix-psp.pix_key_lookup', arguments: LOOKUP })).isError
-    : async () => (await client.listTools()).tools.length === 200;
+    ? async (_: number, lane: number) => !(await clients[lane % clients.length].callTool({ name: 'pix-psp.pix_key_lookup', arguments: LOOKUP })).isError
+    : async (_: number, lane: number) => (await clients[lane % clients.length].listTools()).tools.length === 200;
   await runLoad('warmup', { total: Math.min(500, job.total), concurrency: job.concurrency }, once);
   const result = await runLoad(job.label, { total: job.total, concurrency: job.concurrency }, once);
   process.stdout.write(`${JSON.stringify(result)}\n`);
-  await client.close();
+  await Promise.all(clients.map((client) => client.close()));
 }
 
 function spawnChild(job: ChildJob): Promise<LoadResult> {
@@ -71,20 +75,25 @@ async function main(): Promise<void> {
     return `${stack.url}/v1/sessions/${r.body.id}/mcp`;
   };
   const callSession = await open(['pix-psp']);
+  const agentSessions = await Promise.all(Array.from({ length: CONCURRENCY }, () => open(['pix-psp'])));
   const listSession = await open(['postal-codes']);
 
   const direct = await spawnLoad({
     label: `direct POST /tools/pix_key_lookup (c=${CONCURRENCY})`, url: `${stack.config.providerUrls.auth_api_key}/tools/pix_key_lookup`, method: 'POST',
     headers: { 'x-api-key': API_KEY_SANDBOX.api_key, 'content-type': 'application/json' }, body: JSON.stringify(LOOKUP), total: TOTAL, concurrency: CONCURRENCY, warmup: 500,
   });
-  const viaMcp = await spawnChild({ url: callSession, key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call pix-psp.pix_key_lookup (c=${CONCURRENCY})` });
-  const lists = await spawnChild({ url: listSession, key: tenant.key, mode: 'list', total: LISTS, concurrency: 1, label: 'MCP tools/list, 200 tools (c=1)' });
+  const viaMcp = await spawnChild({ urls: [callSession], key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call, one session (c=${CONCURRENCY})` });
+  // Policies serialize one agent's calls (a session is one agent), so 32 agents are measured apart.
+  const viaMcpAgents = await spawnChild({ urls: agentSessions, key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call, ${CONCURRENCY} sessions (c=${CONCURRENCY})` });
+  const lists = await spawnChild({ urls: [listSession], key: tenant.key, mode: 'list', total: LISTS, concurrency: 1, label: 'MCP tools/list, 200 tools (c=1)' });
 
   console.log(machineLine());
   console.log(`mcp: ${TOTAL} tool calls at concurrency ${CONCURRENCY} (current protocol), ${LISTS} tools/list one at a time`);
   console.log(formatResult(direct));
   console.log(formatResult(viaMcp));
   console.log(`  overhead p50 ${(viaMcp.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcp.p99 - direct.p99).toFixed(2)} ms`);
+  console.log(formatResult(viaMcpAgents));
+  console.log(`  overhead p50 ${(viaMcpAgents.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcpAgents.p99 - direct.p99).toFixed(2)} ms`);
   console.log(formatResult(lists));
   await stack.stop();
 }
