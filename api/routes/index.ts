@@ -30,6 +30,7 @@ import { sessionRoutes } from './sessions';
 import { toolCallRoutes } from './tool-calls';
 import { mcpRoutes } from './mcp';
 import { discoveryRoutes } from './discovery';
+import { proxyExecuteRoutes } from './proxy-execute';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -63,6 +64,7 @@ export function allRoutes(): AnyRoute[] {
     ...toolCallRoutes,
     ...mcpRoutes,
     ...discoveryRoutes,
+    ...proxyExecuteRoutes,
   ];
   return routes;
 }

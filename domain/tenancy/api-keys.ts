@@ -5,7 +5,7 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { sortableId } from '../ids';
 import { generateApiKey, hashApiKey, keyHint } from './api-key-format';
-import { isScope, WILDCARD } from './scopes';
+import { isScope, KEY_UNGRANTABLE_SCOPES, WILDCARD } from './scopes';
 import type { ProjectRow } from './projects';
 
 const keyRow = z.object({
@@ -36,6 +36,10 @@ export async function createApiKey(
   const scopes = input.scopes === undefined ? [WILDCARD] : [...new Set(input.scopes)];
   const unknown = scopes.filter((scope) => scope !== WILDCARD && !isScope(scope));
   if (unknown.length > 0) throw new ApiError(400, 'invalid_body', `Unknown scope: ${unknown.join(', ')}`, { scopes: unknown });
+  const ungrantable = scopes.filter((scope) => (KEY_UNGRANTABLE_SCOPES as readonly string[]).includes(scope));
+  if (ungrantable.length > 0) {
+    throw new ApiError(400, 'scope_not_grantable', `${ungrantable.join(', ')} cannot be listed on a restricted key; create the key without a scope list`, { scopes: ungrantable });
+  }
   const key = generateApiKey(project.environment);
   const row = await db.one(sql.type(keyRow)`
     INSERT INTO api_keys (id, org_id, project_id, name, key_hash, key_hint, environment, scopes)

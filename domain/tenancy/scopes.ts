@@ -15,3 +15,9 @@ export const WILDCARD = '*';
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/**
+ * Enforced on its route but never listed on a restricted key (spec: Authentication 4), so only an
+ * unrestricted key, or an OAuth grant made with one, can send raw requests with stored credentials.
+ */
+export const KEY_UNGRANTABLE_SCOPES: readonly Scope[] = ['proxy:execute'];

@@ -1,0 +1,111 @@
+// The hosted MCP endpoint on the real stack, with the SDK's own Client over a real port (run in a child
+// process, so the client does not share the gateway's event loop): a non-paying provider tool called
+// through MCP beside the same call sent straight to the mock, at concurrency 32, same run (issue target:
+// overhead p50 under 3 ms, p99 under 10 ms); and tools/list for a session with 200 tools (target: p50
+// under 5 ms). Every call goes the whole tool-call path: session, limits, schema, policy, vault, record, event.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { catalogServer } from '../domain/providers/catalog';
+import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
+import { startBenchStack } from './support/stack';
+import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
+import { spawnLoad } from './support/spawn-load';
+
+const CONCURRENCY = 32;
+const TOTAL = Number(process.env.BENCH_REQUESTS ?? 5_000);
+const LISTS = Number(process.env.BENCH_TOOL_LISTS ?? 500);
+const LOOKUP = { pix_key: 'ana@example.com' };
+
+interface ChildJob { urls: string[]; key: string; mode: 'call' | 'list'; total: number; concurrency: number; label: string }
+
+/** The child: one SDK client on the current (stateless) protocol, driving calls or lists in lanes. */
+async function child(job: ChildJob): Promise<void> {
+  // One client per session URL; lane i drives client i modulo their number.
+  const clients = await Promise.all(job.urls.map(async (url) => {
+    const client = new Client({ name: 'gateway-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${job.key}` } } }));
+    return client;
+  }));
+  const once = job.mode === 'call'
+    ? async (_: number, lane: number) => !(await clients[lane % clients.length].callTool({ name: 'pix-psp.pix_key_lookup', arguments: LOOKUP })).isError
+    : async (_: number, lane: number) => (await clients[lane % clients.length].listTools()).tools.length === 200;
+  await runLoad('warmup', { total: Math.min(500, job.total), concurrency: job.concurrency }, once);
+  const result = await runLoad(job.label, { total: job.total, concurrency: job.concurrency }, once);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  await Promise.all(clients.map((client) => client.close()));
+}
+
+function spawnChild(job: ChildJob): Promise<LoadResult> {
+  const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx');
+  return new Promise((resolve, reject) => {
+    execFile(tsx, [__filename, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`${error.message}\n${stderr}`));
+      resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
+    });
+  });
+}
+
+/**
+ * Tenant tool servers do not exist yet, so the 200-tool session is built from the catalog: the public
+ * postal-codes server is given 199 more read tools in this process, where the API under test reads them.
+ */
+function postalCodesWith200Tools(): void {
+  const server = catalogServer('postal-codes')!;
+  for (let i = server.tools.length; i < 200; i++) {
+    server.tools.push({
+      name: `lookup_${i}`, description: `Postal lookup variant ${i}: resolves a CEP to its street, district and city.`, moves_money: false,
+      input_schema: { type: 'object', required: ['cep'], additionalProperties: false, properties: { cep: { type: 'string', pattern: '^[0-9]{8}$' }, detail: { enum: ['short', 'full'] } } },
+    });
+  }
+}
+
+async function main(): Promise<void> {
+  postalCodesWith200Tools();
+  const stack = await startBenchStack();
+  const tenant = await stack.createTenant();
+  const connected = await stack.request('POST', '/v1/providers/pix-psp/connections', { key: tenant.key, body: { credentials: API_KEY_SANDBOX } });
+  if (connected.status !== 201) throw new Error(connected.text);
+  // The default per-session minute limit (600) would refuse most of the run.
+  const limits = await stack.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, { key: tenant.key, body: { session_tool_calls_per_minute: 100_000 } });
+  if (limits.status !== 200) throw new Error(limits.text);
+  const open = async (servers: string[]) => {
+    const r = await stack.request('POST', '/v1/sessions', { key: tenant.key, body: { servers } });
+    if (r.status !== 201) throw new Error(r.text);
+    return `${stack.url}/v1/sessions/${r.body.id}/mcp`;
+  };
+  const callSession = await open(['pix-psp']);
+  const agentSessions = await Promise.all(Array.from({ length: CONCURRENCY }, () => open(['pix-psp'])));
+  const listSession = await open(['postal-codes']);
+
+  const direct = await spawnLoad({
+    label: `direct POST /tools/pix_key_lookup (c=${CONCURRENCY})`, url: `${stack.config.providerUrls.auth_api_key}/tools/pix_key_lookup`, method: 'POST',
+    headers: { 'x-api-key': API_KEY_SANDBOX.api_key, 'content-type': 'application/json' }, body: JSON.stringify(LOOKUP), total: TOTAL, concurrency: CONCURRENCY, warmup: 500,
+  });
+  const viaMcp = await spawnChild({ urls: [callSession], key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call, one session (c=${CONCURRENCY})` });
+  // Policies serialize one agent's calls (a session is one agent), so 32 agents are measured apart.
+  const viaMcpAgents = await spawnChild({ urls: agentSessions, key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call, ${CONCURRENCY} sessions (c=${CONCURRENCY})` });
+  const lists = await spawnChild({ urls: [listSession], key: tenant.key, mode: 'list', total: LISTS, concurrency: 1, label: 'MCP tools/list, 200 tools (c=1)' });
+
+  console.log(machineLine());
+  console.log(`mcp: ${TOTAL} tool calls at concurrency ${CONCURRENCY} (current protocol), ${LISTS} tools/list one at a time`);
+  console.log(formatResult(direct));
+  console.log(formatResult(viaMcp));
+  console.log(`  overhead p50 ${(viaMcp.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcp.p99 - direct.p99).toFixed(2)} ms`);
+  console.log(formatResult(viaMcpAgents));
+  console.log(`  overhead p50 ${(viaMcpAgents.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcpAgents.p99 - direct.p99).toFixed(2)} ms`);
+  console.log(formatResult(lists));
+  await stack.stop();
+}
+
+if (process.argv[2]) {
+  child(JSON.parse(process.argv[2]) as ChildJob).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+} else {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
