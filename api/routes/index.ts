@@ -30,6 +30,7 @@ import { sessionRoutes } from './sessions';
 import { toolCallRoutes } from './tool-calls';
 import { mcpRoutes } from './mcp';
 import { discoveryRoutes } from './discovery';
+import { paymentLinkRoutes } from './payment-links';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -63,6 +64,7 @@ export function allRoutes(): AnyRoute[] {
     ...toolCallRoutes,
     ...mcpRoutes,
     ...discoveryRoutes,
+    ...paymentLinkRoutes,
   ];
   return routes;
 }
