@@ -31,6 +31,7 @@ import { toolCallRoutes } from './tool-calls';
 import { mcpRoutes } from './mcp';
 import { discoveryRoutes } from './discovery';
 import { paymentLinkRoutes } from './payment-links';
+import { payRoutes } from './pay';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -65,6 +66,7 @@ export function allRoutes(): AnyRoute[] {
     ...mcpRoutes,
     ...discoveryRoutes,
     ...paymentLinkRoutes,
+    ...payRoutes,
   ];
   return routes;
 }

@@ -1,0 +1,85 @@
+// The buyer's side of a payment link, public and outside the OpenAPI document (the spec shows no buyer
+// operations): open a payment over a rail, read its status, and the PSP's notice of a paid Pix charge.
+// Opening a payment reserves one of the link's uses before any money can move.
+import { ApiError } from '../../domain/errors';
+import { findLinkPaymentByRailRef, getLinkPayment, LINK_CHARGE_SECONDS, reserveLinkPayment, type LinkPaymentRow } from '../../domain/payment-links/payments';
+import { findLinkBySlug } from '../../domain/payment-links/links';
+import { answerIsStored } from '../../orchestration/errors';
+import { noteLinkRailNotice, startLinkPayment } from '../../orchestration/link-payments';
+import type { JsonSchema } from '../../schema/http/json-schema';
+import type { AppDeps } from '../deps';
+import { publicOrigin } from '../public-origin';
+import { route, type AnyRoute } from '../route';
+
+const tags = ['Payment links'];
+export const PIX_NOTICE_PATH = '/webhooks/pix/link-payments';
+
+const PaymentOpen: JsonSchema = { type: 'object', required: ['rail'], additionalProperties: false, properties: { rail: { enum: ['pix', 'x402'] } } };
+const PixNotice: JsonSchema = {
+  type: 'object', required: ['pix'],
+  properties: { pix: { type: 'array', maxItems: 100, items: { type: 'object', required: ['txid'], properties: { txid: { type: 'string', maxLength: 35 } } } } },
+};
+
+export function presentLinkPayment(row: LinkPaymentRow): Record<string, unknown> {
+  return {
+    payment_id: row.id, link_id: row.link_id, rail: row.rail, status: row.status, currency: row.currency, amount_minor: row.amount_minor.toString(),
+    ...(row.rail === 'pix' ? { pix: { txid: row.rail_ref, br_code: row.pay_code } } : {}),
+    created_at: row.created_at, settled_at: row.settled_at,
+  };
+}
+
+async function openPayment(deps: AppDeps, slug: string, rail: 'pix' | 'x402', origin: string): Promise<LinkPaymentRow> {
+  if (rail === 'x402') throw new ApiError(501, 'not_wired', 'The x402 rail is not available for link payments yet');
+  const payment = await reserveLinkPayment(deps.db, slug, rail);
+  const link = (await findLinkBySlug(deps.db, slug))!;
+  try {
+    await startLinkPayment(deps.temporal, {
+      paymentId: payment.id, linkId: payment.link_id, orgId: payment.org_id, projectId: payment.project_id, environment: payment.environment,
+      description: link.title, expiresInSeconds: LINK_CHARGE_SECONDS, notificationUrl: `${origin}${PIX_NOTICE_PATH}`,
+      rail, amountMinor: payment.amount_minor,
+    });
+  } catch (error) {
+    // The workflow ended (the charge was refused) before answering: what it stored says what happened.
+    if (!answerIsStored(error)) throw error;
+  }
+  const stored = (await getLinkPayment(deps.db, payment.id))!;
+  if (stored.status === 'pending' && stored.pay_code) return stored;
+  throw new ApiError(502, 'provider_error', 'The payment provider could not open the charge; the link was not charged, try again', { payment_status: stored.status });
+}
+
+export const payRoutes: AnyRoute[] = [
+  route<{ rail: 'pix' | 'x402' }, unknown, { slug: string }, 'public'>({
+    method: 'post', path: '/pay/:slug/payments', auth: 'public', scope: null, tags, undocumented: true,
+    operationId: 'openLinkPayment', summary: 'Open a payment of a link over one rail (reserves a use)',
+    body: PaymentOpen,
+    responses: { 201: { description: 'The pending payment and what to pay it with' } },
+    async handler({ deps, params, body, ctx }) {
+      const payment = await openPayment(deps, params.slug, body.rail, publicOrigin(deps.config, ctx));
+      return { status: 201, body: presentLinkPayment(payment) };
+    },
+  }),
+  route<unknown, unknown, { slug: string; id: string }, 'public'>({
+    method: 'get', path: '/pay/:slug/payments/:id', auth: 'public', scope: null, tags, undocumented: true,
+    operationId: 'getLinkPayment', summary: 'A link payment\'s status',
+    responses: { 200: { description: 'The payment' } },
+    async handler({ deps, params }) {
+      const [link, payment] = await Promise.all([findLinkBySlug(deps.db, params.slug), getLinkPayment(deps.db, params.id)]);
+      if (!link || !payment || payment.link_id !== link.id) throw new ApiError(404, 'not_found', 'Payment not found');
+      return { body: presentLinkPayment(payment) };
+    },
+  }),
+  route<{ pix: Array<{ txid: string }> }, unknown, Record<string, string>, 'public'>({
+    method: 'post', path: PIX_NOTICE_PATH, auth: 'public', scope: null, tags: ['Inbound webhooks'], undocumented: true,
+    operationId: 'pixLinkPaymentNotice', summary: 'The PSP\'s notice of paid Pix charges (a hint: the workflow asks the PSP)',
+    body: PixNotice,
+    responses: { 200: { description: 'Received' } },
+    async handler({ deps, body }) {
+      let noted = 0;
+      for (const { txid } of body.pix) {
+        const payment = await findLinkPaymentByRailRef(deps.db, txid);
+        if (payment && payment.status === 'pending' && (await noteLinkRailNotice(deps.temporal, payment.link_id, payment.id))) noted++;
+      }
+      return { body: { received: true, noted } };
+    },
+  }),
+];
