@@ -9,7 +9,8 @@ import { noteLinkRailNotice, startLinkPayment } from '../../orchestration/link-p
 import type { JsonSchema } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
 import { publicOrigin } from '../public-origin';
-import { route, type AnyRoute } from '../route';
+import { payPageHeaders, renderMissingPage, renderPayPage } from '../pages/pay';
+import { route, type AnyRoute, type Reply } from '../route';
 
 const tags = ['Payment links'];
 export const PIX_NOTICE_PATH = '/webhooks/pix/link-payments';
@@ -47,7 +48,49 @@ async function openPayment(deps: AppDeps, slug: string, rail: 'pix' | 'x402', or
   throw new ApiError(502, 'provider_error', 'The payment provider could not open the charge; the link was not charged, try again', { payment_status: stored.status });
 }
 
+const REFUSALS: Record<string, string> = {
+  paused: 'This payment link is paused and cannot be paid right now.',
+  void: 'This payment link was closed.',
+  paid: 'This payment link has already been paid.',
+  expired: 'This payment link has expired.',
+  max_uses_reached: 'This payment link has reached its number of payments.',
+  rail_not_accepted: 'This payment link does not accept that way of paying.',
+};
+
+const page = (status: number, body: string): Reply => ({ status, body, type: 'text/html; charset=utf-8', headers: payPageHeaders });
+
 export const payRoutes: AnyRoute[] = [
+  route<unknown, unknown, { slug: string }, 'public'>({
+    method: 'get', path: '/pay/:slug', auth: 'public', scope: null, tags, undocumented: true,
+    operationId: 'payPage', summary: 'The pay page of a link',
+    responses: { 200: { description: 'HTML', contentType: 'text/html' } },
+    async handler({ deps, params }) {
+      const link = await findLinkBySlug(deps.db, params.slug);
+      if (!link) return page(404, renderMissingPage());
+      const reason = link.status !== 'active' ? link.status : !link.active ? 'paused' : null;
+      return page(200, await renderPayPage({ link, refusal: reason ? REFUSALS[reason] : null, pix: null }));
+    },
+  }),
+  route<{ rail: 'pix' }, unknown, { slug: string }, 'public'>({
+    method: 'post', path: '/pay/:slug', auth: 'public', scope: null, tags, undocumented: true,
+    operationId: 'payPageSubmit', summary: 'The pay page\'s form: opens a Pix payment and shows its BR Code',
+    body: { type: 'object', required: ['rail'], properties: { rail: { const: 'pix' } } }, bodyTypes: ['form'],
+    responses: { 200: { description: 'HTML', contentType: 'text/html' } },
+    onInputError: () => page(400, renderMissingPage()),
+    async handler({ deps, params, ctx }) {
+      const link = await findLinkBySlug(deps.db, params.slug);
+      if (!link) return page(404, renderMissingPage());
+      try {
+        const payment = await openPayment(deps, params.slug, 'pix', publicOrigin(deps.config, ctx));
+        return page(200, await renderPayPage({ link, refusal: null, pix: { paymentId: payment.id, brCode: payment.pay_code! } }));
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500 && error.code !== 'provider_error') throw error;
+        if (error.status === 404) return page(404, renderMissingPage());
+        const reason = typeof error.details?.reason === 'string' ? error.details.reason : null;
+        return page(error.status, await renderPayPage({ link, refusal: reason ? REFUSALS[reason] : 'The payment could not be started; please try again.', pix: null }));
+      }
+    },
+  }),
   route<{ rail: 'pix' | 'x402' }, unknown, { slug: string }, 'public'>({
     method: 'post', path: '/pay/:slug/payments', auth: 'public', scope: null, tags, undocumented: true,
     operationId: 'openLinkPayment', summary: 'Open a payment of a link over one rail (reserves a use)',
