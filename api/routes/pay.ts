@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps';
 import { publicOrigin } from '../public-origin';
 import { payPageHeaders, renderMissingPage, renderPayPage } from '../pages/pay';
 import { route, type AnyRoute, type Reply } from '../route';
+import { openEventStream } from '../sse/event-stream';
 
 const tags = ['Payment links'];
 export const PIX_NOTICE_PATH = '/webhooks/pix/link-payments';
@@ -56,6 +57,31 @@ const REFUSALS: Record<string, string> = {
   max_uses_reached: 'This payment link has reached its number of payments.',
   rail_not_accepted: 'This payment link does not accept that way of paying.',
 };
+
+const TERMINAL = new Set(['succeeded', 'failed', 'expired']);
+const STATUS_POLL_MS = 250;
+
+/** The payment's states as server-sent events: the current one at once, each change, and the terminal one. */
+function statusStream(deps: AppDeps, first: LinkPaymentRow): Reply {
+  const events = openEventStream(deps.config.sse);
+  let last = '';
+  const emit = (row: LinkPaymentRow) => {
+    if (row.status === last) return;
+    last = row.status;
+    if (TERMINAL.has(row.status)) events.finish('status', presentLinkPayment(row));
+    else events.send('status', presentLinkPayment(row));
+  };
+  emit(first);
+  const watch = async () => {
+    while (!events.closed() && !TERMINAL.has(last)) {
+      await new Promise((resolve) => setTimeout(resolve, STATUS_POLL_MS));
+      const row = await getLinkPayment(deps.db, first.id);
+      if (row) emit(row);
+    }
+  };
+  watch().catch(() => events.finish('error', { error: { code: 'internal_error', message: 'The status stream stopped' } }));
+  return { status: 200, body: events.stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' } };
+}
 
 const page = (status: number, body: string): Reply => ({ status, body, type: 'text/html; charset=utf-8', headers: payPageHeaders });
 
@@ -109,6 +135,17 @@ export const payRoutes: AnyRoute[] = [
       const [link, payment] = await Promise.all([findLinkBySlug(deps.db, params.slug), getLinkPayment(deps.db, params.id)]);
       if (!link || !payment || payment.link_id !== link.id) throw new ApiError(404, 'not_found', 'Payment not found');
       return { body: presentLinkPayment(payment) };
+    },
+  }),
+  route<unknown, unknown, { slug: string; id: string }, 'public'>({
+    method: 'get', path: '/pay/:slug/payments/:id/events', auth: 'public', scope: null, tags, undocumented: true,
+    operationId: 'streamLinkPayment', summary: 'A link payment\'s states as server-sent events',
+    description: 'text/event-stream: `status` events (the current state at once, then each change), `heartbeat` every 15 s; closes 5 s after a terminal state (`succeeded`, `failed`, `expired`).',
+    responses: { 200: { description: 'Server-sent events', contentType: 'text/event-stream' } },
+    async handler({ deps, params }) {
+      const [link, payment] = await Promise.all([findLinkBySlug(deps.db, params.slug), getLinkPayment(deps.db, params.id)]);
+      if (!link || !payment || payment.link_id !== link.id) throw new ApiError(404, 'not_found', 'Payment not found');
+      return statusStream(deps, payment);
     },
   }),
   route<{ pix: Array<{ txid: string }> }, unknown, Record<string, string>, 'public'>({
