@@ -8,6 +8,7 @@ import { computeCRC } from 'pix-utils/dist/main/crc';
 import { crc16Hex } from '../domain/pix/crc16';
 import { readTlv } from '../domain/pix/emv-tlv';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
+import { workflowIds } from '../workflows/ids';
 import { waitFor } from './support/consents';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 
@@ -70,6 +71,11 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
     const opened = await open(slug);
     const forged = await gw.request('POST', '/webhooks/pix/link-payments', { body: { pix: [{ txid: opened.body.pix.txid, valor: '25.90', endToEndId: 'Eforged' }] } });
     expect([forged.status, forged.body.noted]).toEqual([200, 1]);
+    // Once the workflow has asked the PSP (its second activity, after opening the charge), nothing settled.
+    const history = async () => (await gw.env.client.workflow.getHandle(workflowIds.linkPayment(id, opened.body.payment_id)).fetchHistory()).events ?? [];
+    await waitFor(async () => (await history()).filter((e) => e.activityTaskCompletedEventAttributes).length >= 2);
+    expect(await status(slug, opened.body.payment_id)).toBe('pending');
+    expect((await link(id)).use_count).toBe(0);
     // The workflow asked the PSP and found the charge still open; paying it now settles it for real.
     await psp.cobs.pay(opened.body.pix.txid);
     await waitFor(async () => (await status(slug, opened.body.payment_id)) === 'succeeded');

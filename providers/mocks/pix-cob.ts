@@ -96,6 +96,8 @@ export function cobBook(): CobBook {
     async pay(txid) {
       const entry = cobs.get(txid);
       if (!entry || entry.cob.status !== 'ATIVA') throw new Error(`no active charge ${txid}`);
+      // As at a real PSP, a charge past its expiry cannot be paid: no money arrives for a released use.
+      if (Date.now() > Date.parse(entry.cob.calendario.criacao) + entry.cob.calendario.expiracao * 1000) throw new Error(`charge ${txid} expired`);
       const pix = { endToEndId: `E99999008${Date.now()}${randomBytes(4).toString('hex')}`.slice(0, 32), txid, valor: entry.cob.valor.original, horario: new Date().toISOString() };
       entry.cob.status = 'CONCLUIDA';
       entry.cob.pix = [pix];
