@@ -10,6 +10,7 @@ import { readTlv } from '../domain/pix/emv-tlv';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { workflowIds } from '../workflows/ids';
 import { waitFor } from './support/consents';
+import { replayFinished, scheduledActivities } from './support/histories';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 
 describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (temporal) => {
@@ -64,6 +65,10 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
     expect(await link(id)).toMatchObject({ use_count: 1, status: 'active' });
     const events = await eventsOf('payment_link.payment_succeeded', opened.body.payment_id);
     expect(events.map((e) => e.data)).toEqual([expect.objectContaining({ link_id: id, rail: 'pix', amount_minor: '2590', use_count: 1 })]);
+    // The workflow's history replays on the current bundle (no determinism error) and shows its path.
+    const { history, result } = await replayFinished(gw, workflowIds.linkPayment(id, opened.body.payment_id), `link-payment-succeeded.${temporal}`);
+    expect(result).toBe('succeeded');
+    expect(scheduledActivities(history)).toEqual(['openLinkCharge', 'linkChargeState', 'settleLinkPaymentActivity']);
   });
 
   it('settles nothing on a notice the PSP does not back (the gateway asks the PSP)', async () => {
