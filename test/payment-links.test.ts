@@ -129,7 +129,7 @@ describe('payment links', () => {
     expect(Date.parse(expiring.body.expires_at)).toBe(Date.parse(future));
     const expired = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body: { expires_at: '2020-01-01T00:00:00Z' } });
     expect(expired.body.status).toBe('expired');
-    for (const body of [{ accepts: [pixAccept()] }, {}]) {
+    for (const body of [{ accepts: [pixAccept()] }, {}, { expires_at: '0000-01-01T00:00:00Z' }, { expires_at: '2030-01-01T00:00:00+23:00' }]) {
       const refused = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body });
       expect([refused.status, refused.body.error.code]).toEqual([400, 'invalid_body']);
     }

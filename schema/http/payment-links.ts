@@ -56,6 +56,8 @@ export type AcceptInput =
   | { rail: 'pix'; amount: string; currency: 'BRL'; pix: { key?: string; partner_account?: string } };
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+// What PostgreSQL's timestamptz can hold: years 0001-9999 and real UTC offsets (-12:00..+14:00).
+const LinkTimestamp: JsonSchema = { ...Timestamp, pattern: '^(?!0000)[0-9]{4}-.*([Zz]|[+-](0[0-9]|1[0-4]):[0-5][0-9])$' };
 const RedirectUrl: JsonSchema = { type: 'string', format: 'uri', maxLength: 2048 };
 
 export const PaymentLinkCreate: JsonSchema = {
@@ -69,7 +71,7 @@ export const PaymentLinkCreate: JsonSchema = {
     slug: Slug,
     one_time: { type: 'boolean', description: 'Closes (status `paid`) after the first successful payment.' },
     max_uses: { type: 'integer', minimum: 1, maximum: 1_000_000_000 },
-    expires_at: Nullable(Timestamp),
+    expires_at: Nullable(LinkTimestamp),
     redirect_url: Nullable(RedirectUrl),
     metadata: Metadata,
   },
@@ -95,7 +97,7 @@ export const PaymentLinkUpdate: JsonSchema = {
     title: { type: 'string', minLength: 1, maxLength: 200 },
     description: Nullable({ type: 'string', maxLength: 2000 }),
     active: { type: 'boolean', description: '`false` pauses the link (it cannot be paid); `true` resumes it.' },
-    expires_at: Nullable(Timestamp),
+    expires_at: Nullable(LinkTimestamp),
     redirect_url: Nullable(RedirectUrl),
   },
 };
@@ -135,7 +137,7 @@ export const PaymentLink: JsonSchema = {
     status: { enum: ['active', 'paid', 'expired', 'void'] },
     use_count: { type: 'integer' },
     max_uses: { type: ['integer', 'null'] },
-    expires_at: Nullable(Timestamp),
+    expires_at: Nullable(LinkTimestamp),
     redirect_url: { type: ['string', 'null'] },
     active: { type: 'boolean' },
     created_at: Timestamp,
