@@ -93,6 +93,17 @@ describe('the pay page', () => {
     expect(await page.locator('[data-field="br-code"]').count()).toBe(0);
   });
 
+  it('answers a form it did not build with a 400 page and opens no payment', async () => {
+    const link = await newLink();
+    const psp = gw.mocks.pix_psp as PixPspMock;
+    const before = psp.cobs.creates().length;
+    const refused = await gw.request('POST', `/pay/${link.slug}`, { raw: 'rail=card', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('content-type')).toContain('text/html');
+    expect(refused.text).toContain('Payment not started');
+    expect(psp.cobs.creates().length).toBe(before);
+  });
+
   it('answers an unknown slug with a not-found page', async () => {
     const response = await page.goto(`${gw.url}/pay/no-such-link`);
     expect(response?.status()).toBe(404);

@@ -86,6 +86,8 @@ ${x402Section(link)}`;
   return htmlPage({ title: link.title, head: `<style>${STYLE}</style>`, content });
 }
 
-export function renderMissingPage(): string {
-  return htmlPage({ title: 'Payment link not found', head: `<style>${STYLE}</style>`, content: '<h1>Payment link not found</h1><p class="muted">Check the address you were given.</p>' });
+export function renderMessagePage(title: string, text: string): string {
+  return htmlPage({ title, head: `<style>${STYLE}</style>`, content: `<h1>${escapeHtml(title)}</h1><p class="muted">${escapeHtml(text)}</p>` });
 }
+
+export const renderMissingPage = (): string => renderMessagePage('Payment link not found', 'Check the address you were given.');

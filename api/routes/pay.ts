@@ -9,7 +9,7 @@ import { noteLinkRailNotice, startLinkPayment } from '../../orchestration/link-p
 import type { JsonSchema } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
 import { publicOrigin } from '../public-origin';
-import { payPageHeaders, renderMissingPage, renderPayPage } from '../pages/pay';
+import { payPageHeaders, renderMessagePage, renderMissingPage, renderPayPage } from '../pages/pay';
 import { route, type AnyRoute, type Reply } from '../route';
 import { openEventStream } from '../sse/event-stream';
 
@@ -102,7 +102,7 @@ export const payRoutes: AnyRoute[] = [
     operationId: 'payPageSubmit', summary: 'The pay page\'s form: opens a Pix payment and shows its BR Code',
     body: { type: 'object', required: ['rail'], properties: { rail: { const: 'pix' } } }, bodyTypes: ['form'],
     responses: { 200: { description: 'HTML', contentType: 'text/html' } },
-    onInputError: () => page(400, renderMissingPage()),
+    onInputError: () => page(400, renderMessagePage('Payment not started', 'The form was not sent as the page built it; go back to the pay page and try again.')),
     async handler({ deps, params, ctx }) {
       const link = await findLinkBySlug(deps.db, params.slug);
       if (!link) return page(404, renderMissingPage());
