@@ -13,6 +13,7 @@ import { spendActivities } from './spend';
 import { approvalActivities } from './approvals';
 import { reconciliationActivities } from './reconciliation';
 import { toolCallActivities } from './tool-calls';
+import { linkPaymentActivities } from './link-payments';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...oauthActivities(deps.db),
     ...webhookActivities(deps),
     ...toolCallActivities(deps),
+    ...linkPaymentActivities(deps),
   };
 }
 

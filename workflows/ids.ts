@@ -23,4 +23,6 @@ export const workflowIds = {
   oauthSweep: (): string => 'oauth-sweep/run',
   /** One webhook delivery chain, named by its first delivery id. */
   delivery: (chainId: string): string => `delivery/${chainId}`,
+  /** One buyer's payment of a payment link. */
+  linkPayment: (linkId: string, paymentId: string): string => `link-payment/${linkId}/${paymentId}`,
 };

@@ -11,3 +11,4 @@ export { walletReconciliation, reconciliationSweep } from './reconciliation';
 export { oauthCredentialSweep } from './oauth-sweep';
 export { webhookDelivery } from './webhook-delivery';
 export { toolCallReplay } from './tool-call-replay';
+export { linkPayment } from './link-payment';

@@ -31,6 +31,8 @@ import { toolCallRoutes } from './tool-calls';
 import { mcpRoutes } from './mcp';
 import { discoveryRoutes } from './discovery';
 import { proxyExecuteRoutes } from './proxy-execute';
+import { paymentLinkRoutes } from './payment-links';
+import { payRoutes } from './pay';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -65,6 +67,8 @@ export function allRoutes(): AnyRoute[] {
     ...mcpRoutes,
     ...discoveryRoutes,
     ...proxyExecuteRoutes,
+    ...paymentLinkRoutes,
+    ...payRoutes,
   ];
   return routes;
 }

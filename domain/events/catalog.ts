@@ -5,7 +5,7 @@
 
 export type EventArea =
   | 'tools' | 'commerce' | 'payments' | 'receipts' | 'approvals' | 'consumers' | 'contact_verification'
-  | 'consents' | 'mandates' | 'wallets' | 'ledger' | 'oauth' | 'webhooks';
+  | 'consents' | 'mandates' | 'wallets' | 'ledger' | 'oauth' | 'webhooks' | 'payment_links';
 
 export interface EventTypeSpec {
   area: EventArea;
@@ -76,6 +76,10 @@ export const EVENT_CATALOG = {
   // OAuth grants to clients.
   'oauth_grant.created': { area: 'oauth', description: 'An OAuth client was granted access with a pasted API key\'s authority.' },
   'oauth_grant.revoked': { area: 'oauth', description: 'An OAuth grant and every token under it were revoked.' },
+
+  // Payment links: a buyer's payment of a link over one rail.
+  'payment_link.payment_succeeded': { area: 'payment_links', description: 'A buyer paid a payment link; the payment is confirmed by the rail and counted as a use of the link.' },
+  'payment_link.payment_expired': { area: 'payment_links', description: 'A link payment was not paid in time; its reserved use of the link was released.' },
 
   // Webhooks themselves.
   'webhook_endpoint.test': { area: 'webhooks', description: 'A test-fire sent to one endpoint (never fanned out to subscribers).' },

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readJson, sendJson } from './http-kit';
 import { arrivals, scriptBook, type RailScript } from './rail-script';
+import { cobBook, type CobBook } from './pix-cob';
 import type { RunningMock } from './index';
 
 export const PSP_ISPB = '99999008';
@@ -46,6 +47,8 @@ export interface PixPspMock extends RunningMock {
   /** Every initiation request received (retries included). */
   requests(): Array<{ reference: string; idempotencyKey: string }>;
   webhooksSent(): Array<{ url: string; status: number | null; body: unknown }>;
+  /** Dynamic charges (API Pix `cob`): the buyer's payment of one and the notification to the webhook URL. */
+  cobs: CobBook;
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -138,8 +141,10 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     return sendJson(res, 201, payment);
   };
 
+  const cobs = cobBook();
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://mock');
+    if (url.pathname.startsWith('/cob/') || url.pathname.startsWith('/webhook/')) return cobs.handle(req, res, url);
     const dict = /^\/dict\/v2\/keys\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && dict) {
       const key = decodeURIComponent(dict[1]);
@@ -174,5 +179,6 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     payments: () => [...made],
     requests: () => [...received],
     webhooksSent: () => [...webhooks],
+    cobs,
   };
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 /** The test files that drive a browser; the setup provisions Chromium only for runs that include one. */
-export const BROWSER_TESTS = ['test/consent-page.test.ts', 'test/oauth-page.test.ts', 'test/console.test.ts'];
+export const BROWSER_TESTS = ['test/consent-page.test.ts', 'test/oauth-page.test.ts', 'test/console.test.ts', 'test/payment-links-page.test.ts'];
 
 const NAMES = ['chromium', 'chromium-browser'];
 

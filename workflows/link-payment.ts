@@ -1,0 +1,55 @@
+// One buyer's payment of a link (`link-payment/<link>/<payment>`): open the rail's charge, wait for the
+// rail's notice (or look every minute, in case a notice is lost), ask the rail for the charge's state
+// rather than trusting the notice, then settle the payment or, once the charge can no longer be paid,
+// release the use it reserved.
+import { ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  LINK_CHARGE_REFUSED, linkChargeUpdate, linkRailNoticeSignal, type LinkChargeView, type LinkPaymentInput, type LinkPaymentOutcome,
+} from './link-payment-messages';
+
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [LINK_CHARGE_REFUSED] },
+});
+
+const LOOK_EVERY_MS = 60_000;
+
+export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentOutcome> {
+  let charge: LinkChargeView | null = null;
+  let refusal: string | null = null;
+  let noticed = false;
+  setHandler(linkChargeUpdate, async () => {
+    await condition(() => charge !== null || refusal !== null);
+    if (charge) return charge;
+    throw ApplicationFailure.nonRetryable(refusal ?? 'refused', LINK_CHARGE_REFUSED);
+  });
+  setHandler(linkRailNoticeSignal, () => { noticed = true; });
+
+  try {
+    charge = await acts.openLinkCharge({
+      paymentId: input.paymentId, description: input.description, expiresInSeconds: input.expiresInSeconds, notificationUrl: input.notificationUrl,
+    });
+  } catch (error) {
+    refusal = error instanceof Error ? error.message : 'the rail refused the charge';
+    await acts.releaseLinkPaymentActivity({ paymentId: input.paymentId, outcome: 'failed', reason: 'charge_refused' });
+    return 'failed';
+  }
+
+  const deadline = Date.now() + input.expiresInSeconds * 1000;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining > 0) await condition(() => noticed, Math.min(remaining, LOOK_EVERY_MS));
+    noticed = false;
+    // Asked even after the deadline: a payment that landed at the last moment is settled, never lost.
+    const state = await acts.linkChargeState(input.paymentId);
+    if (state.state === 'paid') {
+      await acts.settleLinkPaymentActivity({ paymentId: input.paymentId, providerRef: state.providerRef });
+      return 'succeeded';
+    }
+    if (state.state === 'closed' || deadline - Date.now() <= 0) {
+      await acts.releaseLinkPaymentActivity({ paymentId: input.paymentId, outcome: 'expired', reason: state.state === 'closed' ? state.reason : 'not_paid_in_time' });
+      return 'expired';
+    }
+  }
+}
