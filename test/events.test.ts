@@ -109,7 +109,7 @@ describe('the event catalog', () => {
     expect(EVENT_TYPES).toEqual(expect.arrayContaining(['tool_call.succeeded', 'tool_call.failed', 'commerce.ted_in.succeeded']));
     const areas = new Set(Object.values(EVENT_CATALOG).map((spec) => spec.area));
     expect([...areas].sort()).toEqual([
-      'approvals', 'commerce', 'consents', 'consumers', 'contact_verification', 'ledger', 'mandates', 'oauth', 'payments', 'receipts', 'tools', 'wallets', 'webhooks',
+      'approvals', 'commerce', 'consents', 'consumers', 'contact_verification', 'ledger', 'mandates', 'oauth', 'payment_links', 'payments', 'receipts', 'tools', 'wallets', 'webhooks',
     ]);
   });
 });
