@@ -16,15 +16,9 @@ import { PROJECT_ROOT } from '../runtime/project-root';
 import { clusterSettings } from './settings';
 import { startCluster } from './stack';
 import { startTemporalUi } from './ui';
+import { persistentSecret } from '../local/persistent-secret';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-function persistentSecret(file: string, make: () => string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const value = make();
-  writeFileSync(file, `${value}\n`, { mode: 0o600 });
-  return value;
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string' }, apis: { type: 'string' }, shards: { type: 'string' } } });

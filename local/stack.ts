@@ -15,15 +15,9 @@ import { startDevServer } from '../temporal-dev/dev-server';
 import { startWorker } from '../worker/main';
 import { sql } from 'slonik';
 import { startEmbeddedPostgres } from './postgres';
+import { persistentSecret } from './persistent-secret';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-function persistentSecret(file: string, make: () => string): string {
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const value = make();
-  writeFileSync(file, `${value}\n`, { mode: 0o600 });
-  return value;
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();
