@@ -130,8 +130,25 @@ export interface ClusterPlace {
 }
 
 /**
+ * The data dir's own identity: a random id kept in a file inside it, made on first use. Keying a
+ * relocated cluster by it (not by the path) means the same data dir finds its cluster on every start,
+ * while a data dir removed and made anew at the same path starts empty, as an unrelocated one would.
+ */
+function dataDirIdentity(dataDir: string): string {
+  const file = path.join(dataDir, 'cluster-id');
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (existsSync(file)) {
+    const id = readFileSync(file, 'utf8').trim();
+    if (/^[0-9a-f]{32}$/.test(id)) return id;
+  }
+  const id = randomBytes(16).toString('hex');
+  writeFileSync(file, `${id}\n`, { mode: 0o600 });
+  return id;
+}
+
+/**
  * The data dir itself when the server user can reach it; else a folder in the stage home keyed by the
- * data dir's path, so the same data dir finds the same cluster on every start.
+ * data dir's identity, so the same data dir finds the same cluster on every start.
  */
 export function clusterPlace(dataDir: string, user: RunAs | undefined): ClusterPlace {
   const resolved = path.resolve(dataDir);
@@ -141,6 +158,6 @@ export function clusterPlace(dataDir: string, user: RunAs | undefined): ClusterP
   const clusters = path.join(home, 'clusters');
   mkdirSync(clusters, { recursive: true, mode: 0o755 });
   chmodSync(clusters, 0o755);
-  const key = createHash('sha256').update(resolved).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(dataDirIdentity(resolved)).digest('hex').slice(0, 16);
   return { home: path.join(clusters, key), relocatedFrom: resolved };
 }

@@ -114,4 +114,17 @@ it('starts from a mode-0700 checkout with a mode-0700 data dir, serves queries, 
   // Nothing was opened up: the checkout and the data dir stay private.
   expect(statSync(home).mode & 0o777).toBe(0o700);
   expect(statSync(dataDir).mode & 0o777).toBe(0o700);
-}, 180_000);
+
+  // A data dir removed and made anew at the same path is a new data dir: it starts empty.
+  rmSync(path.join(dataDir, 'postgres'), { recursive: true, force: true });
+  const third = await serve(checkout, path.join(dataDir, 'postgres'), port);
+  try {
+    const fresh = /data in (\S+?)[;)]/.exec(third.output)?.[1];
+    if (fresh && !fresh.startsWith(dataDir)) relocated.push(path.dirname(fresh));
+    expect(fresh).toBeDefined();
+    const tables = await query<{ n: number }>(third.url, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'kept'");
+    expect(tables).toEqual([{ n: 0 }]);
+  } finally {
+    await third.stop();
+  }
+}, 240_000);
