@@ -23,7 +23,7 @@ import { deliveryAttempts } from '../../activities/webhooks';
 import { startAllMocks, type RunningMock } from '../../providers/mocks';
 import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
-import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../temporal-dev/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../temporal-dev/dev-server';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
 
