@@ -12,7 +12,10 @@ for (const [location, entry] of Object.entries(lock.packages)) {
   for (const [name, version] of Object.entries(entry.optionalDependencies ?? {})) {
     const key = `node_modules/${name}`;
     if (lock.packages[key] || lock.packages[`${location}/${key}`]) continue;
-    const match = /-(darwin|linux|win32|freebsd|android|sunos|openbsd)-(arm64|x64|arm|ia32|ppc64|s390x|riscv64|loong64|mips64el)/.exec(name);
+    const match =
+      /-(darwin|linux|win32|freebsd|android|sunos|openbsd)-(arm64|x64|arm|ia32|ppc64|s390x|riscv64|loong64|mips64el)/.exec(
+        name,
+      );
     if (!match) continue;
     lock.packages[key] = { version, cpu: [match[2]], optional: true, os: [match[1]] };
     added++;

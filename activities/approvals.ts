@@ -5,7 +5,10 @@ import { sweepApprovals } from '../domain/approvals/health';
 import { approvalView, type ApprovalView } from '../domain/approvals/view';
 import type { ActivityDeps } from './index';
 
-interface Ref { orgId: string; approvalId: string }
+interface Ref {
+  orgId: string;
+  approvalId: string;
+}
 
 export function approvalActivities(deps: ActivityDeps) {
   const read = async ({ orgId, approvalId }: Ref): Promise<ApprovalView> => {
@@ -16,15 +19,25 @@ export function approvalActivities(deps: ActivityDeps) {
   return {
     readApprovalActivity: read,
     /** Returns the approval after the decision, or as it stands when it had already left pending. */
-    async decideApprovalActivity(input: Ref & { approve: boolean; reason: string | null; decidedBy: string }): Promise<ApprovalView> {
-      const row = await decideApproval(deps.db, input.orgId, input.approvalId, { approve: input.approve, reason: input.reason, decidedBy: input.decidedBy });
+    async decideApprovalActivity(
+      input: Ref & { approve: boolean; reason: string | null; decidedBy: string },
+    ): Promise<ApprovalView> {
+      const row = await decideApproval(deps.db, input.orgId, input.approvalId, {
+        approve: input.approve,
+        reason: input.reason,
+        decidedBy: input.decidedBy,
+      });
       return row ? approvalView(row) : read(input);
     },
     async expireApprovalActivity(input: Ref): Promise<ApprovalView> {
       return approvalView(await expireApproval(deps.db, input.orgId, input.approvalId));
     },
-    async recordExecutionActivity(input: Ref & { ok: boolean; result: Record<string, unknown> }): Promise<ApprovalView> {
-      return approvalView(await recordExecution(deps.db, input.orgId, input.approvalId, input.ok, input.result));
+    async recordExecutionActivity(
+      input: Ref & { ok: boolean; result: Record<string, unknown> },
+    ): Promise<ApprovalView> {
+      return approvalView(
+        await recordExecution(deps.db, input.orgId, input.approvalId, input.ok, input.result),
+      );
     },
     async sweepApprovalsActivity(): Promise<{ expired: number; swept_at: string }> {
       return sweepApprovals(deps.db);

@@ -28,7 +28,12 @@ export function consentActivities(db: DatabasePool) {
       if (!mandate) return { outcome: 'missing' };
       return {
         outcome: 'consumed',
-        mandate: { mandateId: mandate.id, consumerId: mandate.consumer_id, revision: mandate.revision, expiresInSeconds: await secondsLeft(db, mandate.expires_at) },
+        mandate: {
+          mandateId: mandate.id,
+          consumerId: mandate.consumer_id,
+          revision: mandate.revision,
+          expiresInSeconds: await secondsLeft(db, mandate.expires_at),
+        },
       };
     },
 
@@ -39,7 +44,11 @@ export function consentActivities(db: DatabasePool) {
       if (!current) return { outcome: 'closed' };
       if (current.status === 'revoked') return { outcome: 'revoked' };
       if (current.status === 'active' && current.revision > revision) {
-        return { outcome: 'moved', revision: current.revision, expiresInSeconds: await secondsLeft(db, current.expires_at) };
+        return {
+          outcome: 'moved',
+          revision: current.revision,
+          expiresInSeconds: await secondsLeft(db, current.expires_at),
+        };
       }
       return { outcome: 'closed' };
     },

@@ -5,7 +5,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { authorizeSpend, type Authorization, type TermsSummary } from '../domain/consumer-payments/authorize';
 import { recordAnswer, releaseSpend, settleSpend, type Settlement } from '../domain/consumer-payments/settle';
 import type { ConsumerPaymentSeams } from '../domain/consumer-payments/seams';
-import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../domain/consumer-payments/types';
+import type {
+  AuditStep,
+  SpendAnswer,
+  SpendRefusalInfo,
+  SpendRequest,
+} from '../domain/consumer-payments/types';
 import { readSettings, effectiveSettings } from '../domain/tenancy/settings';
 import { DispatchUncertain, type RailOutcome } from '../providers/rails/rail';
 import { pixNotificationUrl, pixPsp, railProvider } from '../providers/rails/registry';
@@ -19,34 +24,70 @@ export type DispatchResult =
   | { kind: 'not_received' };
 
 function fromOutcome(outcome: RailOutcome): DispatchResult {
-  if (outcome.status === 'settled') return { kind: 'settled', settlement: { providerPaymentId: outcome.providerPaymentId, endToEndId: outcome.endToEndId, settledAt: outcome.settledAt, chargedMinor: null } };
-  if (outcome.status === 'processing') return { kind: 'processing', providerPaymentId: outcome.providerPaymentId };
-  return { kind: 'refused', refusal: { status: 422, code: 'psp_refused', message: outcome.message, details: { reason: outcome.reason } } };
+  if (outcome.status === 'settled')
+    return {
+      kind: 'settled',
+      settlement: {
+        providerPaymentId: outcome.providerPaymentId,
+        endToEndId: outcome.endToEndId,
+        settledAt: outcome.settledAt,
+        chargedMinor: null,
+      },
+    };
+  if (outcome.status === 'processing')
+    return { kind: 'processing', providerPaymentId: outcome.providerPaymentId };
+  return {
+    kind: 'refused',
+    refusal: {
+      status: 422,
+      code: 'psp_refused',
+      message: outcome.message,
+      details: { reason: outcome.reason },
+    },
+  };
 }
 
 export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPaymentSeams) {
   return {
     /** Pix only: the key must exist in DICT before any money is held. */
-    async lookupPixPayee(req: SpendRequest): Promise<{ found: true; ownerName: string; ispb: string } | { found: false }> {
+    async lookupPixPayee(
+      req: SpendRequest,
+    ): Promise<{ found: true; ownerName: string; ispb: string } | { found: false }> {
       try {
         const owner = await pixPsp(deps.config).lookupKey(req.pix!.key);
         return owner ? { found: true, ownerName: owner.ownerName, ispb: owner.ispb } : { found: false };
       } catch (error) {
-        if (error instanceof DispatchUncertain) throw ApplicationFailure.retryable(error.message, 'provider_unavailable');
+        if (error instanceof DispatchUncertain)
+          throw ApplicationFailure.retryable(error.message, 'provider_unavailable');
         throw error;
       }
     },
     async authorizeConsumerSpend(req: SpendRequest): Promise<Authorization> {
       const overrides = await readSettings(deps.db, req.orgId, req.projectId);
       const settings = effectiveSettings(overrides);
-      return authorizeSpend(deps.db, seams, req, { tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true });
+      return authorizeSpend(deps.db, seams, req, {
+        tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true,
+      });
     },
-    async dispatchConsumerSpend(input: { req: SpendRequest; sourceAccount: string | null; fundingSourceId?: string | null }): Promise<DispatchResult> {
+    async dispatchConsumerSpend(input: {
+      req: SpendRequest;
+      sourceAccount: string | null;
+      fundingSourceId?: string | null;
+    }): Promise<DispatchResult> {
       const { req } = input;
       try {
         const outcome = await railProvider(deps.config, req.rail).dispatch({
-          idempotencyKey: req.dispatchKey, reference: req.attemptId, amountMinor: BigInt(req.amountMinor), description: req.purpose,
-          pix: req.pix ? { key: req.pix.key, txid: req.pix.txid, ...(input.fundingSourceId ? { fundingSourceId: input.fundingSourceId } : {}) } : undefined,
+          idempotencyKey: req.dispatchKey,
+          reference: req.attemptId,
+          amountMinor: BigInt(req.amountMinor),
+          description: req.purpose,
+          pix: req.pix
+            ? {
+                key: req.pix.key,
+                txid: req.pix.txid,
+                ...(input.fundingSourceId ? { fundingSourceId: input.fundingSourceId } : {}),
+              }
+            : undefined,
           ted: req.ted ? { sourceAccount: input.sourceAccount ?? '', ...req.ted } : undefined,
           notificationUrl: req.rail === 'pix' ? pixNotificationUrl(deps.config) : null,
         });
@@ -66,14 +107,33 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
         throw error;
       }
     },
-    async settleConsumerSpend(input: { req: SpendRequest; terms: TermsSummary; holdId: string; settlement: Settlement; audit: AuditStep[] }): Promise<SpendAnswer> {
+    async settleConsumerSpend(input: {
+      req: SpendRequest;
+      terms: TermsSummary;
+      holdId: string;
+      settlement: Settlement;
+      audit: AuditStep[];
+    }): Promise<SpendAnswer> {
       return settleSpend(deps.db, seams, deps.config.encryptionKeys, input.req, input);
     },
-    async releaseConsumerSpend(input: { req: SpendRequest; terms: TermsSummary; refusal: SpendRefusalInfo; audit: AuditStep[] }): Promise<SpendAnswer> {
+    async releaseConsumerSpend(input: {
+      req: SpendRequest;
+      terms: TermsSummary;
+      refusal: SpendRefusalInfo;
+      audit: AuditStep[];
+    }): Promise<SpendAnswer> {
       return releaseSpend(deps.db, seams, input.req, input);
     },
-    async recordConsumerSpendAnswer(input: { req: SpendRequest; answer: SpendAnswer; consumerId: string | null; approvalId: string | null }): Promise<void> {
-      await recordAnswer(deps.db, input.req, input.answer, { consumerId: input.consumerId, approvalId: input.approvalId });
+    async recordConsumerSpendAnswer(input: {
+      req: SpendRequest;
+      answer: SpendAnswer;
+      consumerId: string | null;
+      approvalId: string | null;
+    }): Promise<void> {
+      await recordAnswer(deps.db, input.req, input.answer, {
+        consumerId: input.consumerId,
+        approvalId: input.approvalId,
+      });
     },
   };
 }

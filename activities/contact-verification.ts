@@ -4,29 +4,46 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { open } from '../domain/crypto/secret-box';
 import { deriveCode, hashCode, sealContactSecret } from '../domain/contact-verification/codes';
 import {
-  OTP_SENDER_REFUSED, OTP_SENDER_UNAVAILABLE, OTP_SENDER_UNCONFIGURED,
+  OTP_SENDER_REFUSED,
+  OTP_SENDER_UNAVAILABLE,
+  OTP_SENDER_UNCONFIGURED,
 } from '../domain/contact-verification/failure-types';
 import { CODE_TTL_SECONDS } from '../domain/contact-verification/policy';
 import {
-  completeVerification, discardVerification, findVerificationById, storeCodeHash,
+  completeVerification,
+  discardVerification,
+  findVerificationById,
+  storeCodeHash,
 } from '../domain/contact-verification/verifications';
 import { createSender } from '../providers/otp/select';
-import { OtpSenderRefusedError, OtpSenderUnavailableError, type OtpCheckStatus, type OtpSender } from '../providers/otp/sender';
+import {
+  OtpSenderRefusedError,
+  OtpSenderUnavailableError,
+  type OtpCheckStatus,
+  type OtpSender,
+} from '../providers/otp/sender';
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { ContactCodeCheckInput, ContactCodeDeliveryInput } from '../workflows/contact-code';
 
 function senderOrFail(config: Config, provider: 'dev' | 'prelude' | 'resend'): OtpSender {
   const sender = createSender(provider, config.providerUrls);
-  if (!sender) throw ApplicationFailure.nonRetryable(`No ${provider} sender is configured`, OTP_SENDER_UNCONFIGURED, { provider });
+  if (!sender)
+    throw ApplicationFailure.nonRetryable(`No ${provider} sender is configured`, OTP_SENDER_UNCONFIGURED, {
+      provider,
+    });
   return sender;
 }
 
 function providerFailure(error: unknown): never {
   if (error instanceof OtpSenderRefusedError) {
-    throw ApplicationFailure.nonRetryable(error.message, OTP_SENDER_REFUSED, { provider: error.provider, reason: error.reason });
+    throw ApplicationFailure.nonRetryable(error.message, OTP_SENDER_REFUSED, {
+      provider: error.provider,
+      reason: error.reason,
+    });
   }
-  if (error instanceof OtpSenderUnavailableError) throw ApplicationFailure.retryable(error.message, OTP_SENDER_UNAVAILABLE);
+  if (error instanceof OtpSenderUnavailableError)
+    throw ApplicationFailure.retryable(error.message, OTP_SENDER_UNAVAILABLE);
   throw error;
 }
 
@@ -44,17 +61,27 @@ export function contactVerificationActivities(db: DatabasePool, config: Config) 
       }
       try {
         return await sender.send({
-          verificationId: row.id, channel: row.channel, target, code, codeLength: row.code_length, locale: row.locale,
-          ttlMinutes: CODE_TTL_SECONDS / 60, idempotencyKey: `contact-verification/${row.id}`,
+          verificationId: row.id,
+          channel: row.channel,
+          target,
+          code,
+          codeLength: row.code_length,
+          locale: row.locale,
+          ttlMinutes: CODE_TTL_SECONDS / 60,
+          idempotencyKey: `contact-verification/${row.id}`,
         });
       } catch (error) {
         return providerFailure(error);
       }
     },
 
-    async completeContactVerification(verificationId: string, providerReference: string | null): Promise<void> {
+    async completeContactVerification(
+      verificationId: string,
+      providerReference: string | null,
+    ): Promise<void> {
       const outcome = await completeVerification(db, verificationId, providerReference);
-      if (outcome === 'missing') throw ApplicationFailure.nonRetryable('The verification row is gone', OTP_SENDER_UNAVAILABLE);
+      if (outcome === 'missing')
+        throw ApplicationFailure.nonRetryable('The verification row is gone', OTP_SENDER_UNAVAILABLE);
     },
 
     async discardContactVerification(verificationId: string): Promise<void> {
@@ -65,7 +92,11 @@ export function contactVerificationActivities(db: DatabasePool, config: Config) 
       const row = await findVerificationById(db, input.verificationId);
       if (!row) throw ApplicationFailure.nonRetryable('The verification row is gone', OTP_SENDER_UNAVAILABLE);
       const sender = senderOrFail(config, row.provider);
-      if (!sender.check) throw ApplicationFailure.nonRetryable(`${row.provider} does not check codes`, OTP_SENDER_UNCONFIGURED);
+      if (!sender.check)
+        throw ApplicationFailure.nonRetryable(
+          `${row.provider} does not check codes`,
+          OTP_SENDER_UNCONFIGURED,
+        );
       const target = open(config.encryptionKeys, input.targetSealed, sealContactSecret('target', row.id));
       const code = open(config.encryptionKeys, input.codeSealed, sealContactSecret('code', row.id));
       try {

@@ -7,7 +7,9 @@ import type { ProbeResult } from '../workflows/probe';
 export function probeActivities(db: DatabasePool) {
   return {
     async probeDatabase(): Promise<ProbeResult> {
-      const row = await db.one(sql.type(z.object({ database_time: z.string(), schema_version: z.string().nullable() }))`
+      const row = await db.one(sql.type(
+        z.object({ database_time: z.string(), schema_version: z.string().nullable() }),
+      )`
         SELECT now() AS database_time, (SELECT max(version) FROM schema_migrations) AS schema_version`);
       return row;
     },

@@ -5,18 +5,36 @@ import type { Environment } from '../domain/tenancy/api-key-format';
 import type { ActivityDeps } from './index';
 import { paymentProvider } from './spend';
 
-export interface ReconcileInput { orgId: string; projectId: string; environment: Environment; runId: string }
+export interface ReconcileInput {
+  orgId: string;
+  projectId: string;
+  environment: Environment;
+  runId: string;
+}
 
 export function reconciliationActivities(deps: ActivityDeps) {
   return {
     async reconcileProject(input: ReconcileInput): Promise<RunRow> {
       await startRun(deps.db, input.orgId, input.projectId, input.runId);
       const settlements = await paymentProvider(deps).settlements(Context.current().cancellationSignal);
-      const mine = settlements.filter((s) => s.metadata.project_id === input.projectId && s.metadata.org_id === input.orgId);
-      return reconcile(deps.db, { orgId: input.orgId, projectId: input.projectId, environment: input.environment }, input.runId, mine);
+      const mine = settlements.filter(
+        (s) => s.metadata.project_id === input.projectId && s.metadata.org_id === input.orgId,
+      );
+      return reconcile(
+        deps.db,
+        { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
+        input.runId,
+        mine,
+      );
     },
-    async listProjectsToReconcile(): Promise<Array<{ orgId: string; projectId: string; environment: Environment }>> {
-      return (await projectsWithDebits(deps.db)).map((p) => ({ orgId: p.org_id, projectId: p.project_id, environment: p.environment }));
+    async listProjectsToReconcile(): Promise<
+      Array<{ orgId: string; projectId: string; environment: Environment }>
+    > {
+      return (await projectsWithDebits(deps.db)).map((p) => ({
+        orgId: p.org_id,
+        projectId: p.project_id,
+        environment: p.environment,
+      }));
     },
   };
 }

@@ -4,7 +4,13 @@ import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
 import { authorizeSpend } from '../domain/spend/authorize';
 import { debitSpend, releaseSpend } from '../domain/spend/settle';
-import type { Authorization, Dispatch, DispatchStatus, SpendInput, SpendOutcome } from '../domain/spend/types';
+import type {
+  Authorization,
+  Dispatch,
+  DispatchStatus,
+  SpendInput,
+  SpendOutcome,
+} from '../domain/spend/types';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
 import type { ActivityDeps } from './index';
@@ -14,7 +20,8 @@ async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ApiError && error.code !== 'ledger_conflict') throw ApplicationFailure.nonRetryable(error.message, error.code, error.details);
+    if (error instanceof ApiError && error.code !== 'ledger_conflict')
+      throw ApplicationFailure.nonRetryable(error.message, error.code, error.details);
     throw error; // ledger_conflict and infrastructure errors are retried
   }
 }
@@ -24,7 +31,11 @@ const dispatchKey = (input: SpendInput): string => `spend/${input.orgId}/${input
 
 export function paymentProvider(deps: ActivityDeps): PaymentProvider {
   const baseUrl = deps.config.providerUrls.payments;
-  if (!baseUrl) throw ApplicationFailure.nonRetryable('No payment provider is configured (PROVIDER_PAYMENTS_URL)', 'provider_not_configured');
+  if (!baseUrl)
+    throw ApplicationFailure.nonRetryable(
+      'No payment provider is configured (PROVIDER_PAYMENTS_URL)',
+      'provider_not_configured',
+    );
   return httpPaymentProvider({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
 }
 
@@ -39,13 +50,24 @@ export function spendActivities(deps: ActivityDeps) {
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), 500);
       try {
-        return await provider.pay({
-          idempotencyKey: dispatchKey(input), reference: input.attemptId, amountMinor: BigInt(input.amountMinor),
-          currency: input.currency, recipient: input.recipient, description: input.description, method: input.preferredMethod,
-          metadata: { org_id: input.orgId, project_id: input.projectId, attempt_id: input.attemptId },
-        }, Context.current().cancellationSignal);
+        return await provider.pay(
+          {
+            idempotencyKey: dispatchKey(input),
+            reference: input.attemptId,
+            amountMinor: BigInt(input.amountMinor),
+            currency: input.currency,
+            recipient: input.recipient,
+            description: input.description,
+            method: input.preferredMethod,
+            metadata: { org_id: input.orgId, project_id: input.projectId, attempt_id: input.attemptId },
+          },
+          Context.current().cancellationSignal,
+        );
       } catch (error) {
-        if (error instanceof ProviderUnavailable) throw ApplicationFailure.retryable(error.message, 'provider_unavailable', { status: error.status ?? null });
+        if (error instanceof ProviderUnavailable)
+          throw ApplicationFailure.retryable(error.message, 'provider_unavailable', {
+            status: error.status ?? null,
+          });
         throw error;
       } finally {
         clearInterval(beat);
@@ -54,21 +76,36 @@ export function spendActivities(deps: ActivityDeps) {
     /** Asks the provider what became of the attempt's idempotency key; never throws for provider trouble. */
     async paymentStatus(input: SpendInput): Promise<DispatchStatus> {
       try {
-        const found = await paymentProvider(deps).status(dispatchKey(input), Context.current().cancellationSignal);
+        const found = await paymentProvider(deps).status(
+          dispatchKey(input),
+          Context.current().cancellationSignal,
+        );
         return found ?? { status: 'not_received' };
       } catch (error) {
         if (error instanceof ProviderUnavailable) return { status: 'uncertain', message: error.message };
         throw error;
       }
     },
-    async settleSpend({ input, paymentId }: { input: SpendInput; paymentId: string }): Promise<{ debitId: string }> {
+    async settleSpend({
+      input,
+      paymentId,
+    }: {
+      input: SpendInput;
+      paymentId: string;
+    }): Promise<{ debitId: string }> {
       return refusalsAsFailures(async () => ({ debitId: await debitSpend(deps.db, input, paymentId) }));
     },
     async releaseSpend(input: SpendInput): Promise<{ releaseId: string }> {
       return refusalsAsFailures(async () => ({ releaseId: await releaseSpend(deps.db, input) }));
     },
     async finishSpend({ input, outcome }: { input: SpendInput; outcome: SpendOutcome }): Promise<void> {
-      await finishAttempt(deps.db, { orgId: input.orgId, projectId: input.projectId, environment: input.environment }, input.attemptId, outcome, input.approvalId ?? null);
+      await finishAttempt(
+        deps.db,
+        { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
+        input.attemptId,
+        outcome,
+        input.approvalId ?? null,
+      );
     },
   };
 }

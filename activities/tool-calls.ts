@@ -26,17 +26,39 @@ export function toolCallActivities(deps: ActivityDeps) {
     async replayToolCallActivity(input: ToolCallReplayInput): Promise<ToolCallReplayResult> {
       const scope = { orgId: input.orgId, projectId: input.projectId, environment: input.environment };
       const { row } = await openToolCall(deps.db, {
-        orgId: input.orgId, projectId: input.projectId, sessionId: input.call.sessionId, serverId: input.call.serverId,
-        toolName: input.call.toolName, input: input.call.arguments, attemptId: `approval:${input.approvalId}`,
+        orgId: input.orgId,
+        projectId: input.projectId,
+        sessionId: input.call.sessionId,
+        serverId: input.call.serverId,
+        toolName: input.call.toolName,
+        input: input.call.arguments,
+        attemptId: `approval:${input.approvalId}`,
         routing: { approval_id: input.approvalId, held_call_id: input.call.heldCallId },
       });
-      if (row.status !== 'running') return { ok: row.status === 'success', tool_call_id: toolCallId(row), error_code: row.error_code, output: row.output };
+      if (row.status !== 'running')
+        return {
+          ok: row.status === 'success',
+          tool_call_id: toolCallId(row),
+          error_code: row.error_code,
+          output: row.output,
+        };
       const outcome = await dispatchProviderTool(deps, {
-        tenant: { orgId: input.orgId, projectId: input.projectId }, environment: input.environment, serverId: input.call.serverId,
-        tool: input.call.providerTool, arguments: input.call.arguments,
+        tenant: { orgId: input.orgId, projectId: input.projectId },
+        environment: input.environment,
+        serverId: input.call.serverId,
+        tool: input.call.providerTool,
+        arguments: input.call.arguments,
       });
-      const done = await finishToolCall(deps.db, scope, row.seq, { ...outcome, approvalId: input.approvalId });
-      return { ok: done.status === 'success', tool_call_id: toolCallId(done), error_code: done.error_code, output: done.output };
+      const done = await finishToolCall(deps.db, scope, row.seq, {
+        ...outcome,
+        approvalId: input.approvalId,
+      });
+      return {
+        ok: done.status === 'success',
+        tool_call_id: toolCallId(done),
+        error_code: done.error_code,
+        output: done.output,
+      };
     },
   };
 }

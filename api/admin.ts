@@ -48,7 +48,11 @@ async function withDatabase<T>(run: (db: DatabasePool) => Promise<T>): Promise<T
     if (probe) {
       await probe.end();
     } else {
-      postgres = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'postgres'), port, database: 'gateway' });
+      postgres = await startEmbeddedPostgres({
+        dataDir: path.join(config.dataDir, 'postgres'),
+        port,
+        database: 'gateway',
+      });
     }
   }
   const db = await openDatabase(url, { maximumPoolSize: 2 });
@@ -67,20 +71,39 @@ export async function runAdmin(args: string[], print: (line: string) => void): P
   switch (command) {
     case 'create-org': {
       const environment = (option(rest, 'environment') ?? 'test') as 'test' | 'live';
-      if (environment !== 'test' && environment !== 'live') throw new UsageError('--environment must be test or live');
-      const { organization, project } = await withDatabase((db) => createOrganization(db, { name: required(rest, 'name'), environment }));
-      print(JSON.stringify({ organization: { id: organization.id, name: organization.name }, project: { id: project.id, environment: project.environment } }));
+      if (environment !== 'test' && environment !== 'live')
+        throw new UsageError('--environment must be test or live');
+      const { organization, project } = await withDatabase((db) =>
+        createOrganization(db, { name: required(rest, 'name'), environment }),
+      );
+      print(
+        JSON.stringify({
+          organization: { id: organization.id, name: organization.name },
+          project: { id: project.id, environment: project.environment },
+        }),
+      );
       return;
     }
     case 'create-key': {
       const projectId = required(rest, 'project');
-      const scopes = option(rest, 'scopes')?.split(',').map((s) => s.trim()).filter(Boolean);
+      const scopes = option(rest, 'scopes')
+        ?.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const created = await withDatabase(async (db) => {
         const project = await findProjectById(db, projectId);
         if (!project) throw new UsageError(`no project ${projectId}`);
         return createApiKey(db, project, { name: required(rest, 'name'), scopes }, config.apiKeyPepper);
       });
-      print(JSON.stringify({ id: created.row.id, key: created.key, environment: created.row.environment, scopes: created.row.scopes, project_id: created.row.project_id }));
+      print(
+        JSON.stringify({
+          id: created.row.id,
+          key: created.key,
+          environment: created.row.environment,
+          scopes: created.row.scopes,
+          project_id: created.row.project_id,
+        }),
+      );
       return;
     }
     case 'list-keys': {
@@ -90,7 +113,10 @@ export async function runAdmin(args: string[], print: (line: string) => void): P
         if (!project) throw new UsageError(`no project ${projectId}`);
         return listApiKeys(db, project.org_id, project.id);
       });
-      for (const key of keys) print(`${key.id}  ${key.key_hint}  ${key.scopes.join(',')}  ${key.revoked_at ? `revoked ${key.revoked_at}` : 'active'}  ${key.name}`);
+      for (const key of keys)
+        print(
+          `${key.id}  ${key.key_hint}  ${key.scopes.join(',')}  ${key.revoked_at ? `revoked ${key.revoked_at}` : 'active'}  ${key.name}`,
+        );
       return;
     }
     case 'revoke-key': {
@@ -100,15 +126,29 @@ export async function runAdmin(args: string[], print: (line: string) => void): P
     }
     case 'list-orgs': {
       const rows = await withDatabase((db) =>
-        db.any(sql.type(z.object({ org_id: z.string(), org_name: z.string(), project_id: z.string(), slug: z.string(), environment: z.string(), is_default: z.boolean() }))`
+        db.any(sql.type(
+          z.object({
+            org_id: z.string(),
+            org_name: z.string(),
+            project_id: z.string(),
+            slug: z.string(),
+            environment: z.string(),
+            is_default: z.boolean(),
+          }),
+        )`
           SELECT o.id AS org_id, o.name AS org_name, p.id AS project_id, p.slug, p.environment, p.is_default
           FROM organizations o JOIN projects p ON p.org_id = o.id ORDER BY o.created_at, p.created_at`),
       );
-      for (const row of rows) print(`${row.org_id}  ${row.org_name}  ${row.project_id}  ${row.slug}  ${row.environment}${row.is_default ? '  default' : ''}`);
+      for (const row of rows)
+        print(
+          `${row.org_id}  ${row.org_name}  ${row.project_id}  ${row.slug}  ${row.environment}${row.is_default ? '  default' : ''}`,
+        );
       return;
     }
     case 'rotate-receipt-key': {
-      const key = await withDatabase((db) => db.transaction((tx) => rotateSigningKey(tx, loadConfig().encryptionKeys)));
+      const key = await withDatabase((db) =>
+        db.transaction((tx) => rotateSigningKey(tx, loadConfig().encryptionKeys)),
+      );
       print(JSON.stringify(key));
       return;
     }

@@ -31,7 +31,9 @@ export interface AwaitOptions<A> {
 export async function awaitAttempt<A>(answer: Promise<A>, options: AwaitOptions<A>): Promise<A> {
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), SYNC_WAIT_MS); });
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), SYNC_WAIT_MS);
+  });
   try {
     const settled = await Promise.race([answer, timeout]);
     if (settled === null) throw attemptInProgress(options.attemptId, options.inProgressMessage);
@@ -60,12 +62,27 @@ export interface SettledRow {
 }
 
 /** Keeps a settled attempt's serialized reply in this process, so presenting it again costs no round trip. */
-export function rememberSettled(deps: AppDeps, family: AttemptFamily, row: SettledRow, status: number, json: Buffer): Buffer {
-  settledReplies(deps.db, family).remember(row.orgId, row.attemptId, { projectId: row.projectId, fingerprint: row.fingerprint, status, json });
+export function rememberSettled(
+  deps: AppDeps,
+  family: AttemptFamily,
+  row: SettledRow,
+  status: number,
+  json: Buffer,
+): Buffer {
+  settledReplies(deps.db, family).remember(row.orgId, row.attemptId, {
+    projectId: row.projectId,
+    fingerprint: row.fingerprint,
+    status,
+    json,
+  });
   return json;
 }
 
 /** The remembered reply of exactly this presentation (organization, project, fingerprint), or undefined. */
-export function settledReply(deps: AppDeps, family: AttemptFamily, row: SettledRow): SettledReply | undefined {
+export function settledReply(
+  deps: AppDeps,
+  family: AttemptFamily,
+  row: SettledRow,
+): SettledReply | undefined {
   return settledReplies(deps.db, family).get(row.orgId, row.attemptId, row.projectId, row.fingerprint);
 }

@@ -5,13 +5,24 @@
 // life it shares with wallet execute (the bounded wait, the Temporal errors answered from PostgreSQL, the
 // settled replies kept serialized in this process) is attempt-engine.ts.
 import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
-import { checkApproval, checkQuote, dispatchKeyOf, preparePayee, presentedMandateId, spendFingerprint } from '../domain/consumer-payments/prepare';
+import {
+  checkApproval,
+  checkQuote,
+  dispatchKeyOf,
+  preparePayee,
+  presentedMandateId,
+  spendFingerprint,
+} from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
 import { ApiError } from '../domain/errors';
 import { sortableId } from '../domain/ids';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
-import { joinConsumerSpend, presentConsumerSpendAgain, startConsumerSpend } from '../orchestration/consumer-spend';
+import {
+  joinConsumerSpend,
+  presentConsumerSpendAgain,
+  startConsumerSpend,
+} from '../orchestration/consumer-spend';
 import { workflowIds } from '../workflows/ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
@@ -20,7 +31,13 @@ import { serializeReply } from './settled-replies';
 
 export type SpendRun =
   | { kind: 'replay'; status: number; json: Buffer }
-  | { kind: 'running'; request: SpendRequest; created: boolean; answer: Promise<SpendAnswer>; workflowId: string };
+  | {
+      kind: 'running';
+      request: SpendRequest;
+      created: boolean;
+      answer: Promise<SpendAnswer>;
+      workflowId: string;
+    };
 
 /** Mandate ids are `mnd_` and 24 characters; anything longer than an attempt id may be is refused before it is stored. */
 const MAX_MANDATE_ID = 128;
@@ -29,7 +46,11 @@ const IN_PROGRESS = 'This attempt is still running; present the same attempt_id 
 
 /** Rule 1: the stored body, verbatim except that it now says it is a replay. */
 export function replayOf(row: AttemptRow): SpendAnswer {
-  return { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: { ...row.response_body!, idempotent_replay: true } };
+  return {
+    httpStatus: row.response_status ?? 200,
+    status: row.status as SpendAnswer['status'],
+    body: { ...row.response_body!, idempotent_replay: true },
+  };
 }
 
 // Answers that never change once stored. requires_approval is reopened by an approval and
@@ -42,40 +63,106 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
   // The row's body keeps the first answer's key order (attempts.ts), so this is its bytes with the flag turned.
   const json = serializeReply(answer.body);
   if (row.caller_attempt && SETTLED.has(row.status)) {
-    rememberSettled(deps, 'consumer_payments', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.fingerprint }, answer.httpStatus, json);
+    rememberSettled(
+      deps,
+      'consumer_payments',
+      {
+        orgId: row.org_id,
+        attemptId: row.attempt_id,
+        projectId: row.project_id,
+        fingerprint: row.fingerprint,
+      },
+      answer.httpStatus,
+      json,
+    );
   }
   return { kind: 'replay', status: answer.httpStatus, json };
 }
 
-export async function prepareSpend(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<SpendRequest> {
+export async function prepareSpend(
+  deps: AppDeps,
+  principal: Principal,
+  body: SpendBodyValues,
+  mandate: unknown,
+  requestId: string,
+): Promise<SpendRequest> {
   const preAudit: AuditStep[] = [];
   checkApproval(body.approval);
   checkQuote(body.quote);
   const payee = preparePayee(body, preAudit);
   if (body.session_id !== undefined) {
     const session = await requireSession(deps.db, principal, body.session_id);
-    preAudit.push({ timestamp: new Date().toISOString(), step: 'session', status: 'pass', detail: `session ${body.session_id} (${session.status})` });
+    preAudit.push({
+      timestamp: new Date().toISOString(),
+      step: 'session',
+      status: 'pass',
+      detail: `session ${body.session_id} (${session.status})`,
+    });
   }
   const mandateId = presentedMandateId(mandate);
-  if (!mandateId) throw new ApiError(400, 'invalid_body', 'mandate must be the signed mandate (an object or its canonical text) with its id', { issues: [{ path: '/mandate', message: 'must carry the signed mandate', keyword: 'required' }] });
+  if (!mandateId)
+    throw new ApiError(
+      400,
+      'invalid_body',
+      'mandate must be the signed mandate (an object or its canonical text) with its id',
+      { issues: [{ path: '/mandate', message: 'must carry the signed mandate', keyword: 'required' }] },
+    );
   // The id becomes a workflow search attribute, which Temporal caps in size; no mandate id comes near this.
-  if (mandateId.length > MAX_MANDATE_ID) throw new ApiError(400, 'invalid_body', `mandate.id is longer than ${MAX_MANDATE_ID} characters`, { issues: [{ path: '/mandate/id', message: `must be at most ${MAX_MANDATE_ID} characters`, keyword: 'maxLength' }] });
+  if (mandateId.length > MAX_MANDATE_ID)
+    throw new ApiError(400, 'invalid_body', `mandate.id is longer than ${MAX_MANDATE_ID} characters`, {
+      issues: [
+        {
+          path: '/mandate/id',
+          message: `must be at most ${MAX_MANDATE_ID} characters`,
+          keyword: 'maxLength',
+        },
+      ],
+    });
   const attemptId = body.attempt_id ?? sortableId('att');
   const amountMinor = String(body.amount_minor);
   return {
-    orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, requestId,
-    attemptId, callerAttempt: body.attempt_id !== undefined, workflowId: workflowIds.consumerSpend(principal.orgId, attemptId),
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    environment: principal.environment,
+    requestId,
+    attemptId,
+    callerAttempt: body.attempt_id !== undefined,
+    workflowId: workflowIds.consumerSpend(principal.orgId, attemptId),
     dispatchKey: dispatchKeyOf(principal.orgId, attemptId),
-    fingerprint: spendFingerprint({ amountMinor, payeeCanonical: payee.payeeCanonical, mandateId, rail: payee.rail, quote: body.quote ?? null, approval: body.approval ?? null }),
-    ...payee, amountMinor, currency: 'BRL', payee: body.payee, purpose: body.purpose, agentId: body.agent_id, signature: body.signature.toLowerCase(),
-    mandate, mandateId, quote: body.quote ?? null, approval: body.approval ?? null, actor: body.actor ?? null, sessionId: body.session_id ?? null,
-    approvedBy: null, preAudit,
+    fingerprint: spendFingerprint({
+      amountMinor,
+      payeeCanonical: payee.payeeCanonical,
+      mandateId,
+      rail: payee.rail,
+      quote: body.quote ?? null,
+      approval: body.approval ?? null,
+    }),
+    ...payee,
+    amountMinor,
+    currency: 'BRL',
+    payee: body.payee,
+    purpose: body.purpose,
+    agentId: body.agent_id,
+    signature: body.signature.toLowerCase(),
+    mandate,
+    mandateId,
+    quote: body.quote ?? null,
+    approval: body.approval ?? null,
+    actor: body.actor ?? null,
+    sessionId: body.session_id ?? null,
+    approvedBy: null,
+    preAudit,
   };
 }
 
 export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<SpendRun> {
   if (req.callerAttempt) {
-    const settled = settledReply(deps, 'consumer_payments', { orgId: req.orgId, attemptId: req.attemptId, projectId: req.projectId, fingerprint: req.fingerprint });
+    const settled = settledReply(deps, 'consumer_payments', {
+      orgId: req.orgId,
+      attemptId: req.attemptId,
+      projectId: req.projectId,
+      fingerprint: req.fingerprint,
+    });
     if (settled) return { kind: 'replay', status: settled.status, json: settled.json };
   }
   // An attempt id presented by the caller is usually a retry: its row is read (a plain read by key), and
@@ -85,7 +172,12 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
   const row = claim.row;
   if (!claim.created) {
     if (!req.callerAttempt || row.project_id !== req.projectId || row.fingerprint !== req.fingerprint) {
-      throw new ApiError(409, 'attempt_id_conflict', 'This attempt_id was used for a different payment (amount, payee, mandate, rail, service or approval differ)', { attempt_id: req.attemptId });
+      throw new ApiError(
+        409,
+        'attempt_id_conflict',
+        'This attempt_id was used for a different payment (amount, payee, mandate, rail, service or approval differ)',
+        { attempt_id: req.attemptId },
+      );
     }
     if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') return replayRun(deps, row);
   }
@@ -103,15 +195,25 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
 }
 
 /** Waits (bounded) for a running attempt; a workflow already closed is answered from Postgres. */
-export async function awaitAnswer(deps: AppDeps, run: Extract<SpendRun, { kind: 'running' }>): Promise<SpendAnswer> {
+export async function awaitAnswer(
+  deps: AppDeps,
+  run: Extract<SpendRun, { kind: 'running' }>,
+): Promise<SpendAnswer> {
   const { orgId, attemptId } = run.request;
   return awaitAttempt(run.answer, {
-    attemptId, inProgressMessage: IN_PROGRESS,
+    attemptId,
+    inProgressMessage: IN_PROGRESS,
     stored: async () => {
       const row = await readAttempt(deps.db, orgId, attemptId);
       if (!row || !row.response_body || row.status === 'processing') return null;
       // The request that started the attempt gets its own answer; anyone who joined it gets a replay.
-      return run.created ? { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: row.response_body } : replayOf(row);
+      return run.created
+        ? {
+            httpStatus: row.response_status ?? 200,
+            status: row.status as SpendAnswer['status'],
+            body: row.response_body,
+          }
+        : replayOf(row);
     },
   });
 }

@@ -41,9 +41,18 @@ export interface HandlerInput<TBody, TQuery, TParams, TPrincipal> {
   ctx: Koa.Context;
 }
 
-type PrincipalFor<A extends AuthKind> = A extends 'key' ? Principal : A extends 'operator' ? OperatorPrincipal : null;
+type PrincipalFor<A extends AuthKind> = A extends 'key'
+  ? Principal
+  : A extends 'operator'
+    ? OperatorPrincipal
+    : null;
 
-export interface RouteDefinition<TBody = unknown, TQuery = unknown, TParams = Record<string, string>, A extends AuthKind = AuthKind> {
+export interface RouteDefinition<
+  TBody = unknown,
+  TQuery = unknown,
+  TParams = Record<string, string>,
+  A extends AuthKind = AuthKind,
+> {
   method: HttpMethod;
   path: string; // Koa style: /v1/projects/:id
   auth: A;
@@ -74,9 +83,12 @@ export interface RouteDefinition<TBody = unknown, TQuery = unknown, TParams = Re
 }
 
 /** Identity helper that keeps each route's handler typed against its own declaration. */
-export function route<TBody = unknown, TQuery = unknown, TParams = Record<string, string>, A extends AuthKind = AuthKind>(
-  definition: RouteDefinition<TBody, TQuery, TParams, A>,
-): RouteDefinition<TBody, TQuery, TParams, A> {
+export function route<
+  TBody = unknown,
+  TQuery = unknown,
+  TParams = Record<string, string>,
+  A extends AuthKind = AuthKind,
+>(definition: RouteDefinition<TBody, TQuery, TParams, A>): RouteDefinition<TBody, TQuery, TParams, A> {
   return definition;
 }
 

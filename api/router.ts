@@ -29,7 +29,9 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
         requireScope(principal as Principal, route.scope);
       } catch (error) {
         if (!route.challengeInsufficientScope || !(error instanceof FlatError)) throw error;
-        throw new FlatError(error.status, error.body, { 'WWW-Authenticate': insufficientScopeChallenge(deps, ctx, String(route.scope)) });
+        throw new FlatError(error.status, error.body, {
+          'WWW-Authenticate': insufficientScopeChallenge(deps, ctx, String(route.scope)),
+        });
       }
     }
 
@@ -56,7 +58,18 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
       return send(ctx, route.onInputError(error, ctx));
     }
 
-    send(ctx, await route.handler({ body, query, params, principal, requestId: String(ctx.state.requestId), deps, ctx }));
+    send(
+      ctx,
+      await route.handler({
+        body,
+        query,
+        params,
+        principal,
+        requestId: String(ctx.state.requestId),
+        deps,
+        ctx,
+      }),
+    );
   });
 }
 
@@ -80,9 +93,13 @@ export function notMatched(router: Router): Koa.Middleware {
     if (ctx.body !== undefined || ctx.status !== 404) return;
     const matched = router.match(ctx.path, ctx.method);
     if (matched.path.length > 0 && !matched.route) {
-      const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
+      const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter(
+        (m) => m !== 'HEAD',
+      );
       ctx.set('Allow', allowed.join(', '));
-      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, { allowed });
+      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
+        allowed,
+      });
     }
     throw new ApiError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
   };

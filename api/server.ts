@@ -21,26 +21,47 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(overrides: Partial<AppDeps> & { databaseUrl?: string; temporalAddress?: string } = {}): Promise<RunningApi> {
+export async function startApi(
+  overrides: Partial<AppDeps> & { databaseUrl?: string; temporalAddress?: string } = {},
+): Promise<RunningApi> {
   const config = overrides.config ?? loadConfig();
   const log = overrides.log ?? createLogger(config.logLevel, { process: 'api' });
   const databaseUrl = overrides.databaseUrl ?? config.databaseUrl;
-  if (!databaseUrl) throw new Error('DATABASE_URL is required (npm run dev starts an embedded PostgreSQL and sets it)');
+  if (!databaseUrl)
+    throw new Error('DATABASE_URL is required (npm run dev starts an embedded PostgreSQL and sets it)');
   // Before the Temporal client is made, so its calls carry the trace.
   const traces = startTracing({ serviceName: 'gateway-api', otlpEndpoint: config.otlpEndpoint });
   const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
   await migrate(db);
-  const client = await connectClient(config.temporal, overrides.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
+  const client = await connectClient(
+    config.temporal,
+    overrides.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233',
+  );
   // Housekeeping must not keep the API from serving: a failure here is logged and retried at the next start.
-  await ensureOAuthSweepSchedule(client, config.temporal.taskQueue).catch((error: Error) => log.warn('OAuth sweep schedule not ensured', { error: error.message }));
-  await ensureMoneySchedules(client, config.temporal.taskQueue).catch((error: Error) => log.warn('Money schedules not ensured', { error: error.message }));
+  await ensureOAuthSweepSchedule(client, config.temporal.taskQueue).catch((error: Error) =>
+    log.warn('OAuth sweep schedule not ensured', { error: error.message }),
+  );
+  await ensureMoneySchedules(client, config.temporal.taskQueue).catch((error: Error) =>
+    log.warn('Money schedules not ensured', { error: error.message }),
+  );
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
-  const deps: AppDeps = { db, config, log, keyCache, temporal: { client, taskQueue: config.temporal.taskQueue } };
-  const metrics = config.metrics.apiPort === undefined ? undefined : await startMetricsServer({
-    host: config.metrics.host, port: config.metrics.apiPort, text: () => scrape({ db, backlogs: readBacklogs }),
-    onError: (error) => log.error('metrics scrape failed', { error: error.message }),
-  });
+  const deps: AppDeps = {
+    db,
+    config,
+    log,
+    keyCache,
+    temporal: { client, taskQueue: config.temporal.taskQueue },
+  };
+  const metrics =
+    config.metrics.apiPort === undefined
+      ? undefined
+      : await startMetricsServer({
+          host: config.metrics.host,
+          port: config.metrics.apiPort,
+          text: () => scrape({ db, backlogs: readBacklogs }),
+          onError: (error) => log.error('metrics scrape failed', { error: error.message }),
+        });
   const server = createApp(deps).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

@@ -7,7 +7,13 @@ import { ApiError } from '../domain/errors';
 import type { JsonSchema } from '../schema/http/json-schema';
 
 function makeAjv(coerceTypes: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, coerceTypes, strict: false, discriminator: true });
+  const ajv = new Ajv2020({
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes,
+    strict: false,
+    discriminator: true,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -25,7 +31,8 @@ export interface ValidationIssue {
 function issuesOf(errors: ErrorObject[] | null | undefined): ValidationIssue[] {
   return (errors ?? []).map((error) => {
     let path = error.instancePath || '/';
-    if (error.keyword === 'required') path = `${error.instancePath}/${(error.params as { missingProperty: string }).missingProperty}`;
+    if (error.keyword === 'required')
+      path = `${error.instancePath}/${(error.params as { missingProperty: string }).missingProperty}`;
     if (error.keyword === 'additionalProperties') {
       path = `${error.instancePath}/${(error.params as { additionalProperty: string }).additionalProperty}`;
       return { path, message: 'is not an accepted field', keyword: error.keyword };
@@ -44,8 +51,16 @@ export function compile(schema: JsonSchema, from: 'body' | 'text'): ValidateFunc
 }
 
 export type InputKind = 'body' | 'query' | 'params';
-const CODES: Record<InputKind, string> = { body: 'invalid_body', query: 'invalid_query', params: 'invalid_params' };
-const NOUNS: Record<InputKind, string> = { body: 'Request body', query: 'Query string', params: 'Path parameter' };
+const CODES: Record<InputKind, string> = {
+  body: 'invalid_body',
+  query: 'invalid_query',
+  params: 'invalid_params',
+};
+const NOUNS: Record<InputKind, string> = {
+  body: 'Request body',
+  query: 'Query string',
+  params: 'Path parameter',
+};
 
 /** Validates (and, for text, coerces) in place; throws the spec's 400 with details.issues. */
 export function check(validate: ValidateFunction, value: unknown, kind: InputKind): void {
@@ -56,7 +71,8 @@ export function check(validate: ValidateFunction, value: unknown, kind: InputKin
   const details: Record<string, unknown> = { issues };
   // Keyed documents (project settings) also name the offending key, as the spec's details.key.
   const schema = validate.schema as Record<string, unknown>;
-  if (schema['x-error-key'] === true && first && first.path.length > 1) details.key = first.path.split('/')[1];
+  if (schema['x-error-key'] === true && first && first.path.length > 1)
+    details.key = first.path.split('/')[1];
   throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
 }
 
@@ -95,7 +111,9 @@ export function refuseUnstorableText(value: unknown, kind: InputKind): void {
       }
     }
     if (problem) {
-      throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${at} ${problem}`, { issues: [{ path: at, message: problem, keyword: 'text' }] });
+      throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${at} ${problem}`, {
+        issues: [{ path: at, message: problem, keyword: 'text' }],
+      });
     }
   }
 }

@@ -13,15 +13,61 @@ async function main(): Promise<void> {
   const headers = { Authorization: `Bearer ${tenant.key}` };
   const wallets: string[] = [];
   for (let i = 0; i < 100; i += 1) {
-    const created = await stack.request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: `bench ${i}`, currency: 'BRL' } });
+    const created = await stack.request('POST', '/v1/wallets', {
+      key: tenant.key,
+      body: { display_name: `bench ${i}`, currency: 'BRL' },
+    });
     wallets.push(created.body.id);
-    await stack.request('POST', '/v1/ledger-entries', { key: tenant.key, body: { wallet_id: created.body.id, org_id: tenant.orgId, currency: 'BRL', amount_minor: '1000000000000', kind: 'fund' } });
+    await stack.request('POST', '/v1/ledger-entries', {
+      key: tenant.key,
+      body: {
+        wallet_id: created.body.id,
+        org_id: tenant.orgId,
+        currency: 'BRL',
+        amount_minor: '1000000000000',
+        kind: 'fund',
+      },
+    });
   }
-  const post = (walletId: string) => JSON.stringify({ wallet_id: walletId, org_id: tenant.orgId, currency: 'BRL', amount_minor: '1', kind: 'fee' });
+  const post = (walletId: string) =>
+    JSON.stringify({
+      wallet_id: walletId,
+      org_id: tenant.orgId,
+      currency: 'BRL',
+      amount_minor: '1',
+      kind: 'fee',
+    });
 
-  const read = await spawnRotating({ label: 'GET /v1/wallets/:id (baseline read)', url: wallets.map((w) => `${stack.url}/v1/wallets/${w}`), method: 'GET', headers, bodies: [''], total: TOTAL, concurrency: CONCURRENCY, warmup: 1_000 });
-  const hot = await spawnRotating({ label: 'ledger post, one hot wallet', url: `${stack.url}/v1/ledger-entries`, method: 'POST', headers, bodies: [post(wallets[0])], total: TOTAL, concurrency: CONCURRENCY, warmup: 500 });
-  const spread = await spawnRotating({ label: 'ledger post, across 100 wallets', url: `${stack.url}/v1/ledger-entries`, method: 'POST', headers, bodies: wallets.map(post), total: TOTAL, concurrency: CONCURRENCY, warmup: 500 });
+  const read = await spawnRotating({
+    label: 'GET /v1/wallets/:id (baseline read)',
+    url: wallets.map((w) => `${stack.url}/v1/wallets/${w}`),
+    method: 'GET',
+    headers,
+    bodies: [''],
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 1_000,
+  });
+  const hot = await spawnRotating({
+    label: 'ledger post, one hot wallet',
+    url: `${stack.url}/v1/ledger-entries`,
+    method: 'POST',
+    headers,
+    bodies: [post(wallets[0])],
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 500,
+  });
+  const spread = await spawnRotating({
+    label: 'ledger post, across 100 wallets',
+    url: `${stack.url}/v1/ledger-entries`,
+    method: 'POST',
+    headers,
+    bodies: wallets.map(post),
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 500,
+  });
 
   const sums = await stack.db.any((await import('slonik')).sql.unsafe`
     SELECT b.wallet_id, b.balance_minor = COALESCE(sum(e.balance_delta), 0) AS balanced FROM wallet_balances b
@@ -31,9 +77,15 @@ async function main(): Promise<void> {
   console.log(machineLine());
   console.log(`ledger: ${TOTAL} requests per run at concurrency ${CONCURRENCY}`);
   for (const result of [read, hot, spread]) console.log(formatResult(result));
-  console.log(`hot / baseline throughput ratio: ${(hot.rps / read.rps).toFixed(2)}; spread / baseline: ${(spread.rps / read.rps).toFixed(2)}`);
-  console.log(`targets: hot wallet ≥ 500 posts/s (${hot.rps >= 500 ? 'met' : 'missed'}), 100 wallets ≥ 2000 posts/s (${spread.rps >= 2000 ? 'met' : 'missed'})`);
-  console.log(`invariant after the run: ${unbalanced === 0 ? 'every balance equals the sum of its entries' : `${unbalanced} wallets UNBALANCED`}`);
+  console.log(
+    `hot / baseline throughput ratio: ${(hot.rps / read.rps).toFixed(2)}; spread / baseline: ${(spread.rps / read.rps).toFixed(2)}`,
+  );
+  console.log(
+    `targets: hot wallet ≥ 500 posts/s (${hot.rps >= 500 ? 'met' : 'missed'}), 100 wallets ≥ 2000 posts/s (${spread.rps >= 2000 ? 'met' : 'missed'})`,
+  );
+  console.log(
+    `invariant after the run: ${unbalanced === 0 ? 'every balance equals the sum of its entries' : `${unbalanced} wallets UNBALANCED`}`,
+  );
   await stack.stop();
 }
 

@@ -17,19 +17,43 @@ const TOTAL = Number(process.env.BENCH_REQUESTS ?? 5_000);
 const LISTS = Number(process.env.BENCH_TOOL_LISTS ?? 500);
 const LOOKUP = { pix_key: 'ana@example.com' };
 
-interface ChildJob { urls: string[]; key: string; mode: 'call' | 'list'; total: number; concurrency: number; label: string }
+interface ChildJob {
+  urls: string[];
+  key: string;
+  mode: 'call' | 'list';
+  total: number;
+  concurrency: number;
+  label: string;
+}
 
 /** The child: one SDK client on the current (stateless) protocol, driving calls or lists in lanes. */
 async function child(job: ChildJob): Promise<void> {
   // One client per session URL; lane i drives client i modulo their number.
-  const clients = await Promise.all(job.urls.map(async (url) => {
-    const client = new Client({ name: 'gateway-bench', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${job.key}` } } }));
-    return client;
-  }));
-  const once = job.mode === 'call'
-    ? async (_: number, lane: number) => !(await clients[lane % clients.length].callTool({ name: 'pix-psp.pix_key_lookup', arguments: LOOKUP })).isError
-    : async (_: number, lane: number) => (await clients[lane % clients.length].listTools()).tools.length === 200;
+  const clients = await Promise.all(
+    job.urls.map(async (url) => {
+      const client = new Client(
+        { name: 'gateway-bench', version: '1.0.0' },
+        { versionNegotiation: { mode: 'auto' } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { Authorization: `Bearer ${job.key}` } },
+        }),
+      );
+      return client;
+    }),
+  );
+  const once =
+    job.mode === 'call'
+      ? async (_: number, lane: number) =>
+          !(
+            await clients[lane % clients.length].callTool({
+              name: 'pix-psp.pix_key_lookup',
+              arguments: LOOKUP,
+            })
+          ).isError
+      : async (_: number, lane: number) =>
+          (await clients[lane % clients.length].listTools()).tools.length === 200;
   await runLoad('warmup', { total: Math.min(500, job.total), concurrency: job.concurrency }, once);
   const result = await runLoad(job.label, { total: job.total, concurrency: job.concurrency }, once);
   process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -54,8 +78,15 @@ function postalCodesWith200Tools(): void {
   const server = catalogServer('postal-codes')!;
   for (let i = server.tools.length; i < 200; i++) {
     server.tools.push({
-      name: `lookup_${i}`, description: `Postal lookup variant ${i}: resolves a CEP to its street, district and city.`, moves_money: false,
-      input_schema: { type: 'object', required: ['cep'], additionalProperties: false, properties: { cep: { type: 'string', pattern: '^[0-9]{8}$' }, detail: { enum: ['short', 'full'] } } },
+      name: `lookup_${i}`,
+      description: `Postal lookup variant ${i}: resolves a CEP to its street, district and city.`,
+      moves_money: false,
+      input_schema: {
+        type: 'object',
+        required: ['cep'],
+        additionalProperties: false,
+        properties: { cep: { type: 'string', pattern: '^[0-9]{8}$' }, detail: { enum: ['short', 'full'] } },
+      },
     });
   }
 }
@@ -64,10 +95,16 @@ async function main(): Promise<void> {
   postalCodesWith200Tools();
   const stack = await startBenchStack();
   const tenant = await stack.createTenant();
-  const connected = await stack.request('POST', '/v1/providers/pix-psp/connections', { key: tenant.key, body: { credentials: API_KEY_SANDBOX } });
+  const connected = await stack.request('POST', '/v1/providers/pix-psp/connections', {
+    key: tenant.key,
+    body: { credentials: API_KEY_SANDBOX },
+  });
   if (connected.status !== 201) throw new Error(connected.text);
   // The default per-session minute limit (600) would refuse most of the run.
-  const limits = await stack.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, { key: tenant.key, body: { session_tool_calls_per_minute: 100_000 } });
+  const limits = await stack.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, {
+    key: tenant.key,
+    body: { session_tool_calls_per_minute: 100_000 },
+  });
   if (limits.status !== 200) throw new Error(limits.text);
   const open = async (servers: string[]) => {
     const r = await stack.request('POST', '/v1/sessions', { key: tenant.key, body: { servers } });
@@ -79,21 +116,54 @@ async function main(): Promise<void> {
   const listSession = await open(['postal-codes']);
 
   const direct = await spawnLoad({
-    label: `direct POST /tools/pix_key_lookup (c=${CONCURRENCY})`, url: `${stack.config.providerUrls.auth_api_key}/tools/pix_key_lookup`, method: 'POST',
-    headers: { 'x-api-key': API_KEY_SANDBOX.api_key, 'content-type': 'application/json' }, body: JSON.stringify(LOOKUP), total: TOTAL, concurrency: CONCURRENCY, warmup: 500,
+    label: `direct POST /tools/pix_key_lookup (c=${CONCURRENCY})`,
+    url: `${stack.config.providerUrls.auth_api_key}/tools/pix_key_lookup`,
+    method: 'POST',
+    headers: { 'x-api-key': API_KEY_SANDBOX.api_key, 'content-type': 'application/json' },
+    body: JSON.stringify(LOOKUP),
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 500,
   });
-  const viaMcp = await spawnChild({ urls: [callSession], key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call, one session (c=${CONCURRENCY})` });
+  const viaMcp = await spawnChild({
+    urls: [callSession],
+    key: tenant.key,
+    mode: 'call',
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    label: `MCP tools/call, one session (c=${CONCURRENCY})`,
+  });
   // Policies serialize one agent's calls (a session is one agent), so 32 agents are measured apart.
-  const viaMcpAgents = await spawnChild({ urls: agentSessions, key: tenant.key, mode: 'call', total: TOTAL, concurrency: CONCURRENCY, label: `MCP tools/call, ${CONCURRENCY} sessions (c=${CONCURRENCY})` });
-  const lists = await spawnChild({ urls: [listSession], key: tenant.key, mode: 'list', total: LISTS, concurrency: 1, label: 'MCP tools/list, 200 tools (c=1)' });
+  const viaMcpAgents = await spawnChild({
+    urls: agentSessions,
+    key: tenant.key,
+    mode: 'call',
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    label: `MCP tools/call, ${CONCURRENCY} sessions (c=${CONCURRENCY})`,
+  });
+  const lists = await spawnChild({
+    urls: [listSession],
+    key: tenant.key,
+    mode: 'list',
+    total: LISTS,
+    concurrency: 1,
+    label: 'MCP tools/list, 200 tools (c=1)',
+  });
 
   console.log(machineLine());
-  console.log(`mcp: ${TOTAL} tool calls at concurrency ${CONCURRENCY} (current protocol), ${LISTS} tools/list one at a time`);
+  console.log(
+    `mcp: ${TOTAL} tool calls at concurrency ${CONCURRENCY} (current protocol), ${LISTS} tools/list one at a time`,
+  );
   console.log(formatResult(direct));
   console.log(formatResult(viaMcp));
-  console.log(`  overhead p50 ${(viaMcp.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcp.p99 - direct.p99).toFixed(2)} ms`);
+  console.log(
+    `  overhead p50 ${(viaMcp.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcp.p99 - direct.p99).toFixed(2)} ms`,
+  );
   console.log(formatResult(viaMcpAgents));
-  console.log(`  overhead p50 ${(viaMcpAgents.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcpAgents.p99 - direct.p99).toFixed(2)} ms`);
+  console.log(
+    `  overhead p50 ${(viaMcpAgents.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcpAgents.p99 - direct.p99).toFixed(2)} ms`,
+  );
   console.log(formatResult(lists));
   await stack.stop();
 }

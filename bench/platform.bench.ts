@@ -15,13 +15,23 @@ async function main(): Promise<void> {
 
   const bare = new Koa();
   bare.use((ctx) => {
-    ctx.body = { key: { id: 'key_x', environment: 'test', scopes: ['*'] }, organization: { id: 'org_x' }, project: { id: 'prj_x' } };
+    ctx.body = {
+      key: { id: 'key_x', environment: 'test', scopes: ['*'] },
+      organization: { id: 'org_x' },
+      project: { id: 'prj_x' },
+    };
   });
   const bareServer = bare.listen(0, '127.0.0.1');
   await new Promise((resolve) => bareServer.once('listening', resolve));
   const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
 
-  const baseline = await spawnLoad({ label: 'bare Koa handler', url: bareUrl, total: TOTAL, concurrency: CONCURRENCY, warmup: 2_000 });
+  const baseline = await spawnLoad({
+    label: 'bare Koa handler',
+    url: bareUrl,
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 2_000,
+  });
   const whoami = await spawnLoad({
     label: 'GET /v1/whoami (key auth, full chain)',
     url: `${stack.url}/v1/whoami`,

@@ -12,15 +12,24 @@ import { spawnLoad } from './support/spawn-load';
 import { spawnRotating } from './support/spawn-rotating';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 /** The statements sent to PostgreSQL while `action` runs. */
 async function statementsOf(action: () => Promise<unknown>): Promise<string[]> {
   const original = Client.prototype.query;
   const seen: string[] = [];
   Client.prototype.query = function (this: Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text ?? '?';
+    const text =
+      typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? '?');
     seen.push(text.replace(/\s+/g, ' ').trim().slice(0, 120));
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
@@ -44,7 +53,9 @@ async function profileWhile(load: () => Promise<LoadResult>): Promise<void> {
   const cpu = process.cpuUsage(before);
   const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
   session.disconnect();
-  console.log(`${formatResult(result)}   process CPU ${((cpu.user + cpu.system) / result.requests).toFixed(0)} µs/req (profiler on)`);
+  console.log(
+    `${formatResult(result)}   process CPU ${((cpu.user + cpu.system) / result.requests).toFixed(0)} µs/req (profiler on)`,
+  );
   summarise(profile);
 }
 
@@ -58,15 +69,28 @@ function summarise(profile: Profile): void {
     const us = selfUs.get(node.id) ?? 0;
     total += us;
     const { functionName, url, lineNumber } = node.callFrame;
-    const file = url.replace(/^file:\/\//, '').replace(/.*node_modules\//, 'nm:').replace(`${process.cwd()}/`, '') || `(${functionName || 'native'})`;
+    const file =
+      url
+        .replace(/^file:\/\//, '')
+        .replace(/.*node_modules\//, 'nm:')
+        .replace(`${process.cwd()}/`, '') || `(${functionName || 'native'})`;
     byFile.set(file, (byFile.get(file) ?? 0) + us);
     const name = `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + us);
   }
-  const top = (m: Map<string, number>, n: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n)
-    .map(([k, v]) => `${(v / 1000).toFixed(0).padStart(7)} ms ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`).join('\n');
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(
+        ([k, v]) =>
+          `${(v / 1000).toFixed(0).padStart(7)} ms ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`,
+      )
+      .join('\n');
   // (idle) is the event loop waiting; (dispatch) is the inspector itself answering Profiler.stop.
-  console.log(`profile ${(total / 1000).toFixed(0)} ms\n-- self time by file\n${top(byFile, 25)}\n-- self time by function\n${top(byFunction, 35)}`);
+  console.log(
+    `profile ${(total / 1000).toFixed(0)} ms\n-- self time by file\n${top(byFile, 25)}\n-- self time by function\n${top(byFunction, 35)}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -75,25 +99,67 @@ async function main(): Promise<void> {
   const tenant = await stack.createTenant();
   const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
   const url = `${stack.url}/v1/consumer-payments/execute`;
-  const consumers = await Promise.all(Array.from({ length: 16 }, () =>
-    readyConsumer(stack, tenant, { fundMinor: 1_000_000_000, intent: { cap_minor: 1_000_000_000, per_tx_cap_minor: 10_000 } })));
+  const consumers = await Promise.all(
+    Array.from({ length: 16 }, () =>
+      readyConsumer(stack, tenant, {
+        fundMinor: 1_000_000_000,
+        intent: { cap_minor: 1_000_000_000, per_tx_cap_minor: 10_000 },
+      }),
+    ),
+  );
   const stored = pixSpend(consumers[0], { amount_minor: 1_050 });
-  const execute = () => stack.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body: stored });
+  const execute = () =>
+    stack.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body: stored });
   if ((await execute()).status !== 200) throw new Error('the spend to replay did not complete');
-  for (const [label, action] of [['cold replay', execute], ['warm replay', execute]] as const) {
+  for (const [label, action] of [
+    ['cold replay', execute],
+    ['warm replay', execute],
+  ] as const) {
     const statements = await statementsOf(action);
-    console.log(`${label}: ${statements.length} PostgreSQL round trips${statements.map((s) => `\n  ${s}`).join('')}`);
+    console.log(
+      `${label}: ${statements.length} PostgreSQL round trips${statements.map((s) => `\n  ${s}`).join('')}`,
+    );
   }
 
   if (mode === 'cold') {
     const count = Number(process.env.SPENDS ?? 400);
-    const bodies = Array.from({ length: count }, (_, i) => JSON.stringify(pixSpend(consumers[i % 16], { amount_minor: 1_050 })));
-    console.log(formatResult(await spawnRotating({ label: 'spends', url, method: 'POST', headers, bodies, total: count, concurrency: 16 })));
-    await profileWhile(() => spawnRotating({ label: 'replay, each settled attempt once (cold)', url, method: 'POST', headers, bodies, total: count, concurrency: 16 }));
+    const bodies = Array.from({ length: count }, (_, i) =>
+      JSON.stringify(pixSpend(consumers[i % 16], { amount_minor: 1_050 })),
+    );
+    console.log(
+      formatResult(
+        await spawnRotating({
+          label: 'spends',
+          url,
+          method: 'POST',
+          headers,
+          bodies,
+          total: count,
+          concurrency: 16,
+        }),
+      ),
+    );
+    await profileWhile(() =>
+      spawnRotating({
+        label: 'replay, each settled attempt once (cold)',
+        url,
+        method: 'POST',
+        headers,
+        bodies,
+        total: count,
+        concurrency: 16,
+      }),
+    );
   } else {
-    const target = mode === 'whoami'
-      ? { label: 'GET /v1/whoami', url: `${stack.url}/v1/whoami` }
-      : { label: 'replay of one settled attempt (warm)', url, method: 'POST', body: JSON.stringify(stored) };
+    const target =
+      mode === 'whoami'
+        ? { label: 'GET /v1/whoami', url: `${stack.url}/v1/whoami` }
+        : {
+            label: 'replay of one settled attempt (warm)',
+            url,
+            method: 'POST',
+            body: JSON.stringify(stored),
+          };
     const total = Number(process.env.REQUESTS ?? 4_000);
     await spawnLoad({ ...target, label: 'warmup', headers, total: 500, concurrency: 16 });
     await profileWhile(() => spawnLoad({ ...target, headers, total, concurrency: 16 }));

@@ -28,38 +28,62 @@ const SIZES = (process.env.BENCH_SCALE_SIZES ?? '1,2,4').split(',').map(Number);
 const SHARDS = Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 4);
 const CALLERS_PER_API = 16;
 
-interface Row { label: string; concurrency: number; completed: number; result: LoadResult }
+interface Row {
+  label: string;
+  concurrency: number;
+  completed: number;
+  result: LoadResult;
+}
 
 async function floor(temporal: RunningTemporalServer, concurrency: number): Promise<Row> {
   const native = await NativeConnection.connect({ address: temporal.address });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./support/floor-workflows'), logger: quietLogger });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./support/floor-workflows'),
+    logger: quietLogger,
+  });
   const worker = await Worker.create({ connection: native, taskQueue: 'floor', workflowBundle });
   const running = worker.run();
   const connection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection });
   let next = 0;
-  const run = (label: string, total: number) => runLoad(label, { total, concurrency }, async () => {
-    await client.workflow.execute('emptyWorkflow', { taskQueue: 'floor', workflowId: `floor-${randomBytes(4).toString('hex')}-${next++}` });
-    return true;
-  });
+  const run = (label: string, total: number) =>
+    runLoad(label, { total, concurrency }, async () => {
+      await client.workflow.execute('emptyWorkflow', {
+        taskQueue: 'floor',
+        workflowId: `floor-${randomBytes(4).toString('hex')}-${next++}`,
+      });
+      return true;
+    });
   await run('warmup', 50);
   const result = await run('empty workflow (floor)', SPENDS);
   worker.shutdown();
   await running;
   await connection.close();
   await native.close();
-  return { label: 'empty workflow, worker in the bench', concurrency, completed: SPENDS - result.errors, result };
+  return {
+    label: 'empty workflow, worker in the bench',
+    concurrency,
+    completed: SPENDS - result.errors,
+    result,
+  };
 }
 
 async function main(): Promise<void> {
   installRuntime('ERROR');
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-scale-'));
   chmodSync(root, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), port: await freePort(), database: 'gateway' });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(root, 'postgres'),
+    port: await freePort(),
+    database: 'gateway',
+  });
   const db = await openDatabase(postgres.url, { maximumPoolSize: 2 });
   await migrate(db);
   const temporal = await startTemporalServer({
-    dataDir: path.join(root, 'temporal'), postgresUrl: postgres.adminUrl, historyShards: SHARDS, namespace: 'default',
+    dataDir: path.join(root, 'temporal'),
+    postgresUrl: postgres.adminUrl,
+    historyShards: SHARDS,
+    namespace: 'default',
     ports: await freeTemporalPorts(),
     log: (line) => console.error(line),
   });
@@ -68,39 +92,90 @@ async function main(): Promise<void> {
 
   for (const n of SIZES) {
     const cluster = await startCluster({
-      dataDir: path.join(root, `cluster-${n}`), databaseUrl: postgres.url, temporal: { running: temporal },
-      workers: n, apis: n, host: '127.0.0.1', port: 0, serviceToken, env: { LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '20' }, mocks: true,
+      dataDir: path.join(root, `cluster-${n}`),
+      databaseUrl: postgres.url,
+      temporal: { running: temporal },
+      workers: n,
+      apis: n,
+      host: '127.0.0.1',
+      port: 0,
+      serviceToken,
+      env: { LOG_LEVEL: 'error', DATABASE_POOL_SIZE: '20' },
+      mocks: true,
     });
     try {
       const gateway = gatewayClient(cluster.url, serviceToken);
       const tenant = await gateway.createTenant();
       const wallets: string[] = [];
       for (let i = 0; i < 16; i++) {
-        const created = await gateway.request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: `scale ${i}`, currency: 'BRL' } });
+        const created = await gateway.request('POST', '/v1/wallets', {
+          key: tenant.key,
+          body: { display_name: `scale ${i}`, currency: 'BRL' },
+        });
         wallets.push(created.body.id);
-        await gateway.request('POST', '/v1/ledger-entries', { key: tenant.key, body: { wallet_id: created.body.id, org_id: tenant.orgId, currency: 'BRL', amount_minor: '1000000000000', kind: 'fund' } });
+        await gateway.request('POST', '/v1/ledger-entries', {
+          key: tenant.key,
+          body: {
+            wallet_id: created.body.id,
+            org_id: tenant.orgId,
+            currency: 'BRL',
+            amount_minor: '1000000000000',
+            kind: 'fund',
+          },
+        });
       }
       const prefix = `scale-${n}-${randomBytes(3).toString('hex')}`;
-      const bodies = (tag: string, count: number) => Array.from({ length: count }, (_, i) => JSON.stringify({
-        amount: 1.23, currency: 'BRL', recipient: 'bench-merchant', description: 'benchmark purchase', mandate_id: 'mdt_bench', attempt_id: `${prefix}-${tag}-${i}`,
-      }));
-      const common = { url: wallets.map((w) => `${cluster.url}/v1/wallets/${w}/execute`), method: 'POST', headers: { Authorization: `Bearer ${tenant.key}` }, concurrency: CALLERS_PER_API * n };
+      const bodies = (tag: string, count: number) =>
+        Array.from({ length: count }, (_, i) =>
+          JSON.stringify({
+            amount: 1.23,
+            currency: 'BRL',
+            recipient: 'bench-merchant',
+            description: 'benchmark purchase',
+            mandate_id: 'mdt_bench',
+            attempt_id: `${prefix}-${tag}-${i}`,
+          }),
+        );
+      const common = {
+        url: wallets.map((w) => `${cluster.url}/v1/wallets/${w}/execute`),
+        method: 'POST',
+        headers: { Authorization: `Bearer ${tenant.key}` },
+        concurrency: CALLERS_PER_API * n,
+      };
       await spawnRotating({ ...common, label: 'warmup', bodies: bodies('warm', 50), total: 50 });
-      const result = await spawnRotating({ ...common, label: `${n} worker + ${n} API processes`, bodies: bodies('run', SPENDS), total: SPENDS });
+      const result = await spawnRotating({
+        ...common,
+        label: `${n} worker + ${n} API processes`,
+        bodies: bodies('run', SPENDS),
+        total: SPENDS,
+      });
       // Counted in PostgreSQL, not from the answers: a spend counts only once its attempt completed.
-      const completed = await db.oneFirst(sql.unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id LIKE ${`${prefix}-run-%`} AND status = 'completed'`) as number;
-      rows.push({ label: `wallet execute, ${n} worker + ${n} API processes`, concurrency: common.concurrency, completed, result });
+      const completed = (await db.oneFirst(
+        sql.unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id LIKE ${`${prefix}-run-%`} AND status = 'completed'`,
+      )) as number;
+      rows.push({
+        label: `wallet execute, ${n} worker + ${n} API processes`,
+        concurrency: common.concurrency,
+        completed,
+        result,
+      });
     } finally {
       await cluster.stop();
     }
   }
 
   console.log(machineLine());
-  console.log(`Temporal server (real, PostgreSQL persistence, ${SHARDS} history shards) on ${os.cpus().length} cores; ${SPENDS} per run`);
-  console.log(`${'run'.padEnd(46)} ${'callers'.padStart(7)} ${'completed/s'.padStart(11)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  completed`);
+  console.log(
+    `Temporal server (real, PostgreSQL persistence, ${SHARDS} history shards) on ${os.cpus().length} cores; ${SPENDS} per run`,
+  );
+  console.log(
+    `${'run'.padEnd(46)} ${'callers'.padStart(7)} ${'completed/s'.padStart(11)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)}  completed`,
+  );
   for (const { label, concurrency, completed, result } of rows) {
     const perSecond = completed / result.seconds;
-    console.log(`${label.padEnd(46)} ${String(concurrency).padStart(7)} ${perSecond.toFixed(0).padStart(11)} ${result.p50.toFixed(1).padStart(8)} ${result.p99.toFixed(1).padStart(8)}  ${completed}/${result.requests}`);
+    console.log(
+      `${label.padEnd(46)} ${String(concurrency).padStart(7)} ${perSecond.toFixed(0).padStart(11)} ${result.p50.toFixed(1).padStart(8)} ${result.p99.toFixed(1).padStart(8)}  ${completed}/${result.requests}`,
+    );
   }
   await db.end();
   await temporal.stop();

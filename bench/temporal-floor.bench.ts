@@ -27,24 +27,45 @@ function processCpuMs(pid: number): number {
 async function main(): Promise<void> {
   installRuntime('ERROR');
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-floor-'));
-  const server = await startDevServer({ dataDir: root, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  const server = await startDevServer({
+    dataDir: root,
+    port: await freePort(),
+    uiPort: await freePort(),
+    namespace: 'default',
+  });
   const native = await NativeConnection.connect({ address: server.address });
-  const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('./support/floor-workflows'), logger: quietLogger });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./support/floor-workflows'),
+    logger: quietLogger,
+  });
   const worker = await Worker.create({ connection: native, taskQueue: 'floor', workflowBundle });
   const running = worker.run();
   const grpc = new Client({ connection: await Connection.connect({ address: server.address }) });
   const local = new Client({ connection: native });
 
   let next = 0;
-  const measure = async (label: string, client: Client, concurrency: number, eager: boolean): Promise<LoadResult & { serverMs: number; clientMs: number }> => {
+  const measure = async (
+    label: string,
+    client: Client,
+    concurrency: number,
+    eager: boolean,
+  ): Promise<LoadResult & { serverMs: number; clientMs: number }> => {
     const serverBefore = processCpuMs(server.pid);
     const clientBefore = process.cpuUsage();
     const result = await runLoad(label, { total: TOTAL, concurrency }, async () => {
-      await client.workflow.execute('emptyWorkflow', { taskQueue: 'floor', workflowId: `floor-${next++}`, requestEagerStart: eager });
+      await client.workflow.execute('emptyWorkflow', {
+        taskQueue: 'floor',
+        workflowId: `floor-${next++}`,
+        requestEagerStart: eager,
+      });
       return true;
     });
     const used = process.cpuUsage(clientBefore);
-    return { ...result, serverMs: (processCpuMs(server.pid) - serverBefore) / TOTAL, clientMs: (used.user + used.system) / 1000 / TOTAL };
+    return {
+      ...result,
+      serverMs: (processCpuMs(server.pid) - serverBefore) / TOTAL,
+      clientMs: (used.user + used.system) / 1000 / TOTAL,
+    };
   };
   await runLoad('warmup', { total: 100, concurrency: CONCURRENCY }, async () => {
     await grpc.workflow.execute('emptyWorkflow', { taskQueue: 'floor', workflowId: `floor-${next++}` });
@@ -57,10 +78,17 @@ async function main(): Promise<void> {
   ];
 
   console.log(machineLine());
-  console.log(`Temporal floor: ${TOTAL} empty workflows per run (temporal server start-dev, SQLite file, worker in this process)`);
-  for (const r of results) console.log(`${formatResult(r)}   server CPU ${r.serverMs.toFixed(1)} ms/wf, worker+client CPU ${r.clientMs.toFixed(1)} ms/wf`);
+  console.log(
+    `Temporal floor: ${TOTAL} empty workflows per run (temporal server start-dev, SQLite file, worker in this process)`,
+  );
+  for (const r of results)
+    console.log(
+      `${formatResult(r)}   server CPU ${r.serverMs.toFixed(1)} ms/wf, worker+client CPU ${r.clientMs.toFixed(1)} ms/wf`,
+    );
   const best = Math.max(...results.map((r) => r.rps));
-  console.log(`a p50 under 30 ms at c=${CONCURRENCY} needs about ${Math.ceil(CONCURRENCY / 0.03)} workflows/s; the best measured here is ${best.toFixed(0)}/s`);
+  console.log(
+    `a p50 under 30 ms at c=${CONCURRENCY} needs about ${Math.ceil(CONCURRENCY / 0.03)} workflows/s; the best measured here is ${best.toFixed(0)}/s`,
+  );
   worker.shutdown();
   await running;
   await native.close();

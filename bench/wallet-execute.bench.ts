@@ -15,47 +15,131 @@ async function main(): Promise<void> {
   const headers = { Authorization: `Bearer ${tenant.key}` };
   const wallets: string[] = [];
   for (let i = 0; i < 16; i += 1) {
-    const created = await stack.request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: `bench ${i}`, currency: 'BRL' } });
+    const created = await stack.request('POST', '/v1/wallets', {
+      key: tenant.key,
+      body: { display_name: `bench ${i}`, currency: 'BRL' },
+    });
     wallets.push(created.body.id);
-    await stack.request('POST', '/v1/ledger-entries', { key: tenant.key, body: { wallet_id: created.body.id, org_id: tenant.orgId, currency: 'BRL', amount_minor: '1000000000000', kind: 'fund' } });
+    await stack.request('POST', '/v1/ledger-entries', {
+      key: tenant.key,
+      body: {
+        wallet_id: created.body.id,
+        org_id: tenant.orgId,
+        currency: 'BRL',
+        amount_minor: '1000000000000',
+        kind: 'fund',
+      },
+    });
   }
-  const post = (walletId: string) => JSON.stringify({ wallet_id: walletId, org_id: tenant.orgId, currency: 'BRL', amount_minor: '1', kind: 'fee' });
-  const baseline = await spawnRotating({ label: 'ledger post over HTTP (baseline)', url: `${stack.url}/v1/ledger-entries`, method: 'POST', headers, bodies: wallets.map(post), total: TOTAL, concurrency: CONCURRENCY, warmup: 200 });
+  const post = (walletId: string) =>
+    JSON.stringify({
+      wallet_id: walletId,
+      org_id: tenant.orgId,
+      currency: 'BRL',
+      amount_minor: '1',
+      kind: 'fee',
+    });
+  const baseline = await spawnRotating({
+    label: 'ledger post over HTTP (baseline)',
+    url: `${stack.url}/v1/ledger-entries`,
+    method: 'POST',
+    headers,
+    bodies: wallets.map(post),
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 200,
+  });
 
-  const bodies = (prefix: string, count: number) => Array.from({ length: count }, (_, i) => JSON.stringify({
-    amount: 1.23, currency: 'BRL', recipient: 'bench-merchant', description: 'benchmark purchase', mandate_id: 'mdt_bench', attempt_id: `${prefix}-${i}`,
-  }));
+  const bodies = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        amount: 1.23,
+        currency: 'BRL',
+        recipient: 'bench-merchant',
+        description: 'benchmark purchase',
+        mandate_id: 'mdt_bench',
+        attempt_id: `${prefix}-${i}`,
+      }),
+    );
   // Each request goes to one of 16 wallets, so the figure is Temporal's path rather than one hot balance row.
   const urls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
-  await spawnRotating({ label: 'warmup', url: urls, method: 'POST', headers, bodies: bodies('warm', 100), total: 100, concurrency: CONCURRENCY });
+  await spawnRotating({
+    label: 'warmup',
+    url: urls,
+    method: 'POST',
+    headers,
+    bodies: bodies('warm', 100),
+    total: 100,
+    concurrency: CONCURRENCY,
+  });
   // This process runs the API, the worker and the mocks: its CPU time per completed attempt is the spend's cost here.
   const cpuBefore = process.cpuUsage();
-  const execute = await spawnRotating({ label: 'wallet execute, full Temporal path', url: urls, method: 'POST', headers, bodies: bodies('run', TOTAL), total: TOTAL, concurrency: CONCURRENCY });
+  const execute = await spawnRotating({
+    label: 'wallet execute, full Temporal path',
+    url: urls,
+    method: 'POST',
+    headers,
+    bodies: bodies('run', TOTAL),
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+  });
   const cpu = process.cpuUsage(cpuBefore);
   const cpuMsPerSpend = (cpu.user + cpu.system) / 1000 / TOTAL;
-  const replay = await spawnRotating({ label: 'wallet execute replay (from Postgres)', url: urls, method: 'POST', headers, bodies: bodies('run', TOTAL), total: TOTAL, concurrency: CONCURRENCY });
+  const replay = await spawnRotating({
+    label: 'wallet execute replay (from Postgres)',
+    url: urls,
+    method: 'POST',
+    headers,
+    bodies: bodies('run', TOTAL),
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+  });
   // One finished attempt presented again and again: after its first replay it is served from the API process's memory.
-  const warmReplay = await spawnRotating({ label: 'wallet execute replay, one attempt (warm)', url: urls[0], method: 'POST', headers, bodies: bodies('run', 1), total: TOTAL * 4, concurrency: CONCURRENCY, warmup: 200 });
+  const warmReplay = await spawnRotating({
+    label: 'wallet execute replay, one attempt (warm)',
+    url: urls[0],
+    method: 'POST',
+    headers,
+    bodies: bodies('run', 1),
+    total: TOTAL * 4,
+    concurrency: CONCURRENCY,
+    warmup: 200,
+  });
 
   // The Temporal floor on this machine: the one-activity probe workflow, started and awaited at the same concurrency.
   let probes = 0;
-  const floor = await runLoad('probe workflow, start + result (Temporal floor)', { total: Math.min(TOTAL, 400), concurrency: CONCURRENCY }, async () => {
-    await stack.deps.temporal.client.workflow.execute('workerProbe', { taskQueue: stack.deps.temporal.taskQueue, workflowId: `probe/bench-${probes++}`, args: [] });
-    return true;
-  });
+  const floor = await runLoad(
+    'probe workflow, start + result (Temporal floor)',
+    { total: Math.min(TOTAL, 400), concurrency: CONCURRENCY },
+    async () => {
+      await stack.deps.temporal.client.workflow.execute('workerProbe', {
+        taskQueue: stack.deps.temporal.taskQueue,
+        workflowId: `probe/bench-${probes++}`,
+        args: [],
+      });
+      return true;
+    },
+  );
 
-  const completed = await stack.db.oneFirst((await import('slonik')).sql.unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE status = 'completed'`);
+  const completed = await stack.db.oneFirst(
+    (await import('slonik')).sql
+      .unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE status = 'completed'`,
+  );
   const rss = process.memoryUsage().rss / 2 ** 20;
 
   console.log(machineLine());
   console.log(`wallet execute: ${TOTAL} attempts at concurrency ${CONCURRENCY}`);
   for (const result of [baseline, floor, execute, replay, warmReplay]) console.log(formatResult(result));
   console.log(`execute / Temporal floor throughput ratio: ${(execute.rps / floor.rps).toFixed(2)}`);
-  console.log(`process CPU (API + worker + mocks) per completed attempt: ${cpuMsPerSpend.toFixed(1)} ms (target < 10 ms: ${cpuMsPerSpend < 10 ? 'met' : 'missed'})`);
+  console.log(
+    `process CPU (API + worker + mocks) per completed attempt: ${cpuMsPerSpend.toFixed(1)} ms (target < 10 ms: ${cpuMsPerSpend < 10 ? 'met' : 'missed'})`,
+  );
   console.log(`execute / ledger-post throughput ratio: ${(execute.rps / baseline.rps).toFixed(2)}`);
   console.log(`completed attempts in Postgres: ${completed} (expected ${TOTAL + 100})`);
   console.log(`API + worker + mocks resident memory (one process): ${rss.toFixed(0)} MB`);
-  console.log(`targets: p50 < 30 ms (${execute.p50 < 30 ? 'met' : 'missed'}), p99 < 100 ms (${execute.p99 < 100 ? 'met' : 'missed'}), RSS < 500 MB (${rss < 500 ? 'met' : 'missed'})`);
+  console.log(
+    `targets: p50 < 30 ms (${execute.p50 < 30 ? 'met' : 'missed'}), p99 < 100 ms (${execute.p99 < 100 ? 'met' : 'missed'}), RSS < 500 MB (${rss < 500 ? 'met' : 'missed'})`,
+  );
   await stack.stop();
 }
 

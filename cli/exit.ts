@@ -3,7 +3,10 @@
 export const EXIT = { ok: 0, api: 1, usage: 2, network: 3 } as const;
 
 export class CliError extends Error {
-  constructor(readonly exitCode: number, message: string) {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
     super(message);
   }
 }

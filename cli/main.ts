@@ -19,7 +19,9 @@ import { registerCommandList } from './commands/list-commands';
 
 function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
+    ).version;
   } catch {
     return 'unknown';
   }
@@ -27,11 +29,27 @@ function packageVersion(): string {
 
 export function buildProgram(): Command {
   const program = new Command('gateway')
-    .description('Command-line client of the Agent Payments Gateway: every API operation as `gateway <resource> <operation>`.')
-    .version(`${packageVersion()} (API ${(document as { info?: { version?: string } }).info?.version ?? 'unknown'})`)
-    .addOption(new Option('--api-key <key>', 'API key or access token (default: $GATEWAY_API_KEY, then the profile)'))
-    .addOption(new Option('--base-url <url>', 'gateway base URL (default: $GATEWAY_BASE_URL, then the profile, then http://127.0.0.1:8080)'))
-    .addOption(new Option('--profile <name>', 'profile in the config dir (default: $GATEWAY_PROFILE, then the default profile)'))
+    .description(
+      'Command-line client of the Agent Payments Gateway: every API operation as `gateway <resource> <operation>`.',
+    )
+    .version(
+      `${packageVersion()} (API ${(document as { info?: { version?: string } }).info?.version ?? 'unknown'})`,
+    )
+    .addOption(
+      new Option('--api-key <key>', 'API key or access token (default: $GATEWAY_API_KEY, then the profile)'),
+    )
+    .addOption(
+      new Option(
+        '--base-url <url>',
+        'gateway base URL (default: $GATEWAY_BASE_URL, then the profile, then http://127.0.0.1:8080)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--profile <name>',
+        'profile in the config dir (default: $GATEWAY_PROFILE, then the default profile)',
+      ),
+    )
     .option('--json', 'print the exact response body (the default when stdout is not a terminal)')
     .option('--verbose', 'show the HTTP exchange on stderr, credentials redacted')
     .showHelpAfterError()
@@ -60,7 +78,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) {
       // Help and version are asked for; every other parse error is a usage error, printed already.
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+      return error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+        ? EXIT.ok
+        : EXIT.usage;
     }
     if (error instanceof CliError) {
       process.stderr.write(`${error.message}\n`);

@@ -17,19 +17,29 @@ export interface TemporalBinaries {
 }
 
 function goBinary(): string {
-  const candidates = [process.env.GO, '/usr/local/go/bin/go'].filter((value): value is string => Boolean(value));
+  const candidates = [process.env.GO, '/usr/local/go/bin/go'].filter((value): value is string =>
+    Boolean(value),
+  );
   for (const candidate of candidates) if (existsSync(candidate)) return candidate;
   const found = spawnSync('sh', ['-c', 'command -v go'], { encoding: 'utf8' });
   if (found.status === 0 && found.stdout.trim()) return found.stdout.trim();
-  throw new Error('Go is needed once to build the Temporal server: install it (https://go.dev/dl) or set GO to its binary');
+  throw new Error(
+    'Go is needed once to build the Temporal server: install it (https://go.dev/dl) or set GO to its binary',
+  );
 }
 
 function go(args: string[], env: NodeJS.ProcessEnv, log: (line: string) => void): void {
   const started = Date.now();
   const result = spawnSync(goBinary(), args, {
-    encoding: 'utf8', env: { ...process.env, CGO_ENABLED: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024,
+    encoding: 'utf8',
+    env: { ...process.env, CGO_ENABLED: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 1024 * 1024,
   });
-  if (result.status !== 0) throw new Error(`go ${args.join(' ')} failed (${result.status}):\n${result.stderr.split('\n').slice(-30).join('\n')}`);
+  if (result.status !== 0)
+    throw new Error(
+      `go ${args.join(' ')} failed (${result.status}):\n${result.stderr.split('\n').slice(-30).join('\n')}`,
+    );
   log(`  built in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
@@ -51,8 +61,17 @@ export function ensureTemporalServer(log: (line: string) => void = () => undefin
   const dir = path.join(BIN_DIR, `temporal-${TEMPORAL_SERVER_VERSION}`);
   const binaries = { server: path.join(dir, 'server'), sqlTool: path.join(dir, 'sql') };
   if (existsSync(binaries.server) && existsSync(binaries.sqlTool)) return binaries;
-  log(`Building Temporal server ${TEMPORAL_SERVER_VERSION} from the Go module proxy (once; a few minutes on a small machine)`);
-  buildInto(dir, [`go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`, `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`], log);
+  log(
+    `Building Temporal server ${TEMPORAL_SERVER_VERSION} from the Go module proxy (once; a few minutes on a small machine)`,
+  );
+  buildInto(
+    dir,
+    [
+      `go.temporal.io/server/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+      `go.temporal.io/server/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+    ],
+    log,
+  );
   return binaries;
 }
 

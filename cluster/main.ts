@@ -21,31 +21,52 @@ import { persistentSecret } from '../local/persistent-secret';
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { workers: { type: 'string' }, apis: { type: 'string' }, shards: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { workers: { type: 'string' }, apis: { type: 'string' }, shards: { type: 'string' } },
+  });
   const settings = clusterSettings(process.env, values);
   const config = loadConfig();
-  const dataDir = path.resolve(process.env.GATEWAY_CLUSTER_DATA_DIR ?? path.join(PROJECT_ROOT, '.cluster', 'data'));
+  const dataDir = path.resolve(
+    process.env.GATEWAY_CLUSTER_DATA_DIR ?? path.join(PROJECT_ROOT, '.cluster', 'data'),
+  );
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: Error) => say(`stop failed: ${error.message}`));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: Error) => say(`stop failed: ${error.message}`));
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
 
   try {
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: settings.postgresPort, database: 'gateway', log: say });
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(dataDir, 'postgres'),
+      port: settings.postgresPort,
+      database: 'gateway',
+      log: say,
+    });
     stops.push(() => postgres.stop());
-    const serviceToken = config.serviceToken ?? persistentSecret(path.join(dataDir, 'service-token'), () => randomBytes(32).toString('hex'));
+    const serviceToken =
+      config.serviceToken ??
+      persistentSecret(path.join(dataDir, 'service-token'), () => randomBytes(32).toString('hex'));
     const firstKey = await bootstrap(postgres.url, config.apiKeyPepper);
     if (firstKey) writeFileSync(path.join(dataDir, 'dev-api-key'), `${firstKey}\n`, { mode: 0o600 });
 
-    const ui = await startTemporalUi({ dataDir: path.join(dataDir, 'temporal-ui'), port: settings.uiPort, temporalAddress: `127.0.0.1:${settings.temporalPorts.frontend}`, log: say });
+    const ui = await startTemporalUi({
+      dataDir: path.join(dataDir, 'temporal-ui'),
+      port: settings.uiPort,
+      temporalAddress: `127.0.0.1:${settings.temporalPorts.frontend}`,
+      log: say,
+    });
     if (ui) stops.push(() => ui.stop());
     const cluster = await startCluster({
       dataDir,
       databaseUrl: postgres.url,
-      temporal: { postgresUrl: postgres.adminUrl, historyShards: settings.historyShards, ports: settings.temporalPorts },
+      temporal: {
+        postgresUrl: postgres.adminUrl,
+        historyShards: settings.historyShards,
+        ports: settings.temporalPorts,
+      },
       workers: settings.workers,
       apis: settings.apis,
       host: config.host,
@@ -58,18 +79,26 @@ async function main(): Promise<void> {
     stops.push(() => cluster.stop());
 
     const keyFile = path.join(dataDir, 'dev-api-key');
-    const key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '(created earlier; mint another with npm run admin -- create-key)';
+    const key = existsSync(keyFile)
+      ? readFileSync(keyFile, 'utf8').trim()
+      : '(created earlier; mint another with npm run admin -- create-key)';
     say('');
-    say(`Agent Payments Gateway is running: ${settings.apis} API and ${settings.workers} worker processes on a Temporal server`);
+    say(
+      `Agent Payments Gateway is running: ${settings.apis} API and ${settings.workers} worker processes on a Temporal server`,
+    );
     say(`  API            ${cluster.url}  (shared by ${cluster.apis.map((api) => api.url).join(', ')})`);
     say(`  OpenAPI        ${cluster.url}/openapi.json`);
     say(`  Reference      ${cluster.url}/docs`);
-    say(`  Temporal       ${cluster.temporalAddress}  (${settings.historyShards} history shards, PostgreSQL ${postgres.url.replace(/\/[^/]*$/, '')})`);
+    say(
+      `  Temporal       ${cluster.temporalAddress}  (${settings.historyShards} history shards, PostgreSQL ${postgres.url.replace(/\/[^/]*$/, '')})`,
+    );
     say(`  Temporal UI    ${ui?.url ?? '(not available: the UI server could not be built)'}`);
     say(`  Console        ${cluster.url}/console (sign in with the service token)`);
     say(`  API key        ${key}`);
     say(`  Service token  ${serviceToken}`);
-    say(`  Logs           ${path.join(dataDir, 'logs')}/{api,worker}-N.log, ${path.join(dataDir, 'temporal', 'temporal.log')}`);
+    say(
+      `  Logs           ${path.join(dataDir, 'logs')}/{api,worker}-N.log, ${path.join(dataDir, 'temporal', 'temporal.log')}`,
+    );
     say(`  Data           ${dataDir}`);
     say('');
     say(`Try: curl -H "Authorization: Bearer ${key}" ${cluster.url}/v1/whoami`);

@@ -24,5 +24,11 @@ export async function freeTemporalPorts(): Promise<TemporalServerOptions['ports'
       return port;
     }
   };
-  return { frontend: await pick(true), history: await pick(true), matching: await pick(true), worker: await pick(true), frontendHttp: await pick(false) };
+  return {
+    frontend: await pick(true),
+    history: await pick(true),
+    matching: await pick(true),
+    worker: await pick(true),
+    frontendHttp: await pick(false),
+  };
 }

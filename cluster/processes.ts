@@ -42,7 +42,9 @@ export async function waitFor(what: string, timeoutMs: number, check: () => Prom
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${what} not ready within ${timeoutMs / 1000} s${lastError ? `: ${(lastError as Error).message}` : ''}`);
+      throw new Error(
+        `${what} not ready within ${timeoutMs / 1000} s${lastError ? `: ${(lastError as Error).message}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -61,7 +63,12 @@ export function stopChild(child: ChildProcess, graceMs = 20_000): Promise<void> 
 }
 
 /** Starts one API or worker process with `env` on top of this process's environment; resolves once it is ready. */
-export async function startGatewayProcess(kind: GatewayProcessKind, name: string, env: NodeJS.ProcessEnv, logDir: string): Promise<GatewayProcess> {
+export async function startGatewayProcess(
+  kind: GatewayProcessKind,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  logDir: string,
+): Promise<GatewayProcess> {
   mkdirSync(logDir, { recursive: true });
   const logFile = path.join(logDir, `${name}.log`);
   const logStream = createWriteStream(logFile, { flags: 'a' });
@@ -75,7 +82,10 @@ export async function startGatewayProcess(kind: GatewayProcessKind, name: string
   child.once('exit', () => logStream.end());
   const url = await new Promise<string | undefined>((resolve, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 180 s; see ${logFile}`)), 180_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not start within 180 s; see ${logFile}`)),
+      180_000,
+    );
     const onData = (chunk: Buffer) => {
       seen = (seen + chunk.toString('utf8')).slice(-4096);
       const match = READY[kind].exec(seen);
@@ -87,7 +97,11 @@ export async function startGatewayProcess(kind: GatewayProcessKind, name: string
     child.stderr.on('data', onData);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited (${code ?? signal}) before it was ready; see ${logFile}:\n${seen.split('\n').slice(-15).join('\n')}`));
+      reject(
+        new Error(
+          `${name} exited (${code ?? signal}) before it was ready; see ${logFile}:\n${seen.split('\n').slice(-15).join('\n')}`,
+        ),
+      );
     });
   }).catch(async (error: Error) => {
     await stopChild(child, 2_000);
@@ -99,7 +113,11 @@ export async function startGatewayProcess(kind: GatewayProcessKind, name: string
     if (!stopping) process.stderr.write(`${name} exited (${code ?? signal}); see ${logFile}\n`);
   });
   return {
-    kind, name, pid: child.pid!, logFile, url,
+    kind,
+    name,
+    pid: child.pid!,
+    logFile,
+    url,
     stop: () => {
       stopping = true;
       return stopChild(child);

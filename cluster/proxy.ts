@@ -8,7 +8,11 @@ export interface RunningProxy {
   stop(): Promise<void>;
 }
 
-export async function startProxy(host: string, port: number, backends: Array<{ host: string; port: number }>): Promise<RunningProxy> {
+export async function startProxy(
+  host: string,
+  port: number,
+  backends: Array<{ host: string; port: number }>,
+): Promise<RunningProxy> {
   let next = 0;
   const sockets = new Set<net.Socket>();
   const track = (socket: net.Socket) => {
@@ -41,7 +45,9 @@ export async function startProxy(host: string, port: number, backends: Array<{ h
     client.once('error', () => client.destroy());
     connect(client, backends.length);
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, () => resolve()));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(port, host, () => resolve()),
+  );
   const address = server.address() as net.AddressInfo;
   return {
     url: `http://${host}:${address.port}`,

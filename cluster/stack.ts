@@ -7,7 +7,11 @@ import { buildBundleFile, PREBUILT_BUNDLE } from '../worker/bundle';
 import { startAllMocks, type RunningMock } from '../providers/mocks';
 import { startGatewayProcess, type GatewayProcess } from './processes';
 import { startProxy } from './proxy';
-import { startTemporalServer, type RunningTemporalServer, type TemporalServerOptions } from './temporal-server';
+import {
+  startTemporalServer,
+  type RunningTemporalServer,
+  type TemporalServerOptions,
+} from './temporal-server';
 
 export interface ClusterOptions {
   /** Config files, the Temporal log and each process's log (logs/<name>.log). */
@@ -51,7 +55,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   const log = options.log ?? (() => undefined);
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: Error) => log(`stop failed: ${error.message}`));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: Error) => log(`stop failed: ${error.message}`));
   };
   try {
     const namespace = options.env?.TEMPORAL_NAMESPACE ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
@@ -59,7 +64,12 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     if ('running' in options.temporal) {
       temporal = options.temporal.running;
     } else {
-      temporal = await startTemporalServer({ ...options.temporal, dataDir: path.join(options.dataDir, 'temporal'), namespace, log });
+      temporal = await startTemporalServer({
+        ...options.temporal,
+        dataDir: path.join(options.dataDir, 'temporal'),
+        namespace,
+        log,
+      });
       stops.push(() => temporal.stop());
     }
     const mocks = options.mocks ? await startAllMocks() : {};
@@ -68,7 +78,9 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
 
     const env: NodeJS.ProcessEnv = {
       LOG_LEVEL: 'warn',
-      ...Object.fromEntries(Object.entries(mocks).map(([name, mock]) => [`PROVIDER_${name.toUpperCase()}_URL`, mock.url])),
+      ...Object.fromEntries(
+        Object.entries(mocks).map(([name, mock]) => [`PROVIDER_${name.toUpperCase()}_URL`, mock.url]),
+      ),
       ...options.env,
       DATABASE_URL: options.databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
@@ -77,7 +89,11 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       GATEWAY_WORKFLOW_BUNDLE: bundle,
     };
     const logDir = path.join(options.dataDir, 'logs');
-    const started = await Promise.allSettled(Array.from({ length: options.workers }, (_, i) => startGatewayProcess('worker', `worker-${i + 1}`, env, logDir)));
+    const started = await Promise.allSettled(
+      Array.from({ length: options.workers }, (_, i) =>
+        startGatewayProcess('worker', `worker-${i + 1}`, env, logDir),
+      ),
+    );
     const workers: GatewayProcess[] = [];
     for (const result of started) {
       if (result.status === 'rejected') continue;
@@ -89,16 +105,33 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     // One at a time: each API process migrates and ensures the schedules at start, and the first does the work.
     const apis: GatewayProcess[] = [];
     for (let i = 0; i < options.apis; i++) {
-      const api = await startGatewayProcess('api', `api-${i + 1}`, { ...env, HOST: '127.0.0.1', PORT: String(options.apiPorts?.[i] ?? 0) }, logDir);
+      const api = await startGatewayProcess(
+        'api',
+        `api-${i + 1}`,
+        { ...env, HOST: '127.0.0.1', PORT: String(options.apiPorts?.[i] ?? 0) },
+        logDir,
+      );
       apis.push(api);
       stops.push(() => api.stop());
     }
-    const proxy = await startProxy(options.host, options.port, apis.map((api) => {
-      const url = new URL(api.url!);
-      return { host: url.hostname, port: Number(url.port) };
-    }));
+    const proxy = await startProxy(
+      options.host,
+      options.port,
+      apis.map((api) => {
+        const url = new URL(api.url!);
+        return { host: url.hostname, port: Number(url.port) };
+      }),
+    );
     stops.push(() => proxy.stop());
-    return { url: proxy.url, temporalAddress: temporal.address, temporalPid: temporal.pid, apis, workers, mocks, stop: stopAll };
+    return {
+      url: proxy.url,
+      temporalAddress: temporal.address,
+      temporalPid: temporal.pid,
+      apis,
+      workers,
+      mocks,
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;

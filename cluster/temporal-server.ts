@@ -37,28 +37,50 @@ export interface RunningTemporalServer {
 
 function sqlTool(tool: string, url: URL, database: string, args: string[]): void {
   const connection = [
-    '--plugin', 'postgres12', '--endpoint', url.hostname, '--port', url.port || '5432',
-    '--user', decodeURIComponent(url.username), '--password', decodeURIComponent(url.password), '--database', database,
+    '--plugin',
+    'postgres12',
+    '--endpoint',
+    url.hostname,
+    '--port',
+    url.port || '5432',
+    '--user',
+    decodeURIComponent(url.username),
+    '--password',
+    decodeURIComponent(url.password),
+    '--database',
+    database,
   ];
   const result = spawnSync(tool, [...connection, ...args], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`temporal-sql-tool ${args[0]} on ${database} failed: ${result.stderr || result.stdout}`);
+  if (result.status !== 0)
+    throw new Error(`temporal-sql-tool ${args[0]} on ${database} failed: ${result.stderr || result.stdout}`);
 }
 
 async function hasSchema(url: URL, database: string): Promise<boolean> {
-  const client = new Client({ connectionString: Object.assign(new URL(url), { pathname: `/${database}` }).toString() });
+  const client = new Client({
+    connectionString: Object.assign(new URL(url), { pathname: `/${database}` }).toString(),
+  });
   await client.connect();
   try {
-    const found = await client.query("SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_version'");
+    const found = await client.query(
+      "SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_version'",
+    );
     return (found.rowCount ?? 0) > 0;
   } finally {
     await client.end();
   }
 }
 
-async function applySchemas(tool: string, postgresUrl: string, databases: { main: string; visibility: string }): Promise<void> {
+async function applySchemas(
+  tool: string,
+  postgresUrl: string,
+  databases: { main: string; visibility: string },
+): Promise<void> {
   const url = new URL(postgresUrl);
   const adminUrl = Object.assign(new URL(url), { pathname: '/postgres' }).toString();
-  for (const [database, schema] of [[databases.main, 'temporal'], [databases.visibility, 'visibility']] as const) {
+  for (const [database, schema] of [
+    [databases.main, 'temporal'],
+    [databases.visibility, 'visibility'],
+  ] as const) {
     await ensureDatabase(adminUrl, database);
     if (!(await hasSchema(url, database))) sqlTool(tool, url, database, ['setup-schema', '-v', '0.0']);
     // Applies only the versions newer than the database's: a restart or an upgrade of the pinned server.
@@ -70,7 +92,11 @@ function yamlString(value: string): string {
   return JSON.stringify(value); // a JSON string is a valid YAML scalar
 }
 
-function serverConfig(options: TemporalServerOptions, databases: { main: string; visibility: string }, dynamicConfigFile: string): string {
+function serverConfig(
+  options: TemporalServerOptions,
+  databases: { main: string; visibility: string },
+  dynamicConfigFile: string,
+): string {
   const url = new URL(options.postgresUrl);
   const store = (database: string, maxConns: number) => `
       sql:
@@ -131,10 +157,12 @@ dynamicConfigClient:
 // The dev server's flags (key=value) as the server's dynamic config file, plus search attributes
 // visible to the next read right after they are added.
 function dynamicConfig(): string {
-  const entries = [...DEV_SERVER_DYNAMIC_CONFIG, 'system.forceSearchAttributesCacheRefreshOnRead=true'].map((flag) => {
-    const [key, value] = flag.split('=');
-    return `${key}:\n  - value: ${value}\n`;
-  });
+  const entries = [...DEV_SERVER_DYNAMIC_CONFIG, 'system.forceSearchAttributesCacheRefreshOnRead=true'].map(
+    (flag) => {
+      const [key, value] = flag.split('=');
+      return `${key}:\n  - value: ${value}\n`;
+    },
+  );
   return entries.join('');
 }
 
@@ -149,7 +177,9 @@ function checkShards(dataDir: string, shards: number): void {
     return;
   }
   if (recorded !== String(shards)) {
-    throw new Error(`this Temporal database was created with ${recorded} history shards; it cannot change to ${shards} (remove ${dataDir} and its databases to start over)`);
+    throw new Error(
+      `this Temporal database was created with ${recorded} history shards; it cannot change to ${shards} (remove ${dataDir} and its databases to start over)`,
+    );
   }
 }
 
@@ -157,14 +187,19 @@ const GRPC_ALREADY_EXISTS = 6;
 
 // The last error lines of the server's JSON log, without their stack traces.
 function tail(file: string): string {
-  return readFileSync(file, 'utf8').trim().split('\n').slice(-5).map((line) => {
-    try {
-      const entry = JSON.parse(line) as { level?: string; msg?: string; error?: string };
-      return `${entry.level}: ${entry.msg}${entry.error ? ` (${entry.error})` : ''}`;
-    } catch {
-      return line;
-    }
-  }).join('\n');
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .slice(-5)
+    .map((line) => {
+      try {
+        const entry = JSON.parse(line) as { level?: string; msg?: string; error?: string };
+        return `${entry.level}: ${entry.msg}${entry.error ? ` (${entry.error})` : ''}`;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 }
 
 async function registerNamespace(address: string, namespace: string): Promise<void> {
@@ -179,11 +214,18 @@ async function registerNamespace(address: string, namespace: string): Promise<vo
     // A new namespace reaches every service's cache within seconds; until then the call is refused.
     await waitFor(`namespace ${namespace}`, 60_000, async () => {
       const known = await connection.operatorService.listSearchAttributes({ namespace });
-      const missing = Object.entries(SEARCH_ATTRIBUTE_FLAGS).filter(([name]) => !(name in (known.customAttributes ?? {})));
+      const missing = Object.entries(SEARCH_ATTRIBUTE_FLAGS).filter(
+        ([name]) => !(name in (known.customAttributes ?? {})),
+      );
       if (missing.length === 0) return true;
       await connection.operatorService.addSearchAttributes({
         namespace,
-        searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD])),
+        searchAttributes: Object.fromEntries(
+          missing.map(([name, type]) => [
+            name,
+            type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD,
+          ]),
+        ),
       });
       return false;
     });
@@ -205,15 +247,23 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
   writeFileSync(configFile, serverConfig(options, databases, dynamicConfigFile), { mode: 0o600 });
   const logFile = path.join(options.dataDir, 'temporal.log');
   const logFd = openSync(logFile, 'a');
-  const child = spawn(binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(binaries.server, ['--config-file', configFile, '--allow-no-auth', 'start'], {
+    stdio: ['ignore', logFd, logFd],
+  });
   closeSync(logFd);
   const address = `127.0.0.1:${options.ports.frontend}`;
   try {
     await waitFor('Temporal frontend', 120_000, async () => {
-      if (child.exitCode !== null) throw new GaveUp(`Temporal server exited with ${child.exitCode}; the end of ${logFile}:\n${tail(logFile)}`);
+      if (child.exitCode !== null)
+        throw new GaveUp(
+          `Temporal server exited with ${child.exitCode}; the end of ${logFile}:\n${tail(logFile)}`,
+        );
       const connection = await Connection.connect({ address, connectTimeout: 1_000 }).catch(() => undefined);
       if (!connection) return false;
-      const healthy = await connection.healthService.check({}).then(() => true, () => false);
+      const healthy = await connection.healthService.check({}).then(
+        () => true,
+        () => false,
+      );
       await connection.close();
       return healthy;
     });
@@ -222,6 +272,8 @@ export async function startTemporalServer(options: TemporalServerOptions): Promi
     await stopChild(child);
     throw error;
   }
-  log(`Temporal server ${address} ready (${options.historyShards} history shards, PostgreSQL databases ${databases.main}, ${databases.visibility})`);
+  log(
+    `Temporal server ${address} ready (${options.historyShards} history shards, PostgreSQL databases ${databases.main}, ${databases.visibility})`,
+  );
   return { address, pid: child.pid!, stop: () => stopChild(child) };
 }

@@ -28,33 +28,50 @@ export async function startTemporalUi(options: TemporalUiOptions): Promise<Runni
   const configDir = path.join(options.dataDir, 'config');
   mkdirSync(configDir, { recursive: true });
   // The UI server reads base.yaml, then <env>.yaml over it.
-  writeFileSync(path.join(configDir, 'base.yaml'), [
-    `temporalGrpcAddress: ${JSON.stringify(options.temporalAddress)}`,
-    'host: 127.0.0.1',
-    `port: ${options.port}`,
-    'enableUi: true',
-    `defaultNamespace: ${JSON.stringify(options.namespace ?? 'default')}`,
-    'showTemporalSystemNamespace: false',
-    'disableNewsFetch: true',
-    'notifyOnNewVersion: false',
-    'cors:',
-    '  cookieInsecure: true',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    path.join(configDir, 'base.yaml'),
+    [
+      `temporalGrpcAddress: ${JSON.stringify(options.temporalAddress)}`,
+      'host: 127.0.0.1',
+      `port: ${options.port}`,
+      'enableUi: true',
+      `defaultNamespace: ${JSON.stringify(options.namespace ?? 'default')}`,
+      'showTemporalSystemNamespace: false',
+      'disableNewsFetch: true',
+      'notifyOnNewVersion: false',
+      'cors:',
+      '  cookieInsecure: true',
+      '',
+    ].join('\n'),
+  );
   writeFileSync(path.join(configDir, 'cluster.yaml'), '# everything is in base.yaml\n{}\n');
   const logFd = openSync(path.join(options.dataDir, 'ui.log'), 'a');
-  const child = spawn(binary, ['--root', options.dataDir, '--config', 'config', '--env', 'cluster', 'start'], { stdio: ['ignore', logFd, logFd] });
+  const child = spawn(
+    binary,
+    ['--root', options.dataDir, '--config', 'config', '--env', 'cluster', 'start'],
+    { stdio: ['ignore', logFd, logFd] },
+  );
   closeSync(logFd);
   try {
-    await waitFor('Temporal UI', 30_000, () => new Promise<boolean>((resolve, reject) => {
-      if (child.exitCode !== null) return reject(new GaveUp(`Temporal UI exited with ${child.exitCode}; see ${path.join(options.dataDir, 'ui.log')}`));
-      const socket = net.connect(options.port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    }));
+    await waitFor(
+      'Temporal UI',
+      30_000,
+      () =>
+        new Promise<boolean>((resolve, reject) => {
+          if (child.exitCode !== null)
+            return reject(
+              new GaveUp(
+                `Temporal UI exited with ${child.exitCode}; see ${path.join(options.dataDir, 'ui.log')}`,
+              ),
+            );
+          const socket = net.connect(options.port, '127.0.0.1');
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.once('error', () => resolve(false));
+        }),
+    );
   } catch (error) {
     await stopChild(child);
     throw error;

@@ -30,7 +30,8 @@ export class FlatError extends Error {
 export const notFound = (what = 'Resource'): ApiError => new ApiError(404, 'not_found', `${what} not found`);
 
 /** Missing, malformed, revoked or environment-mismatched credential: always the same bare body. */
-export const unauthorized = (challenge = 'Bearer'): FlatError => new FlatError(401, { error: 'unauthorized' }, { 'WWW-Authenticate': challenge });
+export const unauthorized = (challenge = 'Bearer'): FlatError =>
+  new FlatError(401, { error: 'unauthorized' }, { 'WWW-Authenticate': challenge });
 
 export const forbiddenScope = (scope: string): FlatError =>
   new FlatError(403, { error: 'forbidden', message: `This key lacks the "${scope}" scope`, status: 403 });
@@ -38,4 +39,5 @@ export const forbiddenScope = (scope: string): FlatError =>
 export const insufficientRole = (required: string): FlatError =>
   new FlatError(403, { error: 'insufficient_role', required });
 
-export const projectResolutionFailed = (): FlatError => new FlatError(500, { error: 'project_resolution_failed' });
+export const projectResolutionFailed = (): FlatError =>
+  new FlatError(500, { error: 'project_resolution_failed' });

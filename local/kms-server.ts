@@ -17,7 +17,9 @@ function python(): string {
     const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
     if (found.status === 0 && found.stdout.trim()) return found.stdout.trim();
   }
-  throw new KmsServerUnavailable('the KMS test server needs python3 on PATH to install moto[server] from PyPI');
+  throw new KmsServerUnavailable(
+    'the KMS test server needs python3 on PATH to install moto[server] from PyPI',
+  );
 }
 
 /** Path of moto_server, creating the venv and installing moto[server] on first use. */
@@ -28,10 +30,17 @@ export function ensureMotoServer(): string {
   rmSync(staging, { recursive: true, force: true });
   const steps: Array<[string, string[]]> = [
     [python(), ['-m', 'venv', staging]],
-    [path.join(staging, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', MOTO_REQUIREMENT]],
+    [
+      path.join(staging, 'bin', 'python'),
+      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', MOTO_REQUIREMENT],
+    ],
   ];
   for (const [command, args] of steps) {
-    const result = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } });
+    const result = spawnSync(command, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' },
+    });
     if (result.status !== 0) {
       rmSync(staging, { recursive: true, force: true });
       const reason = (result.stderr || result.stdout || String(result.error ?? '')).trim().split('\n').pop();
@@ -58,9 +67,13 @@ function freePort(): Promise<number> {
 async function waitForPort(port: number, child: ChildProcess, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new KmsServerUnavailable(`moto_server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null)
+      throw new KmsServerUnavailable(`moto_server exited with code ${child.exitCode}`);
     const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
     if (open) return;
@@ -82,10 +95,11 @@ export async function startKmsServer(): Promise<RunningKmsServer> {
   await waitForPort(port, child, 30_000);
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }

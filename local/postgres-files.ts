@@ -4,7 +4,18 @@
 // world-readable folder and, when the data dir cannot be reached, keeps the cluster beside them.
 import { createHash, randomBytes } from 'node:crypto';
 import {
-  chmodSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync,
+  chmodSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,15 +111,22 @@ export function nativeDir(user: RunAs | undefined): string {
     return path.join(root, 'native');
   }
   const home = stageHome(user);
-  if (!home) throw new Error(`no root-owned folder to stage the PostgreSQL binaries in (tried ${STAGE_HOMES.join(', ')})`);
-  const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version;
+  if (!home)
+    throw new Error(
+      `no root-owned folder to stage the PostgreSQL binaries in (tried ${STAGE_HOMES.join(', ')})`,
+    );
+  const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string })
+    .version;
   const target = path.join(home, `binaries-${version.replace(/[^\w.-]/g, '_')}`);
   const native = path.join(target, 'native');
   if (existsSync(path.join(native, COMPLETE))) return native;
   const partial = `${target}.partial-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     mkdirSync(partial, { mode: 0o755 });
-    cpSync(path.join(root, 'native'), path.join(partial, 'native'), { recursive: true, verbatimSymlinks: true });
+    cpSync(path.join(root, 'native'), path.join(partial, 'native'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
     hydrateSymlinks(partial);
     openToAll(partial);
     writeFileSync(path.join(partial, 'native', COMPLETE), `${version}\n`, { mode: 0o644 });
@@ -154,7 +172,10 @@ export function clusterPlace(dataDir: string, user: RunAs | undefined): ClusterP
   const resolved = path.resolve(dataDir);
   if (!user || reachable(path.dirname(resolved), user)) return { home: resolved };
   const home = stageHome(user);
-  if (!home) throw new Error(`${resolved} is out of ${user.name}'s reach and no root-owned folder could hold the cluster instead`);
+  if (!home)
+    throw new Error(
+      `${resolved} is out of ${user.name}'s reach and no root-owned folder could hold the cluster instead`,
+    );
   const clusters = path.join(home, 'clusters');
   mkdirSync(clusters, { recursive: true, mode: 0o755 });
   chmodSync(clusters, 0o755);

@@ -55,9 +55,14 @@ function spawnOptions(server: Server) {
 }
 
 function run(server: Server, binary: string, args: string[]): void {
-  const result = spawnSync(path.join(server.bin, binary), args, { encoding: 'utf8', ...spawnOptions(server) });
+  const result = spawnSync(path.join(server.bin, binary), args, {
+    encoding: 'utf8',
+    ...spawnOptions(server),
+  });
   if (result.status !== 0) {
-    throw new Error(`${binary} failed (${result.status}): ${result.stderr || result.stdout || result.error?.message}`);
+    throw new Error(
+      `${binary} failed (${result.status}): ${result.stderr || result.stdout || result.error?.message}`,
+    );
   }
 }
 
@@ -74,7 +79,8 @@ async function waitUntilReady(url: string, server: ChildProcess, logFile: string
       return;
     } catch (error) {
       await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`postgres did not accept connections within 60 s: ${String(error)}`);
+      if (Date.now() > deadline)
+        throw new Error(`postgres did not accept connections within 60 s: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -101,27 +107,51 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   const server: Server = { bin: path.join(nativeDir(runAs), 'bin'), runAs, cwd: place.home };
   if (!existsSync(path.join(cluster, 'PG_VERSION'))) {
-    run(server, 'initdb', ['-D', cluster, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-    writeFileSync(path.join(options.dataDir, 'README'), place.relocatedFrom
-      ? `PostgreSQL cluster of the gateway lives in ${cluster}: the PostgreSQL user cannot reach this folder. Remove both to start over.\n`
-      : 'PostgreSQL cluster of the gateway; remove this folder to start over.\n');
+    run(server, 'initdb', [
+      '-D',
+      cluster,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
+    writeFileSync(
+      path.join(options.dataDir, 'README'),
+      place.relocatedFrom
+        ? `PostgreSQL cluster of the gateway lives in ${cluster}: the PostgreSQL user cannot reach this folder. Remove both to start over.\n`
+        : 'PostgreSQL cluster of the gateway; remove this folder to start over.\n',
+    );
   }
   const logFd = openSync(logFile, 'a');
   const args = [
-    '-D', cluster,
-    '-p', String(options.port),
-    '-k', socketDir,
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', 'max_connections=200',
+    '-D',
+    cluster,
+    '-p',
+    String(options.port),
+    '-k',
+    socketDir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'max_connections=200',
   ];
-  if (options.durable === false) args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const postgres = spawn(path.join(server.bin, 'postgres'), args, { stdio: ['ignore', logFd, logFd], ...spawnOptions(server) });
+  if (options.durable === false)
+    args.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const postgres = spawn(path.join(server.bin, 'postgres'), args, {
+    stdio: ['ignore', logFd, logFd],
+    ...spawnOptions(server),
+  });
   closeSync(logFd);
   const adminUrl = `postgres://postgres@127.0.0.1:${options.port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${options.port}/${options.database}`;
   await waitUntilReady(adminUrl, postgres, logFile);
   await ensureDatabase(adminUrl, options.database);
-  const where = place.relocatedFrom ? `; ${place.relocatedFrom} is out of ${runAs!.name}'s reach, so the cluster lives there` : '';
+  const where = place.relocatedFrom
+    ? `; ${place.relocatedFrom} is out of ${runAs!.name}'s reach, so the cluster lives there`
+    : '';
   options.log?.(`PostgreSQL ${options.port} ready (data in ${cluster}${where})`);
 
   let stopped: Promise<void> | undefined;

@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o755 });
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error: Error) => say(`stop failed: ${error.message}`));
+    for (const stop of stops.reverse())
+      await stop().catch((error: Error) => say(`stop failed: ${error.message}`));
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
       databaseUrl = postgres.url;
     }
     let temporalAddress = config.temporal.address;
-    let temporalUi = process.env.TEMPORAL_UI_URL ?? '(your Temporal cluster\'s UI)';
+    let temporalUi = process.env.TEMPORAL_UI_URL ?? "(your Temporal cluster's UI)";
     if (!temporalAddress) {
       const temporal = await startDevServer({
         dataDir: path.join(config.dataDir, 'temporal'),
@@ -59,7 +60,9 @@ async function main(): Promise<void> {
     stops.push(async () => void (await Promise.all(Object.values(mocks).map((mock) => mock.stop()))));
     for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
 
-    config.serviceToken ??= persistentSecret(path.join(config.dataDir, 'service-token'), () => randomBytes(32).toString('hex'));
+    config.serviceToken ??= persistentSecret(path.join(config.dataDir, 'service-token'), () =>
+      randomBytes(32).toString('hex'),
+    );
     const db = await openDatabase(databaseUrl, { maximumPoolSize: 2 });
     await migrate(db);
     const firstKey = await bootstrap(db, config.apiKeyPepper);
@@ -72,7 +75,9 @@ async function main(): Promise<void> {
     stops.push(() => api.stop());
 
     const keyFile = path.join(config.dataDir, 'dev-api-key');
-    const key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '(created earlier; mint another with npm run admin -- create-key)';
+    const key = existsSync(keyFile)
+      ? readFileSync(keyFile, 'utf8').trim()
+      : '(created earlier; mint another with npm run admin -- create-key)';
     say('');
     say('Agent Payments Gateway is running');
     say(`  API            ${api.url}`);
@@ -96,7 +101,10 @@ async function main(): Promise<void> {
 }
 
 /** On an empty database: one organization, its default test project and an unrestricted test key. */
-async function bootstrap(db: Awaited<ReturnType<typeof openDatabase>>, pepper: string): Promise<string | undefined> {
+async function bootstrap(
+  db: Awaited<ReturnType<typeof openDatabase>>,
+  pepper: string,
+): Promise<string | undefined> {
   const hasOrg = await db.exists(sql.unsafe`SELECT 1 FROM organizations`);
   if (hasOrg) return undefined;
   const { project } = await createOrganization(db, { name: 'Local development', environment: 'test' });

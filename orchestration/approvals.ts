@@ -13,7 +13,9 @@ import { handle, start, type Orchestrator } from './temporal';
 export async function startApprovalHold(o: Orchestrator, input: ApprovalHoldInput): Promise<void> {
   try {
     await start<typeof approvalHold>(o, 'approvalHold', {
-      workflowId: workflowIds.approval(input.approvalId), workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [input],
+      workflowId: workflowIds.approval(input.approvalId),
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [input],
       typedSearchAttributes: [
         { key: SEARCH_ATTRIBUTES.OrgId, value: input.orgId },
         { key: SEARCH_ATTRIBUTES.ProjectId, value: input.projectId },
@@ -30,11 +32,23 @@ export async function startApprovalHold(o: Orchestrator, input: ApprovalHoldInpu
 // row says what won.
 const DECIDE_UPDATE_ID = 'decide';
 
-export function decideApproval(o: Orchestrator, approvalId: string, decision: { approve: boolean; reason: string | null; decidedBy: string }): Promise<ApprovalView> {
-  return handle(o, workflowIds.approval(approvalId)).executeUpdate(decideUpdate, { updateId: DECIDE_UPDATE_ID, args: [decision] });
+export function decideApproval(
+  o: Orchestrator,
+  approvalId: string,
+  decision: { approve: boolean; reason: string | null; decidedBy: string },
+): Promise<ApprovalView> {
+  return handle(o, workflowIds.approval(approvalId)).executeUpdate(decideUpdate, {
+    updateId: DECIDE_UPDATE_ID,
+    args: [decision],
+  });
 }
 
 /** Runs the sweep that expires overdue approvals now (it also runs every minute on a schedule). */
 export function sweepApprovalsNow(o: Orchestrator, requestId: string): Promise<unknown> {
-  return runWorkflowBounded(o, 'approvalSweep', { workflowId: `${workflowIds.approvalSweep()}/${requestId}`, args: [], timeoutMs: 15_000 }, 'the approval sweep');
+  return runWorkflowBounded(
+    o,
+    'approvalSweep',
+    { workflowId: `${workflowIds.approvalSweep()}/${requestId}`, args: [], timeoutMs: 15_000 },
+    'the approval sweep',
+  );
 }

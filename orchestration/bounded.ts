@@ -13,11 +13,17 @@ export async function runWorkflowBounded<W extends Workflow = Workflow>(
 ): Promise<WorkflowResultType<W>> {
   const { timeoutMs, ...start } = options;
   try {
-    return await execute<W>(o, workflowType, { ...start, workflowExecutionTimeout: timeoutMs } as unknown as StartOptions<W>);
+    return await execute<W>(o, workflowType, {
+      ...start,
+      workflowExecutionTimeout: timeoutMs,
+    } as unknown as StartOptions<W>);
   } catch (error) {
     if (error instanceof WorkflowFailedError && !(error.cause instanceof TimeoutFailure)) throw error;
     throw new ApiError(503, 'worker_unavailable', `No worker completed ${what} in time; retry later`, {
-      reason: error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : (error as Error).message,
+      reason:
+        error instanceof WorkflowFailedError
+          ? (error.cause?.message ?? error.message)
+          : (error as Error).message,
     });
   }
 }

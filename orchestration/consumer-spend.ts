@@ -5,7 +5,10 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
 import type { consumerSpendAttempt } from '../workflows/consumer-spend-attempt';
 import {
-  consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal,
+  consumerSpendAnswerUpdate,
+  consumerSpendProgressQuery,
+  consumerSpendRetryUpdate,
+  consumerSpendSettlementSignal,
 } from '../workflows/consumer-spend-messages';
 import { searchAttributes } from '../workflows/search-attributes';
 import { handle, signal, update, updateWithStart, type Orchestrator } from './temporal';
@@ -18,15 +21,26 @@ type ConsumerSpendHandle = WorkflowHandle<typeof consumerSpendAttempt>;
  * id conflict policy joins whichever start came first; both carry the same payment).
  */
 export function startConsumerSpend(o: Orchestrator, req: SpendRequest): Promise<SpendAnswer> {
-  return updateWithStart<typeof consumerSpendAttempt, SpendAnswer>(o, 'consumerSpendAttempt', {
-    workflowId: req.workflowId,
-    args: [req],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    typedSearchAttributes: searchAttributes({
-      orgId: req.orgId, projectId: req.projectId, environment: req.environment, mandateId: req.mandateId, attemptId: req.attemptId, rail: req.rail, amountMinor: req.amountMinor,
-    }),
-  }, consumerSpendAnswerUpdate);
+  return updateWithStart<typeof consumerSpendAttempt, SpendAnswer>(
+    o,
+    'consumerSpendAttempt',
+    {
+      workflowId: req.workflowId,
+      args: [req],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      typedSearchAttributes: searchAttributes({
+        orgId: req.orgId,
+        projectId: req.projectId,
+        environment: req.environment,
+        mandateId: req.mandateId,
+        attemptId: req.attemptId,
+        rail: req.rail,
+        amountMinor: req.amountMinor,
+      }),
+    },
+    consumerSpendAnswerUpdate,
+  );
 }
 
 /** Joins a running attempt (an approved one runs under its approval's replay workflow) and waits on its answer. */

@@ -1,8 +1,13 @@
 // The Temporal client errors the gateway tells apart, by type (never by message): which of them mean a
 // workflow's answer is to be read from PostgreSQL instead, and which mean a workflow is missing or closed.
 import {
-  ServiceError, WorkflowExecutionAlreadyStartedError, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError, isGrpcServiceError,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  isGrpcServiceError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 
@@ -23,11 +28,13 @@ const TRANSIENT_GRPC: ReadonlySet<number> = new Set([
  * workflow stores its answer before it closes, so the answer is read from there.
  */
 export function answerIsStored(error: unknown): boolean {
-  return error instanceof WorkflowNotFoundError
-    || error instanceof WorkflowExecutionAlreadyStartedError
-    || error instanceof WorkflowUpdateFailedError
-    || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError
-    || (error instanceof ServiceError && isGrpcServiceError(error.cause) && TRANSIENT_GRPC.has(error.cause.code));
+  return (
+    error instanceof WorkflowNotFoundError ||
+    error instanceof WorkflowExecutionAlreadyStartedError ||
+    error instanceof WorkflowUpdateFailedError ||
+    error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+    (error instanceof ServiceError && isGrpcServiceError(error.cause) && TRANSIENT_GRPC.has(error.cause.code))
+  );
 }
 
 export function isWorkflowMissing(error: unknown): boolean {
@@ -40,10 +47,14 @@ export function isAlreadyStarted(error: unknown): boolean {
 
 /** The business failure an update's handler threw (its type is a failure-type constant), or undefined. */
 export function updateFailure(error: unknown): ApplicationFailure | undefined {
-  return error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause : undefined;
+  return error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure
+    ? error.cause
+    : undefined;
 }
 
 /** The business failure a workflow ended with (its type is a failure-type constant), or undefined. */
 export function workflowFailure(error: unknown): ApplicationFailure | undefined {
-  return error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure ? error.cause : undefined;
+  return error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure
+    ? error.cause
+    : undefined;
 }

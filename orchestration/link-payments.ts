@@ -2,26 +2,48 @@
 // reserved, and nudged by the rail's notices. A notice for a finished payment changes nothing.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { linkPayment } from '../workflows/link-payment';
-import { linkChargeUpdate, linkRailNoticeSignal, type LinkChargeView, type LinkPaymentInput } from '../workflows/link-payment-messages';
+import {
+  linkChargeUpdate,
+  linkRailNoticeSignal,
+  type LinkChargeView,
+  type LinkPaymentInput,
+} from '../workflows/link-payment-messages';
 import { workflowIds } from '../workflows/ids';
 import { searchAttributes } from '../workflows/search-attributes';
 import { signal, updateWithStart, type Orchestrator } from './temporal';
 
-export function startLinkPayment(o: Orchestrator, input: LinkPaymentInput & { rail: string; amountMinor: bigint }): Promise<LinkChargeView> {
+export function startLinkPayment(
+  o: Orchestrator,
+  input: LinkPaymentInput & { rail: string; amountMinor: bigint },
+): Promise<LinkChargeView> {
   const { rail, amountMinor, ...args } = input;
-  return updateWithStart<typeof linkPayment, LinkChargeView>(o, 'linkPayment', {
-    workflowId: workflowIds.linkPayment(input.linkId, input.paymentId),
-    args: [args],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: searchAttributes({
-      orgId: input.orgId, projectId: input.projectId, environment: input.environment, attemptId: input.paymentId, rail, amountMinor,
-    }),
-  }, linkChargeUpdate);
+  return updateWithStart<typeof linkPayment, LinkChargeView>(
+    o,
+    'linkPayment',
+    {
+      workflowId: workflowIds.linkPayment(input.linkId, input.paymentId),
+      args: [args],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: searchAttributes({
+        orgId: input.orgId,
+        projectId: input.projectId,
+        environment: input.environment,
+        attemptId: input.paymentId,
+        rail,
+        amountMinor,
+      }),
+    },
+    linkChargeUpdate,
+  );
 }
 
 /** Tells a payment's workflow the rail has news; false when the workflow has already finished. */
-export async function noteLinkRailNotice(o: Orchestrator, linkId: string, paymentId: string): Promise<boolean> {
+export async function noteLinkRailNotice(
+  o: Orchestrator,
+  linkId: string,
+  paymentId: string,
+): Promise<boolean> {
   try {
     await signal(o, workflowIds.linkPayment(linkId, paymentId), linkRailNoticeSignal);
     return true;

@@ -4,18 +4,39 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@tem
 import { workflowIds } from '../workflows/ids';
 
 const SCHEDULES = [
-  { scheduleId: workflowIds.approvalSweepSchedule(), every: '1 minute', workflowType: 'approvalSweep', workflowId: workflowIds.approvalSweep(), timeout: '5 minutes' },
-  { scheduleId: workflowIds.reconciliationSweepSchedule(), every: '1 hour', workflowType: 'reconciliationSweep', workflowId: workflowIds.reconciliationSweep(), timeout: '50 minutes' },
+  {
+    scheduleId: workflowIds.approvalSweepSchedule(),
+    every: '1 minute',
+    workflowType: 'approvalSweep',
+    workflowId: workflowIds.approvalSweep(),
+    timeout: '5 minutes',
+  },
+  {
+    scheduleId: workflowIds.reconciliationSweepSchedule(),
+    every: '1 hour',
+    workflowType: 'reconciliationSweep',
+    workflowId: workflowIds.reconciliationSweep(),
+    timeout: '50 minutes',
+  },
 ] as const;
 
-export async function ensureMoneySchedules(client: Client, taskQueue: string): Promise<Record<string, 'created' | 'exists'>> {
+export async function ensureMoneySchedules(
+  client: Client,
+  taskQueue: string,
+): Promise<Record<string, 'created' | 'exists'>> {
   const result: Record<string, 'created' | 'exists'> = {};
   for (const schedule of SCHEDULES) {
     try {
       await client.schedule.create({
         scheduleId: schedule.scheduleId,
         spec: { intervals: [{ every: schedule.every }] },
-        action: { type: 'startWorkflow', workflowType: schedule.workflowType, taskQueue, workflowId: schedule.workflowId, workflowExecutionTimeout: schedule.timeout },
+        action: {
+          type: 'startWorkflow',
+          workflowType: schedule.workflowType,
+          taskQueue,
+          workflowId: schedule.workflowId,
+          workflowExecutionTimeout: schedule.timeout,
+        },
         policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '10 minutes' },
       });
       result[schedule.scheduleId] = 'created';

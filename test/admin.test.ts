@@ -17,7 +17,11 @@ afterAll(async () => {
 async function admin(...args: string[]): Promise<string> {
   const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx');
   const { stdout } = await run(tsx, [path.join(__dirname, '..', 'api', 'admin.ts'), ...args], {
-    env: { ...process.env, DATABASE_URL: gw.config.databaseUrl, GATEWAY_API_KEY_PEPPER: gw.config.apiKeyPepper },
+    env: {
+      ...process.env,
+      DATABASE_URL: gw.config.databaseUrl,
+      GATEWAY_API_KEY_PEPPER: gw.config.apiKeyPepper,
+    },
   });
   return stdout.trim();
 }
@@ -25,7 +29,17 @@ async function admin(...args: string[]): Promise<string> {
 it('creates an organization and a key that the API then accepts, and revokes it', async () => {
   const org = JSON.parse(await admin('create-org', '--name', 'Shell Co', '--environment', 'live'));
   expect(org.project.environment).toBe('live');
-  const key = JSON.parse(await admin('create-key', '--project', org.project.id, '--name', 'deploy', '--scopes', 'sessions:read,servers:read'));
+  const key = JSON.parse(
+    await admin(
+      'create-key',
+      '--project',
+      org.project.id,
+      '--name',
+      'deploy',
+      '--scopes',
+      'sessions:read,servers:read',
+    ),
+  );
   expect(key.key).toMatch(/^csk_live_[0-9A-Za-z]{32}$/);
   const whoami = await gw.request('GET', '/v1/whoami', { key: key.key });
   expect(whoami.status).toBe(200);
@@ -45,16 +59,31 @@ it('creates an organization and a key that the API then accepts, and revokes it'
 
 it('rotates the receipt signing key: receipts sealed afterwards carry the new kid and every key stays published', async () => {
   const tenant = await gw.createTenant();
-  const consumer = await gw.request('POST', '/v1/consumers', { key: tenant.key, body: { display_name: 'Rotation consumer' } });
-  expect((await gw.request('POST', `/v1/consumers/${consumer.body.id}/receipt-secret`, { key: tenant.key })).status).toBe(201);
+  const consumer = await gw.request('POST', '/v1/consumers', {
+    key: tenant.key,
+    body: { display_name: 'Rotation consumer' },
+  });
+  expect(
+    (await gw.request('POST', `/v1/consumers/${consumer.body.id}/receipt-secret`, { key: tenant.key }))
+      .status,
+  ).toBe(201);
   const before = await sealTestReceipt(gw, tenant, consumer.body.id);
   const oldKid = before!.ed25519_kid;
   const rotated = JSON.parse(await admin('rotate-receipt-key'));
-  expect(rotated).toEqual({ kid: expect.stringMatching(/^rsk_/), public_key: expect.any(String), retired: [oldKid] });
+  expect(rotated).toEqual({
+    kid: expect.stringMatching(/^rsk_/),
+    public_key: expect.any(String),
+    retired: [oldKid],
+  });
   const after = await sealTestReceipt(gw, tenant, consumer.body.id);
   expect(after!.ed25519_kid).toBe(rotated.kid);
   const published = (await gw.request('GET', '/v1/receipts/signing-keys', { key: tenant.key })).body.keys;
-  expect(published.map((k: { kid: string; retired_at: string | null }) => [k.kid, k.retired_at === null])).toEqual([[oldKid, false], [rotated.kid, true]]);
+  expect(
+    published.map((k: { kid: string; retired_at: string | null }) => [k.kid, k.retired_at === null]),
+  ).toEqual([
+    [oldKid, false],
+    [rotated.kid, true],
+  ]);
   expect(await admin('list-keys', '--project', tenant.projectId)).not.toContain(rotated.public_key);
 }, 60_000);
 

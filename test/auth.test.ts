@@ -26,7 +26,9 @@ describe('API keys', () => {
   });
 
   it('stores only a hash of the key value', async () => {
-    const rows = await gw.db.any(sql.unsafe`SELECT key_hash, key_hint FROM api_keys WHERE id = ${tenant.keyId}`);
+    const rows = await gw.db.any(
+      sql.unsafe`SELECT key_hash, key_hint FROM api_keys WHERE id = ${tenant.keyId}`,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].key_hash).not.toContain(tenant.key.slice(9));
     expect(rows[0].key_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -41,7 +43,11 @@ describe('API keys', () => {
     ['an unknown well-formed key', 'csk_test_' + 'A'.repeat(32)],
     ['a token of another scheme', 'Basic abc'],
   ])('answers the bare 401 for %s', async (_name, key) => {
-    const result = await gw.request('GET', '/v1/whoami', key === 'Basic abc' ? { headers: { Authorization: key } } : { key });
+    const result = await gw.request(
+      'GET',
+      '/v1/whoami',
+      key === 'Basic abc' ? { headers: { Authorization: key } } : { key },
+    );
     expect(result.status).toBe(401);
     expect(result.body).toEqual({ error: 'unauthorized' });
     expect(result.headers.get('x-request-id')).toBeTruthy();
@@ -53,7 +59,9 @@ describe('API keys', () => {
     // A key row whose project is live while the key says test (legacy data) is refused too.
     const live = await gw.createTenant({ environment: 'live' });
     const minted = await gw.createKey(tenant.projectId);
-    await gw.db.query(sql.unsafe`UPDATE api_keys SET project_id = ${live.projectId}, org_id = ${live.orgId} WHERE id = ${minted.id}`);
+    await gw.db.query(
+      sql.unsafe`UPDATE api_keys SET project_id = ${live.projectId}, org_id = ${live.orgId} WHERE id = ${minted.id}`,
+    );
     gw.deps.keyCache.clear();
     const result = await gw.request('GET', '/v1/whoami', { key: minted.key });
     expect(result.status).toBe(401);
@@ -92,19 +100,29 @@ describe('scopes', () => {
 
   it('refuses a restricted key without the route scope with the flat forbidden body naming it', async () => {
     const restricted = await gw.createKey(tenant.projectId, { scopes: ['sessions:read'] });
-    const result = await gw.request('GET', `/v1/projects/${tenant.projectId}/settings`, { key: restricted.key });
+    const result = await gw.request('GET', `/v1/projects/${tenant.projectId}/settings`, {
+      key: restricted.key,
+    });
     expect(result.status).toBe(403);
-    expect(result.body).toEqual({ error: 'forbidden', message: expect.stringContaining('projects:settings'), status: 403 });
+    expect(result.body).toEqual({
+      error: 'forbidden',
+      message: expect.stringContaining('projects:settings'),
+      status: 403,
+    });
   });
 
   it('lets a key holding the scope through', async () => {
     const scoped = await gw.createKey(tenant.projectId, { scopes: ['projects:settings'] });
-    expect((await gw.request('GET', `/v1/projects/${tenant.projectId}/settings`, { key: scoped.key })).status).toBe(200);
+    expect(
+      (await gw.request('GET', `/v1/projects/${tenant.projectId}/settings`, { key: scoped.key })).status,
+    ).toBe(200);
   });
 
   it('answers route_scope_unmapped to a restricted key on a route without a scope mapping', async () => {
     // Every scope a restricted key can be given: even all of them reach no unmapped route.
-    const scoped = await gw.createKey(tenant.projectId, { scopes: SCOPES.filter((scope) => !KEY_UNGRANTABLE_SCOPES.includes(scope)) });
+    const scoped = await gw.createKey(tenant.projectId, {
+      scopes: SCOPES.filter((scope) => !KEY_UNGRANTABLE_SCOPES.includes(scope)),
+    });
     const result = await gw.request('GET', '/v1/projects', { key: scoped.key });
     expect(result.status).toBe(403);
     expect(result.body.error.code).toBe('route_scope_unmapped');
@@ -112,7 +130,10 @@ describe('scopes', () => {
   });
 
   it('refuses to mint a key with an unknown scope', async () => {
-    const result = await gw.operator('POST', '/v1/api-keys', { project: tenant.projectId, body: { name: 'x', scopes: ['money:print'] } });
+    const result = await gw.operator('POST', '/v1/api-keys', {
+      project: tenant.projectId,
+      body: { name: 'x', scopes: ['money:print'] },
+    });
     expect(result.status).toBe(400);
     expect(result.body.error.code).toBe('invalid_body');
   });
@@ -122,10 +143,21 @@ describe('scopes', () => {
     const keyRoutes = allRoutes().filter((route) => route.auth === 'key');
     expect(keyRoutes.length).toBeGreaterThan(5);
     for (const route of keyRoutes) {
-      expect(route.scope === null || route.scope === 'unmapped' || (SCOPES as readonly string[]).includes(route.scope as string)).toBe(true);
-      const result = await gw.request(route.method.toUpperCase(), samplePath(route.path), { key: outsider.key, body: route.body ? {} : undefined });
+      expect(
+        route.scope === null ||
+          route.scope === 'unmapped' ||
+          (SCOPES as readonly string[]).includes(route.scope as string),
+      ).toBe(true);
+      const result = await gw.request(route.method.toUpperCase(), samplePath(route.path), {
+        key: outsider.key,
+        body: route.body ? {} : undefined,
+      });
       if (route.scope === 'unmapped') {
-        expect([route.path, result.status, result.body?.error?.code]).toEqual([route.path, 403, 'route_scope_unmapped']);
+        expect([route.path, result.status, result.body?.error?.code]).toEqual([
+          route.path,
+          403,
+          'route_scope_unmapped',
+        ]);
       } else if (route.scope === null || route.scope === 'servers:read') {
         expect([route.path, result.status]).not.toEqual([route.path, 403]);
       } else {
@@ -141,18 +173,25 @@ describe('the public surface', () => {
   it('documents as public only the OAuth operations, the provider OAuth callback and the description documents', async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     const open: string[] = [];
-    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { security?: unknown[] }>>)) {
+    for (const [path, operations] of Object.entries(
+      document.paths as Record<string, Record<string, { security?: unknown[] }>>,
+    )) {
       for (const [method, operation] of Object.entries(operations)) {
-        if (Array.isArray(operation.security) && operation.security.length === 0) open.push(`${method.toUpperCase()} ${path}`);
+        if (Array.isArray(operation.security) && operation.security.length === 0)
+          open.push(`${method.toUpperCase()} ${path}`);
       }
     }
-    const allowed = /^(GET \/openapi\.json|GET \/v1\/openapi\.json|GET \/\.well-known\/oauth-authorization-server|(GET|POST) \/oauth\/authorize|POST \/oauth\/register|POST \/oauth\/token|GET \/v1\/providers\/oauth\/callback)$/;
+    const allowed =
+      /^(GET \/openapi\.json|GET \/v1\/openapi\.json|GET \/\.well-known\/oauth-authorization-server|(GET|POST) \/oauth\/authorize|POST \/oauth\/register|POST \/oauth\/token|GET \/v1\/providers\/oauth\/callback)$/;
     expect(open.filter((operation) => !allowed.test(operation))).toEqual([]);
     expect(open).toEqual(expect.arrayContaining(['GET /openapi.json', 'POST /oauth/token']));
   });
 
   it('answers the bare 401 to anonymous calls of the consent submit and the signing keys', async () => {
-    for (const [method, path] of [['POST', `/v1/consents/ctk_${'A'.repeat(40)}/submit`], ['GET', '/v1/receipts/signing-keys']]) {
+    for (const [method, path] of [
+      ['POST', `/v1/consents/ctk_${'A'.repeat(40)}/submit`],
+      ['GET', '/v1/receipts/signing-keys'],
+    ]) {
       const result = await gw.request(method, path, { body: method === 'POST' ? {} : undefined });
       expect([path, result.status, result.body]).toEqual([path, 401, { error: 'unauthorized' }]);
     }
@@ -168,7 +207,9 @@ describe('service credential', () => {
   });
 
   it('shows the acting user named by x-service-user', async () => {
-    const user = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/users`, { body: { email: 'Ana@example.com', display_name: 'Ana', role: 'admin' } });
+    const user = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/users`, {
+      body: { email: 'Ana@example.com', display_name: 'Ana', role: 'admin' },
+    });
     expect(user.status).toBe(201);
     const result = await gw.operator('GET', '/v1/whoami', { project: tenant.projectId, user: user.body.id });
     expect(result.body.user).toEqual({ email: 'ana@example.com', name: 'Ana' });
@@ -183,18 +224,30 @@ describe('service credential', () => {
   it('answers the flat project_resolution_failed for a project that does not exist, and creates nothing', async () => {
     for (const project of ['prj_doesnotexist0000', 'not-a-project-id']) {
       const result = await gw.operator('GET', '/v1/whoami', { project });
-      expect([project, result.status, result.body]).toEqual([project, 500, { error: 'project_resolution_failed' }]);
+      expect([project, result.status, result.body]).toEqual([
+        project,
+        500,
+        { error: 'project_resolution_failed' },
+      ]);
     }
-    const created = await gw.operator('POST', '/v1/consumers', { project: 'prj_doesnotexist0000', body: { display_name: 'Nobody' } });
+    const created = await gw.operator('POST', '/v1/consumers', {
+      project: 'prj_doesnotexist0000',
+      body: { display_name: 'Nobody' },
+    });
     expect([created.status, created.body]).toEqual([500, { error: 'project_resolution_failed' }]);
-    expect(await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM consumers WHERE display_name = 'Nobody'`)).toBe(0);
+    expect(
+      await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM consumers WHERE display_name = 'Nobody'`),
+    ).toBe(0);
   });
 
   it('keeps every operator-only route closed to API keys with 401', async () => {
     const operatorRoutes = allRoutes().filter((route) => route.auth === 'operator');
     expect(operatorRoutes.length).toBeGreaterThan(5);
     for (const route of operatorRoutes) {
-      const result = await gw.request(route.method.toUpperCase(), samplePath(route.path), { key: tenant.key, body: route.body ? {} : undefined });
+      const result = await gw.request(route.method.toUpperCase(), samplePath(route.path), {
+        key: tenant.key,
+        body: route.body ? {} : undefined,
+      });
       expect([route.path, result.status, result.body]).toEqual([route.path, 401, { error: 'unauthorized' }]);
     }
   });

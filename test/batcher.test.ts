@@ -6,7 +6,10 @@ it('runs the first call alone, then everything that queued meanwhile as one batc
   let release: () => void = () => undefined;
   const call = batcher(async (items: number[]) => {
     batches.push(items);
-    if (batches.length === 1) await new Promise<void>((resolve) => { release = resolve; });
+    if (batches.length === 1)
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
     return items.map((n) => n * 10);
   });
   const first = call(1);
@@ -33,7 +36,10 @@ it('never sends more than maxBatch items at once', async () => {
   let release: () => void = () => undefined;
   const call = batcher(async (items: number[]) => {
     sizes.push(items.length);
-    if (sizes.length === 1) await new Promise<void>((resolve) => { release = resolve; });
+    if (sizes.length === 1)
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
     return items;
   }, 2);
   const calls = [1, 2, 3, 4, 5].map((n) => call(n));

@@ -23,15 +23,44 @@ describe('RFC 8785 vectors', () => {
   });
 
   it('sorts keys by UTF-16 code units, so an astral character sorts before U+FB33', () => {
-    const input = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
-    expect(memberKeys(canonicalize(input))).toEqual(['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33']);
+    const input = {
+      '\u20ac': 'Euro Sign',
+      '\r': 'Carriage Return',
+      '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+      '1': 'One',
+      '\ud83d\ude00': 'Emoji: Grinning Face',
+      '\u0080': 'Control',
+      '\u00f6': 'Latin Small Letter O With Diaeresis',
+    };
+    expect(memberKeys(canonicalize(input))).toEqual([
+      '\r',
+      '1',
+      '\u0080',
+      '\u00f6',
+      '\u20ac',
+      '\ud83d\ude00',
+      '\ufb33',
+    ]);
   });
 
   it.each([
-    [0, '0'], [-0, '0'], [1, '1'], [-1, '-1'], [4.5, '4.5'], [0.002, '0.002'], [1e21, '1e+21'], [1e20, '100000000000000000000'],
-    [1e-7, '1e-7'], [0.000001, '0.000001'], [123456789012345680000, '123456789012345680000'], [9007199254740991, '9007199254740991'],
-    [-9007199254740991, '-9007199254740991'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
-    [0.1 + 0.2, '0.30000000000000004'], [295147905179352830000, '295147905179352830000'],
+    [0, '0'],
+    [-0, '0'],
+    [1, '1'],
+    [-1, '-1'],
+    [4.5, '4.5'],
+    [0.002, '0.002'],
+    [1e21, '1e+21'],
+    [1e20, '100000000000000000000'],
+    [1e-7, '1e-7'],
+    [0.000001, '0.000001'],
+    [123456789012345680000, '123456789012345680000'],
+    [9007199254740991, '9007199254740991'],
+    [-9007199254740991, '-9007199254740991'],
+    [5e-324, '5e-324'],
+    [1.7976931348623157e308, '1.7976931348623157e+308'],
+    [0.1 + 0.2, '0.30000000000000004'],
+    [295147905179352830000, '295147905179352830000'],
   ])('serializes the number %p as %s', (value, expected) => {
     expect(canonicalize(value)).toBe(expected);
   });
@@ -63,7 +92,30 @@ describe('RFC 8785 vectors', () => {
 });
 
 // Generators of JSON values with awkward strings and numbers.
-const CHARS = ['a', 'Z', '0', ' ', '"', '\\', '/', '\n', '\t', '\u0000', '\u001f', '\u007f', '\u0080', 'é', 'ö', '€', '\u2028', '\ufb33', '\uffff', '😀', '𝄞', '中'];
+const CHARS = [
+  'a',
+  'Z',
+  '0',
+  ' ',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\t',
+  '\u0000',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  'é',
+  'ö',
+  '€',
+  '\u2028',
+  '\ufb33',
+  '\uffff',
+  '😀',
+  '𝄞',
+  '中',
+];
 
 function string(random: Random): string {
   return Array.from({ length: random.int(0, 6) }, () => random.pick(CHARS)).join('');
@@ -71,23 +123,42 @@ function string(random: Random): string {
 
 function number(random: Random): number {
   switch (random.int(0, 5)) {
-    case 0: return random.int(-1000, 1000);
-    case 1: return (random.next() - 0.5) * 10 ** random.int(-30, 30);
-    case 2: return random.int(-(2 ** 31), 2 ** 31) * 2 ** random.int(0, 22);
-    case 3: return Number((random.next() * 1000).toFixed(random.int(0, 6)));
-    case 4: return random.pick([0, -0, 1e21, 1e-7, 5e-324, Number.MAX_SAFE_INTEGER, Number.MAX_VALUE, -Number.MIN_VALUE]);
-    default: return random.next();
+    case 0:
+      return random.int(-1000, 1000);
+    case 1:
+      return (random.next() - 0.5) * 10 ** random.int(-30, 30);
+    case 2:
+      return random.int(-(2 ** 31), 2 ** 31) * 2 ** random.int(0, 22);
+    case 3:
+      return Number((random.next() * 1000).toFixed(random.int(0, 6)));
+    case 4:
+      return random.pick([
+        0,
+        -0,
+        1e21,
+        1e-7,
+        5e-324,
+        Number.MAX_SAFE_INTEGER,
+        Number.MAX_VALUE,
+        -Number.MIN_VALUE,
+      ]);
+    default:
+      return random.next();
   }
 }
 
 function value(random: Random, depth: number): unknown {
   const kind = random.int(0, depth > 3 ? 3 : 5);
   switch (kind) {
-    case 0: return random.pick([null, true, false]);
-    case 1: return number(random);
+    case 0:
+      return random.pick([null, true, false]);
+    case 1:
+      return number(random);
     case 2:
-    case 3: return string(random);
-    case 4: return Array.from({ length: random.int(0, 4) }, () => value(random, depth + 1));
+    case 3:
+      return string(random);
+    case 4:
+      return Array.from({ length: random.int(0, 4) }, () => value(random, depth + 1));
     default: {
       const out: Record<string, unknown> = {};
       for (let i = random.int(0, 5); i > 0; i--) out[string(random)] = value(random, depth + 1);
@@ -100,7 +171,8 @@ function reorder(random: Random, input: unknown): unknown {
   if (Array.isArray(input)) return input.map((item) => reorder(random, item));
   if (input && typeof input === 'object') {
     const out: Record<string, unknown> = {};
-    for (const key of random.shuffle(Object.keys(input))) out[key] = reorder(random, (input as Record<string, unknown>)[key]);
+    for (const key of random.shuffle(Object.keys(input)))
+      out[key] = reorder(random, (input as Record<string, unknown>)[key]);
     return out;
   }
   return input;

@@ -57,14 +57,30 @@ afterAll(async () => {
 let n = 0;
 const attempt = () => `att-cluster-${Date.now()}-${++n}`;
 const spend = (attemptId: string) => ({
-  amount: 12.34, currency: 'BRL', recipient: 'merchant-42', description: 'Office supplies', mandate_id: 'mdt_test', purpose: 'supplies', attempt_id: attemptId,
+  amount: 12.34,
+  currency: 'BRL',
+  recipient: 'merchant-42',
+  description: 'Office supplies',
+  mandate_id: 'mdt_test',
+  purpose: 'supplies',
+  attempt_id: attemptId,
 });
 
 async function fundedWallet(tenant: Tenant, amountMinor: number): Promise<string> {
-  const created = await shared.request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: 'Ops wallet', currency: 'BRL' } });
+  const created = await shared.request('POST', '/v1/wallets', {
+    key: tenant.key,
+    body: { display_name: 'Ops wallet', currency: 'BRL' },
+  });
   expect(created.status).toBe(201);
   const funded = await shared.request('POST', '/v1/ledger-entries', {
-    key: tenant.key, body: { wallet_id: created.body.id, org_id: tenant.orgId, currency: 'BRL', amount_minor: String(amountMinor), kind: 'fund' },
+    key: tenant.key,
+    body: {
+      wallet_id: created.body.id,
+      org_id: tenant.orgId,
+      currency: 'BRL',
+      amount_minor: String(amountMinor),
+      kind: 'fund',
+    },
   });
   expect(funded.status).toBe(201);
   return created.body.id;
@@ -72,7 +88,9 @@ async function fundedWallet(tenant: Tenant, amountMinor: number): Promise<string
 
 describe('two API and two worker processes on a real Temporal server', () => {
   it('runs every API and worker as a process of its own, the APIs sharing one port', async () => {
-    const pids = new Set([...cluster.apis, ...cluster.workers].map((p) => p.pid).concat(process.pid, cluster.temporalPid));
+    const pids = new Set(
+      [...cluster.apis, ...cluster.workers].map((p) => p.pid).concat(process.pid, cluster.temporalPid),
+    );
     expect(pids.size).toBe(6);
     for (const client of [shared, ...perApi]) {
       const answer = await client.request('GET', '/openapi.json');
@@ -86,8 +104,15 @@ describe('two API and two worker processes on a real Temporal server', () => {
     const wallet = await fundedWallet(tenant, 10_000);
     const ids = Array.from({ length: 4 }, attempt);
     // Each attempt is presented six times at once: three times to each API process directly.
-    const results = await Promise.all(ids.flatMap((id) => Array.from({ length: 6 }, (_, i) =>
-      perApi[i % 2].request('POST', `/v1/wallets/${wallet}/execute`, { key: tenant.key, body: spend(id) }).then((r) => ({ id, r })))));
+    const results = await Promise.all(
+      ids.flatMap((id) =>
+        Array.from({ length: 6 }, (_, i) =>
+          perApi[i % 2]
+            .request('POST', `/v1/wallets/${wallet}/execute`, { key: tenant.key, body: spend(id) })
+            .then((r) => ({ id, r })),
+        ),
+      ),
+    );
     for (const { id, r } of results) {
       expect([r.status, r.body.status, r.body.attempt_id]).toEqual([200, 'completed', id]);
     }
@@ -96,24 +121,45 @@ describe('two API and two worker processes on a real Temporal server', () => {
       expect(new Set(answers).size).toBe(1); // every duplicate names the same single debit
       expect(payments.payments().filter((p) => p.reference === id)).toHaveLength(1);
     }
-    const balance = (await shared.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0];
-    expect(balance).toMatchObject({ balance_minor: String(10_000 - 4 * 1234), available_minor: String(10_000 - 4 * 1234) });
-    const entries = (await shared.request('GET', `/v1/wallets/${wallet}/ledger-entries`, { key: tenant.key })).body.entries as Array<{ kind: string }>;
-    expect(entries.map((e) => e.kind).sort()).toEqual(['debit', 'debit', 'debit', 'debit', 'fund', 'hold', 'hold', 'hold', 'hold']);
+    const balance = (await shared.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body
+      .balances[0];
+    expect(balance).toMatchObject({
+      balance_minor: String(10_000 - 4 * 1234),
+      available_minor: String(10_000 - 4 * 1234),
+    });
+    const entries = (await shared.request('GET', `/v1/wallets/${wallet}/ledger-entries`, { key: tenant.key }))
+      .body.entries as Array<{ kind: string }>;
+    expect(entries.map((e) => e.kind).sort()).toEqual([
+      'debit',
+      'debit',
+      'debit',
+      'debit',
+      'fund',
+      'hold',
+      'hold',
+      'hold',
+      'hold',
+    ]);
   });
 
   it('refuses a key revoked through one API process on every process at once', async () => {
     for (let round = 0; round < 5; round++) {
       const tenant = await shared.createTenant();
       // Both processes have seen the key, so each holds it in its cache.
-      for (const client of perApi) expect((await client.request('GET', '/v1/wallets', { key: tenant.key })).status).toBe(200);
-      const revoked = await perApi[round % 2].operator('DELETE', `/v1/api-keys/${tenant.keyId}`, { project: tenant.projectId });
+      for (const client of perApi)
+        expect((await client.request('GET', '/v1/wallets', { key: tenant.key })).status).toBe(200);
+      const revoked = await perApi[round % 2].operator('DELETE', `/v1/api-keys/${tenant.keyId}`, {
+        project: tenant.projectId,
+      });
       expect(revoked.status).toBe(200);
       // The other process first: the revoke has answered, so it must already refuse the key.
       for (const client of [perApi[(round + 1) % 2], perApi[round % 2]]) {
         expect((await client.request('GET', '/v1/wallets', { key: tenant.key })).status).toBe(401);
       }
-      const late = await perApi[(round + 1) % 2].request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: 'Late', currency: 'BRL' } });
+      const late = await perApi[(round + 1) % 2].request('POST', '/v1/wallets', {
+        key: tenant.key,
+        body: { display_name: 'Late', currency: 'BRL' },
+      });
       expect(late.status).toBe(401);
     }
   });

@@ -35,9 +35,22 @@ describe('the hosted consent page', () => {
     const consent = await createConsent(gw, tenant.key, {
       callback_url: 'https://partner.example/consents/done?session=7',
       intent: intent({
-        cap_minor: 123_456, per_tx_cap_minor: 10_000, merchant_allowlist: ['loja.example', 'feira.example'], dda_allowlist: [HOLDER_CPF],
-        periodic_cap: { window: 'week', cap_minor: 20_000 }, intent_note: 'Only for the weekly order',
-        shipping: { name: 'Ana Souza', address: { line1: 'Rua A, 10', city: 'São Paulo', state: 'SP', postal_code: '01000-000', country: 'BR' } },
+        cap_minor: 123_456,
+        per_tx_cap_minor: 10_000,
+        merchant_allowlist: ['loja.example', 'feira.example'],
+        dda_allowlist: [HOLDER_CPF],
+        periodic_cap: { window: 'week', cap_minor: 20_000 },
+        intent_note: 'Only for the weekly order',
+        shipping: {
+          name: 'Ana Souza',
+          address: {
+            line1: 'Rua A, 10',
+            city: 'São Paulo',
+            state: 'SP',
+            postal_code: '01000-000',
+            country: 'BR',
+          },
+        },
       }),
     });
     const posts: string[] = [];
@@ -54,7 +67,10 @@ describe('the hosted consent page', () => {
     expect(await field('cap').textContent()).toBe('BRL 1,234.56');
     expect(await field('per-tx-cap').textContent()).toBe('BRL 100.00');
     expect(await field('periodic-cap').textContent()).toBe('BRL 200.00');
-    expect(await field('merchants').locator('li').allTextContents()).toEqual(['loja.example', 'feira.example']);
+    expect(await field('merchants').locator('li').allTextContents()).toEqual([
+      'loja.example',
+      'feira.example',
+    ]);
     expect(await field('withdrawals').textContent()).toBe('No cash-out');
     expect(await field('dda').locator('li').allTextContents()).toEqual(['529.982.247-25']);
     expect(await field('shipping').textContent()).toContain('Rua A, 10');
@@ -66,7 +82,9 @@ describe('the hosted consent page', () => {
     await page.click('#authorize');
     await page.waitForSelector('#result.error');
     expect(await page.locator('#result').textContent()).toContain('Please confirm');
-    expect((await gw.request('GET', `/v1/consents/${consent.token}`, { key: tenant.key })).body.status).toBe('pending');
+    expect((await gw.request('GET', `/v1/consents/${consent.token}`, { key: tenant.key })).body.status).toBe(
+      'pending',
+    );
 
     await page.fill('#display_label', 'Meu Pix');
     await page.check('#agree');
@@ -82,11 +100,21 @@ describe('the hosted consent page', () => {
     expect(Object.fromEntries(next.searchParams)).toEqual({ session: '7', mandate_id: mandateId });
 
     const mandate = await gw.request('GET', `/v1/mandates/${mandateId}`, { key: tenant.key });
-    expect(mandate.body).toMatchObject({ status: 'active', agent_id: 'agent-7', cap_minor: '123456', purpose: 'Weekly groceries' });
+    expect(mandate.body).toMatchObject({
+      status: 'active',
+      agent_id: 'agent-7',
+      cap_minor: '123456',
+      purpose: 'Weekly groceries',
+    });
     expect(mandate.body.mandate.merchant_allowlist).toEqual(['loja.example', 'feira.example']);
-    const verified = await gw.request('POST', '/v1/mandates/verify', { key: tenant.key, body: { mandate: mandate.body.mandate, signature: mandate.body.signature } });
+    const verified = await gw.request('POST', '/v1/mandates/verify', {
+      key: tenant.key,
+      body: { mandate: mandate.body.mandate, signature: mandate.body.signature },
+    });
     expect(verified.status).toBe(200);
-    const source = await gw.db.one(sql.unsafe`SELECT rail, display_label FROM consumer_funding_sources WHERE id = ${mandate.body.funding_source_id}`);
+    const source = await gw.db.one(
+      sql.unsafe`SELECT rail, display_label FROM consumer_funding_sources WHERE id = ${mandate.body.funding_source_id}`,
+    );
     expect(source).toEqual({ rail: 'pix-consent', display_label: 'Meu Pix' });
 
     // The link is one-shot: opening it again says it was answered.
@@ -110,12 +138,17 @@ describe('the hosted consent page', () => {
   it('shows the refusal when the consent was answered elsewhere meanwhile, and lets nothing through twice', async () => {
     const consent = await createConsent(gw, tenant.key);
     await page.goto(consent.consent_url);
-    expect((await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} })).status).toBe(201);
+    expect(
+      (await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} }))
+        .status,
+    ).toBe(201);
     await page.check('#agree');
     await page.click('#authorize');
     await page.waitForSelector('#result.error');
     expect(await page.locator('#result').getAttribute('data-error-code')).toBe('consent_token_consumed');
-    const count = await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int AS n FROM mandates WHERE consent_id = (SELECT id FROM consents WHERE token_digest = ${tokenDigest(consent.token)})`);
+    const count = await gw.db.oneFirst(
+      sql.unsafe`SELECT count(*)::int AS n FROM mandates WHERE consent_id = (SELECT id FROM consents WHERE token_digest = ${tokenDigest(consent.token)})`,
+    );
     expect(count).toBe(1);
   });
 
@@ -125,7 +158,9 @@ describe('the hosted consent page', () => {
     expect(await page.locator('h1').textContent()).toBe('Consent not found');
 
     const consent = await createConsent(gw, tenant.key);
-    await gw.db.query(sql.unsafe`UPDATE consents SET expires_at = now() - interval '1 second' WHERE token_digest = ${tokenDigest(consent.token)}`);
+    await gw.db.query(
+      sql.unsafe`UPDATE consents SET expires_at = now() - interval '1 second' WHERE token_digest = ${tokenDigest(consent.token)}`,
+    );
     const expired = await page.goto(consent.consent_url);
     expect(expired?.status()).toBe(410);
     expect(await page.locator('h1').textContent()).toBe('This request expired');
@@ -146,7 +181,9 @@ describe('the hosted consent page', () => {
     await page.click('#authorize');
     await page.waitForSelector('#result.success');
     const mandateId = await page.locator('#result').getAttribute('data-mandate-id');
-    expect(await page.locator('#continue').getAttribute('href')).toBe(`myapp://consents/done?mandate_id=${mandateId}`);
+    expect(await page.locator('#continue').getAttribute('href')).toBe(
+      `myapp://consents/done?mandate_id=${mandateId}`,
+    );
   });
 
   it('renders what the agent wrote as text, cannot be framed, and leaks no token through referrers', async () => {
@@ -156,7 +193,11 @@ describe('the hosted consent page', () => {
       await dialog.dismiss();
     });
     const consent = await createConsent(gw, tenant.key, {
-      intent: intent({ display_name: '<img src=x onerror=alert(1)>', intent_note: '<script>alert(2)</script>', purpose: '"><b>bold</b>' }),
+      intent: intent({
+        display_name: '<img src=x onerror=alert(1)>',
+        intent_note: '<script>alert(2)</script>',
+        purpose: '"><b>bold</b>',
+      }),
     });
     const response = await page.goto(consent.consent_url);
     const headers = response!.headers();
@@ -173,58 +214,99 @@ describe('the hosted consent page', () => {
   });
 });
 
-describe('the page\'s own submit, over plain HTTP', () => {
+describe("the page's own submit, over plain HTTP", () => {
   const csrfOf = async (token: string) => {
     const html = (await gw.request('GET', `/consent/${token}`)).text;
     return /data-csrf="([^"]+)"/.exec(html)![1];
   };
   const mandatesOf = (token: string) =>
-    gw.db.oneFirst(sql.unsafe`SELECT count(*)::int AS n FROM mandates WHERE consent_id = (SELECT id FROM consents WHERE token_digest = ${tokenDigest(token)})`);
+    gw.db.oneFirst(
+      sql.unsafe`SELECT count(*)::int AS n FROM mandates WHERE consent_id = (SELECT id FROM consents WHERE token_digest = ${tokenDigest(token)})`,
+    );
 
-  it('signs with the token and the page\'s anti-forgery header, answering only what the page shows', async () => {
+  it("signs with the token and the page's anti-forgery header, answering only what the page shows", async () => {
     const consent = await createConsent(gw, tenant.key, { callback_url: 'urn:example:partner:done' });
     const answer = await gw.request('POST', `/consent/${consent.token}`, {
-      body: { display_label: 'Meu Pix' }, headers: { 'X-Consent-Csrf': await csrfOf(consent.token), Origin: gw.url, 'Sec-Fetch-Site': 'same-origin' },
+      body: { display_label: 'Meu Pix' },
+      headers: {
+        'X-Consent-Csrf': await csrfOf(consent.token),
+        Origin: gw.url,
+        'Sec-Fetch-Site': 'same-origin',
+      },
     });
     expect(answer.status).toBe(201);
-    expect(answer.body).toEqual({ mandate_id: expect.stringMatching(/^mnd_/), expires_at: expect.any(String), callback_url: 'urn:example:partner:done' });
+    expect(answer.body).toEqual({
+      mandate_id: expect.stringMatching(/^mnd_/),
+      expires_at: expect.any(String),
+      callback_url: 'urn:example:partner:done',
+    });
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(await mandatesOf(consent.token)).toBe(1);
   });
 
   it.each([
     ['without the anti-forgery header', () => ({})],
-    ['with another consent\'s anti-forgery token', (_own: string, other: string) => ({ 'X-Consent-Csrf': other })],
+    [
+      "with another consent's anti-forgery token",
+      (_own: string, other: string) => ({ 'X-Consent-Csrf': other }),
+    ],
     ['from another origin', (own: string) => ({ 'X-Consent-Csrf': own, Origin: 'https://attacker.example' })],
-    ['from another site, as fetch metadata says', (own: string) => ({ 'X-Consent-Csrf': own, 'Sec-Fetch-Site': 'cross-site' })],
+    [
+      'from another site, as fetch metadata says',
+      (own: string) => ({ 'X-Consent-Csrf': own, 'Sec-Fetch-Site': 'cross-site' }),
+    ],
   ])('refuses a submit %s with 403 csrf_refused, and writes nothing', async (_name, headersFor) => {
     const consent = await createConsent(gw, tenant.key);
     const other = await createConsent(gw, tenant.key);
-    const headers = (headersFor as (own: string, other: string) => Record<string, string>)(await csrfOf(consent.token), await csrfOf(other.token));
+    const headers = (headersFor as (own: string, other: string) => Record<string, string>)(
+      await csrfOf(consent.token),
+      await csrfOf(other.token),
+    );
     const refused = await gw.request('POST', `/consent/${consent.token}`, { body: {}, headers });
     expect([refused.status, refused.body.error.code]).toEqual([403, 'csrf_refused']);
     expect(await mandatesOf(consent.token)).toBe(0);
-    expect((await gw.request('GET', `/v1/consents/${consent.token}`, { key: tenant.key })).body.status).toBe('pending');
+    expect((await gw.request('GET', `/v1/consents/${consent.token}`, { key: tenant.key })).body.status).toBe(
+      'pending',
+    );
   });
 
   it('refuses a cross-site form post and anything a partner would attest, and writes nothing', async () => {
     const consent = await createConsent(gw, tenant.key);
     const csrf = await csrfOf(consent.token);
-    const form = await gw.request('POST', `/consent/${consent.token}`, { raw: 'agree=on', headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Consent-Csrf': csrf } });
+    const form = await gw.request('POST', `/consent/${consent.token}`, {
+      raw: 'agree=on',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Consent-Csrf': csrf },
+    });
     expect(form.status).toBe(415);
-    const attested = await gw.request('POST', `/consent/${consent.token}`, { body: { attestation: { method: 'partner_session' } }, headers: { 'X-Consent-Csrf': csrf } });
+    const attested = await gw.request('POST', `/consent/${consent.token}`, {
+      body: { attestation: { method: 'partner_session' } },
+      headers: { 'X-Consent-Csrf': csrf },
+    });
     expect([attested.status, attested.body.error.code]).toEqual([400, 'invalid_body']);
     expect(await mandatesOf(consent.token)).toBe(0);
   });
 
   it('answers 404 for an unknown token and 409 for a used one', async () => {
     const token = `ctk_${'Q'.repeat(40)}`;
-    const unknown = await gw.request('POST', `/consent/${token}`, { body: {}, headers: { 'X-Consent-Csrf': consentCsrfToken(gw.config.encryptionKeys, tokenDigest(token)) } });
+    const unknown = await gw.request('POST', `/consent/${token}`, {
+      body: {},
+      headers: { 'X-Consent-Csrf': consentCsrfToken(gw.config.encryptionKeys, tokenDigest(token)) },
+    });
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
     const consent = await createConsent(gw, tenant.key);
     const csrf = await csrfOf(consent.token);
-    expect((await gw.request('POST', `/consent/${consent.token}`, { body: {}, headers: { 'X-Consent-Csrf': csrf } })).status).toBe(201);
-    const again = await gw.request('POST', `/consent/${consent.token}`, { body: {}, headers: { 'X-Consent-Csrf': csrf } });
+    expect(
+      (
+        await gw.request('POST', `/consent/${consent.token}`, {
+          body: {},
+          headers: { 'X-Consent-Csrf': csrf },
+        })
+      ).status,
+    ).toBe(201);
+    const again = await gw.request('POST', `/consent/${consent.token}`, {
+      body: {},
+      headers: { 'X-Consent-Csrf': csrf },
+    });
     expect([again.status, again.body.error.code]).toEqual([409, 'consent_token_consumed']);
     expect(await mandatesOf(consent.token)).toBe(1);
   });

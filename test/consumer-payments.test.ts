@@ -19,8 +19,14 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const execute = (body: unknown, key = tenant.key) => gw.request('POST', '/v1/consumer-payments/execute', { key, body });
-const attempts = async (orgId: string) => gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM consumer_spend_attempts WHERE org_id = ${orgId}`);
+const execute = (body: unknown, key = tenant.key) =>
+  gw.request('POST', '/v1/consumer-payments/execute', { key, body });
+const attempts = async (orgId: string) =>
+  gw.db.oneFirst(
+    sql.type(
+      z.object({ n: z.number() }),
+    )`SELECT count(*)::int AS n FROM consumer_spend_attempts WHERE org_id = ${orgId}`,
+  );
 
 describe('refusals before anything starts', () => {
   it.each([
@@ -29,13 +35,38 @@ describe('refusals before anything starts', () => {
     ['a fractional amount', { amount_minor: 10.5 }, 400, 'invalid_body'],
     ['a zero amount', { amount_minor: 0 }, 400, 'invalid_body'],
     ['an unknown field', { tip: 1 }, 400, 'invalid_body'],
-    ['a malformed approval hash', { approval: { items_hash: 'xyz', batch_hash: 'b'.repeat(64) } }, 400, 'invalid_approval_hash'],
-    ['a quote time without offset', { quote: { seller: 's', at: '2025-01-01T10:00:00' } }, 400, 'invalid_receipt_timestamp'],
-    ['a quote time in year 0000', { quote: { seller: 's', at: '0000-12-31T23:00:00Z' } }, 400, 'invalid_receipt_timestamp'],
-    ['a quote time on 30 February', { quote: { seller: 's', at: '2024-02-30T10:00:00Z' } }, 400, 'invalid_receipt_timestamp'],
+    [
+      'a malformed approval hash',
+      { approval: { items_hash: 'xyz', batch_hash: 'b'.repeat(64) } },
+      400,
+      'invalid_approval_hash',
+    ],
+    [
+      'a quote time without offset',
+      { quote: { seller: 's', at: '2025-01-01T10:00:00' } },
+      400,
+      'invalid_receipt_timestamp',
+    ],
+    [
+      'a quote time in year 0000',
+      { quote: { seller: 's', at: '0000-12-31T23:00:00Z' } },
+      400,
+      'invalid_receipt_timestamp',
+    ],
+    [
+      'a quote time on 30 February',
+      { quote: { seller: 's', at: '2024-02-30T10:00:00Z' } },
+      400,
+      'invalid_receipt_timestamp',
+    ],
     ['a payee that is no Pix key', { payee: 'somebody' }, 422, 'invalid_pix_key'],
     ['a CPF key with bad check digits', { payee: '52998224724' }, 422, 'invalid_pix_key'],
-    ['a BR Code with a checksum typo', { payee: `${brCode().slice(0, -4)}0000` }, 422, 'carrier_crc_mismatch'],
+    [
+      'a BR Code with a checksum typo',
+      { payee: `${brCode().slice(0, -4)}0000` },
+      422,
+      'carrier_crc_mismatch',
+    ],
     ['a truncated BR Code', { payee: brCode().slice(0, 60) }, 422, 'carrier_malformed'],
     ['a BR Code fixing another amount', { payee: brCode(999n) }, 422, 'carrier_amount_mismatch'],
     ['a mandate without id', { mandate: { nonce: 'x' } }, 400, 'invalid_body'],
@@ -51,8 +82,16 @@ describe('refusals before anything starts', () => {
 
   it.each([
     ['without attempt_id', { attempt_id: undefined }, 'attempt_id_required'],
-    ['with a lower-case account', { payee: 'ted:60701190:1234:0009876a', ted: { bank: '60701190', branch: '1234', account: '0009876a' } }, 'invalid_ted_destination'],
-    ['with a payee that is not its destination', { payee: 'ted:60701190:1234:00098766' }, 'invalid_ted_payee'],
+    [
+      'with a lower-case account',
+      { payee: 'ted:60701190:1234:0009876a', ted: { bank: '60701190', branch: '1234', account: '0009876a' } },
+      'invalid_ted_destination',
+    ],
+    [
+      'with a payee that is not its destination',
+      { payee: 'ted:60701190:1234:00098766' },
+      'invalid_ted_payee',
+    ],
     ['with punctuation in the payee', { payee: 'ted:60701190:1234:0009876-5' }, 'invalid_ted_payee'],
   ])('refuses a TED spend %s', async (_name, over, code) => {
     const result = await execute(tedBody(over));
@@ -61,7 +100,10 @@ describe('refusals before anything starts', () => {
   });
 
   it('accepts whitespace in a TED payee and a BR Code with a trailing newline as far as the mandate step', async () => {
-    for (const body of [tedBody({ payee: ' ted:60701190 :1234: 00098765 ' }), pixBody({ payee: `${brCode(1050n)}\n` })]) {
+    for (const body of [
+      tedBody({ payee: ' ted:60701190 :1234: 00098765 ' }),
+      pixBody({ payee: `${brCode(1050n)}\n` }),
+    ]) {
       const result = await execute(body);
       expect(result.body.audit.at(-1)).toMatchObject({ step: 'mandate', status: 'fail' });
     }
@@ -72,7 +114,10 @@ describe('refusals before anything starts', () => {
     for (const sessionId of ['ses_missing', foreign]) {
       const result = await execute(pixBody({ session_id: sessionId }));
       expect(result.status).toBe(422);
-      expect(result.body.error).toMatchObject({ code: 'session_not_found', details: { session_id: sessionId } });
+      expect(result.body.error).toMatchObject({
+        code: 'session_not_found',
+        details: { session_id: sessionId },
+      });
     }
   });
 });
@@ -83,9 +128,22 @@ describe('a mandate this project never signed', () => {
     const body = pixBody({ session_id: sessionId, attempt_id: 'att-unknown-mandate' });
     const result = await execute(body);
     expect(result.status).toBe(404);
-    expect(result.body).toMatchObject({ error: { code: 'mandate_not_found' }, attempt_id: 'att-unknown-mandate', idempotent_replay: false });
-    expect(result.body.audit.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['payee:pass', 'session:pass', 'dict:pass', 'mandate:fail']);
-    const held = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM mandate_cap_reservations WHERE org_id = ${tenant.orgId}`);
+    expect(result.body).toMatchObject({
+      error: { code: 'mandate_not_found' },
+      attempt_id: 'att-unknown-mandate',
+      idempotent_replay: false,
+    });
+    expect(result.body.audit.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual([
+      'payee:pass',
+      'session:pass',
+      'dict:pass',
+      'mandate:fail',
+    ]);
+    const held = await gw.db.oneFirst(
+      sql.type(
+        z.object({ n: z.number() }),
+      )`SELECT count(*)::int AS n FROM mandate_cap_reservations WHERE org_id = ${tenant.orgId}`,
+    );
     expect(held).toBe(0);
     const again = await execute(body);
     expect(again.body).toEqual({ ...result.body, idempotent_replay: true });
@@ -93,14 +151,26 @@ describe('a mandate this project never signed', () => {
 
   it('tags the attempt workflow with its search attributes', async () => {
     await execute(tedBody({ attempt_id: 'att-tagged' }));
-    const description = await gw.env.client.workflow.getHandle(`consumer-spend/${tenant.orgId}/att-tagged`).describe();
+    const description = await gw.env.client.workflow
+      .getHandle(`consumer-spend/${tenant.orgId}/att-tagged`)
+      .describe();
     expect(description.type).toBe('consumerSpendAttempt');
     const attributes = description.searchAttributes as Record<string, unknown[]>;
-    expect(attributes).toMatchObject({ OrgId: [tenant.orgId], ProjectId: [tenant.projectId], AttemptId: ['att-tagged'], Rail: ['ted'], MandateId: ['mdt_presented'], AmountMinor: [1050] });
+    expect(attributes).toMatchObject({
+      OrgId: [tenant.orgId],
+      ProjectId: [tenant.projectId],
+      AttemptId: ['att-tagged'],
+      Rail: ['ted'],
+      MandateId: ['mdt_presented'],
+      AmountMinor: [1050],
+    });
   });
 
   it('answers a spend on a registered mandate of no such id with mandate_not_found', async () => {
-    const result = await gw.request('POST', '/v1/consumers/mandates/mdt_x/spend', { key: tenant.key, body: { ...pixBody(), mandate: undefined } });
+    const result = await gw.request('POST', '/v1/consumers/mandates/mdt_x/spend', {
+      key: tenant.key,
+      body: { ...pixBody(), mandate: undefined },
+    });
     expect(result.status).toBe(404);
     expect(result.body.error.code).toBe('mandate_not_found');
   });

@@ -28,19 +28,27 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-const execute = (body: unknown) => gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+const execute = (body: unknown) =>
+  gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
 const kinds = async (walletId: string) => {
   const listed = await gw.request('GET', `/v1/wallets/${walletId}/ledger-entries`, { key: tenant.key });
-  return (listed.body.entries as Array<{ kind: string; amount_minor: string }>).map((e) => `${e.kind}:${e.amount_minor}`).reverse();
+  return (listed.body.entries as Array<{ kind: string; amount_minor: string }>)
+    .map((e) => `${e.kind}:${e.amount_minor}`)
+    .reverse();
 };
 const paymentsFor = (attemptId: string) => psp.payments().filter((p) => p.reference === attemptId);
 const completedEvents = async (attemptId: string) =>
-  gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE type = 'payment.succeeded' AND data->>'attempt_id' = ${attemptId}`);
+  gw.db.oneFirst(
+    sql.type(
+      z.object({ n: z.number() }),
+    )`SELECT count(*)::int AS n FROM events WHERE type = 'payment.succeeded' AND data->>'attempt_id' = ${attemptId}`,
+  );
 
 /** A caller whose wait ran out hears attempt_in_progress and presents the same attempt again. */
 async function settle(body: { attempt_id: string }, first: Promise<Awaited<ReturnType<typeof execute>>>) {
   let result = await first;
-  for (let i = 0; i < 10 && result.status === 409 && result.body.error.code === 'attempt_in_progress'; i += 1) result = await execute(body);
+  for (let i = 0; i < 10 && result.status === 409 && result.body.error.code === 'attempt_in_progress'; i += 1)
+    result = await execute(body);
   return result;
 }
 
@@ -55,11 +63,16 @@ describe('psp_dispatch_uncertain', () => {
     expect(await kinds(c.walletId)).toEqual(['fund:10000', 'hold:-3000']); // still held: nothing is known
     expect(paymentsFor(body.attempt_id)).toHaveLength(1);
     // Freezing the sub-account stops new holds, not the settlement of money the provider already moved.
-    expect((await gw.request('POST', `/v1/wallets/${c.walletId}/freeze`, { key: tenant.key })).status).toBe(200);
+    expect((await gw.request('POST', `/v1/wallets/${c.walletId}/freeze`, { key: tenant.key })).status).toBe(
+      200,
+    );
 
     const resolved = await settle(body, execute(body));
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toMatchObject({ status: 'completed', payment: { provider_payment_id: paymentsFor(body.attempt_id)[0].id } });
+    expect(resolved.body).toMatchObject({
+      status: 'completed',
+      payment: { provider_payment_id: paymentsFor(body.attempt_id)[0].id },
+    });
     expect(resolved.body.audit.map((s: { step: string }) => s.step)).toContain('resolve');
     expect(paymentsFor(body.attempt_id)).toHaveLength(1);
     expect(psp.requests().filter((r) => r.reference === body.attempt_id)).toHaveLength(1); // asked, never resent
@@ -84,7 +97,14 @@ describe('psp_dispatch_uncertain', () => {
     expect(resolved.status).toBe(200);
     expect(resolved.body.status).toBe('completed');
     expect(paymentsFor(body.attempt_id)).toHaveLength(1);
-    expect(new Set(psp.requests().filter((r) => r.reference === body.attempt_id).map((r) => r.idempotencyKey)).size).toBe(1);
+    expect(
+      new Set(
+        psp
+          .requests()
+          .filter((r) => r.reference === body.attempt_id)
+          .map((r) => r.idempotencyKey),
+      ).size,
+    ).toBe(1);
     expect(await kinds(c.walletId)).toEqual(['fund:10000', 'hold:-1500', 'debit:-1500']);
     await expectBalanced(gw, c.walletId);
   });
@@ -122,13 +142,17 @@ describe('determinism', () => {
     await handle.result();
     const history = await handle.fetchHistory();
     await Worker.runReplayHistory(bundle(), history, 'consumer-spend/current');
-    const scheduled = history.events!.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    const scheduled = history.events!.flatMap(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+    );
     expect(scheduled).toEqual(['dispatchConsumerSpend']);
   });
 
   it('replays a spend recorded before the database steps became local activities', async () => {
     // Binary History protobuf of a completed Pix spend whose lookup, authorization and settlement were scheduled activities.
-    const history = temporal.api.history.v1.History.decode(readFileSync(path.join(__dirname, 'replay', 'consumer-spend-scheduled-steps.history')));
+    const history = temporal.api.history.v1.History.decode(
+      readFileSync(path.join(__dirname, 'replay', 'consumer-spend-scheduled-steps.history')),
+    );
     await Worker.runReplayHistory(bundle(), history, 'consumer-spend/recorded');
   });
 });

@@ -40,7 +40,16 @@ const start = (consumerId: string, body: Record<string, unknown>, key = tenant.k
 const check = (consumerId: string, id: string, body: Record<string, unknown>, key = tenant.key) =>
   gw.request('POST', `/v1/consumers/${consumerId}/contact-verifications/${id}/verify`, { key, body });
 const rows = (consumerId: string) =>
-  gw.db.any(sql.type(z.object({ id: z.string(), status: z.string(), target_hash: z.string(), code_hash: z.string().nullable(), attempts_used: z.number(), expires_at: z.string() }))`
+  gw.db.any(sql.type(
+    z.object({
+      id: z.string(),
+      status: z.string(),
+      target_hash: z.string(),
+      code_hash: z.string().nullable(),
+      attempts_used: z.number(),
+      expires_at: z.string(),
+    }),
+  )`
     SELECT id, status, target_hash, code_hash, attempts_used, expires_at FROM contact_verifications WHERE consumer_id = ${consumerId} ORDER BY created_at`);
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
@@ -51,8 +60,13 @@ describe('in a test project (dev sender)', () => {
     const started = await start(consumerId, { channel: 'email', target: email, locale: 'pt-BR' });
     expect(started.status).toBe(201);
     expect(started.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), channel: 'email', target_masked: `a***@example.com`, provider: 'dev',
-      expires_at: expect.any(String), status: 'sent', verified_at: null,
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      channel: 'email',
+      target_masked: `a***@example.com`,
+      provider: 'dev',
+      expires_at: expect.any(String),
+      status: 'sent',
+      verified_at: null,
     });
     const lifetime = Date.parse(started.body.expires_at) - Date.now();
     expect(lifetime).toBeGreaterThan(9 * 60_000);
@@ -63,13 +77,28 @@ describe('in a test project (dev sender)', () => {
 
     const verified = await check(consumerId, started.body.id, { code: dev.latestCode(email)! });
     expect(verified.status).toBe(200);
-    expect(verified.body).toEqual({ id: started.body.id, status: 'verified', verified_at: expect.any(String) });
+    expect(verified.body).toEqual({
+      id: started.body.id,
+      status: 'verified',
+      verified_at: expect.any(String),
+    });
     const consumer = await gw.request('GET', `/v1/consumers/${consumerId}`, { key: tenant.key });
-    expect(consumer.body).toMatchObject({ status: 'verified', document: HOLDER_CPF, document_source: 'partner_attestation', person_type: 'natural' });
+    expect(consumer.body).toMatchObject({
+      status: 'verified',
+      document: HOLDER_CPF,
+      document_source: 'partner_attestation',
+      person_type: 'natural',
+    });
     expect(consumer.body.document_verified_at).not.toBeNull();
     const types = await gw.db.any(sql.type(z.object({ type: z.string() }))`
       SELECT type FROM events WHERE data->>'consumer_id' = ${consumerId} AND type LIKE 'con%' ORDER BY id`);
-    expect(types.map((t) => t.type)).toEqual(expect.arrayContaining(['contact_verification.sent', 'contact_verification.verified', 'consumer.verified']));
+    expect(types.map((t) => t.type)).toEqual(
+      expect.arrayContaining([
+        'contact_verification.sent',
+        'contact_verification.verified',
+        'consumer.verified',
+      ]),
+    );
 
     const again = await check(consumerId, started.body.id, { code: dev.latestCode(email)! });
     expect([again.status, again.body.error.code]).toEqual([409, 'already_verified']);
@@ -78,11 +107,18 @@ describe('in a test project (dev sender)', () => {
   it('stores the target and the code only as keyed hashes', async () => {
     const consumerId = await partnerConsumer();
     const phone = uniquePhone();
-    const started = await start(consumerId, { channel: 'phone', target: phone.replace(/(\d{2})(\d{5})(\d{4})$/, ' ($1) $2-$3') });
+    const started = await start(consumerId, {
+      channel: 'phone',
+      target: phone.replace(/(\d{2})(\d{5})(\d{4})$/, ' ($1) $2-$3'),
+    });
     expect(started.status).toBe(201);
-    expect(started.body.target_masked).toBe(`${phone.slice(0, 3)}${'*'.repeat(phone.length - 7)}${phone.slice(-4)}`);
+    expect(started.body.target_masked).toBe(
+      `${phone.slice(0, 3)}${'*'.repeat(phone.length - 7)}${phone.slice(-4)}`,
+    );
     const code = dev.latestCode(phone)!;
-    const stored = await gw.db.one(sql.unsafe`SELECT to_jsonb(v)::text AS row FROM contact_verifications v WHERE id = ${started.body.id}`);
+    const stored = await gw.db.one(
+      sql.unsafe`SELECT to_jsonb(v)::text AS row FROM contact_verifications v WHERE id = ${started.body.id}`,
+    );
     expect(stored.row).not.toContain(phone.slice(1));
     expect(stored.row).not.toContain(`"${code}"`);
     const [row] = await rows(consumerId);
@@ -90,13 +126,17 @@ describe('in a test project (dev sender)', () => {
     expect(row.code_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it('refuses a consumer without an active partner account, another organization\'s consumer and an unknown one with no_partner_account', async () => {
+  it("refuses a consumer without an active partner account, another organization's consumer and an unknown one with no_partner_account", async () => {
     const plain = await createConsumer(gw, tenant.key);
     const other = await gw.createTenant();
     const foreign = await partnerConsumer(other);
     for (const consumerId of [plain.id, foreign, 'cns_doesnotexist00']) {
       const refused = await start(consumerId, { channel: 'email', target: uniqueEmail() });
-      expect([consumerId, refused.status, refused.body.error.code]).toEqual([consumerId, 422, 'no_partner_account']);
+      expect([consumerId, refused.status, refused.body.error.code]).toEqual([
+        consumerId,
+        422,
+        'no_partner_account',
+      ]);
     }
   });
 
@@ -115,7 +155,12 @@ describe('in a test project (dev sender)', () => {
 
   it('refuses bodies outside the schema with invalid_body', async () => {
     const consumerId = await partnerConsumer();
-    for (const body of [{ channel: 'sms', target: '+5511987654321' }, { target: 'a@b.co' }, { channel: 'email', target: 'a@b.co', locale: 'not a locale!' }, { channel: 'email', target: 'a@b.co', extra: 1 }]) {
+    for (const body of [
+      { channel: 'sms', target: '+5511987654321' },
+      { target: 'a@b.co' },
+      { channel: 'email', target: 'a@b.co', locale: 'not a locale!' },
+      { channel: 'email', target: 'a@b.co', extra: 1 },
+    ]) {
       const refused = await start(consumerId, body);
       expect([refused.status, refused.body.error.code]).toEqual([400, 'invalid_body']);
     }
@@ -128,15 +173,25 @@ describe('in a test project (dev sender)', () => {
     const code = dev.latestCode(email)!;
     for (const malformed of ['12', '123456789', 'abcdef', '12 34']) {
       const refused = await check(consumerId, started.body.id, { code: malformed });
-      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([400, 'invalid_code', { attempts_left: 5 }]);
+      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+        400,
+        'invalid_code',
+        { attempts_left: 5 },
+      ]);
     }
     for (const left of [4, 3, 2, 1, 0]) {
       const refused = await check(consumerId, started.body.id, { code: wrong(code) });
-      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([400, 'invalid_code', { attempts_left: left }]);
+      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+        400,
+        'invalid_code',
+        { attempts_left: left },
+      ]);
     }
     const exhausted = await check(consumerId, started.body.id, { code });
     expect([exhausted.status, exhausted.body.error.code]).toEqual([429, 'too_many_attempts']);
-    expect((await gw.request('GET', `/v1/consumers/${consumerId}`, { key: tenant.key })).body.status).toBe('unverified');
+    expect((await gw.request('GET', `/v1/consumers/${consumerId}`, { key: tenant.key })).body.status).toBe(
+      'unverified',
+    );
   });
 
   it('supersedes an older code when a newer one is sent: the older answers verification_expired', async () => {
@@ -157,7 +212,9 @@ describe('in a test project (dev sender)', () => {
     const consumerId = await partnerConsumer();
     const email = uniqueEmail();
     const started = await start(consumerId, { channel: 'email', target: email });
-    await gw.db.query(sql.unsafe`UPDATE contact_verifications SET expires_at = now() - interval '1 second' WHERE id = ${started.body.id}`);
+    await gw.db.query(
+      sql.unsafe`UPDATE contact_verifications SET expires_at = now() - interval '1 second' WHERE id = ${started.body.id}`,
+    );
     const refused = await check(consumerId, started.body.id, { code: dev.latestCode(email)! });
     expect([refused.status, refused.body.error.code]).toEqual([410, 'verification_expired']);
   });
@@ -166,15 +223,28 @@ describe('in a test project (dev sender)', () => {
     const consumerId = await partnerConsumer();
     const email = uniqueEmail();
     const started = await start(consumerId, { channel: 'email', target: email });
-    const refused = await check(consumerId, started.body.id, { code: dev.latestCode(email)!, target: 'someone.else@example.com' });
+    const refused = await check(consumerId, started.body.id, {
+      code: dev.latestCode(email)!,
+      target: 'someone.else@example.com',
+    });
     expect([refused.status, refused.body.error.code]).toEqual([404, 'not_found']);
     expect((await rows(consumerId))[0].attempts_used).toBe(1);
-    const badTarget = await check(consumerId, started.body.id, { code: dev.latestCode(email)!, target: 'nope' });
+    const badTarget = await check(consumerId, started.body.id, {
+      code: dev.latestCode(email)!,
+      target: 'nope',
+    });
     expect([badTarget.status, badTarget.body.error.code]).toEqual([400, 'invalid_target']);
-    expect((await check(consumerId, started.body.id, { code: dev.latestCode(email)!, target: email.toUpperCase() })).status).toBe(200);
+    expect(
+      (
+        await check(consumerId, started.body.id, {
+          code: dev.latestCode(email)!,
+          target: email.toUpperCase(),
+        })
+      ).status,
+    ).toBe(200);
   });
 
-  it('answers not_found for unknown, malformed, another consumer\'s and another organization\'s verifications', async () => {
+  it("answers not_found for unknown, malformed, another consumer's and another organization's verifications", async () => {
     const consumerId = await partnerConsumer();
     const email = uniqueEmail();
     const started = await start(consumerId, { channel: 'email', target: email });
@@ -196,11 +266,16 @@ describe('in a test project (dev sender)', () => {
   it('keeps each contact under its hourly send ceiling, also when starts race', async () => {
     const consumerId = await partnerConsumer();
     const email = uniqueEmail();
-    const answers = await Promise.all(Array.from({ length: 7 }, () => start(consumerId, { channel: 'email', target: email })));
+    const answers = await Promise.all(
+      Array.from({ length: 7 }, () => start(consumerId, { channel: 'email', target: email })),
+    );
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([201, 201, 201, 201, 201, 429, 429]);
     const refused = answers.find((a) => a.status === 429)!;
-    expect(refused.body.error).toMatchObject({ code: 'too_many_requests', details: { window_seconds: 3600, max_sends: 5 } });
+    expect(refused.body.error).toMatchObject({
+      code: 'too_many_requests',
+      details: { window_seconds: 3600, max_sends: 5 },
+    });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
     // Another contact of the same consumer has its own ceiling.
     expect((await start(consumerId, { channel: 'email', target: uniqueEmail() })).status).toBe(201);
@@ -211,9 +286,14 @@ describe('in a test project (dev sender)', () => {
     const email = uniqueEmail();
     dev.faults.push(503, { code: 'unavailable' }, 3);
     const failed = await start(consumerId, { channel: 'email', target: email });
-    expect([failed.status, failed.body.error.code, failed.body.error.details]).toEqual([503, 'otp_sender_unavailable', undefined]);
+    expect([failed.status, failed.body.error.code, failed.body.error.details]).toEqual([
+      503,
+      'otp_sender_unavailable',
+      undefined,
+    ]);
     expect(await rows(consumerId)).toHaveLength(0);
-    for (let i = 0; i < 5; i++) expect((await start(consumerId, { channel: 'email', target: email })).status).toBe(201);
+    for (let i = 0; i < 5; i++)
+      expect((await start(consumerId, { channel: 'email', target: email })).status).toBe(201);
   });
 
   it('retries a flaky sender with the same idempotency key and sends one message', async () => {
@@ -233,7 +313,11 @@ describe('in a test project (dev sender)', () => {
     const email = uniqueEmail();
     dev.faults.push(422, { code: 'undeliverable' }, 1);
     const refused = await start(consumerId, { channel: 'email', target: email });
-    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([422, 'otp_sender_refused', { provider: 'dev' }]);
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      422,
+      'otp_sender_refused',
+      { provider: 'dev' },
+    ]);
     expect(await rows(consumerId)).toHaveLength(0);
   });
 
@@ -243,7 +327,11 @@ describe('in a test project (dev sender)', () => {
     delete gw.config.providerUrls.otp_dev;
     try {
       const refused = await start(consumerId, { channel: 'email', target: uniqueEmail() });
-      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([503, 'otp_sender_unavailable', undefined]);
+      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+        503,
+        'otp_sender_unavailable',
+        undefined,
+      ]);
       expect(await rows(consumerId)).toHaveLength(0);
     } finally {
       gw.config.providerUrls.otp_dev = url;
@@ -257,11 +345,15 @@ describe('in a test project (dev sender)', () => {
     // Another transaction holds the older row, so the new one cannot supersede it and open.
     let release!: () => void;
     let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => { locked = resolve; });
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
     const holder = gw.db.transaction(async (tx) => {
       await tx.query(sql.unsafe`SELECT id FROM contact_verifications WHERE id = ${first.body.id} FOR UPDATE`);
       locked();
-      await new Promise<void>((resolve) => { release = resolve; });
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
     });
     await lockTaken;
     const stuck = await start(consumerId, { channel: 'email', target: email });
@@ -272,10 +364,14 @@ describe('in a test project (dev sender)', () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(dev.messages.filter((m) => m.to === email)).toHaveLength(2);
     const all = await rows(consumerId);
-    expect(all.map((r) => [r.id, r.status])).toEqual([[first.body.id, 'sent'], [id, 'sending']]);
+    expect(all.map((r) => [r.id, r.status])).toEqual([
+      [first.body.id, 'sent'],
+      [id, 'sending'],
+    ]);
     const unusable = await check(consumerId, id, { code: dev.latestCode(email)! });
     expect([unusable.status, unusable.body.error.code]).toEqual([404, 'not_found']);
-    for (let i = 0; i < 3; i++) expect((await start(consumerId, { channel: 'email', target: email })).status).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await start(consumerId, { channel: 'email', target: email })).status).toBe(201);
     expect((await start(consumerId, { channel: 'email', target: email })).status).toBe(429);
   });
 });
@@ -299,17 +395,27 @@ describe('in a live project', () => {
     const noTarget = await check(consumerId, started.body.id, { code }, live.key);
     expect([noTarget.status, noTarget.body.error.code]).toEqual([400, 'invalid_target']);
     const mismatch = await check(consumerId, started.body.id, { code: wrong(code), target: phone }, live.key);
-    expect([mismatch.status, mismatch.body.error.code, mismatch.body.error.details]).toEqual([400, 'invalid_code', { attempts_left: 4 }]);
+    expect([mismatch.status, mismatch.body.error.code, mismatch.body.error.details]).toEqual([
+      400,
+      'invalid_code',
+      { attempts_left: 4 },
+    ]);
     const verified = await check(consumerId, started.body.id, { code, target: phone }, live.key);
     expect(verified.status).toBe(200);
-    expect((await gw.request('GET', `/v1/consumers/${consumerId}`, { key: live.key })).body.status).toBe('verified');
+    expect((await gw.request('GET', `/v1/consumers/${consumerId}`, { key: live.key })).body.status).toBe(
+      'verified',
+    );
   });
 
   it('answers otp_sender_refused with provider prelude when Prelude blocks the number', async () => {
     const consumerId = await partnerConsumer(live);
     prelude.blockNext('suspicious');
     const refused = await start(consumerId, { channel: 'phone', target: uniquePhone() }, live.key);
-    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([422, 'otp_sender_refused', { provider: 'prelude' }]);
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      422,
+      'otp_sender_refused',
+      { provider: 'prelude' },
+    ]);
     expect(await rows(consumerId)).toHaveLength(0);
   });
 
@@ -318,20 +424,41 @@ describe('in a live project', () => {
     const phone = uniquePhone();
     const started = await start(consumerId, { channel: 'phone', target: phone }, live.key);
     prelude.faults.push(503, { code: 'internal_error', message: 'down' }, 1);
-    const down = await check(consumerId, started.body.id, { code: prelude.codeFor(phone)!, target: phone }, live.key);
-    expect([down.status, down.body.error.code, down.body.error.details]).toEqual([503, 'otp_sender_unavailable', { attempts_left: 4 }]);
-    expect((await check(consumerId, started.body.id, { code: prelude.codeFor(phone)!, target: phone }, live.key)).status).toBe(200);
+    const down = await check(
+      consumerId,
+      started.body.id,
+      { code: prelude.codeFor(phone)!, target: phone },
+      live.key,
+    );
+    expect([down.status, down.body.error.code, down.body.error.details]).toEqual([
+      503,
+      'otp_sender_unavailable',
+      { attempts_left: 4 },
+    ]);
+    expect(
+      (await check(consumerId, started.body.id, { code: prelude.codeFor(phone)!, target: phone }, live.key))
+        .status,
+    ).toBe(200);
   });
 
-  it('answers otp_sender_unavailable without spending anything when the row\'s provider is no longer configured', async () => {
+  it("answers otp_sender_unavailable without spending anything when the row's provider is no longer configured", async () => {
     const consumerId = await partnerConsumer(live);
     const phone = uniquePhone();
     const started = await start(consumerId, { channel: 'phone', target: phone }, live.key);
     const url = gw.config.providerUrls.prelude;
     delete gw.config.providerUrls.prelude;
     try {
-      const refused = await check(consumerId, started.body.id, { code: prelude.codeFor(phone)!, target: phone }, live.key);
-      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([503, 'otp_sender_unavailable', undefined]);
+      const refused = await check(
+        consumerId,
+        started.body.id,
+        { code: prelude.codeFor(phone)!, target: phone },
+        live.key,
+      );
+      expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+        503,
+        'otp_sender_unavailable',
+        undefined,
+      ]);
       expect((await rows(consumerId))[0].attempts_used).toBe(0);
     } finally {
       gw.config.providerUrls.prelude = url;
@@ -344,15 +471,25 @@ describe('in a live project', () => {
     const started = await start(consumerId, { channel: 'email', target: email, locale: 'en-US' }, live.key);
     expect([started.status, started.body.provider]).toEqual([201, 'resend']);
     const sent = resend.emails.find((e) => e.to.includes(email))!;
-    expect(sent).toMatchObject({ from: 'Gateway <verify@gateway.example>', authorization: 'Bearer re_test_key_456', idempotency_key: `contact-verification/${started.body.id}` });
+    expect(sent).toMatchObject({
+      from: 'Gateway <verify@gateway.example>',
+      authorization: 'Bearer re_test_key_456',
+      idempotency_key: `contact-verification/${started.body.id}`,
+    });
     expect(sent.subject).toMatch(/^Your verification code: \d{6}$/);
-    expect((await check(consumerId, started.body.id, { code: resend.latestCode(email)! }, live.key)).status).toBe(200);
+    expect(
+      (await check(consumerId, started.body.id, { code: resend.latestCode(email)! }, live.key)).status,
+    ).toBe(200);
   });
 
   it('answers otp_sender_refused with provider resend when Resend rejects the message', async () => {
     const consumerId = await partnerConsumer(live);
     resend.faults.push(422, { statusCode: 422, name: 'validation_error', message: 'Invalid `to` field.' }, 1);
     const refused = await start(consumerId, { channel: 'email', target: uniqueEmail() }, live.key);
-    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([422, 'otp_sender_refused', { provider: 'resend' }]);
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      422,
+      'otp_sender_refused',
+      { provider: 'resend' },
+    ]);
   });
 });

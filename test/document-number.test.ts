@@ -69,8 +69,14 @@ describe('check-digit properties', () => {
   };
 
   it('agrees with an independent formulation on arbitrary 11- and 14-digit strings', () => {
-    const cpfWeights = [[10, 9, 8, 7, 6, 5, 4, 3, 2], [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]];
-    const cnpjWeights = [[5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2], [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2]];
+    const cpfWeights = [
+      [10, 9, 8, 7, 6, 5, 4, 3, 2],
+      [11, 10, 9, 8, 7, 6, 5, 4, 3, 2],
+    ];
+    const cnpjWeights = [
+      [5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+      [6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2],
+    ];
     forAll('differential', 2000, (random) => {
       // Half the cases start from a valid number with one base digit changed, so both outcomes are well covered.
       const cpfValid = withCheckDigits(Array.from({ length: 9 }, () => random.int(0, 9)).join(''));

@@ -8,15 +8,31 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { attestation, createConsent, createConsumer, intent } from './support/consents';
-import { newAttempt, pixSpend, TED_DESTINATION, tedSpend, type ReadyConsumer } from './support/consumer-spend';
+import {
+  newAttempt,
+  pixSpend,
+  TED_DESTINATION,
+  tedSpend,
+  type ReadyConsumer,
+} from './support/consumer-spend';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 
 /** A consumer whose partner consent bound a `pix-consent` funding source, with a receipt secret and an empty sub-account. */
-async function consentConsumer(gw: Gateway, tenant: Tenant, over: Record<string, unknown> = {}): Promise<ReadyConsumer & { fundingSourceId: string }> {
+async function consentConsumer(
+  gw: Gateway,
+  tenant: Tenant,
+  over: Record<string, unknown> = {},
+): Promise<ReadyConsumer & { fundingSourceId: string }> {
   const consumer = await createConsumer(gw, tenant.key);
   const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent(over) });
   const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
-    key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-consent', display_label: 'Pix consent', attestation: attestation() },
+    key: tenant.key,
+    body: {
+      consumer_id: consumer.id,
+      rail: 'pix-consent',
+      display_label: 'Pix consent',
+      attestation: attestation(),
+    },
   });
   if (submitted.status !== 201) throw new Error(`submit failed: ${submitted.status} ${submitted.text}`);
   const secret = await gw.request('POST', `/v1/consumers/${consumer.id}/receipt-secret`, { key: tenant.key });
@@ -24,12 +40,22 @@ async function consentConsumer(gw: Gateway, tenant: Tenant, over: Record<string,
   const source = await gw.db.oneFirst(sql.type(z.object({ id: z.string() }))`
     SELECT id FROM consumer_funding_sources WHERE consumer_id = ${consumer.id} AND rail = 'pix-consent'`);
   return {
-    consumerId: consumer.id, mandateId: submitted.body.mandate_id, mandate: submitted.body.mandate, signature: submitted.body.signature,
-    walletId: sub.body.id, receiptSecret: secret.body.secret, fundingSourceId: source,
+    consumerId: consumer.id,
+    mandateId: submitted.body.mandate_id,
+    mandate: submitted.body.mandate,
+    signature: submitted.body.signature,
+    walletId: sub.body.id,
+    receiptSecret: secret.body.secret,
+    fundingSourceId: source,
   };
 }
 
-const entryRow = z.object({ wallet_id: z.string(), kind: z.string(), amount_minor: z.bigint(), external_ref: z.string().nullable() });
+const entryRow = z.object({
+  wallet_id: z.string(),
+  kind: z.string(),
+  amount_minor: z.bigint(),
+  external_ref: z.string().nullable(),
+});
 
 describe.each(TEMPORAL_SERVERS)('a Pix spend under a pix-consent mandate (%s server)', (server) => {
   let gw: Gateway;
@@ -44,12 +70,15 @@ describe.each(TEMPORAL_SERVERS)('a Pix spend under a pix-consent mandate (%s ser
     await gw?.stop();
   });
 
-  const execute = (body: unknown) => gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
-  const balance = async (walletId: string) => (await gw.request('GET', `/v1/wallets/${walletId}`, { key: tenant.key })).body.balances[0];
-  const entries = (attemptId: string) => gw.db.any(sql.type(entryRow)`
+  const execute = (body: unknown) =>
+    gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+  const balance = async (walletId: string) =>
+    (await gw.request('GET', `/v1/wallets/${walletId}`, { key: tenant.key })).body.balances[0];
+  const entries = (attemptId: string) =>
+    gw.db.any(sql.type(entryRow)`
     SELECT wallet_id, kind, amount_minor, external_ref FROM wallet_ledger_entries WHERE attempt_id = ${attemptId} ORDER BY id`);
 
-  it('pulls through the consumer\'s consented funding source with an empty sub-account, and records the pull as a pass-through on the clearing account', async () => {
+  it("pulls through the consumer's consented funding source with an empty sub-account, and records the pull as a pass-through on the clearing account", async () => {
     const c = await consentConsumer(gw, tenant);
     const body = pixSpend(c, { amount_minor: 4_000 });
     const paid = await execute(body);
@@ -59,15 +88,25 @@ describe.each(TEMPORAL_SERVERS)('a Pix spend under a pix-consent mandate (%s ser
     // Nothing moved on the consumer's own sub-account.
     expect(await balance(c.walletId)).toMatchObject({ balance_minor: '0', available_minor: '0' });
     const posted = await entries(body.attempt_id);
-    expect(posted.map((e) => [e.kind, e.amount_minor])).toEqual([['fund', 4_000n], ['debit', -4_000n]]);
+    expect(posted.map((e) => [e.kind, e.amount_minor])).toEqual([
+      ['fund', 4_000n],
+      ['debit', -4_000n],
+    ]);
     expect(new Set(posted.map((e) => e.wallet_id)).size).toBe(1);
     expect(posted[0].wallet_id).not.toBe(c.walletId);
     expect(posted[0].external_ref).toBe(`pix-consent:${payment.id}`);
     expect(await balance(posted[0].wallet_id)).toMatchObject({ balance_minor: '0', available_minor: '0' });
-    expect(paid.body.audit).toEqual(expect.arrayContaining([expect.objectContaining({ step: 'hold', detail: expect.stringContaining('consented funding source') })]));
+    expect(paid.body.audit).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          step: 'hold',
+          detail: expect.stringContaining('consented funding source'),
+        }),
+      ]),
+    );
   });
 
-  it('counts each pull against the mandate\'s caps, so a pull past the cumulative cap is refused before the PSP is asked', async () => {
+  it("counts each pull against the mandate's caps, so a pull past the cumulative cap is refused before the PSP is asked", async () => {
     const c = await consentConsumer(gw, tenant, { cap_minor: 10_000, per_tx_cap_minor: 8_000 });
     expect((await execute(pixSpend(c, { amount_minor: 7_000 }))).status).toBe(200);
     const over = pixSpend(c, { amount_minor: 4_000 });
@@ -90,16 +129,28 @@ describe.each(TEMPORAL_SERVERS)('a Pix spend under a pix-consent mandate (%s ser
     expect([full.status, full.body.status]).toEqual([200, 'completed']);
   });
 
-  it('still sends TED from the consumer\'s own sub-account, which must hold the money', async () => {
+  it("still sends TED from the consumer's own sub-account, which must hold the money", async () => {
     const c = await consentConsumer(gw, tenant, { withdrawal_allowlist: [TED_DESTINATION] });
     const refused = await execute(tedSpend(c, { amount_minor: 1_000 }));
     expect([refused.status, refused.body.error.code]).toEqual([422, 'insufficient_funds']);
-    const funded = await gw.request('POST', '/v1/ledger-entries', { key: tenant.key, body: { wallet_id: c.walletId, org_id: tenant.orgId, currency: 'BRL', amount_minor: '5000', kind: 'fund' } });
+    const funded = await gw.request('POST', '/v1/ledger-entries', {
+      key: tenant.key,
+      body: {
+        wallet_id: c.walletId,
+        org_id: tenant.orgId,
+        currency: 'BRL',
+        amount_minor: '5000',
+        kind: 'fund',
+      },
+    });
     expect(funded.status).toBe(201);
     const body = tedSpend(c, { amount_minor: 1_000 });
     const sent = await execute(body);
     expect([sent.status, sent.body.status]).toEqual([200, 'completed']);
     expect(await balance(c.walletId)).toMatchObject({ balance_minor: '4000' });
-    expect((await entries(body.attempt_id)).map((e) => [e.wallet_id, e.kind])).toEqual([[c.walletId, 'hold'], [c.walletId, 'debit']]);
+    expect((await entries(body.attempt_id)).map((e) => [e.wallet_id, e.kind])).toEqual([
+      [c.walletId, 'hold'],
+      [c.walletId, 'debit'],
+    ]);
   });
 });

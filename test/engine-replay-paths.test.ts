@@ -29,9 +29,18 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
   const name = (label: string) => `${label}.${server}`;
   let n = 0;
   const attemptId = (label: string) => `rpl-${label}-${Date.now()}-${++n}`;
-  const walletExecute = (wallet: string, attempt: string) => gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-    key: tenant.key, body: { amount: 12.34, currency: 'BRL', recipient: 'vendor-9', description: 'Server rack', mandate_id: 'mdt_1', attempt_id: attempt },
-  });
+  const walletExecute = (wallet: string, attempt: string) =>
+    gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+      key: tenant.key,
+      body: {
+        amount: 12.34,
+        currency: 'BRL',
+        recipient: 'vendor-9',
+        description: 'Server rack',
+        mandate_id: 'mdt_1',
+        attempt_id: attempt,
+      },
+    });
 
   it('replays a wallet execute the provider made without answering, found by the status call', async () => {
     const wallet = await newWallet(gw, tenant);
@@ -41,11 +50,15 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     let result = await walletExecute(wallet, attempt);
     for (let i = 0; i < 5 && result.status === 409; i += 1) result = await walletExecute(wallet, attempt);
     expect([result.status, result.body.status]).toEqual([200, 'completed']);
-    const { history } = await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-provider-status'));
+    const { history } = await replayFinished(
+      gw,
+      workflowIds.spend(tenant.orgId, attempt),
+      name('spend-attempt-provider-status'),
+    );
     expect(scheduledActivities(history)).toEqual(['dispatchPayment', 'paymentStatus']);
   });
 
-  it('replays a wallet execute held through the provider\'s silence until it was presented again', async () => {
+  it("replays a wallet execute held through the provider's silence until it was presented again", async () => {
     const wallet = await newWallet(gw, tenant);
     await fund(gw, tenant, wallet, 10_000);
     const attempt = attemptId('silent');
@@ -61,7 +74,11 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     let result = await walletExecute(wallet, attempt);
     for (let i = 0; i < 5 && result.status === 409; i += 1) result = await walletExecute(wallet, attempt);
     expect([result.status, result.body.status]).toEqual([200, 'completed']);
-    const { history } = await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-provider-uncertain'));
+    const { history } = await replayFinished(
+      gw,
+      workflowIds.spend(tenant.orgId, attempt),
+      name('spend-attempt-provider-uncertain'),
+    );
     expect(scheduledActivities(history)).toEqual(['dispatchPayment', 'paymentStatus', 'paymentStatus']);
   });
 
@@ -70,10 +87,26 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     const consumer = await createConsumer(gw, tenant.key);
     const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent() });
     const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
-      key: tenant.key, body: { consumer_id: consumer.id, rail: 'pix-consent', display_label: 'Pix consent', attestation: attestation() },
+      key: tenant.key,
+      body: {
+        consumer_id: consumer.id,
+        rail: 'pix-consent',
+        display_label: 'Pix consent',
+        attestation: attestation(),
+      },
     });
     expect(submitted.status).toBe(201);
-    const body = pixSpend({ consumerId: consumer.id, mandateId: submitted.body.mandate_id, mandate: submitted.body.mandate, signature: submitted.body.signature, walletId: '', receiptSecret: '' }, { amount_minor: amount });
+    const body = pixSpend(
+      {
+        consumerId: consumer.id,
+        mandateId: submitted.body.mandate_id,
+        mandate: submitted.body.mandate,
+        signature: submitted.body.signature,
+        walletId: '',
+        receiptSecret: '',
+      },
+      { amount_minor: amount },
+    );
     return body;
   }
 
@@ -81,7 +114,11 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     const body = await consentSpend(3_000);
     const paid = await gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
     expect([paid.status, paid.body.status]).toEqual([200, 'completed']);
-    const { history } = await replayFinished(gw, workflowIds.consumerSpend(tenant.orgId, body.attempt_id), name('consumer-spend-consent-pull'));
+    const { history } = await replayFinished(
+      gw,
+      workflowIds.consumerSpend(tenant.orgId, body.attempt_id),
+      name('consumer-spend-consent-pull'),
+    );
     expect(scheduledActivities(history)).toEqual(['dispatchConsumerSpend']);
   });
 
@@ -90,6 +127,10 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     (gw.mocks.pix_psp as PixPspMock).script(body.attempt_id, { outcome: 'refuse', reason: 'AM04' });
     const refused = await gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
     expect([refused.status, refused.body.error.code]).toEqual([422, 'psp_refused']);
-    await replayFinished(gw, workflowIds.consumerSpend(tenant.orgId, body.attempt_id), name('consumer-spend-consent-pull-refused'));
+    await replayFinished(
+      gw,
+      workflowIds.consumerSpend(tenant.orgId, body.attempt_id),
+      name('consumer-spend-consent-pull-refused'),
+    );
   });
 });

@@ -27,10 +27,23 @@ describe.each(TEMPORAL_SERVERS)('a wallet payment whose provider never answered 
 
   let n = 0;
   const attempt = () => `att-unc-${server}-${Date.now()}-${++n}`;
-  const body = (attemptId: string) => ({ amount: 12.34, currency: 'BRL', recipient: 'merchant-42', description: 'Office supplies', mandate_id: 'mdt_test', purpose: 'supplies', attempt_id: attemptId });
-  const execute = (walletId: string, attemptId: string) => gw.request('POST', `/v1/wallets/${walletId}/execute`, { key: t.key, body: body(attemptId) });
-  const balance = async (walletId: string) => (await gw.request('GET', `/v1/wallets/${walletId}`, { key: t.key })).body.balances[0];
-  const kinds = async (walletId: string) => (await gw.request('GET', `/v1/wallets/${walletId}/ledger-entries`, { key: t.key })).body.entries.map((e: { kind: string }) => e.kind).reverse();
+  const body = (attemptId: string) => ({
+    amount: 12.34,
+    currency: 'BRL',
+    recipient: 'merchant-42',
+    description: 'Office supplies',
+    mandate_id: 'mdt_test',
+    purpose: 'supplies',
+    attempt_id: attemptId,
+  });
+  const execute = (walletId: string, attemptId: string) =>
+    gw.request('POST', `/v1/wallets/${walletId}/execute`, { key: t.key, body: body(attemptId) });
+  const balance = async (walletId: string) =>
+    (await gw.request('GET', `/v1/wallets/${walletId}`, { key: t.key })).body.balances[0];
+  const kinds = async (walletId: string) =>
+    (await gw.request('GET', `/v1/wallets/${walletId}/ledger-entries`, { key: t.key })).body.entries
+      .map((e: { kind: string }) => e.kind)
+      .reverse();
   const paymentsFor = (reference: string) => mock.payments().filter((p) => p.reference === reference);
   const keyOf = (attemptId: string) => `spend/${t.orgId}/${attemptId}`;
 
@@ -58,7 +71,11 @@ describe.each(TEMPORAL_SERVERS)('a wallet payment whose provider never answered 
     mock.statusOutage(true);
     try {
       const unsure = await execute(wallet, id);
-      expect([unsure.status, unsure.body.error.code, unsure.headers.get('retry-after')]).toEqual([409, 'attempt_in_progress', '1']);
+      expect([unsure.status, unsure.body.error.code, unsure.headers.get('retry-after')]).toEqual([
+        409,
+        'attempt_in_progress',
+        '1',
+      ]);
       expect(mock.statusRequests()).toContain(keyOf(id));
       // Presented again while the provider still cannot say: still held, never released.
       const again = await execute(wallet, id);

@@ -23,27 +23,53 @@ const taskQueue = `branches-${randomBytes(4).toString('hex')}`;
 let current: Record<string, (...args: never[]) => unknown> = {};
 let calls: string[] = [];
 const ACTIVITY_NAMES = [
-  'authorizeSpend', 'dispatchPayment', 'paymentStatus', 'settleSpend', 'releaseSpend', 'finishSpend',
-  'lookupPixPayee', 'authorizeConsumerSpend', 'dispatchConsumerSpend', 'resolveConsumerDispatch', 'settleConsumerSpend', 'releaseConsumerSpend', 'recordConsumerSpendAnswer',
+  'authorizeSpend',
+  'dispatchPayment',
+  'paymentStatus',
+  'settleSpend',
+  'releaseSpend',
+  'finishSpend',
+  'lookupPixPayee',
+  'authorizeConsumerSpend',
+  'dispatchConsumerSpend',
+  'resolveConsumerDispatch',
+  'settleConsumerSpend',
+  'releaseConsumerSpend',
+  'recordConsumerSpendAnswer',
 ];
 
 beforeAll(async () => {
   installRuntime('ERROR');
   const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
-  env = await TestWorkflowEnvironment.createTimeSkipping(testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {});
+  env = await TestWorkflowEnvironment.createTimeSkipping(
+    testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
+  );
   const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_INT } = temporal.api.enums.v1.IndexedValueType;
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [
+        name,
+        type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
   });
-  const activities = Object.fromEntries(ACTIVITY_NAMES.map((name) => [name, async (...args: never[]) => {
-    calls.push(name);
-    const stub = current[name];
-    if (!stub) throw ApplicationFailure.nonRetryable(`no stub for ${name}`, 'no_stub');
-    return stub(...args);
-  }]));
+  const activities = Object.fromEntries(
+    ACTIVITY_NAMES.map((name) => [
+      name,
+      async (...args: never[]) => {
+        calls.push(name);
+        const stub = current[name];
+        if (!stub) throw ApplicationFailure.nonRetryable(`no stub for ${name}`, 'no_stub');
+        return stub(...args);
+      },
+    ]),
+  );
   worker = await Worker.create({
-    connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, activities,
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    activities,
     workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! },
   });
   running = worker.run();
@@ -55,7 +81,10 @@ afterAll(async () => {
 });
 
 /** Runs `body` against the file's worker with these stubs as its activities; answers what it returned and the calls made. */
-async function withStubs<T>(stubs: Record<string, (...args: never[]) => unknown>, body: (queue: string) => Promise<T>): Promise<{ result: T; calls: string[] }> {
+async function withStubs<T>(
+  stubs: Record<string, (...args: never[]) => unknown>,
+  body: (queue: string) => Promise<T>,
+): Promise<{ result: T; calls: string[] }> {
   current = stubs;
   calls = [];
   const result = await body(taskQueue);
@@ -63,14 +92,30 @@ async function withStubs<T>(stubs: Record<string, (...args: never[]) => unknown>
 }
 
 /** A provider call that never answered: the workflow sees the activity fail (no retries here, to stay fast). */
-const unanswered = () => { throw ApplicationFailure.nonRetryable('payment provider unreachable', 'provider_unavailable'); };
+const unanswered = () => {
+  throw ApplicationFailure.nonRetryable('payment provider unreachable', 'provider_unavailable');
+};
 
 const workflowId = (label: string) => `branch-${label}-${randomBytes(4).toString('hex')}`;
 
 describe('spendAttempt (wallet execute)', () => {
   const input: SpendInput = {
-    orgId: 'org_1', projectId: 'prj_1', environment: 'test', attemptId: 'att-1', walletId: 'wal_1', agentId: 'agent-1', amountMinor: '1234', currency: 'BRL',
-    recipient: 'merchant-42', description: 'Office supplies', mandateId: 'mdt_1', purpose: null, preferredMethod: null, targetCurrency: null, metadata: {}, requestId: 'req_1',
+    orgId: 'org_1',
+    projectId: 'prj_1',
+    environment: 'test',
+    attemptId: 'att-1',
+    walletId: 'wal_1',
+    agentId: 'agent-1',
+    amountMinor: '1234',
+    currency: 'BRL',
+    recipient: 'merchant-42',
+    description: 'Office supplies',
+    mandateId: 'mdt_1',
+    purpose: null,
+    preferredMethod: null,
+    targetCurrency: null,
+    metadata: {},
+    requestId: 'req_1',
   };
   const held: Authorization = { kind: 'held', holdId: 'hld_1', evaluationId: 'pev_1', ruleId: null };
   const ledger = {
@@ -79,23 +124,53 @@ describe('spendAttempt (wallet execute)', () => {
     releaseSpend: () => ({ releaseId: '8' }),
     finishSpend: () => undefined,
   };
-  const run = (taskQueue: string, id = workflowId('spend')) => env.client.workflow.execute('spendAttempt', { taskQueue, workflowId: id, args: [input] }) as Promise<SpendOutcome>;
+  const run = (taskQueue: string, id = workflowId('spend')) =>
+    env.client.workflow.execute('spendAttempt', {
+      taskQueue,
+      workflowId: id,
+      args: [input],
+    }) as Promise<SpendOutcome>;
 
   it('debits the hold once the provider pays', async () => {
-    const { result, calls } = await withStubs({ ...ledger, dispatchPayment: () => ({ status: 'succeeded', paymentId: 'mpay_1' }) }, (q) => run(q));
+    const { result, calls } = await withStubs(
+      { ...ledger, dispatchPayment: () => ({ status: 'succeeded', paymentId: 'mpay_1' }) },
+      (q) => run(q),
+    );
     expect([result.status, result.providerPaymentId]).toEqual(['completed', 'mpay_1']);
     expect(calls).toEqual(['authorizeSpend', 'dispatchPayment', 'settleSpend', 'finishSpend']);
   });
 
   it('releases the hold when the provider refuses', async () => {
-    const { result, calls } = await withStubs({ ...ledger, dispatchPayment: () => ({ status: 'refused', code: 'card_declined', message: 'declined' }) }, (q) => run(q));
-    expect([result.status, (result.body.failure as { code: string }).code]).toEqual(['failed', 'card_declined']);
+    const { result, calls } = await withStubs(
+      {
+        ...ledger,
+        dispatchPayment: () => ({ status: 'refused', code: 'card_declined', message: 'declined' }),
+      },
+      (q) => run(q),
+    );
+    expect([result.status, (result.body.failure as { code: string }).code]).toEqual([
+      'failed',
+      'card_declined',
+    ]);
     expect(calls).toEqual(['authorizeSpend', 'dispatchPayment', 'releaseSpend', 'finishSpend']);
   });
 
   it('holds nothing and dispatches nothing when the hold finds too little money', async () => {
-    const { result, calls } = await withStubs({ ...ledger, authorizeSpend: (): Authorization => ({ kind: 'insufficient_funds', evaluationId: 'pev_1', available: '10' }), dispatchPayment: () => ({ status: 'succeeded', paymentId: 'x' }) }, (q) => run(q));
-    expect([result.status, (result.body.wallet as { insufficientFunds: boolean }).insufficientFunds]).toEqual(['failed', true]);
+    const { result, calls } = await withStubs(
+      {
+        ...ledger,
+        authorizeSpend: (): Authorization => ({
+          kind: 'insufficient_funds',
+          evaluationId: 'pev_1',
+          available: '10',
+        }),
+        dispatchPayment: () => ({ status: 'succeeded', paymentId: 'x' }),
+      },
+      (q) => run(q),
+    );
+    expect([result.status, (result.body.wallet as { insufficientFunds: boolean }).insufficientFunds]).toEqual(
+      ['failed', true],
+    );
     expect(calls).toEqual(['authorizeSpend', 'finishSpend']);
   });
 
@@ -107,14 +182,33 @@ describe('spendAttempt (wallet execute)', () => {
     };
     const { result, calls } = await withStubs(stubs, (q) => run(q));
     expect([result.status, result.providerPaymentId]).toEqual(['completed', 'mpay_2']);
-    expect(calls).toEqual(['authorizeSpend', 'dispatchPayment', 'paymentStatus', 'settleSpend', 'finishSpend']);
+    expect(calls).toEqual([
+      'authorizeSpend',
+      'dispatchPayment',
+      'paymentStatus',
+      'settleSpend',
+      'finishSpend',
+    ]);
   });
 
   it('releases only when the provider says it never received the payment', async () => {
-    const stubs = { ...ledger, dispatchPayment: unanswered, paymentStatus: (): DispatchStatus => ({ status: 'not_received' }) };
+    const stubs = {
+      ...ledger,
+      dispatchPayment: unanswered,
+      paymentStatus: (): DispatchStatus => ({ status: 'not_received' }),
+    };
     const { result, calls } = await withStubs(stubs, (q) => run(q));
-    expect([result.status, (result.body.failure as { code: string }).code]).toEqual(['failed', 'provider_unreachable']);
-    expect(calls).toEqual(['authorizeSpend', 'dispatchPayment', 'paymentStatus', 'releaseSpend', 'finishSpend']);
+    expect([result.status, (result.body.failure as { code: string }).code]).toEqual([
+      'failed',
+      'provider_unreachable',
+    ]);
+    expect(calls).toEqual([
+      'authorizeSpend',
+      'dispatchPayment',
+      'paymentStatus',
+      'releaseSpend',
+      'finishSpend',
+    ]);
   });
 
   it('keeps the hold while the provider cannot say, and asks again when the attempt is presented again', async () => {
@@ -122,11 +216,18 @@ describe('spendAttempt (wallet execute)', () => {
     const stubs = {
       ...ledger,
       dispatchPayment: unanswered,
-      paymentStatus: (): DispatchStatus => (++answers === 1 ? { status: 'uncertain', message: 'status answered 503' } : { status: 'succeeded', paymentId: 'mpay_3' }),
+      paymentStatus: (): DispatchStatus =>
+        ++answers === 1
+          ? { status: 'uncertain', message: 'status answered 503' }
+          : { status: 'succeeded', paymentId: 'mpay_3' },
     };
     const id = workflowId('uncertain');
     const { result, calls } = await withStubs(stubs, async (q) => {
-      const handle = await env.client.workflow.start('spendAttempt', { taskQueue: q, workflowId: id, args: [input] });
+      const handle = await env.client.workflow.start('spendAttempt', {
+        taskQueue: q,
+        workflowId: id,
+        args: [input],
+      });
       const first = await handle.executeUpdate(spendOutcomeUpdate);
       expect(first).toEqual({ status: 'provider_uncertain', detail: 'status answered 503' });
       const again = await handle.executeUpdate(spendOutcomeUpdate);
@@ -134,52 +235,160 @@ describe('spendAttempt (wallet execute)', () => {
       return (await handle.result()) as SpendOutcome;
     });
     expect(result.status).toBe('completed');
-    expect(calls).toEqual(['authorizeSpend', 'dispatchPayment', 'paymentStatus', 'paymentStatus', 'settleSpend', 'finishSpend']);
+    expect(calls).toEqual([
+      'authorizeSpend',
+      'dispatchPayment',
+      'paymentStatus',
+      'paymentStatus',
+      'settleSpend',
+      'finishSpend',
+    ]);
   });
 });
 
 describe('consumerSpendAttempt', () => {
   const req = (over: Partial<SpendRequest> = {}): SpendRequest => ({
-    orgId: 'org_1', projectId: 'prj_1', environment: 'test', requestId: 'req_1', attemptId: 'att_1', callerAttempt: true, workflowId: 'consumer-spend/org_1/att_1',
-    dispatchKey: 'key_1', fingerprint: 'f', rail: 'pix', amountMinor: '2500', currency: 'BRL', payee: 'loja@example.com', payeeCanonical: 'pix:email:loja@example.com',
-    pix: { key: 'loja@example.com', keyType: 'email', txid: null, merchantName: null, codeAmountMinor: null }, ted: null, purpose: 'Weekly groceries', agentId: 'agent-7',
-    signature: 'a'.repeat(64), mandate: {}, mandateId: 'mnd_1', quote: null, approval: null, actor: null, sessionId: null, approvedBy: null, preAudit: [], ...over,
+    orgId: 'org_1',
+    projectId: 'prj_1',
+    environment: 'test',
+    requestId: 'req_1',
+    attemptId: 'att_1',
+    callerAttempt: true,
+    workflowId: 'consumer-spend/org_1/att_1',
+    dispatchKey: 'key_1',
+    fingerprint: 'f',
+    rail: 'pix',
+    amountMinor: '2500',
+    currency: 'BRL',
+    payee: 'loja@example.com',
+    payeeCanonical: 'pix:email:loja@example.com',
+    pix: { key: 'loja@example.com', keyType: 'email', txid: null, merchantName: null, codeAmountMinor: null },
+    ted: null,
+    purpose: 'Weekly groceries',
+    agentId: 'agent-7',
+    signature: 'a'.repeat(64),
+    mandate: {},
+    mandateId: 'mnd_1',
+    quote: null,
+    approval: null,
+    actor: null,
+    sessionId: null,
+    approvedBy: null,
+    preAudit: [],
+    ...over,
   });
   const terms = (funding: TermsSummary['funding']): TermsSummary => ({
-    mandateId: 'mnd_1', consumerId: 'cns_1', currency: 'BRL', capMinor: '50000', nonce: 'n', scope: 's', signature: 'a'.repeat(64), funding, fundingSourceId: 'cfs_1',
+    mandateId: 'mnd_1',
+    consumerId: 'cns_1',
+    currency: 'BRL',
+    capMinor: '50000',
+    nonce: 'n',
+    scope: 's',
+    signature: 'a'.repeat(64),
+    funding,
+    fundingSourceId: 'cfs_1',
   });
-  const answer = (status: SpendAnswer['status'], httpStatus = 200): SpendAnswer => ({ httpStatus, status, body: { status } });
+  const answer = (status: SpendAnswer['status'], httpStatus = 200): SpendAnswer => ({
+    httpStatus,
+    status,
+    body: { status },
+  });
   const steps = {
     lookupPixPayee: () => ({ found: true, ownerName: 'Loja', ispb: '60701190' }),
-    authorizeConsumerSpend: () => ({ kind: 'held', holdId: 'hld_1', audit: [], terms: terms('sub_account'), sourceAccount: null, retried: false }),
+    authorizeConsumerSpend: () => ({
+      kind: 'held',
+      holdId: 'hld_1',
+      audit: [],
+      terms: terms('sub_account'),
+      sourceAccount: null,
+      retried: false,
+    }),
     settleConsumerSpend: () => answer('completed'),
     releaseConsumerSpend: () => answer('failed', 422),
     recordConsumerSpendAnswer: () => undefined,
   };
-  const run = (taskQueue: string, request = req()) => env.client.workflow.execute('consumerSpendAttempt', { taskQueue, workflowId: workflowId('consumer'), args: [request] }) as Promise<SpendAnswer>;
+  const run = (taskQueue: string, request = req()) =>
+    env.client.workflow.execute('consumerSpendAttempt', {
+      taskQueue,
+      workflowId: workflowId('consumer'),
+      args: [request],
+    }) as Promise<SpendAnswer>;
 
   it('refuses a Pix key DICT does not know before anything is authorized', async () => {
-    const { result, calls } = await withStubs({ ...steps, lookupPixPayee: () => ({ found: false }) }, (q) => run(q));
-    expect([result.httpStatus, (result.body.error as { code: string }).code]).toEqual([422, 'pix_key_not_found']);
+    const { result, calls } = await withStubs({ ...steps, lookupPixPayee: () => ({ found: false }) }, (q) =>
+      run(q),
+    );
+    expect([result.httpStatus, (result.body.error as { code: string }).code]).toEqual([
+      422,
+      'pix_key_not_found',
+    ]);
     expect(calls).toEqual(['lookupPixPayee', 'recordConsumerSpendAnswer']);
   });
 
   it('settles what the provider settled, and releases what it refused', async () => {
-    const settled = await withStubs({ ...steps, dispatchConsumerSpend: (): DispatchResult => ({ kind: 'settled', settlement: { providerPaymentId: 'p1', endToEndId: null, settledAt: '2026-01-01T00:00:00Z', chargedMinor: null } }) }, (q) => run(q));
+    const settled = await withStubs(
+      {
+        ...steps,
+        dispatchConsumerSpend: (): DispatchResult => ({
+          kind: 'settled',
+          settlement: {
+            providerPaymentId: 'p1',
+            endToEndId: null,
+            settledAt: '2026-01-01T00:00:00Z',
+            chargedMinor: null,
+          },
+        }),
+      },
+      (q) => run(q),
+    );
     expect(settled.result.status).toBe('completed');
-    expect(settled.calls).toEqual(['lookupPixPayee', 'authorizeConsumerSpend', 'dispatchConsumerSpend', 'settleConsumerSpend']);
-    const refused = await withStubs({ ...steps, dispatchConsumerSpend: (): DispatchResult => ({ kind: 'refused', refusal: { status: 422, code: 'psp_refused', message: 'no' } }) }, (q) => run(q));
+    expect(settled.calls).toEqual([
+      'lookupPixPayee',
+      'authorizeConsumerSpend',
+      'dispatchConsumerSpend',
+      'settleConsumerSpend',
+    ]);
+    const refused = await withStubs(
+      {
+        ...steps,
+        dispatchConsumerSpend: (): DispatchResult => ({
+          kind: 'refused',
+          refusal: { status: 422, code: 'psp_refused', message: 'no' },
+        }),
+      },
+      (q) => run(q),
+    );
     expect(refused.result.status).toBe('failed');
-    expect(refused.calls).toEqual(['lookupPixPayee', 'authorizeConsumerSpend', 'dispatchConsumerSpend', 'releaseConsumerSpend']);
+    expect(refused.calls).toEqual([
+      'lookupPixPayee',
+      'authorizeConsumerSpend',
+      'dispatchConsumerSpend',
+      'releaseConsumerSpend',
+    ]);
   });
 
-  it('pulls a pix-consent spend through the consumer\'s funding source, and a partner-account spend through none', async () => {
+  it("pulls a pix-consent spend through the consumer's funding source, and a partner-account spend through none", async () => {
     const seen: Array<{ fundingSourceId?: string | null }> = [];
     const dispatch = (input: { fundingSourceId?: string | null }): DispatchResult => {
       seen.push(input);
-      return { kind: 'settled', settlement: { providerPaymentId: 'p2', endToEndId: null, settledAt: '2026-01-01T00:00:00Z', chargedMinor: null } };
+      return {
+        kind: 'settled',
+        settlement: {
+          providerPaymentId: 'p2',
+          endToEndId: null,
+          settledAt: '2026-01-01T00:00:00Z',
+          chargedMinor: null,
+        },
+      };
     };
-    await withStubs({ ...steps, authorizeConsumerSpend: () => ({ ...steps.authorizeConsumerSpend(), terms: terms('consent_pull') }), dispatchConsumerSpend: dispatch as never }, (q) => run(q));
+    await withStubs(
+      {
+        ...steps,
+        authorizeConsumerSpend: () => ({ ...steps.authorizeConsumerSpend(), terms: terms('consent_pull') }),
+        dispatchConsumerSpend: dispatch as never,
+      },
+      (q) => run(q),
+    );
     await withStubs({ ...steps, dispatchConsumerSpend: dispatch as never }, (q) => run(q));
     expect(seen.map((s) => s.fundingSourceId)).toEqual(['cfs_1', null]);
   });
@@ -189,11 +398,26 @@ describe('consumerSpendAttempt', () => {
     const stubs = {
       ...steps,
       dispatchConsumerSpend: (): DispatchResult => ({ kind: 'uncertain', detail: 'no answer' }),
-      resolveConsumerDispatch: (): DispatchResult => (++asked, { kind: 'settled', settlement: { providerPaymentId: 'p3', endToEndId: null, settledAt: '2026-01-01T00:00:00Z', chargedMinor: null } }),
+      resolveConsumerDispatch: (): DispatchResult => (
+        ++asked,
+        {
+          kind: 'settled',
+          settlement: {
+            providerPaymentId: 'p3',
+            endToEndId: null,
+            settledAt: '2026-01-01T00:00:00Z',
+            chargedMinor: null,
+          },
+        }
+      ),
       recordConsumerSpendAnswer: () => undefined,
     };
     const { result, calls } = await withStubs(stubs, async (q) => {
-      const handle = await env.client.workflow.start('consumerSpendAttempt', { taskQueue: q, workflowId: workflowId('uncertain'), args: [req()] });
+      const handle = await env.client.workflow.start('consumerSpendAttempt', {
+        taskQueue: q,
+        workflowId: workflowId('uncertain'),
+        args: [req()],
+      });
       const first = await handle.executeUpdate(consumerSpendAnswerUpdate);
       expect([first.httpStatus, first.status]).toEqual([502, 'dispatch_uncertain']);
       expect(asked).toBe(0);
@@ -203,6 +427,13 @@ describe('consumerSpendAttempt', () => {
     });
     expect(result.status).toBe('completed');
     expect(asked).toBe(1);
-    expect(calls).toEqual(['lookupPixPayee', 'authorizeConsumerSpend', 'dispatchConsumerSpend', 'recordConsumerSpendAnswer', 'resolveConsumerDispatch', 'settleConsumerSpend']);
+    expect(calls).toEqual([
+      'lookupPixPayee',
+      'authorizeConsumerSpend',
+      'dispatchConsumerSpend',
+      'recordConsumerSpendAnswer',
+      'resolveConsumerDispatch',
+      'settleConsumerSpend',
+    ]);
   });
 });

@@ -30,9 +30,15 @@ describe('request ids', () => {
   });
 
   it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
-    const kept = await gw.request('GET', '/v1/whoami', { key: tenant.key, headers: { 'X-Request-Id': 'edge-proxy-1234abcd' } });
+    const kept = await gw.request('GET', '/v1/whoami', {
+      key: tenant.key,
+      headers: { 'X-Request-Id': 'edge-proxy-1234abcd' },
+    });
     expect(kept.headers.get('x-request-id')).toBe('edge-proxy-1234abcd');
-    const replaced = await gw.request('GET', '/v1/whoami', { key: tenant.key, headers: { 'X-Request-Id': 'bad id<script>' } });
+    const replaced = await gw.request('GET', '/v1/whoami', {
+      key: tenant.key,
+      headers: { 'X-Request-Id': 'bad id<script>' },
+    });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });
@@ -44,7 +50,10 @@ describe('malformed requests', () => {
   it('answers invalid_json for a body that is not JSON', async () => {
     const result = await post('{"name": "x",');
     expect(result.status).toBe(400);
-    expect(result.body).toEqual({ error: { code: 'invalid_json', message: expect.any(String) }, request_id: expect.any(String) });
+    expect(result.body).toEqual({
+      error: { code: 'invalid_json', message: expect.any(String) },
+      request_id: expect.any(String),
+    });
   });
 
   it('answers 415 for a body of another content type', async () => {
@@ -63,7 +72,9 @@ describe('malformed requests', () => {
     const result = await gw.request('POST', '/v1/projects', { key: tenant.key });
     expect(result.status).toBe(400);
     expect(result.body.error.code).toBe('invalid_body');
-    expect(result.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(expect.arrayContaining(['/name', '/slug']));
+    expect(result.body.error.details.issues.map((i: { path: string }) => i.path)).toEqual(
+      expect.arrayContaining(['/name', '/slug']),
+    );
   });
 
   it.each(['[]', '"text"', '42', 'null'])('refuses a JSON body that is not an object: %s', async (raw) => {
@@ -105,10 +116,14 @@ describe('no input answers 500', () => {
         const path = route.path.replace(/:([A-Za-z_]+)/g, id) + '?limit=-5&offset=zz&is_default=2';
         for (const body of route.method === 'get' || route.method === 'delete' ? [undefined] : junkBodies) {
           for (const key of [tenant.key, gw.serviceToken]) {
-            const headers: Record<string, string> = key === gw.serviceToken ? { 'x-service-project': tenant.projectId } : {};
+            const headers: Record<string, string> =
+              key === gw.serviceToken ? { 'x-service-project': tenant.projectId } : {};
             requests.push(async () => {
               const result = await gw.request(route.method.toUpperCase(), path, { key, body, headers });
-              if (result.status >= 500) seen.push(`${route.method} ${path.slice(0, 60)} ${JSON.stringify(body).slice(0, 80)} → ${result.status}`);
+              if (result.status >= 500)
+                seen.push(
+                  `${route.method} ${path.slice(0, 60)} ${JSON.stringify(body).slice(0, 80)} → ${result.status}`,
+                );
             });
           }
         }
@@ -125,38 +140,61 @@ describe('no input answers 500', () => {
 
 describe('integers beyond what the API can hold', () => {
   it('refuses a huge offset or limit on GET /v1/projects as invalid_query', async () => {
-    for (const query of ['offset=9223372036854775809', 'offset=1977421630267313772036096', 'offset=1e30', 'limit=1e30', 'limit=99999999999999999999']) {
+    for (const query of [
+      'offset=9223372036854775809',
+      'offset=1977421630267313772036096',
+      'offset=1e30',
+      'limit=1e30',
+      'limit=99999999999999999999',
+    ]) {
       const result = await gw.request('GET', `/v1/projects?${query}`, { key: tenant.key });
       expect([query, result.status, result.body.error?.code]).toEqual([query, 400, 'invalid_query']);
     }
   });
 
   it('still pages with the largest offset it accepts', async () => {
-    const result = await gw.request('GET', `/v1/projects?offset=${Number.MAX_SAFE_INTEGER}`, { key: tenant.key });
+    const result = await gw.request('GET', `/v1/projects?offset=${Number.MAX_SAFE_INTEGER}`, {
+      key: tenant.key,
+    });
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ projects: [], offset: Number.MAX_SAFE_INTEGER, total: 1 });
   });
 
   it('refuses a receipt cursor past the chain sequence range and accepts the largest one', async () => {
-    const consumer = await gw.request('POST', '/v1/consumers', { key: tenant.key, body: { display_name: 'Ana' } });
+    const consumer = await gw.request('POST', '/v1/consumers', {
+      key: tenant.key,
+      body: { display_name: 'Ana' },
+    });
     expect(consumer.status).toBe(201);
     for (const cursor of ['5646163764', '6.916286222772e+32']) {
-      const result = await gw.request('GET', `/v1/consumers/${consumer.body.id}/receipts?before_seq=${cursor}`, { key: tenant.key });
+      const result = await gw.request(
+        'GET',
+        `/v1/consumers/${consumer.body.id}/receipts?before_seq=${cursor}`,
+        { key: tenant.key },
+      );
       expect([cursor, result.status, result.body.error?.code]).toEqual([cursor, 400, 'invalid_query']);
     }
-    const largest = await gw.request('GET', `/v1/consumers/${consumer.body.id}/receipts?before_seq=2147483647`, { key: tenant.key });
+    const largest = await gw.request(
+      'GET',
+      `/v1/consumers/${consumer.body.id}/receipts?before_seq=2147483647`,
+      { key: tenant.key },
+    );
     expect(largest.status).toBe(200);
     expect(largest.body).toEqual({ receipts: [], next_before_seq: null });
   });
 
   it('refuses a JSON integer past 2^53 in a body at validation instead of acting on a rounded value', async () => {
-    const spend = (price: string) => gw.request('POST', '/v1/consumers/mandates/mdt_missing/spend', {
-      key: tenant.key, headers: { 'Content-Type': 'application/json' },
-      raw: `{"signature":"${'a'.repeat(64)}","agent_id":"agent","amount_minor":100,"payee":"ana@example.com","purpose":"books","quote":{"price_minor":${price}}}`,
-    });
+    const spend = (price: string) =>
+      gw.request('POST', '/v1/consumers/mandates/mdt_missing/spend', {
+        key: tenant.key,
+        headers: { 'Content-Type': 'application/json' },
+        raw: `{"signature":"${'a'.repeat(64)}","agent_id":"agent","amount_minor":100,"payee":"ana@example.com","purpose":"books","quote":{"price_minor":${price}}}`,
+      });
     const huge = await spend('18014398509481985');
     expect(huge.status).toBe(400);
-    expect(huge.body.error.details.issues).toEqual([expect.objectContaining({ path: '/quote/price_minor', keyword: 'maximum' })]);
+    expect(huge.body.error.details.issues).toEqual([
+      expect.objectContaining({ path: '/quote/price_minor', keyword: 'maximum' }),
+    ]);
     // The same body with a representable price passes validation and reaches the mandate lookup.
     expect((await spend('100')).status).toBe(404);
   });
@@ -167,11 +205,14 @@ describe('numbers beyond what the API can hold', () => {
     const wallet = await newWallet(gw, tenant);
     for (const amount of ['1e300', '4.419842904149097e+307', '9007199254740993']) {
       const result = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-        key: tenant.key, headers: { 'Content-Type': 'application/json' },
+        key: tenant.key,
+        headers: { 'Content-Type': 'application/json' },
         raw: `{"amount": ${amount}, "currency": "BRL", "recipient": "merchant-42", "description": "Office supplies", "mandate_id": "mdt_test", "attempt_id": "huge-${amount}"}`,
       });
       expect([amount, result.status, result.body.error?.code]).toEqual([amount, 400, 'invalid_body']);
-      expect(result.body.error.details.issues).toEqual([expect.objectContaining({ path: '/amount', keyword: 'maximum' })]);
+      expect(result.body.error.details.issues).toEqual([
+        expect.objectContaining({ path: '/amount', keyword: 'maximum' }),
+      ]);
     }
     const entries = await gw.request('GET', `/v1/wallets/${wallet}/ledger-entries`, { key: tenant.key });
     expect(entries.body.entries).toEqual([]);
@@ -182,20 +223,35 @@ describe('defaults', () => {
   it('refuses a budget or rate-limit rule without its config, naming the config, and evaluation never fails', async () => {
     const before = (await gw.request('GET', '/v1/policies', { key: tenant.key })).body;
     for (const type of ['budget', 'rate-limit']) {
-      const result = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: `no ${type} config`, type } });
+      const result = await gw.request('POST', '/v1/policies', {
+        key: tenant.key,
+        body: { name: `no ${type} config`, type },
+      });
       expect([type, result.status, result.body.error?.code]).toEqual([type, 400, 'invalid_body']);
-      expect(result.body.error.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.stringMatching(/^\/config(\/|$)/), keyword: 'required' })]));
+      expect(result.body.error.details.issues).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ path: expect.stringMatching(/^\/config(\/|$)/), keyword: 'required' }),
+        ]),
+      );
     }
     expect((await gw.request('GET', '/v1/policies', { key: tenant.key })).body).toEqual(before);
-    const evaluation = await gw.request('POST', '/v1/policies/evaluations', { key: tenant.key, body: { agent_id: 'agent', tool_name: 'wallet.execute', amount_minor: '100', currency: 'BRL' } });
+    const evaluation = await gw.request('POST', '/v1/policies/evaluations', {
+      key: tenant.key,
+      body: { agent_id: 'agent', tool_name: 'wallet.execute', amount_minor: '100', currency: 'BRL' },
+    });
     expect(evaluation.status).toBeLessThan(500);
   });
 
   it('still fills a default that its conditional accepts', async () => {
-    const result = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: 'plain allow', type: 'allow' } });
+    const result = await gw.request('POST', '/v1/policies', {
+      key: tenant.key,
+      body: { name: 'plain allow', type: 'allow' },
+    });
     expect(result.status).toBe(201);
     expect(result.body).toMatchObject({ config: {}, agents: [], tools: [], enabled: true });
-    expect((await gw.request('DELETE', `/v1/policies/${result.body.id}`, { key: tenant.key })).status).toBeLessThan(300);
+    expect(
+      (await gw.request('DELETE', `/v1/policies/${result.body.id}`, { key: tenant.key })).status,
+    ).toBeLessThan(300);
   });
 });
 
@@ -204,9 +260,20 @@ describe('text PostgreSQL cannot store', () => {
 
   it('refuses an unpaired surrogate in a body value or key with 400 and writes nothing', async () => {
     const before = await wallets();
-    for (const metadata of [{ note: 'half \ud800 pair' }, { ['key\udc00']: 'x' }, { deep: [{ list: ['ok', 'tail \udbff'] }] }]) {
-      const result = await gw.request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: 'Ops', currency: 'BRL', metadata } });
-      expect([JSON.stringify(metadata), result.status, result.body.error?.code]).toEqual([JSON.stringify(metadata), 400, 'invalid_body']);
+    for (const metadata of [
+      { note: 'half \ud800 pair' },
+      { ['key\udc00']: 'x' },
+      { deep: [{ list: ['ok', 'tail \udbff'] }] },
+    ]) {
+      const result = await gw.request('POST', '/v1/wallets', {
+        key: tenant.key,
+        body: { display_name: 'Ops', currency: 'BRL', metadata },
+      });
+      expect([JSON.stringify(metadata), result.status, result.body.error?.code]).toEqual([
+        JSON.stringify(metadata),
+        400,
+        'invalid_body',
+      ]);
       expect(result.body.error.details.issues[0].message).toMatch(/unpaired UTF-16 surrogate/);
     }
     expect(await wallets()).toEqual(before);
@@ -214,18 +281,37 @@ describe('text PostgreSQL cannot store', () => {
 
   it('refuses an unpaired surrogate in a ledger post and moves no money', async () => {
     const wallet = await newWallet(gw, tenant);
-    for (const extra of [{ metadata: { memo: '\ud83d' } }, { external_ref: 'ref-\ude00' }, { attempt_id: '\ud800\ud800' }]) {
+    for (const extra of [
+      { metadata: { memo: '\ud83d' } },
+      { external_ref: 'ref-\ude00' },
+      { attempt_id: '\ud800\ud800' },
+    ]) {
       const result = await gw.request('POST', '/v1/ledger-entries', {
-        key: tenant.key, body: { wallet_id: wallet, org_id: tenant.orgId, currency: 'BRL', amount_minor: '100', kind: 'fund', ...extra },
+        key: tenant.key,
+        body: {
+          wallet_id: wallet,
+          org_id: tenant.orgId,
+          currency: 'BRL',
+          amount_minor: '100',
+          kind: 'fund',
+          ...extra,
+        },
       });
-      expect([JSON.stringify(extra), result.status, result.body.error?.code]).toEqual([JSON.stringify(extra), 400, 'invalid_body']);
+      expect([JSON.stringify(extra), result.status, result.body.error?.code]).toEqual([
+        JSON.stringify(extra),
+        400,
+        'invalid_body',
+      ]);
     }
     const entries = await gw.request('GET', `/v1/wallets/${wallet}/ledger-entries`, { key: tenant.key });
     expect(entries.body.entries).toEqual([]);
   });
 
   it('accepts a whole surrogate pair (an emoji) where text is free-form', async () => {
-    const result = await gw.request('POST', '/v1/wallets', { key: tenant.key, body: { display_name: 'Ops \ud83d\ude00', currency: 'BRL', metadata: { mood: '\ud83d\ude00' } } });
+    const result = await gw.request('POST', '/v1/wallets', {
+      key: tenant.key,
+      body: { display_name: 'Ops \ud83d\ude00', currency: 'BRL', metadata: { mood: '\ud83d\ude00' } },
+    });
     expect(result.status).toBe(201);
     expect(result.body.display_name).toBe('Ops \ud83d\ude00');
   });
@@ -234,21 +320,28 @@ describe('text PostgreSQL cannot store', () => {
     const nul = await gw.request('GET', '/v1/projects?is_default=%00', { key: tenant.key });
     expect(nul.status).toBe(400);
     expect(nul.body.error.code).toBe('invalid_query');
-    const broken = await gw.request('GET', '/v1/wallets?agent_id=%ED%A0%80&status=%ED%A0%80', { key: tenant.key });
+    const broken = await gw.request('GET', '/v1/wallets?agent_id=%ED%A0%80&status=%ED%A0%80', {
+      key: tenant.key,
+    });
     expect(broken.status).toBeLessThan(500);
   });
 });
 
 describe('deeply nested JSON', () => {
   const deepArray = '['.repeat(10_000) + ']'.repeat(10_000);
-  const deepObject = (depth: number) => '{"metadata":' + '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) + '}';
+  const deepObject = (depth: number) =>
+    '{"metadata":' + '{"a":'.repeat(depth) + '1' + '}'.repeat(depth) + '}';
 
   it('refuses JSON nested 10,000 deep on every operation that reads a body, before validation, with 400', async () => {
     const seen: string[] = [];
     for (const r of allRoutes()) {
       if (r.method === 'get' || r.method === 'delete' || r.auth === 'operator') continue;
       const path = r.path.replace(/:([A-Za-z_]+)/g, 'x');
-      const result = await gw.request(r.method.toUpperCase(), path, { key: tenant.key, raw: deepArray, headers: { 'Content-Type': 'application/json' } });
+      const result = await gw.request(r.method.toUpperCase(), path, {
+        key: tenant.key,
+        raw: deepArray,
+        headers: { 'Content-Type': 'application/json' },
+      });
       // Routes speaking another protocol render the refusal their own way (OAuth's 400, a webhook's receipt).
       const refused = r.onInputError ? result.status < 500 : result.status === 400;
       if (!refused) seen.push(`${r.method} ${r.path} → ${result.status} ${result.text.slice(0, 80)}`);
@@ -260,24 +353,38 @@ describe('deeply nested JSON', () => {
 
   it('names the limit in the envelope and writes nothing for a deep object inside an accepted field', async () => {
     const before = await consumers();
-    const result = await gw.request('POST', '/v1/consumers', { key: tenant.key, raw: deepObject(10_000), headers: { 'Content-Type': 'application/json' } });
+    const result = await gw.request('POST', '/v1/consumers', {
+      key: tenant.key,
+      raw: deepObject(10_000),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(result.status).toBe(400);
     expect(result.body).toEqual({
-      error: { code: 'invalid_body', message: expect.stringContaining('nests deeper than 64 levels'), details: expect.objectContaining({ max_depth: 64 }) },
+      error: {
+        code: 'invalid_body',
+        message: expect.stringContaining('nests deeper than 64 levels'),
+        details: expect.objectContaining({ max_depth: 64 }),
+      },
       request_id: result.headers.get('x-request-id'),
     });
     expect(await consumers()).toEqual(before);
   });
 
   it('still takes nesting within the limit', async () => {
-    const result = await gw.request('POST', '/v1/consumers', { key: tenant.key, raw: deepObject(60), headers: { 'Content-Type': 'application/json' } });
+    const result = await gw.request('POST', '/v1/consumers', {
+      key: tenant.key,
+      raw: deepObject(60),
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(result.status).toBe(201);
   });
 });
 
 describe('an unexpected error', () => {
   const logged: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  const capture = (message: string, fields?: Record<string, unknown>) => { logged.push({ message, fields }); };
+  const capture = (message: string, fields?: Record<string, unknown>) => {
+    logged.push({ message, fields });
+  };
   const log: Logger = { debug: capture, info: capture, warn: capture, error: capture };
   let server: Server;
   let url: string;
@@ -285,12 +392,22 @@ describe('an unexpected error', () => {
   beforeAll(async () => {
     // A route whose handler fails the way a bug does: a plain Error carrying a secret in its message.
     const failing = route<unknown, unknown, Record<string, string>, 'key'>({
-      method: 'get', path: '/v1/failing', auth: 'key', scope: null, operationId: 'failing', summary: 'fails', tags: [],
+      method: 'get',
+      path: '/v1/failing',
+      auth: 'key',
+      scope: null,
+      operationId: 'failing',
+      summary: 'fails',
+      tags: [],
       responses: { 200: { description: 'never' } },
-      handler() { throw new Error('connection to postgres://admin:hunter2@db failed'); },
+      handler() {
+        throw new Error('connection to postgres://admin:hunter2@db failed');
+      },
     });
     const app = createApp({ ...gw.deps, log }, [failing]);
-    server = await new Promise((resolve) => { const s = app.listen(0, '127.0.0.1', () => resolve(s)); });
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
@@ -298,10 +415,15 @@ describe('an unexpected error', () => {
   });
 
   it('answers 500 internal_error in the envelope with the request id, never the stack or the secret, and logs it with the id', async () => {
-    const result = await gatewayClient(url, gw.serviceToken).request('GET', '/v1/failing', { key: tenant.key });
+    const result = await gatewayClient(url, gw.serviceToken).request('GET', '/v1/failing', {
+      key: tenant.key,
+    });
     expect(result.status).toBe(500);
     const requestId = result.headers.get('x-request-id');
-    expect(result.body).toEqual({ error: { code: 'internal_error', message: expect.any(String) }, request_id: requestId });
+    expect(result.body).toEqual({
+      error: { code: 'internal_error', message: expect.any(String) },
+      request_id: requestId,
+    });
     expect(result.text).not.toMatch(/hunter2|postgres|Error:|at /);
     const entry = logged.find((e) => e.message === 'unhandled error');
     expect(entry?.fields).toMatchObject({ request_id: requestId, method: 'GET', route: '/v1/failing' });

@@ -25,17 +25,43 @@ const streamUrl = () => `${gw.url}/v1/consumer-payments/execute-stream`;
 it('sends each audit step of a completed spend as an event, then the outcome execute would answer, then closes after the delay', async () => {
   const sessionId = await insertSession(gw, tenant);
   const consumer = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
-  const result = await readEventStream(streamUrl(), tenant.key, pixSpend(consumer, { session_id: sessionId }));
+  const result = await readEventStream(
+    streamUrl(),
+    tenant.key,
+    pixSpend(consumer, { session_id: sessionId }),
+  );
   expect(result.status).toBe(200);
   expect(result.contentType).toContain('text/event-stream');
-  const audit = result.events.filter((e) => e.event === 'audit').map((e) => e.data as { step: string; status: string });
+  const audit = result.events
+    .filter((e) => e.event === 'audit')
+    .map((e) => e.data as { step: string; status: string });
   expect(audit.map((s) => `${s.step}:${s.status}`)).toEqual([
-    'payee:pass', 'session:pass', 'dict:pass', 'signature:pass', 'agent:pass', 'mandate:pass', 'purpose:pass', 'currency:pass', 'per_tx_cap:pass',
-    'cumulative_cap:pass', 'periodic_cap:skip', 'allowlist:pass', 'policy:pass', 'hold:pass', 'dispatch:pass', 'dispatch:pass', 'debit:pass', 'receipt:pass',
+    'payee:pass',
+    'session:pass',
+    'dict:pass',
+    'signature:pass',
+    'agent:pass',
+    'mandate:pass',
+    'purpose:pass',
+    'currency:pass',
+    'per_tx_cap:pass',
+    'cumulative_cap:pass',
+    'periodic_cap:skip',
+    'allowlist:pass',
+    'policy:pass',
+    'hold:pass',
+    'dispatch:pass',
+    'dispatch:pass',
+    'debit:pass',
+    'receipt:pass',
   ]);
   const terminal = result.events.filter((e) => e.event === 'outcome');
   expect(terminal).toHaveLength(1);
-  const outcome = terminal[0].data as { http_status: number; replay: boolean; body: { audit: unknown[]; error: { code: string } } };
+  const outcome = terminal[0].data as {
+    http_status: number;
+    replay: boolean;
+    body: { audit: unknown[]; error: { code: string } };
+  };
   expect(outcome).toMatchObject({ http_status: 200, replay: false, body: { status: 'completed' } });
   expect(outcome.body.audit).toEqual(audit);
   // Event ids count up, and the outcome is the last thing before the close (heartbeats aside).
@@ -59,13 +85,29 @@ it('replays a stored outcome as a stream with replay: true', async () => {
   const body = pixBody({ payee: 'nobody@example.com', attempt_id: 'att-stream-replay' });
   const first = await readEventStream(streamUrl(), tenant.key, body);
   const again = await readEventStream(streamUrl(), tenant.key, body);
-  const outcomeOf = (r: typeof first) => r.events.find((e) => e.event === 'outcome')!.data as { http_status: number; replay: boolean; body: Record<string, unknown> };
-  expect(outcomeOf(first)).toMatchObject({ http_status: 422, replay: false, body: { error: { code: 'pix_key_not_found' } } });
-  expect(outcomeOf(again)).toMatchObject({ http_status: 422, replay: true, body: { ...outcomeOf(first).body, idempotent_replay: true } });
+  const outcomeOf = (r: typeof first) =>
+    r.events.find((e) => e.event === 'outcome')!.data as {
+      http_status: number;
+      replay: boolean;
+      body: Record<string, unknown>;
+    };
+  expect(outcomeOf(first)).toMatchObject({
+    http_status: 422,
+    replay: false,
+    body: { error: { code: 'pix_key_not_found' } },
+  });
+  expect(outcomeOf(again)).toMatchObject({
+    http_status: 422,
+    replay: true,
+    body: { ...outcomeOf(first).body, idempotent_replay: true },
+  });
 });
 
 it('answers refusals found before the attempt starts as plain JSON errors', async () => {
-  const result = await gw.request('POST', '/v1/consumer-payments/execute-stream', { key: tenant.key, body: pixBody({ payee: 'not-a-key' }) });
+  const result = await gw.request('POST', '/v1/consumer-payments/execute-stream', {
+    key: tenant.key,
+    body: pixBody({ payee: 'not-a-key' }),
+  });
   expect(result.status).toBe(422);
   expect(result.body.error.code).toBe('invalid_pix_key');
 });

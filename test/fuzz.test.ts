@@ -23,10 +23,17 @@ afterAll(async () => {
 });
 
 it('answers every generated request of every documented operation without a 5xx, off-schema body or undocumented status', async () => {
-  const result = await runSchemathesis({ url: gw.url, apiKey: tenant.key, maxExamples: Number(process.env.FUZZ_MAX_EXAMPLES ?? 20) });
+  const result = await runSchemathesis({
+    url: gw.url,
+    apiKey: tenant.key,
+    maxExamples: Number(process.env.FUZZ_MAX_EXAMPLES ?? 20),
+  });
   process.stdout.write(`fuzz: schemathesis ${result.summary}\n`);
   // Warnings (operations whose ids the generated data rarely hits) are coverage notes, not defects: the
   // summary may carry them, never a failure or an error.
-  expect({ summary: result.summary, failures: result.failures }).toEqual({ summary: expect.stringMatching(/^(No issues found|\d+ warnings?) in /), failures: '' });
+  expect({ summary: result.summary, failures: result.failures }).toEqual({
+    summary: expect.stringMatching(/^(No issues found|\d+ warnings?) in /),
+    failures: '',
+  });
   expect(result.exitCode).toBe(0);
 }, 360_000);

@@ -14,12 +14,15 @@ beforeAll(async () => {
   gw = await startGateway({ worker: false });
   t = await gw.createTenant();
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
 type HoldState = 'none' | OpenHold['status'];
 const HOLD_STATES: HoldState[] = ['none', 'open', 'debited', 'released'];
 const HOLD_AMOUNT = 300n;
-const holdOf = (state: HoldState): OpenHold | null => (state === 'none' ? null : { id: 'hld_case', amount: HOLD_AMOUNT, status: state });
+const holdOf = (state: HoldState): OpenHold | null =>
+  state === 'none' ? null : { id: 'hld_case', amount: HOLD_AMOUNT, status: state };
 
 /** What either side says about one post: a refusal code and reason, or the four numbers of the effect. */
 function expected(kind: EntryKind, amount: bigint, available: bigint, state: HoldState): string {
@@ -29,8 +32,13 @@ function expected(kind: EntryKind, amount: bigint, available: bigint, state: Hol
 }
 
 const effectRow = z.object({
-  n: z.number(), refusal: z.string().nullable(), reason: z.string().nullable(),
-  amount: z.bigint().nullable(), balance_delta: z.bigint().nullable(), available_delta: z.bigint().nullable(), release_remainder: z.bigint().nullable(),
+  n: z.number(),
+  refusal: z.string().nullable(),
+  reason: z.string().nullable(),
+  amount: z.bigint().nullable(),
+  balance_delta: z.bigint().nullable(),
+  available_delta: z.bigint().nullable(),
+  release_remainder: z.bigint().nullable(),
 });
 
 describe('ledger_effect and effectOf', () => {
@@ -45,21 +53,43 @@ describe('ledger_effect and effectOf', () => {
     }
     const rows = await gw.db.any(sql.type(effectRow)`
       SELECT c.n::int AS n, e.* FROM unnest(
-        ${sql.array(cases.map((c) => c.kind), 'text')}, ${sql.array(cases.map((c) => c.amount.toString()), 'int8')},
-        ${sql.array(cases.map((c) => c.available.toString()), 'int8')}, ${sql.array(cases.map((c) => (c.state === 'none' ? null : c.state)) as string[], 'text')}
+        ${sql.array(
+          cases.map((c) => c.kind),
+          'text',
+        )}, ${sql.array(
+          cases.map((c) => c.amount.toString()),
+          'int8',
+        )},
+        ${sql.array(
+          cases.map((c) => c.available.toString()),
+          'int8',
+        )}, ${sql.array(cases.map((c) => (c.state === 'none' ? null : c.state)) as string[], 'text')}
       ) WITH ORDINALITY AS c (kind, amount, available, hold_status, n),
       LATERAL ledger_effect(c.kind, c.amount, c.available, CASE WHEN c.hold_status IS NOT NULL THEN ${HOLD_AMOUNT.toString()}::bigint END, c.hold_status) e
       ORDER BY c.n`);
     expect(rows).toHaveLength(cases.length);
-    const database = rows.map((row) => (row.refusal ? `${row.refusal}/${row.reason}` : [row.amount, row.balance_delta, row.available_delta, row.release_remainder].join(' ')));
+    const database = rows.map((row) =>
+      row.refusal
+        ? `${row.refusal}/${row.reason}`
+        : [row.amount, row.balance_delta, row.available_delta, row.release_remainder].join(' '),
+    );
     const typescript = cases.map((c) => expected(c.kind, c.amount, c.available, c.state));
-    const label = (i: number) => `${cases[i].kind} ${cases[i].amount} (available ${cases[i].available}, hold ${cases[i].state})`;
-    expect(database.map((outcome, i) => `${label(i)}: ${outcome}`)).toEqual(typescript.map((outcome, i) => `${label(i)}: ${outcome}`));
+    const label = (i: number) =>
+      `${cases[i].kind} ${cases[i].amount} (available ${cases[i].available}, hold ${cases[i].state})`;
+    expect(database.map((outcome, i) => `${label(i)}: ${outcome}`)).toEqual(
+      typescript.map((outcome, i) => `${label(i)}: ${outcome}`),
+    );
     // The table reaches every refusal both sides know.
-    expect(new Set(typescript.filter((o) => o.includes('/')))).toEqual(new Set([
-      'balance_constraint_violation/insufficient_available', 'balance_constraint_violation/debit_exceeds_hold', 'ledger_conflict/hold_exists',
-      'ledger_conflict/hold_not_found', 'ledger_conflict/hold_already_resolved', 'ledger_conflict/release_amount_mismatch',
-    ]));
+    expect(new Set(typescript.filter((o) => o.includes('/')))).toEqual(
+      new Set([
+        'balance_constraint_violation/insufficient_available',
+        'balance_constraint_violation/debit_exceeds_hold',
+        'ledger_conflict/hold_exists',
+        'ledger_conflict/hold_not_found',
+        'ledger_conflict/hold_already_resolved',
+        'ledger_conflict/release_amount_mismatch',
+      ]),
+    );
   });
 });
 
@@ -70,10 +100,27 @@ describe('ledger_effect and effectOf', () => {
 async function walletWith(state: HoldState): Promise<string> {
   const id = await newWallet(gw, t);
   const steps: Array<[string, bigint, string?]> = {
-    none: [['fund', 1000n], ['hold', 400n, 'other']],
-    open: [['fund', 1000n], ['hold', 100n, 'other'], ['hold', 300n, 'case']],
-    debited: [['fund', 1300n], ['hold', 300n, 'case'], ['debit', 300n, 'case'], ['hold', 400n, 'other']],
-    released: [['fund', 1000n], ['hold', 300n, 'case'], ['release', 300n, 'case'], ['hold', 400n, 'other']],
+    none: [
+      ['fund', 1000n],
+      ['hold', 400n, 'other'],
+    ],
+    open: [
+      ['fund', 1000n],
+      ['hold', 100n, 'other'],
+      ['hold', 300n, 'case'],
+    ],
+    debited: [
+      ['fund', 1300n],
+      ['hold', 300n, 'case'],
+      ['debit', 300n, 'case'],
+      ['hold', 400n, 'other'],
+    ],
+    released: [
+      ['fund', 1000n],
+      ['hold', 300n, 'case'],
+      ['release', 300n, 'case'],
+      ['hold', 400n, 'other'],
+    ],
   }[state] as Array<[string, bigint, string?]>;
   for (const [kind, amount, attempt] of steps) {
     const r = await post(gw, t, id, kind, amount, attempt ? { attempt_id: attempt } : {});
@@ -97,7 +144,9 @@ type Answer = { refusal: string } | { entries: Array<{ kind: string; amount_mino
  * Runs every case on a wallet of its own through `poster` and returns, per case, what effectOf would
  * have said of it as seen from the outside: the entry's amount and the balance changes, or the refusal.
  */
-async function outcomesOf(poster: (walletId: string, kind: EntryKind, amount: bigint) => Promise<Answer>): Promise<string[]> {
+async function outcomesOf(
+  poster: (walletId: string, kind: EntryKind, amount: bigint) => Promise<Answer>,
+): Promise<string[]> {
   const outcomes: string[] = [];
   const run = async (i: number) => {
     const { kind, amount, state } = CASES[i];
@@ -108,7 +157,8 @@ async function outcomesOf(poster: (walletId: string, kind: EntryKind, amount: bi
     const availableDelta = BigInt(after.available_minor) - 600n;
     if ('refusal' in answer) {
       // A refusal writes nothing: the balance is where it was.
-      outcomes[i] = `${answer.refusal}${balanceDelta === 0n && availableDelta === 0n ? '' : ' (balance moved)'}`;
+      outcomes[i] =
+        `${answer.refusal}${balanceDelta === 0n && availableDelta === 0n ? '' : ' (balance moved)'}`;
       return;
     }
     const [entry, release] = answer.entries;
@@ -117,7 +167,8 @@ async function outcomesOf(poster: (walletId: string, kind: EntryKind, amount: bi
     outcomes[i] = [BigInt(entry.amount_minor), balanceDelta, availableDelta - remainder, remainder].join(' ');
     await expectBalanced(gw, id);
   };
-  for (let i = 0; i < CASES.length; i += 8) await Promise.all(CASES.slice(i, i + 8).map((_, j) => run(i + j)));
+  for (let i = 0; i < CASES.length; i += 8)
+    await Promise.all(CASES.slice(i, i + 8).map((_, j) => run(i + j)));
   return outcomes.map((outcome, i) => `${label(i)}: ${outcome}`);
 }
 
@@ -129,13 +180,20 @@ describe('ledger_post and effectOf', () => {
     const outcomes = await outcomesOf(async (id, kind, amount) => {
       const attempt = attemptOf(kind);
       const r = await post(gw, t, id, kind, amount, attempt ? { attempt_id: attempt } : {});
-      return r.status === 201 ? { entries: r.body.entries } : { refusal: `${r.body.error.code}/${r.body.error.details.reason}` };
+      return r.status === 201
+        ? { entries: r.body.entries }
+        : { refusal: `${r.body.error.code}/${r.body.error.details.reason}` };
     });
     expect(outcomes).toEqual(effectOutcomes());
   });
 
   it('agree when a post runs on its own, waiting for its locks', async () => {
-    const row = z.object({ refusal: z.string().nullable(), reason: z.string().nullable(), kind: z.string().nullable(), amount_minor: z.bigint().nullable() });
+    const row = z.object({
+      refusal: z.string().nullable(),
+      reason: z.string().nullable(),
+      kind: z.string().nullable(),
+      amount_minor: z.bigint().nullable(),
+    });
     const outcomes = await outcomesOf(async (id, kind, amount) => {
       const rows = await gw.db.any(sql.type(row)`
         SELECT refusal, reason, kind, amount_minor FROM ledger_post(

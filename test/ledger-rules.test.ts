@@ -5,7 +5,12 @@ import { transferRefusal } from '../domain/wallets/transfers';
 
 const slot = { balance: 1000n, available: 600n };
 const open: OpenHold = { id: 'hld_1', amount: 300n, status: 'open', toString: () => 'open 300' } as OpenHold;
-const done: OpenHold = { id: 'hld_2', amount: 300n, status: 'debited', toString: () => 'debited 300' } as OpenHold;
+const done: OpenHold = {
+  id: 'hld_2',
+  amount: 300n,
+  status: 'debited',
+  toString: () => 'debited 300',
+} as OpenHold;
 
 describe('effectOf', () => {
   it.each<[EntryKind, bigint, OpenHold | null, string | [bigint, bigint, bigint, bigint]]>([
@@ -35,7 +40,9 @@ describe('effectOf', () => {
     }
     expect(isRefusal(effect)).toBe(false);
     if (isRefusal(effect)) return;
-    expect([effect.amount, effect.balanceDelta, effect.availableDelta, effect.releaseRemainder]).toEqual(expected);
+    expect([effect.amount, effect.balanceDelta, effect.availableDelta, effect.releaseRemainder]).toEqual(
+      expected,
+    );
   });
 
   it('never lets available go below zero nor above the balance for any accepted effect', () => {
@@ -56,9 +63,18 @@ describe('effectOf', () => {
 
 describe('toMinorUnits', () => {
   it.each<[number, Currency, bigint | null]>([
-    [12.34, 'BRL', 1234n], [0.1, 'USD', 10n], [0.29, 'USD', 29n], [1, 'USDC', 1_000_000n], [0.000001, 'USDC', 1n],
-    [1.005, 'BRL', null], [0, 'BRL', null], [-1, 'BRL', null], [1e21, 'USD', 100_000_000_000_000_000_000_000n],
-    [0.5, 'BRLA', 500_000_000_000_000_000n], [1e-7, 'USDC', null], [Number.NaN, 'USD', null],
+    [12.34, 'BRL', 1234n],
+    [0.1, 'USD', 10n],
+    [0.29, 'USD', 29n],
+    [1, 'USDC', 1_000_000n],
+    [0.000001, 'USDC', 1n],
+    [1.005, 'BRL', null],
+    [0, 'BRL', null],
+    [-1, 'BRL', null],
+    [1e21, 'USD', 100_000_000_000_000_000_000_000n],
+    [0.5, 'BRLA', 500_000_000_000_000_000n],
+    [1e-7, 'USDC', null],
+    [Number.NaN, 'USD', null],
   ])('%s %s is %s minor units', (amount, currency, expected) => {
     expect(toMinorUnits(amount, currency)).toBe(expected);
   });

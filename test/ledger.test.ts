@@ -11,12 +11,15 @@ beforeAll(async () => {
   gw = await startGateway({ worker: false });
   t = await gw.createTenant();
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
-const balanceOf = async (id: string) => (await gw.request('GET', `/v1/wallets/${id}`, { key: t.key })).body.balances[0];
+const balanceOf = async (id: string) =>
+  (await gw.request('GET', `/v1/wallets/${id}`, { key: t.key })).body.balances[0];
 
 describe('posting', () => {
-  it('applies each kind\'s documented effect on balance_minor and available_minor', async () => {
+  it("applies each kind's documented effect on balance_minor and available_minor", async () => {
     const id = await newWallet(gw, t);
     const steps: Array<[string, number, Record<string, unknown>, string, string, string]> = [
       ['fund', 1000, {}, '1000', '1000', '1000'],
@@ -44,7 +47,12 @@ describe('posting', () => {
     await post(gw, t, id, 'hold', 400, { attempt_id: 'p1' });
     const r = await post(gw, t, id, 'debit', 150, { attempt_id: 'p1' });
     expect(r.status).toBe(201);
-    expect(r.body.entries.map((e: { kind: string; amount_minor: string }) => [e.kind, e.amount_minor])).toEqual([['debit', '-150'], ['release', '250']]);
+    expect(
+      r.body.entries.map((e: { kind: string; amount_minor: string }) => [e.kind, e.amount_minor]),
+    ).toEqual([
+      ['debit', '-150'],
+      ['release', '250'],
+    ]);
     expect(r.body.balance).toMatchObject({ balance_minor: '350', available_minor: '350' });
     await expectBalanced(gw, id);
   });
@@ -52,7 +60,9 @@ describe('posting', () => {
   it('counts a hold against available the moment it is written, so holds cannot oversubscribe', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 5000);
-    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => post(gw, t, id, 'hold', 1000, { attempt_id: `six-${n}` })));
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) => post(gw, t, id, 'hold', 1000, { attempt_id: `six-${n}` })),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
     const refused = results.filter((r) => r.status !== 201);
     expect(refused.map((r) => r.body.error.code)).toEqual(['balance_constraint_violation']);
@@ -62,14 +72,22 @@ describe('posting', () => {
   it('refuses a post that would make available negative with balance_constraint_violation and writes nothing', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 100);
-    for (const [kind, extra] of [['debit', {}], ['fee', {}], ['hold', { attempt_id: 'big' }]] as const) {
+    for (const [kind, extra] of [
+      ['debit', {}],
+      ['fee', {}],
+      ['hold', { attempt_id: 'big' }],
+    ] as const) {
       const r = await post(gw, t, id, kind, 101, extra);
       expect(r.status).toBe(409);
       expect(r.body.error.code).toBe('balance_constraint_violation');
     }
     const list = await gw.request('GET', `/v1/wallets/${id}/ledger-entries`, { key: t.key });
     expect(list.body.entries).toHaveLength(1);
-    const refusals = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE type = 'ledger.entry_refused' AND data->>'wallet_id' = ${id}`);
+    const refusals = await gw.db.oneFirst(
+      sql.type(
+        z.object({ n: z.number() }),
+      )`SELECT count(*)::int AS n FROM events WHERE type = 'ledger.entry_refused' AND data->>'wallet_id' = ${id}`,
+    );
     expect(refusals).toBe(3);
   });
 
@@ -93,9 +111,17 @@ describe('posting', () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 1000);
     await post(gw, t, id, 'hold', 100, { attempt_id: 'h' });
-    expect((await post(gw, t, id, 'debit', 101, { attempt_id: 'h' })).body.error.code).toBe('balance_constraint_violation');
-    expect((await post(gw, t, id, 'release', 99, { attempt_id: 'h' })).body.error).toMatchObject({ code: 'ledger_conflict', details: { reason: 'release_amount_mismatch' } });
-    expect((await post(gw, t, id, 'release', 5, { attempt_id: 'nope' })).body.error).toMatchObject({ code: 'ledger_conflict', details: { reason: 'hold_not_found' } });
+    expect((await post(gw, t, id, 'debit', 101, { attempt_id: 'h' })).body.error.code).toBe(
+      'balance_constraint_violation',
+    );
+    expect((await post(gw, t, id, 'release', 99, { attempt_id: 'h' })).body.error).toMatchObject({
+      code: 'ledger_conflict',
+      details: { reason: 'release_amount_mismatch' },
+    });
+    expect((await post(gw, t, id, 'release', 5, { attempt_id: 'nope' })).body.error).toMatchObject({
+      code: 'ledger_conflict',
+      details: { reason: 'hold_not_found' },
+    });
     await expectBalanced(gw, id);
   });
 
@@ -111,23 +137,43 @@ describe('posting', () => {
   it('refuses malformed posts with invalid_body', async () => {
     const id = await newWallet(gw, t);
     const bodies = [
-      { amount_minor: '-5', kind: 'fund' }, { amount_minor: '1.5', kind: 'fund' }, { amount_minor: 10, kind: 'fund' }, { amount_minor: '0', kind: 'fund' },
-      { amount_minor: '5', kind: 'mint' }, { amount_minor: '5', kind: 'hold' }, { amount_minor: '5', kind: 'fund', currency: 'EUR' },
+      { amount_minor: '-5', kind: 'fund' },
+      { amount_minor: '1.5', kind: 'fund' },
+      { amount_minor: 10, kind: 'fund' },
+      { amount_minor: '0', kind: 'fund' },
+      { amount_minor: '5', kind: 'mint' },
+      { amount_minor: '5', kind: 'hold' },
+      { amount_minor: '5', kind: 'fund', currency: 'EUR' },
       { amount_minor: '9223372036854775808', kind: 'fund' },
     ];
     for (const body of bodies) {
-      const r = await gw.request('POST', '/v1/ledger-entries', { key: t.key, body: { wallet_id: id, org_id: t.orgId, currency: 'BRL', ...body } });
-      expect([JSON.stringify(body), r.status, r.body.error.code]).toEqual([JSON.stringify(body), 400, 'invalid_body']);
+      const r = await gw.request('POST', '/v1/ledger-entries', {
+        key: t.key,
+        body: { wallet_id: id, org_id: t.orgId, currency: 'BRL', ...body },
+      });
+      expect([JSON.stringify(body), r.status, r.body.error.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'invalid_body',
+      ]);
     }
-    expect((await gw.request('GET', `/v1/wallets/${id}/ledger-entries`, { key: t.key })).body.entries).toHaveLength(0);
+    expect(
+      (await gw.request('GET', `/v1/wallets/${id}/ledger-entries`, { key: t.key })).body.entries,
+    ).toHaveLength(0);
   });
 
   it('keeps entries append-only in the database', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 10);
-    await expect(gw.db.query(sql.unsafe`UPDATE wallet_ledger_entries SET amount_minor = 999 WHERE wallet_id = ${id}`)).rejects.toThrow(/append-only/);
-    await expect(gw.db.query(sql.unsafe`DELETE FROM wallet_ledger_entries WHERE wallet_id = ${id}`)).rejects.toThrow(/append-only/);
-    await expect(gw.db.query(sql.unsafe`UPDATE wallet_balances SET available_minor = -1 WHERE wallet_id = ${id}`)).rejects.toThrow();
+    await expect(
+      gw.db.query(sql.unsafe`UPDATE wallet_ledger_entries SET amount_minor = 999 WHERE wallet_id = ${id}`),
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      gw.db.query(sql.unsafe`DELETE FROM wallet_ledger_entries WHERE wallet_id = ${id}`),
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      gw.db.query(sql.unsafe`UPDATE wallet_balances SET available_minor = -1 WHERE wallet_id = ${id}`),
+    ).rejects.toThrow();
   });
 });
 
@@ -156,14 +202,20 @@ describe('listing', () => {
     const all = await gw.request('GET', `/v1/wallets/${id}/ledger-entries?limit=2`, { key: t.key });
     expect(all.body.entries.map((e: { kind: string }) => e.kind)).toEqual(['fee', 'fund']);
     expect(all.body.has_more).toBe(true);
-    const next = await gw.request('GET', `/v1/wallets/${id}/ledger-entries?limit=2&before=${all.body.next_before}`, { key: t.key });
+    const next = await gw.request(
+      'GET',
+      `/v1/wallets/${id}/ledger-entries?limit=2&before=${all.body.next_before}`,
+      { key: t.key },
+    );
     expect(next.body.entries).toHaveLength(1);
     expect(next.body.has_more).toBe(false);
     const usd = await gw.request('GET', `/v1/wallets/${id}/ledger-entries?currency=USD`, { key: t.key });
     expect(usd.body.entries.map((e: { amount_minor: string }) => e.amount_minor)).toEqual(['200']);
     const fees = await gw.request('GET', `/v1/wallets/${id}/ledger-entries?kind=fee`, { key: t.key });
     expect(fees.body.entries.map((e: { kind: string }) => e.kind)).toEqual(['fee']);
-    expect((await gw.request('GET', `/v1/wallets/${id}/ledger-entries?kind=mint`, { key: t.key })).body.error.code).toBe('invalid_query');
+    expect(
+      (await gw.request('GET', `/v1/wallets/${id}/ledger-entries?kind=mint`, { key: t.key })).body.error.code,
+    ).toBe('invalid_query');
     const wallet = await gw.request('GET', `/v1/wallets/${id}`, { key: t.key });
     expect(wallet.body.balances.map((b: { currency: string }) => b.currency)).toEqual(['BRL', 'USD']);
   });
@@ -185,7 +237,13 @@ describe('concurrency', () => {
     const outcomes: Outcome[] = [];
     const record = async (kind: string, amount: bigint, extra: Record<string, unknown>) => {
       const r = await post(gw, t, id, kind, amount, extra);
-      outcomes.push({ kind, amount, status: r.status, code: r.body?.error?.code, available: r.body?.balance?.available_minor });
+      outcomes.push({
+        kind,
+        amount,
+        status: r.status,
+        code: r.body?.error?.code,
+        available: r.body?.balance?.available_minor,
+      });
       return r;
     };
     const chains: Array<Promise<unknown>> = [];
@@ -195,13 +253,21 @@ describe('concurrency', () => {
       const debit = BigInt(1 + pick(Number(amount)));
       const resolveByDebit = random() < 0.6;
       const race = random() < 0.25;
-      chains.push((async () => {
-        const held = await record('hold', amount, { attempt_id: attempt });
-        if (held.status !== 201) return;
-        const first = resolveByDebit ? record('debit', debit, { attempt_id: attempt }) : record('release', amount, { attempt_id: attempt });
-        const second = race ? (resolveByDebit ? record('release', amount, { attempt_id: attempt }) : record('debit', debit, { attempt_id: attempt })) : undefined;
-        await Promise.all([first, second]);
-      })());
+      chains.push(
+        (async () => {
+          const held = await record('hold', amount, { attempt_id: attempt });
+          if (held.status !== 201) return;
+          const first = resolveByDebit
+            ? record('debit', debit, { attempt_id: attempt })
+            : record('release', amount, { attempt_id: attempt });
+          const second = race
+            ? resolveByDebit
+              ? record('release', amount, { attempt_id: attempt })
+              : record('debit', debit, { attempt_id: attempt })
+            : undefined;
+          await Promise.all([first, second]);
+        })(),
+      );
     }
     for (let i = 0; i < 100; i += 1) {
       const roll = random();

@@ -9,14 +9,20 @@ import { fund, newWallet } from './support/money';
 import { startReceiver, type Receiver } from './support/receiver';
 
 const written: string[] = [];
-const originals = { stdout: process.stdout.write.bind(process.stdout), stderr: process.stderr.write.bind(process.stderr) };
+const originals = {
+  stdout: process.stdout.write.bind(process.stdout),
+  stderr: process.stderr.write.bind(process.stderr),
+};
 const level = process.env.LOG_LEVEL;
 let gw: Gateway;
 let receiver: Receiver;
 
 beforeAll(async () => {
   process.env.LOG_LEVEL = 'debug';
-  const capture = (chunk: string | Uint8Array) => { written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')); return true; };
+  const capture = (chunk: string | Uint8Array) => {
+    written.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+    return true;
+  };
   process.stdout.write = capture as typeof process.stdout.write;
   process.stderr.write = capture as typeof process.stderr.write;
   gw = await startGateway();
@@ -28,7 +34,8 @@ afterAll(async () => {
   await gw?.stop();
   process.stdout.write = originals.stdout;
   process.stderr.write = originals.stderr;
-  if (level === undefined) delete process.env.LOG_LEVEL; else process.env.LOG_LEVEL = level;
+  if (level === undefined) delete process.env.LOG_LEVEL;
+  else process.env.LOG_LEVEL = level;
 });
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
@@ -41,44 +48,83 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
 }
 
 type Line = Record<string, unknown>;
-const jsonLines = (): Line[] => written.join('').split('\n').filter((line) => line.startsWith('{"at":')).map((line) => JSON.parse(line) as Line);
+const jsonLines = (): Line[] =>
+  written
+    .join('')
+    .split('\n')
+    .filter((line) => line.startsWith('{"at":'))
+    .map((line) => JSON.parse(line) as Line);
 
 it('writes JSON lines with the request id, org, project and attempt id of their work, and never a secret', async () => {
   const t = await gw.createTenant();
   const second = await gw.createKey(t.projectId, { name: 'reporting' });
-  const connection = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: t.key, body: { label: 'main', credentials: API_KEY_SANDBOX } });
+  const connection = await gw.request('POST', '/v1/providers/pix-psp/connections', {
+    key: t.key,
+    body: { label: 'main', credentials: API_KEY_SANDBOX },
+  });
   expect(connection.status).toBe(201);
   const hookToken = `hook-${Date.now()}-private`;
   const endpoint = await gw.request('POST', '/v1/webhook-endpoints', {
-    key: t.key, body: { name: 'payments', event: 'payment.succeeded', webhook_url: `${receiver.url}/hooks?token=${hookToken}` },
+    key: t.key,
+    body: {
+      name: 'payments',
+      event: 'payment.succeeded',
+      webhook_url: `${receiver.url}/hooks?token=${hookToken}`,
+    },
   });
   expect(endpoint.status).toBe(201);
   const signingSecret = endpoint.body.signing_secret as string;
   expect(signingSecret).toMatch(/^whsec_/);
-  const pasted = await gw.request('GET', `/v1/wallets?api_key=${t.key}`, { headers: { Authorization: `Bearer ${t.key}x` } });
+  const pasted = await gw.request('GET', `/v1/wallets?api_key=${t.key}`, {
+    headers: { Authorization: `Bearer ${t.key}x` },
+  });
   expect(pasted.status).toBe(401);
 
   const wallet = await newWallet(gw, t, { agent_id: 'shopper' });
   await fund(gw, t, wallet, 100_000);
   const attemptId = `logs-${Date.now()}`;
   const executed = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-    key: t.key, body: { amount: 12.5, currency: 'BRL', recipient: 'vendor-9', description: 'Cables', mandate_id: 'mdt_1', attempt_id: attemptId },
+    key: t.key,
+    body: {
+      amount: 12.5,
+      currency: 'BRL',
+      recipient: 'vendor-9',
+      description: 'Cables',
+      mandate_id: 'mdt_1',
+      attempt_id: attemptId,
+    },
   });
   expect(executed.status).toBe(200);
   const delivered = await receiver.waitFor(1);
   expect(delivered[0].headers['webhook-signature']).toBeTruthy();
-  await until(async () => jsonLines(), (lines) => lines.some((line) => line.activity === 'finishSpend' && line.message === 'activity completed'), 'the spend\'s last activity to be logged');
+  await until(
+    async () => jsonLines(),
+    (lines) => lines.some((line) => line.activity === 'finishSpend' && line.message === 'activity completed'),
+    "the spend's last activity to be logged",
+  );
 
   // The execute request's own line names its request, caller and attempt.
-  const request = jsonLines().find((line) => line.message === 'request' && line.route === '/v1/wallets/:id/execute')!;
+  const request = jsonLines().find(
+    (line) => line.message === 'request' && line.route === '/v1/wallets/:id/execute',
+  )!;
   expect(request).toMatchObject({
-    level: 'info', method: 'POST', status: 200, request_id: executed.headers.get('x-request-id'), org_id: t.orgId, project_id: t.projectId, attempt_id: attemptId,
+    level: 'info',
+    method: 'POST',
+    status: 200,
+    request_id: executed.headers.get('x-request-id'),
+    org_id: t.orgId,
+    project_id: t.projectId,
+    attempt_id: attemptId,
   });
   // The worker's lines for the spend's activities name the attempt and the organization.
-  const dispatch = jsonLines().find((line) => line.activity === 'dispatchPayment' && line.message === 'activity completed')!;
+  const dispatch = jsonLines().find(
+    (line) => line.activity === 'dispatchPayment' && line.message === 'activity completed',
+  )!;
   expect(dispatch).toMatchObject({ level: 'debug', attempt_id: attemptId, org_id: t.orgId });
   // The refused request is logged without its query string.
-  const refused = jsonLines().find((line) => line.message === 'request' && line.status === 401 && line.route === '/v1/wallets')!;
+  const refused = jsonLines().find(
+    (line) => line.message === 'request' && line.status === 401 && line.route === '/v1/wallets',
+  )!;
   expect(refused).toBeDefined();
 
   const output = written.join('');

@@ -27,7 +27,9 @@ function mutate(random: Random, doc: Record<string, unknown>): Record<string, un
   const key = random.pick(Object.keys(copy));
   const current = copy[key];
   // Code-point-wise, so dropping the last character of an emoji does not leave half a surrogate pair.
-  if (typeof current === 'string') copy[key] = current.length > 0 && random.bool() ? Array.from(current).slice(0, -1).join('') : `${current}x`;
+  if (typeof current === 'string')
+    copy[key] =
+      current.length > 0 && random.bool() ? Array.from(current).slice(0, -1).join('') : `${current}x`;
   else if (typeof current === 'number') copy[key] = current + (Number.isInteger(current) ? 1 : 1e-9);
   else if (Array.isArray(current)) copy[key] = [...current, 'extra'];
   else copy[key] = null;

@@ -25,25 +25,50 @@ afterAll(async () => {
 
 async function hostedMandate(intentChanges: Record<string, unknown> = {}) {
   const consent = await createConsent(gw, tenant.key, { intent: intent(intentChanges) });
-  const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, { key: tenant.key, body: {} });
+  const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
+    key: tenant.key,
+    body: {},
+  });
   if (submitted.status !== 201) throw new Error(submitted.text);
-  return { token: consent.token, ...submitted.body } as { token: string; mandate_id: string; mandate: Record<string, unknown>; signature: string; consumer_id: string; hmac_secret_version: number };
+  return { token: consent.token, ...submitted.body } as {
+    token: string;
+    mandate_id: string;
+    mandate: Record<string, unknown>;
+    signature: string;
+    consumer_id: string;
+    hmac_secret_version: number;
+  };
 }
 
 const verify = (mandate: unknown, signature: string, key = tenant.key, extra: Record<string, unknown> = {}) =>
   gw.request('POST', '/v1/mandates/verify', { key, body: { mandate, signature, ...extra } });
-const lifecycle = (token: string) => gw.env.client.workflow.getHandle(workflowIds.consent(tokenDigest(token)));
-const status = async (mandateId: string) => (await gw.request('GET', `/v1/mandates/${mandateId}`, { key: tenant.key })).body.status as string;
+const lifecycle = (token: string) =>
+  gw.env.client.workflow.getHandle(workflowIds.consent(tokenDigest(token)));
+const status = async (mandateId: string) =>
+  (await gw.request('GET', `/v1/mandates/${mandateId}`, { key: tenant.key })).body.status as string;
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 const eventTypes = async (mandateId: string) =>
-  (await gw.db.any(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'mandate_id' = ${mandateId} AND type LIKE 'mandate.%' ORDER BY created_at, id`)).map((e) => e.type);
+  (
+    await gw.db.any(
+      sql.type(
+        z.object({ type: z.string() }),
+      )`SELECT type FROM events WHERE data->>'mandate_id' = ${mandateId} AND type LIKE 'mandate.%' ORDER BY created_at, id`,
+    )
+  ).map((e) => e.type);
 
 describe('reading and verifying', () => {
   it('returns the signed document and its signature, which verify as presented', async () => {
     const signed = await hostedMandate();
     const read = await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ id: signed.mandate_id, status: 'active', revision: 1, cap_minor: '50000', per_tx_cap_minor: '10000', signature: signed.signature });
+    expect(read.body).toMatchObject({
+      id: signed.mandate_id,
+      status: 'active',
+      revision: 1,
+      cap_minor: '50000',
+      per_tx_cap_minor: '10000',
+      signature: signed.signature,
+    });
     expect(read.body.mandate).toEqual(signed.mandate);
     expect((await verify(read.body.mandate, read.body.signature)).status).toBe(200);
   });
@@ -71,10 +96,16 @@ describe('reading and verifying', () => {
   it('refuses a wrong signature, a wrong agent, and a mandate of another project', async () => {
     const signed = await hostedMandate();
     const wrong = await verify(signed.mandate, 'f'.repeat(64));
-    expect([wrong.status, wrong.body.error.code, wrong.body.error.details.reason]).toEqual([403, 'mandate_signature_invalid', 'signature_mismatch']);
+    expect([wrong.status, wrong.body.error.code, wrong.body.error.details.reason]).toEqual([
+      403,
+      'mandate_signature_invalid',
+      'signature_mismatch',
+    ]);
     const agent = await verify(signed.mandate, signed.signature, tenant.key, { agent_id: 'agent-8' });
     expect([agent.status, agent.body.error.code]).toEqual([403, 'agent_mismatch']);
-    expect((await verify(signed.mandate, signed.signature, tenant.key, { agent_id: 'agent-7' })).status).toBe(200);
+    expect((await verify(signed.mandate, signed.signature, tenant.key, { agent_id: 'agent-7' })).status).toBe(
+      200,
+    );
     const other = await gw.createTenant();
     const foreign = await verify(signed.mandate, signed.signature, other.key);
     expect([foreign.status, foreign.body.error.code]).toEqual([404, 'mandate_not_found']);
@@ -93,61 +124,121 @@ describe('reading and verifying', () => {
       const answer = await gw.request(method, path, { key: other.key, body });
       expect([path, answer.status, answer.body.error.code]).toEqual([path, 404, 'mandate_not_found']);
     }
-    expect((await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key })).body.status).toBe('active');
+    expect(
+      (await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key })).body.status,
+    ).toBe('active');
   });
 });
 
 describe('revoking', () => {
   it('revokes once, appends a revoke row to the consent log, and ends the lifecycle', async () => {
     const signed = await hostedMandate();
-    const revoked = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, { key: tenant.key, body: { reason: 'customer asked' } });
+    const revoked = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, {
+      key: tenant.key,
+      body: { reason: 'customer asked' },
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body.mandate).toMatchObject({ status: 'revoked' });
     expect(revoked.body.mandate.revoked_at).not.toBeNull();
     expect(revoked.body.consent_record).toMatchObject({
-      kind: 'revoke', mandate_id: signed.mandate_id, consumer_id: signed.consumer_id, cap_minor: null, per_tx_cap_minor: null, purpose: null, currency: null,
+      kind: 'revoke',
+      mandate_id: signed.mandate_id,
+      consumer_id: signed.consumer_id,
+      cap_minor: null,
+      per_tx_cap_minor: null,
+      purpose: null,
+      currency: null,
       metadata: { action: 'revoke', from: 'active', to: 'revoked', reason: 'customer asked' },
     });
     expect(revoked.body.consent_record.id).toMatch(/^ccsnt_/);
 
-    const again = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, { key: tenant.key, body: {} });
+    const again = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, {
+      key: tenant.key,
+      body: {},
+    });
     expect([again.status, again.body.error.code]).toEqual([409, 'mandate_already_revoked']);
-    const amend = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: { cap_minor: 100 } });
+    const amend = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { cap_minor: 100 },
+    });
     expect([amend.status, amend.body.error.code]).toEqual([409, 'mandate_already_revoked']);
     const spend = await verify(signed.mandate, signed.signature);
-    expect([spend.status, spend.body.error.code, spend.body.error.details]).toEqual([409, 'mandate_not_active', { status: 'revoked' }]);
+    expect([spend.status, spend.body.error.code, spend.body.error.details]).toEqual([
+      409,
+      'mandate_not_active',
+      { status: 'revoked' },
+    ]);
 
-    const log = await gw.request('GET', `/v1/mandates/${signed.mandate_id}/consent-records`, { key: tenant.key });
+    const log = await gw.request('GET', `/v1/mandates/${signed.mandate_id}/consent-records`, {
+      key: tenant.key,
+    });
     expect(log.body.consent_records.map((r: { kind: string }) => r.kind)).toEqual(['grant', 'revoke']);
     expect(await lifecycle(signed.token).result()).toBe('mandate_revoked');
     expect(await eventTypes(signed.mandate_id)).toEqual(['mandate.signed', 'mandate.revoked']);
   });
 
   it('refuses to revoke an unknown mandate with mandate_not_found', async () => {
-    const refused = await gw.request('POST', '/v1/mandates/mnd_unknown/revoke', { key: tenant.key, body: {} });
+    const refused = await gw.request('POST', '/v1/mandates/mnd_unknown/revoke', {
+      key: tenant.key,
+      body: {},
+    });
     expect([refused.status, refused.body.error.code]).toEqual([404, 'mandate_not_found']);
   });
 });
 
 describe('amending', () => {
   it('narrows the caps and allowlists, re-signs the mandate, and stops the old signature from verifying', async () => {
-    const signed = await hostedMandate({ merchant_allowlist: ['loja-a.example', 'loja-b.example'], dda_allowlist: ['52998224725', '11144477735'] });
+    const signed = await hostedMandate({
+      merchant_allowlist: ['loja-a.example', 'loja-b.example'],
+      dda_allowlist: ['52998224725', '11144477735'],
+    });
     const amended = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
-      key: tenant.key, body: { cap_minor: 20_000, per_tx_cap_minor: 5_000, merchant_allowlist: ['loja-a.example'], dda_allowlist: ['52998224725'], reason: 'budget cut' },
+      key: tenant.key,
+      body: {
+        cap_minor: 20_000,
+        per_tx_cap_minor: 5_000,
+        merchant_allowlist: ['loja-a.example'],
+        dda_allowlist: ['52998224725'],
+        reason: 'budget cut',
+      },
     });
     expect(amended.status).toBe(200);
     const mandate = amended.body.mandate;
-    expect(mandate).toMatchObject({ status: 'active', revision: 2, cap_minor: '20000', per_tx_cap_minor: '5000' });
-    expect(mandate.mandate).toMatchObject({ id: signed.mandate_id, revision: 2, cap_minor: '20000', merchant_allowlist: ['loja-a.example'], dda_allowlist: ['52998224725'] });
+    expect(mandate).toMatchObject({
+      status: 'active',
+      revision: 2,
+      cap_minor: '20000',
+      per_tx_cap_minor: '5000',
+    });
+    expect(mandate.mandate).toMatchObject({
+      id: signed.mandate_id,
+      revision: 2,
+      cap_minor: '20000',
+      merchant_allowlist: ['loja-a.example'],
+      dda_allowlist: ['52998224725'],
+    });
     expect(mandate.mandate.nonce).not.toBe(signed.mandate.nonce);
     expect(mandate.signature).not.toBe(signed.signature);
     expect(amended.body.consent_record).toMatchObject({
-      kind: 'amend', cap_minor: null, per_tx_cap_minor: null,
-      metadata: { action: 'amend', from: 'active', to: 'active', reason: 'budget cut', revision: 2, changes: { cap_minor: { from: '50000', to: '20000' } } },
+      kind: 'amend',
+      cap_minor: null,
+      per_tx_cap_minor: null,
+      metadata: {
+        action: 'amend',
+        from: 'active',
+        to: 'active',
+        reason: 'budget cut',
+        revision: 2,
+        changes: { cap_minor: { from: '50000', to: '20000' } },
+      },
     });
 
     const stale = await verify(signed.mandate, signed.signature);
-    expect([stale.status, stale.body.error.code, stale.body.error.details.reason]).toEqual([403, 'mandate_signature_invalid', 'superseded_revision']);
+    expect([stale.status, stale.body.error.code, stale.body.error.details.reason]).toEqual([
+      403,
+      'mandate_signature_invalid',
+      'superseded_revision',
+    ]);
     const fresh = await verify(mandate.mandate, mandate.signature);
     expect([fresh.status, fresh.body.cap_minor, fresh.body.revision]).toEqual([200, '20000', 2]);
     expect(await eventTypes(signed.mandate_id)).toEqual(['mandate.signed', 'mandate.amended']);
@@ -157,22 +248,49 @@ describe('amending', () => {
     ['a higher cap', { cap_minor: 60_000 }, 'cap_minor'],
     ['a higher per-transaction cap', { per_tx_cap_minor: 20_000 }, 'per_tx_cap_minor'],
     ['a new payee', { merchant_allowlist: ['loja-a.example', 'loja-c.example'] }, 'merchant_allowlist'],
-    ['a cash-out destination the consumer never allowed', { withdrawal_allowlist: ['ted:1:2:3'] }, 'withdrawal_allowlist'],
+    [
+      'a cash-out destination the consumer never allowed',
+      { withdrawal_allowlist: ['ted:1:2:3'] },
+      'withdrawal_allowlist',
+    ],
     ['a later expiry', { expires_at: '2099-01-01T00:00:00Z' }, 'expires_at'],
   ])('refuses an amendment with %s as invalid_transition, changing nothing', async (_name, body, field) => {
     const signed = await hostedMandate({ merchant_allowlist: ['loja-a.example'] });
-    const refused = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body });
-    expect([refused.status, refused.body.error.code, refused.body.error.details.field, refused.body.error.details.reason]).toEqual([409, 'invalid_transition', field, 'widens']);
-    expect((await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key })).body.revision).toBe(1);
+    const refused = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body,
+    });
+    expect([
+      refused.status,
+      refused.body.error.code,
+      refused.body.error.details.field,
+      refused.body.error.details.reason,
+    ]).toEqual([409, 'invalid_transition', field, 'widens']);
+    expect(
+      (await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key })).body.revision,
+    ).toBe(1);
   });
 
   it('refuses an amendment that changes nothing, an expiry in the past, and an empty body', async () => {
     const signed = await hostedMandate();
-    const same = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: { cap_minor: 50_000 } });
-    expect([same.status, same.body.error.code, same.body.error.details.reason]).toEqual([409, 'invalid_transition', 'no_change']);
-    const past = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: { expires_at: '2020-01-01T00:00:00Z' } });
+    const same = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { cap_minor: 50_000 },
+    });
+    expect([same.status, same.body.error.code, same.body.error.details.reason]).toEqual([
+      409,
+      'invalid_transition',
+      'no_change',
+    ]);
+    const past = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect([past.status, past.body.error.code]).toEqual([400, 'expires_at_in_past']);
-    const empty = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: {} });
+    const empty = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body: {},
+    });
     expect([empty.status, empty.body.error.code]).toEqual([400, 'invalid_body']);
   });
 
@@ -181,9 +299,14 @@ describe('amending', () => {
       const signed = await hostedMandate();
       const [revoke, amend] = await Promise.all([
         gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, { key: tenant.key, body: {} }),
-        gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: { cap_minor: 1_000 } }),
+        gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+          key: tenant.key,
+          body: { cap_minor: 1_000 },
+        }),
       ]);
-      const log = await gw.request('GET', `/v1/mandates/${signed.mandate_id}/consent-records`, { key: tenant.key });
+      const log = await gw.request('GET', `/v1/mandates/${signed.mandate_id}/consent-records`, {
+        key: tenant.key,
+      });
       const kinds = log.body.consent_records.map((record: { kind: string }) => record.kind);
       if (revoke.status === 200 && amend.status === 200) {
         // The amend committed before the revoke took the row: two transitions, one after the other.
@@ -192,7 +315,9 @@ describe('amending', () => {
       } else {
         expect([revoke.status, amend.status].filter((s) => s === 200)).toHaveLength(1);
         const loser = revoke.status === 200 ? amend : revoke;
-        expect(['transition_conflict', 'mandate_already_revoked', 'mandate_not_active']).toContain(loser.body.error.code);
+        expect(['transition_conflict', 'mandate_already_revoked', 'mandate_not_active']).toContain(
+          loser.body.error.code,
+        );
         expect(kinds).toHaveLength(2);
       }
       const mandate = await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key });
@@ -203,20 +328,33 @@ describe('amending', () => {
   it('answers transition_conflict while another change holds the mandate, and writes nothing', async () => {
     const signed = await hostedMandate();
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => { locked = resolve; });
+    const lockTaken = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
     const holder = gw.db.transaction(async (tx) => {
       await tx.query(sql.unsafe`SELECT id FROM mandates WHERE id = ${signed.mandate_id} FOR UPDATE`);
       locked();
       await held;
     });
     await lockTaken;
-    const refused = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, { key: tenant.key, body: {} });
+    const refused = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, {
+      key: tenant.key,
+      body: {},
+    });
     release();
     await holder;
-    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([409, 'transition_conflict', { mandate_id: signed.mandate_id }]);
-    expect((await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key })).body.status).toBe('active');
+    expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
+      409,
+      'transition_conflict',
+      { mandate_id: signed.mandate_id },
+    ]);
+    expect(
+      (await gw.request('GET', `/v1/mandates/${signed.mandate_id}`, { key: tenant.key })).body.status,
+    ).toBe('active');
   });
 });
 
@@ -234,9 +372,15 @@ describe('expiry', () => {
     expect(read.body.expired_at).not.toBeNull();
     const spend = await verify(signed.mandate, signed.signature);
     expect([spend.status, spend.body.error.code]).toEqual([410, 'mandate_already_expired']);
-    const revoke = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, { key: tenant.key, body: {} });
+    const revoke = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/revoke`, {
+      key: tenant.key,
+      body: {},
+    });
     expect([revoke.status, revoke.body.error.code]).toEqual([410, 'mandate_already_expired']);
-    const amend = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: { cap_minor: 1 } });
+    const amend = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { cap_minor: 1 },
+    });
     expect([amend.status, amend.body.error.code]).toEqual([410, 'mandate_already_expired']);
     expect(await eventTypes(signed.mandate_id)).toEqual(['mandate.signed', 'mandate.expired']);
   });
@@ -244,7 +388,10 @@ describe('expiry', () => {
   it('moves the expiry timer when an amendment shortens the mandate', async () => {
     const signed = await hostedMandate({ mandate_ttl_seconds: 10 * 86_400 });
     const soon = new Date(Date.now() + 2 * 3600_000).toISOString();
-    const amended = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, { key: tenant.key, body: { expires_at: soon } });
+    const amended = await gw.request('POST', `/v1/mandates/${signed.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { expires_at: soon },
+    });
     expect(amended.status).toBe(200);
     expect(amended.body.mandate.expires_at).toBe(soon);
     await gw.env.sleep('118 minutes');
@@ -270,19 +417,33 @@ describe('secret rotation', () => {
     // The old signature was made with the old secret: it does not pass as a new-version signature of the same text.
     expect(before.signature).not.toBe(after.signature);
 
-    const grant = (await gw.request('GET', `/v1/mandates/${before.mandate_id}/consent-records`, { key: tenant.key })).body.consent_records[0];
+    const grant = (
+      await gw.request('GET', `/v1/mandates/${before.mandate_id}/consent-records`, { key: tenant.key })
+    ).body.consent_records[0];
     expect(grant.hmac_secret_version).toBe(before.hmac_secret_version);
     const tenantScope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
-    expect(await consentRecordVerifies(gw.db, gw.config.encryptionKeys, await getConsentRecord(gw.db, tenantScope, grant.id))).toBe(true);
+    expect(
+      await consentRecordVerifies(
+        gw.db,
+        gw.config.encryptionKeys,
+        await getConsentRecord(gw.db, tenantScope, grant.id),
+      ),
+    ).toBe(true);
 
     // An amendment after rotation re-signs under the new version; the revision's own record says so.
-    const amended = await gw.request('POST', `/v1/mandates/${before.mandate_id}/amend`, { key: tenant.key, body: { cap_minor: 100 } });
+    const amended = await gw.request('POST', `/v1/mandates/${before.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { cap_minor: 100 },
+    });
     expect(amended.body.mandate.hmac_secret_version).toBe(rotated.body.version);
     expect(amended.body.consent_record.hmac_secret_version).toBe(rotated.body.version);
     expect((await verify(amended.body.mandate.mandate, amended.body.mandate.signature)).status).toBe(200);
 
     const versions = await gw.operator('GET', '/v1/ops/mandate-secrets');
-    expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([before.hmac_secret_version, rotated.body.version]);
+    expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([
+      before.hmac_secret_version,
+      rotated.body.version,
+    ]);
     expect(versions.text).not.toMatch(/secret_sealed|v\d+\.[A-Za-z0-9_-]{16}/);
   });
 
@@ -302,28 +463,74 @@ describe('partner mandates', () => {
 
 describe('the consumer-payments seam', () => {
   it('verifies a presented mandate under a lock, hands back its terms and signed document, and records each spend once', async () => {
-    const { submitted } = await partnerMandate(gw, tenant, { intent: { periodic_cap: { window: 'day', cap_minor: 20_000 }, withdrawal_allowlist: ['ted:60701190:1234:00098765'] } });
+    const { submitted } = await partnerMandate(gw, tenant, {
+      intent: {
+        periodic_cap: { window: 'day', cap_minor: 20_000 },
+        withdrawal_allowlist: ['ted:60701190:1234:00098765'],
+      },
+    });
     const seam = mandatePaymentSeam(gw.config.encryptionKeys);
     const scope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
     const terms = await gw.db.transaction(async (tx) => {
-      const found = await seam.verify(tx, scope, { mandate: submitted.mandate, signature: submitted.signature, agentId: 'agent-7' });
-      await seam.recordSpend(tx, scope, { mandateId: found.mandateId, amountMinor: 1_200n, currency: 'BRL', attemptId: 'seam-att-1' });
-      await seam.recordSpend(tx, scope, { mandateId: found.mandateId, amountMinor: 1_200n, currency: 'BRL', attemptId: 'seam-att-1' });
+      const found = await seam.verify(tx, scope, {
+        mandate: submitted.mandate,
+        signature: submitted.signature,
+        agentId: 'agent-7',
+      });
+      await seam.recordSpend(tx, scope, {
+        mandateId: found.mandateId,
+        amountMinor: 1_200n,
+        currency: 'BRL',
+        attemptId: 'seam-att-1',
+      });
+      await seam.recordSpend(tx, scope, {
+        mandateId: found.mandateId,
+        amountMinor: 1_200n,
+        currency: 'BRL',
+        attemptId: 'seam-att-1',
+      });
       return found;
     });
     expect(terms).toMatchObject({
-      mandateId: submitted.mandate_id, consumerId: submitted.consumer_id, agentId: 'agent-7', purpose: 'Weekly groceries', currency: 'BRL',
-      fundingRail: 'pix-partner', capMinor: 50_000n, perTxCapMinor: 10_000n, merchantAllowlist: ['*'], withdrawalAllowlist: ['ted:60701190:1234:00098765'],
-      periodicCap: { window: 'day', capMinor: 20_000n }, slots: [], nonce: submitted.mandate.nonce, scope: submitted.mandate.scope, signature: submitted.signature,
+      mandateId: submitted.mandate_id,
+      consumerId: submitted.consumer_id,
+      agentId: 'agent-7',
+      purpose: 'Weekly groceries',
+      currency: 'BRL',
+      fundingRail: 'pix-partner',
+      capMinor: 50_000n,
+      perTxCapMinor: 10_000n,
+      merchantAllowlist: ['*'],
+      withdrawalAllowlist: ['ted:60701190:1234:00098765'],
+      periodicCap: { window: 'day', capMinor: 20_000n },
+      slots: [],
+      nonce: submitted.mandate.nonce,
+      scope: submitted.mandate.scope,
+      signature: submitted.signature,
     });
-    expect(await gw.db.transaction((tx) => seam.registered(tx, scope, submitted.mandate_id))).toEqual(submitted.mandate);
+    expect(await gw.db.transaction((tx) => seam.registered(tx, scope, submitted.mandate_id))).toEqual(
+      submitted.mandate,
+    );
     const verified = await verify(submitted.mandate, submitted.signature);
     expect(verified.body.spent_minor).toBe('1200');
 
-    const other = { orgId: (await gw.createTenant()).orgId, projectId: 'prj_other', environment: 'test' as const };
-    await expect(gw.db.transaction((tx) => seam.registered(tx, other, submitted.mandate_id))).rejects.toMatchObject({ code: 'mandate_not_found', status: 404 });
-    await expect(gw.db.transaction((tx) => seam.verify(tx, scope, { mandate: submitted.mandate, signature: submitted.signature, agentId: 'agent-9' })))
-      .rejects.toMatchObject({ code: 'agent_mismatch', status: 403 });
+    const other = {
+      orgId: (await gw.createTenant()).orgId,
+      projectId: 'prj_other',
+      environment: 'test' as const,
+    };
+    await expect(
+      gw.db.transaction((tx) => seam.registered(tx, other, submitted.mandate_id)),
+    ).rejects.toMatchObject({ code: 'mandate_not_found', status: 404 });
+    await expect(
+      gw.db.transaction((tx) =>
+        seam.verify(tx, scope, {
+          mandate: submitted.mandate,
+          signature: submitted.signature,
+          agentId: 'agent-9',
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'agent_mismatch', status: 403 });
   });
 });
 
@@ -335,16 +542,29 @@ describe('determinism', () => {
     const revoked = await hostedMandate();
     await gw.request('POST', `/v1/mandates/${revoked.mandate_id}/revoke`, { key: tenant.key, body: {} });
     const amended = await hostedMandate({ mandate_ttl_seconds: 600 });
-    await gw.request('POST', `/v1/mandates/${amended.mandate_id}/amend`, { key: tenant.key, body: { expires_at: new Date(Date.now() + 120_000).toISOString(), cap_minor: 40_000 } });
+    await gw.request('POST', `/v1/mandates/${amended.mandate_id}/amend`, {
+      key: tenant.key,
+      body: { expires_at: new Date(Date.now() + 120_000).toISOString(), cap_minor: 40_000 },
+    });
     await gw.env.sleep('3 minutes');
     await waitFor(async () => (await status(amended.mandate_id)) === 'expired');
-    expect([await lifecycle(revoked.token).result(), await lifecycle(amended.token).result()]).toEqual(['mandate_revoked', 'mandate_expired']);
+    expect([await lifecycle(revoked.token).result(), await lifecycle(amended.token).result()]).toEqual([
+      'mandate_revoked',
+      'mandate_expired',
+    ]);
     for (const token of [revoked.token, amended.token]) {
-      await Worker.runReplayHistory(bundle(), await lifecycle(token).fetchHistory(), `consent/${token.slice(-6)}`);
+      await Worker.runReplayHistory(
+        bundle(),
+        await lifecycle(token).fetchHistory(),
+        `consent/${token.slice(-6)}`,
+      );
     }
     // RECORD_HISTORIES=1 refreshes the recorded history of the next test from this run.
     if (process.env.RECORD_HISTORIES === '1') {
-      writeFileSync(recorded, temporal.api.history.v1.History.encode(await lifecycle(amended.token).fetchHistory()).finish());
+      writeFileSync(
+        recorded,
+        temporal.api.history.v1.History.encode(await lifecycle(amended.token).fetchHistory()).finish(),
+      );
     }
   });
 

@@ -3,7 +3,12 @@
 // tool, a paying tool that completes, one a policy denies (a tool error carrying the spec's reason) and one
 // held for approval and finished after an operator decides; `/mcp` opening the credential's own session;
 // and what the endpoint answers without a credential, without the scope, or from a foreign Origin.
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientProvider,
+} from '@modelcontextprotocol/client';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
@@ -18,14 +23,21 @@ beforeAll(async () => {
   gw = await startGateway();
   pix = gw.mocks.auth_api_key as unknown as AuthMock;
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
 type Era = 'current' | '2025';
 const ERAS: Era[] = ['current', '2025'];
 
 async function connect(era: Era, path: string, key: string): Promise<Client> {
-  const client = new Client({ name: 'gateway-test', version: '1.0.0' }, era === 'current' ? { versionNegotiation: { mode: 'auto' } } : {});
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}${path}`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  const client = new Client(
+    { name: 'gateway-test', version: '1.0.0' },
+    era === 'current' ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}${path}`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
   await client.connect(transport);
   // The connection really speaks the era under test: 2026-07-28 per-request, or the 2025 handshake with a session id.
   expect(client.getProtocolEra()).toBe(era === 'current' ? 'modern' : 'legacy');
@@ -35,12 +47,18 @@ async function connect(era: Era, path: string, key: string): Promise<Client> {
 
 async function tenantWithPix(): Promise<Tenant> {
   const t = await gw.createTenant();
-  const r = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: t.key, body: { credentials: API_KEY_SANDBOX } });
+  const r = await gw.request('POST', '/v1/providers/pix-psp/connections', {
+    key: t.key,
+    body: { credentials: API_KEY_SANDBOX },
+  });
   if (r.status !== 201) throw new Error(r.text);
   return t;
 }
-const openSession = async (t: Tenant) => (await gw.request('POST', '/v1/sessions', { key: t.key, body: { servers: ['gateway', 'pix-psp'] } })).body.id as string;
-const parsed = (result: { content?: unknown }) => JSON.parse((result.content as Array<{ text: string }>)[0].text);
+const openSession = async (t: Tenant) =>
+  (await gw.request('POST', '/v1/sessions', { key: t.key, body: { servers: ['gateway', 'pix-psp'] } })).body
+    .id as string;
+const parsed = (result: { content?: unknown }) =>
+  JSON.parse((result.content as Array<{ text: string }>)[0].text);
 
 describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
   let t: Tenant;
@@ -51,61 +69,129 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
     session = await openSession(t);
     client = await connect(era, `/v1/sessions/${session}/mcp`, t.key);
   });
-  afterAll(async () => { await client?.close(); });
+  afterAll(async () => {
+    await client?.close();
+  });
 
-  it('lists the session\'s tools with their JSON Schemas', async () => {
+  it("lists the session's tools with their JSON Schemas", async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['wallet.balances', 'wallet.execute', 'approvals.status', 'pix-psp.pix_charge_create', 'pix-psp.pix_key_lookup']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'wallet.balances',
+      'wallet.execute',
+      'approvals.status',
+      'pix-psp.pix_charge_create',
+      'pix-psp.pix_key_lookup',
+    ]);
     const lookup = tools.find((tool) => tool.name === 'pix-psp.pix_key_lookup')!;
-    expect(lookup.inputSchema).toMatchObject({ type: 'object', required: ['pix_key'], properties: { pix_key: { type: 'string' } } });
-    expect(lookup.description).toBe('Resolve a Pix key to its holder\'s name and bank.');
+    expect(lookup.inputSchema).toMatchObject({
+      type: 'object',
+      required: ['pix_key'],
+      properties: { pix_key: { type: 'string' } },
+    });
+    expect(lookup.description).toBe("Resolve a Pix key to its holder's name and bank.");
   });
 
   it('calls a provider read tool through the same path as REST, recorded with its event', async () => {
     const accepted = pix.counts.accepted;
-    const result = await client.callTool({ name: 'pix-psp.pix_key_lookup', arguments: { pix_key: 'ana@example.com' } });
+    const result = await client.callTool({
+      name: 'pix-psp.pix_key_lookup',
+      arguments: { pix_key: 'ana@example.com' },
+    });
     expect(result.isError).toBeFalsy();
     expect(parsed(result)).toMatchObject({ method: 'POST', path: '/tools/pix_key_lookup' });
     expect(pix.counts.accepted).toBe(accepted + 1);
-    const calls = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body.tool_calls;
+    const calls = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body
+      .tool_calls;
     expect(calls[0]).toMatchObject({ tool_name: 'pix-psp.pix_key_lookup', status: 'success' });
-    const types = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'tool_call_id' = ${calls[0].id}`);
+    const types = await gw.db.anyFirst(
+      sql.type(
+        z.object({ type: z.string() }),
+      )`SELECT type FROM events WHERE data->>'tool_call_id' = ${calls[0].id}`,
+    );
     expect(types).toEqual(['tool_call.succeeded']);
   });
 
   it('pays through wallet.execute and completes', async () => {
     const wallet = await newWallet(gw, t);
     await fund(gw, t, wallet, 5_000);
-    const result = await client.callTool({ name: 'wallet.execute', arguments: { wallet_id: wallet, amount: 10, currency: 'BRL', recipient: 'merchant-9', description: 'MCP payment', mandate_id: 'mdt_test', attempt_id: `mcp-${era}-${Date.now()}` } });
+    const result = await client.callTool({
+      name: 'wallet.execute',
+      arguments: {
+        wallet_id: wallet,
+        amount: 10,
+        currency: 'BRL',
+        recipient: 'merchant-9',
+        description: 'MCP payment',
+        mandate_id: 'mdt_test',
+        attempt_id: `mcp-${era}-${Date.now()}`,
+      },
+    });
     expect(result.isError).toBeFalsy();
     expect(parsed(result)).toMatchObject({ status: 'completed', wallet: { insufficientFunds: false } });
     const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0];
     expect(balance).toMatchObject({ balance_minor: '4000', available_minor: '4000' });
   });
 
-  it('answers a policy denial as a tool error carrying the spec\'s reason', async () => {
-    const rule = await gw.request('POST', '/v1/policies', { key: t.key, body: { name: `no charges ${era}`, type: 'deny', tools: ['pix-psp.pix_charge_create'], config: {} } });
+  it("answers a policy denial as a tool error carrying the spec's reason", async () => {
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: { name: `no charges ${era}`, type: 'deny', tools: ['pix-psp.pix_charge_create'], config: {} },
+    });
     const accepted = pix.counts.accepted;
-    const result = await client.callTool({ name: 'pix-psp.pix_charge_create', arguments: { amount_minor: '100' } });
+    const result = await client.callTool({
+      name: 'pix-psp.pix_charge_create',
+      arguments: { amount_minor: '100' },
+    });
     expect(result.isError).toBe(true);
-    expect(parsed(result)).toMatchObject({ reason: 'denied_by_rule', ruleType: 'deny', ruleId: rule.body.id, tool_call_id: expect.stringMatching(/^tc_/) });
+    expect(parsed(result)).toMatchObject({
+      reason: 'denied_by_rule',
+      ruleType: 'deny',
+      ruleId: rule.body.id,
+      tool_call_id: expect.stringMatching(/^tc_/),
+    });
     expect(result.structuredContent).toMatchObject({ reason: 'denied_by_rule' });
     expect(pix.counts.accepted).toBe(accepted);
     await gw.request('DELETE', `/v1/policies/${rule.body.id}`, { key: t.key });
   });
 
   it('holds a call for approval and finishes it after an operator approves', async () => {
-    const rule = await gw.request('POST', '/v1/policies', { key: t.key, body: { name: `lookups need a person ${era}`, type: 'approval-required', tools: ['pix-psp.pix_key_lookup'], config: {} } });
-    const held = await client.callTool({ name: 'pix-psp.pix_key_lookup', arguments: { pix_key: `held-${era}` } });
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: {
+        name: `lookups need a person ${era}`,
+        type: 'approval-required',
+        tools: ['pix-psp.pix_key_lookup'],
+        config: {},
+      },
+    });
+    const held = await client.callTool({
+      name: 'pix-psp.pix_key_lookup',
+      arguments: { pix_key: `held-${era}` },
+    });
     expect(held.isError).toBe(true);
     const denial = parsed(held);
-    expect(denial).toMatchObject({ reason: 'approval_required', approval_id: expect.stringMatching(/^apv_/), expires_at: expect.any(String) });
+    expect(denial).toMatchObject({
+      reason: 'approval_required',
+      approval_id: expect.stringMatching(/^apv_/),
+      expires_at: expect.any(String),
+    });
     await gw.request('DELETE', `/v1/policies/${rule.body.id}`, { key: t.key });
-    const decided = await gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${denial.approval_id}/decide`, { user: 'carol', body: { decision: 'approve' } });
+    const decided = await gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${denial.approval_id}/decide`, {
+      user: 'carol',
+      body: { decision: 'approve' },
+    });
     expect(decided.status).toBe(200);
-    let status = parsed(await client.callTool({ name: 'approvals.status', arguments: { approval_id: denial.approval_id } }));
-    while (status.executed_at === null) status = parsed(await client.callTool({ name: 'approvals.status', arguments: { approval_id: denial.approval_id } }));
-    expect(status).toMatchObject({ approval_status: 'approved', execution_result: { error_code: null, output: { path: '/tools/pix_key_lookup' } } });
+    let status = parsed(
+      await client.callTool({ name: 'approvals.status', arguments: { approval_id: denial.approval_id } }),
+    );
+    while (status.executed_at === null)
+      status = parsed(
+        await client.callTool({ name: 'approvals.status', arguments: { approval_id: denial.approval_id } }),
+      );
+    expect(status).toMatchObject({
+      approval_status: 'approved',
+      execution_result: { error_code: null, output: { path: '/tools/pix_key_lookup' } },
+    });
   });
 });
 
@@ -114,13 +200,20 @@ describe('ending a 2025-era MCP session', () => {
     const t = await tenantWithPix();
     const session = await openSession(t);
     const client = new Client({ name: 'gateway-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/sessions/${session}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${t.key}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/sessions/${session}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${t.key}` } },
+    });
     await client.connect(transport);
     const mcpSessionId = transport.sessionId!;
     await transport.terminateSession();
     const after = await gw.request('POST', `/v1/sessions/${session}/mcp`, {
-      key: t.key, body: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
-      headers: { Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': mcpSessionId, 'Mcp-Protocol-Version': '2025-06-18' },
+      key: t.key,
+      body: { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+      headers: {
+        Accept: 'application/json, text/event-stream',
+        'Mcp-Session-Id': mcpSessionId,
+        'Mcp-Protocol-Version': '2025-06-18',
+      },
     });
     expect(after.status).toBe(404);
     expect((await gw.request('GET', `/v1/sessions/${session}`, { key: t.key })).body.status).toBe('active');
@@ -129,7 +222,7 @@ describe('ending a 2025-era MCP session', () => {
 });
 
 describe('/mcp without a session id', () => {
-  it('opens the credential\'s own session on every openable server and resumes it on the next connection', async () => {
+  it("opens the credential's own session on every openable server and resumes it on the next connection", async () => {
     const t = await tenantWithPix();
     const first = await connect('current', '/mcp', t.key);
     expect((await first.listTools()).tools.map((tool) => tool.name)).toContain('pix-psp.pix_key_lookup');
@@ -140,16 +233,24 @@ describe('/mcp without a session id', () => {
     await second.close();
     const sessions = (await gw.request('GET', '/v1/sessions', { key: t.key })).body.sessions;
     expect(sessions).toHaveLength(1);
-    const openable = (await gw.request('GET', '/v1/servers', { key: t.key })).body.servers.map((s: { id: string }) => s.id);
+    const openable = (await gw.request('GET', '/v1/servers', { key: t.key })).body.servers.map(
+      (s: { id: string }) => s.id,
+    );
     expect(sessions[0]).toMatchObject({ servers: openable, metadata: { opened_by: 'mcp' } });
     expect(openable).toEqual(expect.arrayContaining(['gateway', 'pix-psp']));
-    const calls = (await gw.request('GET', `/v1/sessions/${sessions[0].id}/tool-calls`, { key: t.key })).body.tool_calls;
+    const calls = (await gw.request('GET', `/v1/sessions/${sessions[0].id}/tool-calls`, { key: t.key })).body
+      .tool_calls;
     expect(calls.map((c: { input: { pix_key: string } }) => c.input.pix_key)).toEqual(['y', 'x']);
   });
 });
 
 describe('what the endpoint refuses', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
   const headers = { Accept: 'application/json, text/event-stream' };
 
   it('answers no credential with 401 pointing at the protected-resource metadata, which names this authorization server', async () => {
@@ -161,7 +262,11 @@ describe('what the endpoint refuses', () => {
       const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1];
       expect(metadataUrl).toBe(`${gw.url}/.well-known/oauth-protected-resource`);
       const metadata = await fetch(metadataUrl).then((m) => m.json());
-      expect(metadata).toMatchObject({ resource: gw.url, authorization_servers: [gw.url], scopes_supported: expect.arrayContaining(['tools:execute']) });
+      expect(metadata).toMatchObject({
+        resource: gw.url,
+        authorization_servers: [gw.url],
+        scopes_supported: expect.arrayContaining(['tools:execute']),
+      });
     }
   });
 
@@ -169,20 +274,34 @@ describe('what the endpoint refuses', () => {
     const t = await gw.createTenant();
     const { key } = await gw.createKey(t.projectId, { scopes: ['sessions:read'] });
     for (const method of ['POST', 'GET', 'DELETE']) {
-      const r = await gw.request(method, '/mcp', { key, headers, ...(method === 'POST' ? { body: initialize } : {}) });
+      const r = await gw.request(method, '/mcp', {
+        key,
+        headers,
+        ...(method === 'POST' ? { body: initialize } : {}),
+      });
       expect([method, r.status, r.body.error]).toEqual([method, 403, 'forbidden']);
-      expect(r.headers.get('www-authenticate')).toContain('error="insufficient_scope", scope="tools:execute"');
+      expect(r.headers.get('www-authenticate')).toContain(
+        'error="insufficient_scope", scope="tools:execute"',
+      );
     }
     expect((await gw.request('GET', '/v1/sessions', { key })).body.sessions).toEqual([]);
   });
 
-  it('refuses a foreign Origin before the transport, and another project\'s session as not found', async () => {
+  it("refuses a foreign Origin before the transport, and another project's session as not found", async () => {
     const t = await gw.createTenant();
     const other = await gw.createTenant();
     const session = await openSession(await tenantWithPix());
-    const foreign = await gw.request('POST', '/mcp', { key: t.key, body: initialize, headers: { ...headers, Origin: 'https://evil.example' } });
+    const foreign = await gw.request('POST', '/mcp', {
+      key: t.key,
+      body: initialize,
+      headers: { ...headers, Origin: 'https://evil.example' },
+    });
     expect(foreign.status).toBe(403);
-    const elsewhere = await gw.request('POST', `/v1/sessions/${session}/mcp`, { key: other.key, body: initialize, headers });
+    const elsewhere = await gw.request('POST', `/v1/sessions/${session}/mcp`, {
+      key: other.key,
+      body: initialize,
+      headers,
+    });
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body.error.code).toBe('not_found');
   });
@@ -199,21 +318,44 @@ class PastedKeyProvider implements OAuthClientProvider {
   callback: URL | undefined;
   authorizationUrl: URL | undefined;
   constructor(private readonly apiKey: string) {}
-  get redirectUrl() { return REDIRECT_URI; }
-  get clientMetadata() {
-    return { client_name: 'MCP test agent', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  get redirectUrl() {
+    return REDIRECT_URI;
   }
-  clientInformation() { return this.information; }
-  saveClientInformation(info: NonNullable<PastedKeyProvider['information']>) { this.information = info; }
-  tokens() { return this.stored; }
-  saveTokens(tokens: NonNullable<PastedKeyProvider['stored']>) { this.stored = tokens; }
-  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
+  get clientMetadata() {
+    return {
+      client_name: 'MCP test agent',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.information;
+  }
+  saveClientInformation(info: NonNullable<PastedKeyProvider['information']>) {
+    this.information = info;
+  }
+  tokens() {
+    return this.stored;
+  }
+  saveTokens(tokens: NonNullable<PastedKeyProvider['stored']>) {
+    this.stored = tokens;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
   async redirectToAuthorization(url: URL) {
     this.authorizationUrl = url;
     const fields = Object.fromEntries(url.searchParams);
     const consent = await fetch(`${url.origin}${url.pathname}`, {
-      method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: form({ ...fields, api_key: this.apiKey }),
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: form({ ...fields, api_key: this.apiKey }),
     });
     this.callback = new URL(consent.headers.get('location')!);
   }
@@ -225,18 +367,26 @@ describe('an MCP client discovering everything from nothing', () => {
     const provider = new PastedKeyProvider(t.key);
     const url = new URL(`${gw.url}/mcp`);
     const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
-    await expect(new Client({ name: 'discovering-agent', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(
+      new Client({ name: 'discovering-agent', version: '1.0.0' }).connect(first),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
     expect(provider.information?.client_id).toEqual(expect.any(String));
     expect(provider.authorizationUrl!.pathname).toBe('/oauth/authorize');
     expect(provider.authorizationUrl!.searchParams.get('code_challenge_method')).toBe('S256');
     expect(provider.callback!.searchParams.get('code')).toEqual(expect.any(String));
     await first.finishAuth(provider.callback!.searchParams);
-    expect(provider.stored).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i), access_token: expect.any(String), refresh_token: expect.any(String) });
+    expect(provider.stored).toMatchObject({
+      token_type: expect.stringMatching(/^bearer$/i),
+      access_token: expect.any(String),
+      refresh_token: expect.any(String),
+    });
 
     const client = new Client({ name: 'discovering-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['wallet.execute', 'pix-psp.pix_key_lookup']));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['wallet.execute', 'pix-psp.pix_key_lookup']),
+    );
     const result = await client.callTool({ name: 'pix-psp.pix_key_lookup', arguments: { pix_key: 'oauth' } });
     expect(result.isError).toBeFalsy();
     await client.close();

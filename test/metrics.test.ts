@@ -16,7 +16,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/([a-zA-Z_]+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
   }
   return 0;
@@ -50,7 +52,14 @@ describe.each(TEMPORAL_SERVERS)('metrics on the %s Temporal server', (server) =>
     const port = await freePort();
     workerMetrics = `http://127.0.0.1:${port}/metrics`;
     worker = await startWorker({
-      config: loadConfig({ ...process.env, DATABASE_URL: gw.config.databaseUrl, LOG_LEVEL: 'error', GATEWAY_WORKER_METRICS_PORT: String(port), TEMPORAL_METRICS_ADDRESS: sdkAddress, TEMPORAL_TASK_QUEUE: `metrics-${server}` }),
+      config: loadConfig({
+        ...process.env,
+        DATABASE_URL: gw.config.databaseUrl,
+        LOG_LEVEL: 'error',
+        GATEWAY_WORKER_METRICS_PORT: String(port),
+        TEMPORAL_METRICS_ADDRESS: sdkAddress,
+        TEMPORAL_TASK_QUEUE: `metrics-${server}`,
+      }),
       temporalAddress: gw.env.address,
     });
   }, 120_000);
@@ -61,7 +70,9 @@ describe.each(TEMPORAL_SERVERS)('metrics on the %s Temporal server', (server) =>
   });
 
   const scrapeApi = async () => {
-    const reply = await gw.request('GET', '/metrics', { headers: { Authorization: `Bearer ${gw.serviceToken}` } });
+    const reply = await gw.request('GET', '/metrics', {
+      headers: { Authorization: `Bearer ${gw.serviceToken}` },
+    });
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toContain('text/plain');
     return reply.text;
@@ -80,24 +91,41 @@ describe.each(TEMPORAL_SERVERS)('metrics on the %s Temporal server', (server) =>
     const wallet = await newWallet(gw, t, { agent_id: 'shopper' });
     await fund(gw, t, wallet, 100_000);
     const endpoint = await gw.request('POST', '/v1/webhook-endpoints', {
-      key: t.key, body: { name: 'payments', event: 'payment.succeeded', webhook_url: `${receiver.url}/hooks` },
+      key: t.key,
+      body: { name: 'payments', event: 'payment.succeeded', webhook_url: `${receiver.url}/hooks` },
     });
     expect(endpoint.status).toBe(201);
 
     const route = { method: 'POST', route: '/v1/wallets/:id/execute' };
     const before = await scrapeApi();
     const executed = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-      key: t.key, body: { amount: 12.5, currency: 'BRL', recipient: 'vendor-9', description: 'Cables', mandate_id: 'mdt_1', attempt_id: `metrics-${server}-${Date.now()}` },
+      key: t.key,
+      body: {
+        amount: 12.5,
+        currency: 'BRL',
+        recipient: 'vendor-9',
+        description: 'Cables',
+        mandate_id: 'mdt_1',
+        attempt_id: `metrics-${server}-${Date.now()}`,
+      },
     });
     expect(executed.status).toBe(200);
     await receiver.waitFor(1);
 
-    const after = await until(scrapeApi, (text) => sample(text, 'gateway_webhook_delivery_attempts_total', { outcome: 'delivered' })
-      > sample(before, 'gateway_webhook_delivery_attempts_total', { outcome: 'delivered' }), 'the delivery to be counted');
-    const moved = (name: string, labels: Record<string, string>) => sample(after, name, labels) - sample(before, name, labels);
+    const after = await until(
+      scrapeApi,
+      (text) =>
+        sample(text, 'gateway_webhook_delivery_attempts_total', { outcome: 'delivered' }) >
+        sample(before, 'gateway_webhook_delivery_attempts_total', { outcome: 'delivered' }),
+      'the delivery to be counted',
+    );
+    const moved = (name: string, labels: Record<string, string>) =>
+      sample(after, name, labels) - sample(before, name, labels);
     expect(moved('gateway_http_requests_total', { ...route, status: '200' })).toBe(1);
     expect(moved('gateway_http_request_duration_seconds_count', route)).toBe(1);
-    expect(sample(after, 'gateway_http_request_duration_seconds_sum', route)).toBeGreaterThan(sample(before, 'gateway_http_request_duration_seconds_sum', route));
+    expect(sample(after, 'gateway_http_request_duration_seconds_sum', route)).toBeGreaterThan(
+      sample(before, 'gateway_http_request_duration_seconds_sum', route),
+    );
     expect(moved('gateway_attempts_total', { family: 'wallet_execute', outcome: 'succeeded' })).toBe(1);
     expect(moved('gateway_ledger_posts_total', { kind: 'hold' })).toBe(1);
     expect(moved('gateway_ledger_posts_total', { kind: 'debit' })).toBe(1);
@@ -111,12 +139,17 @@ describe.each(TEMPORAL_SERVERS)('metrics on the %s Temporal server', (server) =>
     expect(after).toMatch(/^process_cpu_seconds_total /m);
   });
 
-  it('serves the worker\'s metrics on its own listener, with the Temporal SDK\'s worker task latencies', async () => {
-    const text = await until(async () => (await fetch(workerMetrics)).text(),
-      (body) => /^temporal_workflow_task_execution_latency/m.test(body), 'the SDK\'s workflow task latencies');
+  it("serves the worker's metrics on its own listener, with the Temporal SDK's worker task latencies", async () => {
+    const text = await until(
+      async () => (await fetch(workerMetrics)).text(),
+      (body) => /^temporal_workflow_task_execution_latency/m.test(body),
+      "the SDK's workflow task latencies",
+    );
     expect(text).toMatch(/^gateway_webhook_backlog\{stage="undispatched"\} \d+$/m);
     expect(text).toMatch(/^gateway_db_pool_connections\{state="active"\} \d+$/m);
-    expect(sample(text, 'gateway_attempts_total', { family: 'wallet_execute', outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'gateway_attempts_total', { family: 'wallet_execute', outcome: 'succeeded' }),
+    ).toBeGreaterThanOrEqual(1);
     expect((await fetch(workerMetrics.replace('/metrics', '/other'))).status).toBe(404);
   });
 });

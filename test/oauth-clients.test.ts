@@ -5,8 +5,12 @@ import { startGateway, type Gateway } from './support/harness';
 import { authorizePath, pkce, REDIRECT_URI, registerClient } from './support/oauth-flow';
 
 let gw: Gateway;
-beforeAll(async () => { gw = await startGateway({ worker: false }); });
-afterAll(async () => { await gw?.stop(); });
+beforeAll(async () => {
+  gw = await startGateway({ worker: false });
+});
+afterAll(async () => {
+  await gw?.stop();
+});
 
 const whoami = (token: string) => gw.request('GET', '/v1/whoami', { key: token });
 const count = async (query: ReturnType<typeof sql.unsafe>) => Number(await gw.db.oneFirst(query));
@@ -26,20 +30,34 @@ describe('discovery', () => {
       code_challenge_methods_supported: ['S256'],
     });
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
-    expect(r.body.scopes_supported).toEqual(['sessions:create', 'sessions:read', 'tools:execute', 'servers:read', 'projects:settings', 'proxy:execute', 'consents:write']);
+    expect(r.body.scopes_supported).toEqual([
+      'sessions:create',
+      'sessions:read',
+      'tools:execute',
+      'servers:read',
+      'projects:settings',
+      'proxy:execute',
+      'consents:write',
+    ]);
   });
 
   it('publishes protected resource metadata naming this authorization server', async () => {
     const r = await gw.request('GET', '/.well-known/oauth-protected-resource');
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ resource: gw.url, authorization_servers: [gw.url], bearer_methods_supported: ['header'] });
+    expect(r.body).toMatchObject({
+      resource: gw.url,
+      authorization_servers: [gw.url],
+      bearer_methods_supported: ['header'],
+    });
   });
 
   it('points a 401 at the protected resource metadata, marking a refused token as invalid_token', async () => {
     const none = await gw.request('GET', '/v1/whoami');
     expect(none.status).toBe(401);
     expect(none.body).toEqual({ error: 'unauthorized' });
-    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource"`);
+    expect(none.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource"`,
+    );
     const bad = await whoami(`cso_at_${'x'.repeat(43)}`);
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toContain('error="invalid_token"');
@@ -47,10 +65,14 @@ describe('discovery', () => {
 
   it('lists the credential-issuing operations in the OpenAPI document, and not the discovery documents', async () => {
     const r = await gw.request('GET', '/openapi.json');
-    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining(['/oauth/register', '/oauth/authorize', '/oauth/token']));
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining(['/oauth/register', '/oauth/authorize', '/oauth/token']),
+    );
     expect(Object.keys(r.body.paths['/oauth/authorize'])).toEqual(expect.arrayContaining(['get', 'post']));
     expect(r.body.paths['/oauth/token'].post.security).toEqual([]);
-    expect(r.body.paths['/oauth/token'].post.requestBody.content).toHaveProperty('application/x-www-form-urlencoded');
+    expect(r.body.paths['/oauth/token'].post.requestBody.content).toHaveProperty(
+      'application/x-www-form-urlencoded',
+    );
     expect(r.body.paths['/oauth/token'].post.requestBody.content).toHaveProperty('application/json');
     expect(r.body.paths).not.toHaveProperty('/.well-known/oauth-authorization-server');
   });
@@ -59,7 +81,12 @@ describe('discovery', () => {
 describe('dynamic client registration', () => {
   it('registers a public client and answers the spec fields, with token_endpoint_auth_method always none', async () => {
     const r = await gw.request('POST', '/oauth/register', {
-      body: { client_name: 'Claude', redirect_uris: ['https://app.example.com/cb', 'http://localhost:3000/cb'], token_endpoint_auth_method: 'client_secret_basic', logo_uri: 'https://x.example/logo.png' },
+      body: {
+        client_name: 'Claude',
+        redirect_uris: ['https://app.example.com/cb', 'http://localhost:3000/cb'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        logo_uri: 'https://x.example/logo.png',
+      },
     });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
@@ -74,7 +101,9 @@ describe('dynamic client registration', () => {
   });
 
   it('cuts client_name to 256 characters', async () => {
-    const r = await gw.request('POST', '/oauth/register', { body: { client_name: 'é'.repeat(300), redirect_uris: [REDIRECT_URI] } });
+    const r = await gw.request('POST', '/oauth/register', {
+      body: { client_name: 'é'.repeat(300), redirect_uris: [REDIRECT_URI] },
+    });
     expect(r.status).toBe(201);
     expect(r.body.client_name).toBe('é'.repeat(256));
   });
@@ -92,7 +121,9 @@ describe('dynamic client registration', () => {
     ['a non-string entry', [42]],
   ])('refuses %s with 400 invalid_redirect_uri and registers nothing', async (_label, uris) => {
     const before = await count(sql.unsafe`SELECT count(*) FROM oauth_clients`);
-    const r = await gw.request('POST', '/oauth/register', { body: { client_name: 'Bad', redirect_uris: uris } });
+    const r = await gw.request('POST', '/oauth/register', {
+      body: { client_name: 'Bad', redirect_uris: uris },
+    });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ error: 'invalid_redirect_uri', error_description: expect.any(String) });
     expect(await count(sql.unsafe`SELECT count(*) FROM oauth_clients`)).toBe(before);
@@ -105,7 +136,12 @@ describe('dynamic client registration', () => {
   });
 
   it('accepts http redirect URIs on loopback hosts', async () => {
-    for (const uri of ['http://127.0.0.1/cb', 'http://127.9.9.9:65000/cb', 'http://[::1]:8080/cb', 'http://localhost/cb']) {
+    for (const uri of [
+      'http://127.0.0.1/cb',
+      'http://127.9.9.9:65000/cb',
+      'http://[::1]:8080/cb',
+      'http://localhost/cb',
+    ]) {
       const r = await gw.request('POST', '/oauth/register', { body: { redirect_uris: [uri] } });
       expect([uri, r.status]).toEqual([uri, 201]);
       expect(r.body.client_name).toBeNull();
@@ -113,7 +149,9 @@ describe('dynamic client registration', () => {
   });
 
   it('refuses a grant type it does not support with invalid_client_metadata', async () => {
-    const r = await gw.request('POST', '/oauth/register', { body: { redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] } });
+    const r = await gw.request('POST', '/oauth/register', {
+      body: { redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] },
+    });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('invalid_client_metadata');
   });
@@ -122,7 +160,15 @@ describe('dynamic client registration', () => {
 describe('the consent page', () => {
   it('shows the client name (escaped) and the requested scopes, with a form for the API key and a strict CSP', async () => {
     const clientId = await registerClient(gw, { client_name: '<script>alert("x")</script> Agent' });
-    const r = await gw.request('GET', authorizePath({ clientId, challenge: pkce().challenge, scope: 'sessions:read tools:execute', state: 's"1' }));
+    const r = await gw.request(
+      'GET',
+      authorizePath({
+        clientId,
+        challenge: pkce().challenge,
+        scope: 'sessions:read tools:execute',
+        state: 's"1',
+      }),
+    );
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/html');
     expect(r.text).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Agent');
@@ -153,7 +199,10 @@ describe('the consent page', () => {
     ['the wildcard as a scope', { scope: '*' }],
   ])('answers %s with a 400 HTML page and never a redirect', async (_label, override) => {
     const clientId = await registerClient(gw);
-    const r = await gw.request('GET', authorizePath({ clientId, challenge: pkce().challenge, state: 'st' }, override));
+    const r = await gw.request(
+      'GET',
+      authorizePath({ clientId, challenge: pkce().challenge, state: 'st' }, override),
+    );
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toContain('text/html');
     expect(r.headers.get('location')).toBeNull();

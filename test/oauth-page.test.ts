@@ -22,7 +22,9 @@ beforeAll(async () => {
   // The client's redirect receiver, as a native app or CLI runs one on loopback.
   receiver = createServer((req, res) => {
     received.push(new URL(req.url ?? '/', receiverUrl));
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Connected</title><p>You can close this window.</p>');
+    res
+      .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+      .end('<!doctype html><title>Connected</title><p>You can close this window.</p>');
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
@@ -34,18 +36,28 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-async function openConsent(options: { name: string; scope?: string; state?: string }): Promise<{ page: Page; clientId: string; verifier: string; redirectUri: string }> {
+async function openConsent(options: {
+  name: string;
+  scope?: string;
+  state?: string;
+}): Promise<{ page: Page; clientId: string; verifier: string; redirectUri: string }> {
   const redirectUri = `${receiverUrl}/callback`;
   const clientId = await registerClient(gw, { client_name: options.name, redirect_uris: [redirectUri] });
   const pair = pkce();
   const page = await browser.newPage();
-  const response = await page.goto(`${gw.url}${authorizePath({ clientId, challenge: pair.challenge, redirectUri, scope: options.scope, state: options.state })}`);
+  const response = await page.goto(
+    `${gw.url}${authorizePath({ clientId, challenge: pair.challenge, redirectUri, scope: options.scope, state: options.state })}`,
+  );
   expect(response?.status()).toBe(200);
   return { page, clientId, verifier: pair.verifier, redirectUri };
 }
 
 it('lets a person approve a client by pasting a key, and the client exchanges the code for a working token', async () => {
-  const { page, clientId, verifier, redirectUri } = await openConsent({ name: 'Research Agent', scope: 'sessions:read servers:read', state: 'st-42' });
+  const { page, clientId, verifier, redirectUri } = await openConsent({
+    name: 'Research Agent',
+    scope: 'sessions:read servers:read',
+    state: 'st-42',
+  });
   expect(await page.title()).toBe('Authorize Research Agent');
   expect(await page.locator('#client-name').textContent()).toBe('Research Agent');
   const scopes = await page.locator('#scopes li code').allTextContents();
@@ -110,10 +122,15 @@ it('sends the person back with access_denied when they deny', async () => {
 });
 
 it('shows an error page, and does not redirect, for a redirect URI the client never registered', async () => {
-  const clientId = await registerClient(gw, { client_name: 'Agent', redirect_uris: [`${receiverUrl}/callback`] });
+  const clientId = await registerClient(gw, {
+    client_name: 'Agent',
+    redirect_uris: [`${receiverUrl}/callback`],
+  });
   const before = received.length;
   const page = await browser.newPage();
-  const response = await page.goto(`${gw.url}${authorizePath({ clientId, challenge: pkce().challenge, redirectUri: `${receiverUrl}/elsewhere` })}`);
+  const response = await page.goto(
+    `${gw.url}${authorizePath({ clientId, challenge: pkce().challenge, redirectUri: `${receiverUrl}/elsewhere` })}`,
+  );
   expect(response?.status()).toBe(400);
   expect(await page.locator('#error').textContent()).toContain('redirect_uri');
   expect(await page.locator('form').count()).toBe(0);

@@ -31,7 +31,11 @@ describe('GET /openapi.json', () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
-    const output = execFileSync(process.execPath, [path.join(__dirname, 'support', 'validate-openapi.mjs'), file], { encoding: 'utf8' });
+    const output = execFileSync(
+      process.execPath,
+      [path.join(__dirname, 'support', 'validate-openapi.mjs'), file],
+      { encoding: 'utf8' },
+    );
     const result = JSON.parse(output);
     expect(result.errors).toBeNull();
     expect(result.valid).toBe(true);
@@ -54,7 +58,7 @@ describe('GET /openapi.json', () => {
     expect(listed.has('get /v1/whoami')).toBe(true);
   });
 
-  it('declares bearer auth and each operation\'s scope', async () => {
+  it("declares bearer auth and each operation's scope", async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     const settings = document.paths['/v1/projects/{id}/settings'].get;
@@ -68,8 +72,12 @@ describe('GET /openapi.json', () => {
   it('shows the very request schemas the validator uses', async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     const create = allRoutes().find((route) => route.operationId === 'createProject');
-    expect(document.paths['/v1/projects'].post.requestBody.content['application/json'].schema).toEqual(JSON.parse(JSON.stringify(requestSchema(create!.body!))));
-    const query = document.paths['/v1/projects'].get.parameters.find((p: { name: string }) => p.name === 'limit');
+    expect(document.paths['/v1/projects'].post.requestBody.content['application/json'].schema).toEqual(
+      JSON.parse(JSON.stringify(requestSchema(create!.body!))),
+    );
+    const query = document.paths['/v1/projects'].get.parameters.find(
+      (p: { name: string }) => p.name === 'limit',
+    );
     expect(query.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 50 });
   });
 });
@@ -80,11 +88,13 @@ describe('the answers each operation documents', () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
     const found: Array<{ name: string; path: string; method: string; op: Operation }> = [];
     for (const [p, methods] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
-      for (const [method, op] of Object.entries(methods)) found.push({ name: `${method} ${p}`, path: p, method, op });
+      for (const [method, op] of Object.entries(methods))
+        found.push({ name: `${method} ${p}`, path: p, method, op });
     }
     return found;
   };
-  const declared = (name: string) => allRoutes().find((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}` === name);
+  const declared = (name: string) =>
+    allRoutes().find((r) => `${r.method} ${r.path.replace(/:([A-Za-z_]+)/g, '{$1}')}` === name);
 
   it('lists the refusals of the shared request path on every operation: 400, 404 with an id, 413 and 415 with a body, 431', async () => {
     const missing: string[] = [];
@@ -92,7 +102,8 @@ describe('the answers each operation documents', () => {
       const route = declared(name)!;
       const expected = ['400', '431'];
       if (p.includes('{')) expected.push('404');
-      if (!route.onInputError && (route.body || (method !== 'get' && method !== 'delete'))) expected.push('413', '415');
+      if (!route.onInputError && (route.body || (method !== 'get' && method !== 'delete')))
+        expected.push('413', '415');
       for (const status of expected) if (!op.responses[status]) missing.push(`${name} ${status}`);
     }
     expect(missing).toEqual([]);
@@ -101,16 +112,29 @@ describe('the answers each operation documents', () => {
   it('documents the envelope for the refusals it adds', async () => {
     const listed = (await operations()).find((o) => o.name === 'post /v1/wallets')!;
     for (const status of ['400', '413', '415']) {
-      expect(listed.op.responses[status].content?.['application/json'].schema).toMatchObject({ required: ['error', 'request_id'] });
+      expect(listed.op.responses[status].content?.['application/json'].schema).toMatchObject({
+        required: ['error', 'request_id'],
+      });
     }
   });
 
   it('bounds every request integer and number to what the API holds, as the validator does', async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
-    const param = (p: string, name: string) => document.paths[p].get.parameters.find((q: { name: string }) => q.name === name).schema;
-    expect(param('/v1/projects', 'offset')).toMatchObject({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER });
-    expect(param('/v1/consumers/{consumerId}/receipts', 'before_seq')).toMatchObject({ type: 'integer', minimum: 1, maximum: 2_147_483_647 });
-    const execute = document.paths['/v1/wallets/{id}/execute'].post.requestBody.content['application/json'].schema.properties.amount;
+    const param = (p: string, name: string) =>
+      document.paths[p].get.parameters.find((q: { name: string }) => q.name === name).schema;
+    expect(param('/v1/projects', 'offset')).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+    expect(param('/v1/consumers/{consumerId}/receipts', 'before_seq')).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+    });
+    const execute =
+      document.paths['/v1/wallets/{id}/execute'].post.requestBody.content['application/json'].schema
+        .properties.amount;
     expect(execute).toMatchObject({ type: 'number', exclusiveMinimum: 0, maximum: Number.MAX_SAFE_INTEGER });
     const unbounded: string[] = [];
     const walk = (schema: unknown, at: string) => {
@@ -130,7 +154,9 @@ describe('the answers each operation documents', () => {
 
   it('refuses a zero ledger amount by the documented pattern, as the handler does', async () => {
     const document = (await gw.request('GET', '/openapi.json')).body;
-    const amount = document.paths['/v1/ledger-entries'].post.requestBody.content['application/json'].schema.properties.amount_minor;
+    const amount =
+      document.paths['/v1/ledger-entries'].post.requestBody.content['application/json'].schema.properties
+        .amount_minor;
     const pattern = new RegExp(amount.pattern);
     expect(['0', '000', '-1', '1.5', '12345678901234567890'].filter((a) => pattern.test(a))).toEqual([]);
     expect(['1', '0042', '9223372036854775807'].every((a) => pattern.test(a))).toBe(true);
@@ -143,7 +169,11 @@ describe('GET /docs', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.text).toContain('data-spec-url="/openapi.json"');
-    for (const asset of ['/docs/assets/swagger-ui-bundle.js', '/docs/assets/swagger-ui.css', '/docs/init.js']) {
+    for (const asset of [
+      '/docs/assets/swagger-ui-bundle.js',
+      '/docs/assets/swagger-ui.css',
+      '/docs/init.js',
+    ]) {
       const result = await gw.request('GET', asset);
       expect([asset, result.status]).toEqual([asset, 200]);
       expect(result.text.length).toBeGreaterThan(50);

@@ -34,10 +34,13 @@ async function newLink(over: Record<string, unknown> = {}) {
   const created = await gw.request('POST', '/v1/payment-links', {
     key: acme.key,
     body: {
-      title: 'Curso <b>de</b> Pix', description: 'Aulas gravadas', accepts: [
+      title: 'Curso <b>de</b> Pix',
+      description: 'Aulas gravadas',
+      accepts: [
         { rail: 'pix', amount: '1234.5', currency: 'BRL', pix: { key: 'loja@acme.test' } },
         { rail: 'x402', amount: '1.25', currency: 'USDC', pay_to: { kind: 'byo', address: BYO } },
-      ], ...over,
+      ],
+      ...over,
     },
   });
   expect(created.status).toBe(201);
@@ -66,10 +69,15 @@ describe('the pay page', () => {
     expect(cob).toMatchObject({ status: 'ATIVA', chave: 'loja@acme.test', valor: { original: '1234.50' } });
     // The QR image is the BR Code's own QR, drawn as inline SVG in the page.
     const expected = await QRCode.toString(brCode, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-    expect(await field('qr').locator('svg path[stroke]').getAttribute('d')).toBe(/stroke="#000000" d="([^"]+)"/.exec(expected)![1]);
+    expect(await field('qr').locator('svg path[stroke]').getAttribute('d')).toBe(
+      /stroke="#000000" d="([^"]+)"/.exec(expected)![1],
+    );
     expect(await field('qr').locator('svg').isVisible()).toBe(true);
     const paymentId = (await field('payment-id').textContent())!.replace('Payment ', '');
-    expect((await gw.request('GET', `/pay/${link.slug}/payments/${paymentId}`)).body).toMatchObject({ status: 'pending', pix: { br_code: brCode } });
+    expect((await gw.request('GET', `/pay/${link.slug}/payments/${paymentId}`)).body).toMatchObject({
+      status: 'pending',
+      pix: { br_code: brCode },
+    });
     // Nothing but the page itself and its own form post was fetched.
     expect(requested.every((url) => new URL(url).origin === new URL(gw.url).origin)).toBe(true);
     expect(await page.locator('script').count()).toBe(0);
@@ -86,7 +94,9 @@ describe('the pay page', () => {
   it('shows the refusal when the last use went to another buyer between loading and paying', async () => {
     const link = await newLink({ max_uses: 1 });
     await page.goto(link.pay_url);
-    expect((await gw.request('POST', `/pay/${link.slug}/payments`, { body: { rail: 'pix' } })).status).toBe(201);
+    expect((await gw.request('POST', `/pay/${link.slug}/payments`, { body: { rail: 'pix' } })).status).toBe(
+      201,
+    );
     const [answer] = await Promise.all([page.waitForNavigation(), page.click('#pay-pix')]);
     expect(answer?.status()).toBe(409);
     expect(await field('refusal').textContent()).toContain('number of payments');
@@ -97,7 +107,10 @@ describe('the pay page', () => {
     const link = await newLink();
     const psp = gw.mocks.pix_psp as PixPspMock;
     const before = psp.cobs.creates().length;
-    const refused = await gw.request('POST', `/pay/${link.slug}`, { raw: 'rail=card', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const refused = await gw.request('POST', `/pay/${link.slug}`, {
+      raw: 'rail=card',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('content-type')).toContain('text/html');
     expect(refused.text).toContain('Payment not started');

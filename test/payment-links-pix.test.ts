@@ -27,33 +27,53 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
 
   const newLink = async (over: Record<string, unknown> = {}) => {
     const created = await gw.request('POST', '/v1/payment-links', {
-      key: acme.key, body: { title: 'Curso de Pix', accepts: [{ rail: 'pix', amount: '25.90', currency: 'BRL', pix: { key: 'loja@acme.test' } }], ...over },
+      key: acme.key,
+      body: {
+        title: 'Curso de Pix',
+        accepts: [{ rail: 'pix', amount: '25.90', currency: 'BRL', pix: { key: 'loja@acme.test' } }],
+        ...over,
+      },
     });
     expect(created.status).toBe(201);
     return created.body as { id: string; slug: string };
   };
   const open = (slug: string) => gw.request('POST', `/pay/${slug}/payments`, { body: { rail: 'pix' } });
-  const status = async (slug: string, id: string) => (await gw.request('GET', `/pay/${slug}/payments/${id}`)).body.status as string;
-  const link = async (id: string) => (await gw.request('GET', `/v1/payment-links/${id}`, { key: acme.key })).body;
-  const eventsOf = (type: string, paymentId: string) => gw.db.any(sql.type(z.object({ data: z.record(z.unknown()) }))`
+  const status = async (slug: string, id: string) =>
+    (await gw.request('GET', `/pay/${slug}/payments/${id}`)).body.status as string;
+  const link = async (id: string) =>
+    (await gw.request('GET', `/v1/payment-links/${id}`, { key: acme.key })).body;
+  const eventsOf = (type: string, paymentId: string) =>
+    gw.db.any(sql.type(z.object({ data: z.record(z.unknown()) }))`
     SELECT data FROM events WHERE org_id = ${acme.orgId} AND type = ${type} AND data->>'payment_id' = ${paymentId}`);
 
   it('opens a dynamic Pix charge whose BR Code pix-utils reads, with the amount and a correct CRC16', async () => {
     const { slug } = await newLink();
     const opened = await open(slug);
     expect(opened.status).toBe(201);
-    expect(opened.body).toMatchObject({ status: 'pending', rail: 'pix', currency: 'BRL', amount_minor: '2590', pix: { txid: expect.stringMatching(/^[0-9A-Za-z]{26,35}$/) } });
+    expect(opened.body).toMatchObject({
+      status: 'pending',
+      rail: 'pix',
+      currency: 'BRL',
+      amount_minor: '2590',
+      pix: { txid: expect.stringMatching(/^[0-9A-Za-z]{26,35}$/) },
+    });
     const brCode: string = opened.body.pix.br_code;
     expect(brCode.slice(-4)).toBe(crc16Hex(brCode.slice(0, -4)));
     const parsed = parsePix(brCode);
-    if (hasError(parsed) || !isDynamicPix(parsed)) throw new Error(`pix-utils refused the BR Code: ${JSON.stringify(parsed)}`);
+    if (hasError(parsed) || !isDynamicPix(parsed))
+      throw new Error(`pix-utils refused the BR Code: ${JSON.stringify(parsed)}`);
     expect(parsed.url).toBe(psp.cobs.get(opened.body.pix.txid)!.location);
     expect([parsed.merchantName, parsed.merchantCity]).toEqual(['LOJA MOCK', 'SAO PAULO']);
     // The reference implementation's CRC16 over the same bytes is ours.
     expect(computeCRC(brCode.slice(0, -4))).toBe(brCode.slice(-4));
     const fields = readTlv(brCode);
     expect(fields.ok && fields.fields.find((f) => f.id === '54')?.value).toBe('25.90');
-    expect(psp.cobs.get(opened.body.pix.txid)).toMatchObject({ status: 'ATIVA', chave: 'loja@acme.test', valor: { original: '25.90' }, pixCopiaECola: brCode });
+    expect(psp.cobs.get(opened.body.pix.txid)).toMatchObject({
+      status: 'ATIVA',
+      chave: 'loja@acme.test',
+      valor: { original: '25.90' },
+      pixCopiaECola: brCode,
+    });
   });
 
   it('settles the payment when the PSP notifies a paid charge, counts the use and publishes the event', async () => {
@@ -64,27 +84,50 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
     await waitFor(async () => (await status(slug, opened.body.payment_id)) === 'succeeded');
     expect(await link(id)).toMatchObject({ use_count: 1, status: 'active' });
     const events = await eventsOf('payment_link.payment_succeeded', opened.body.payment_id);
-    expect(events.map((e) => e.data)).toEqual([expect.objectContaining({ link_id: id, rail: 'pix', amount_minor: '2590', use_count: 1 })]);
+    expect(events.map((e) => e.data)).toEqual([
+      expect.objectContaining({ link_id: id, rail: 'pix', amount_minor: '2590', use_count: 1 }),
+    ]);
     // The workflow's history replays on the current bundle (no determinism error) and shows its path.
-    const { history, result } = await replayFinished(gw, workflowIds.linkPayment(id, opened.body.payment_id), `link-payment-succeeded.${temporal}`);
+    const { history, result } = await replayFinished(
+      gw,
+      workflowIds.linkPayment(id, opened.body.payment_id),
+      `link-payment-succeeded.${temporal}`,
+    );
     expect(result).toBe('succeeded');
-    expect(scheduledActivities(history)).toEqual(['openLinkCharge', 'linkChargeState', 'settleLinkPaymentActivity']);
+    expect(scheduledActivities(history)).toEqual([
+      'openLinkCharge',
+      'linkChargeState',
+      'settleLinkPaymentActivity',
+    ]);
   });
 
   it('settles nothing on a notice the PSP does not back (the gateway asks the PSP)', async () => {
     const { id, slug } = await newLink();
     const opened = await open(slug);
-    const forged = await gw.request('POST', '/webhooks/pix/link-payments', { body: { pix: [{ txid: opened.body.pix.txid, valor: '25.90', endToEndId: 'Eforged' }] } });
+    const forged = await gw.request('POST', '/webhooks/pix/link-payments', {
+      body: { pix: [{ txid: opened.body.pix.txid, valor: '25.90', endToEndId: 'Eforged' }] },
+    });
     expect([forged.status, forged.body.noted]).toEqual([200, 1]);
     // Once the workflow has asked the PSP (its second activity, after opening the charge), nothing settled.
-    const history = async () => (await gw.env.client.workflow.getHandle(workflowIds.linkPayment(id, opened.body.payment_id)).fetchHistory()).events ?? [];
-    await waitFor(async () => (await history()).filter((e) => e.activityTaskCompletedEventAttributes).length >= 2);
+    const history = async () =>
+      (
+        await gw.env.client.workflow
+          .getHandle(workflowIds.linkPayment(id, opened.body.payment_id))
+          .fetchHistory()
+      ).events ?? [];
+    await waitFor(
+      async () => (await history()).filter((e) => e.activityTaskCompletedEventAttributes).length >= 2,
+    );
     expect(await status(slug, opened.body.payment_id)).toBe('pending');
     expect((await link(id)).use_count).toBe(0);
     // The workflow asked the PSP and found the charge still open; paying it now settles it for real.
     await psp.cobs.pay(opened.body.pix.txid);
     await waitFor(async () => (await status(slug, opened.body.payment_id)) === 'succeeded');
-    expect((await eventsOf('payment_link.payment_succeeded', opened.body.payment_id)).map((e) => e.data.provider_ref)).toEqual([psp.cobs.get(opened.body.pix.txid)!.pix![0].endToEndId]);
+    expect(
+      (await eventsOf('payment_link.payment_succeeded', opened.body.payment_id)).map(
+        (e) => e.data.provider_ref,
+      ),
+    ).toEqual([psp.cobs.get(opened.body.pix.txid)!.pix![0].endToEndId]);
     expect((await link(id)).use_count).toBe(1);
   });
 
@@ -94,7 +137,9 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
     const won = attempts.filter((a) => a.status === 201);
     const lost = attempts.filter((a) => a.status !== 201);
     expect(won).toHaveLength(3);
-    expect(lost.map((a) => [a.status, a.body.error.code, a.body.error.details.reason])).toEqual(Array(47).fill([409, 'payment_link_not_payable', 'max_uses_reached']));
+    expect(lost.map((a) => [a.status, a.body.error.code, a.body.error.details.reason])).toEqual(
+      Array(47).fill([409, 'payment_link_not_payable', 'max_uses_reached']),
+    );
     // Only the three winners reached the PSP: the refused buyers moved nothing.
     expect(psp.cobs.all().filter((cob) => won.some((w) => w.body.pix.txid === cob.txid))).toHaveLength(3);
     for (const w of won) await psp.cobs.pay(w.body.pix.txid);
@@ -119,7 +164,9 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
     const paused = await newLink();
     await gw.request('PATCH', `/v1/payment-links/${paused.id}`, { key: acme.key, body: { active: false } });
     const expiring = await newLink({ expires_at: new Date(Date.now() + 60_000).toISOString() });
-    await gw.db.query(sql.unsafe`UPDATE payment_links SET expires_at = now() - interval '1 second' WHERE id = ${expiring.id}`);
+    await gw.db.query(
+      sql.unsafe`UPDATE payment_links SET expires_at = now() - interval '1 second' WHERE id = ${expiring.id}`,
+    );
     const deleted = await newLink();
     await gw.request('DELETE', `/v1/payment-links/${deleted.id}`, { key: acme.key });
     const before = psp.cobs.creates().length;

@@ -18,66 +18,108 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.stop());
 
-interface SseEvent { event: string; data: Record<string, unknown>; at: number }
+interface SseEvent {
+  event: string;
+  data: Record<string, unknown>;
+  at: number;
+}
 
 /** GETs an event stream and frames it (event/data lines, blank-line dispatch); `onEvent` sees each as it comes. */
-function readStream(url: string, onEvent: (event: SseEvent) => void): Promise<{ status: number; contentType: string; events: SseEvent[]; closedAt: number }> {
+function readStream(
+  url: string,
+  onEvent: (event: SseEvent) => void,
+): Promise<{ status: number; contentType: string; events: SseEvent[]; closedAt: number }> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { accept: 'text/event-stream' } }, (res) => {
-      const events: SseEvent[] = [];
-      let buffer = '';
-      let current: { event: string; data: string[] } = { event: 'message', data: [] };
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let newline: number;
-        while ((newline = buffer.indexOf('\n')) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          if (line === '') {
-            if (current.data.length > 0) {
-              const event = { event: current.event, data: JSON.parse(current.data.join('\n')) as Record<string, unknown>, at: Date.now() };
-              events.push(event);
-              onEvent(event);
-            }
-            current = { event: 'message', data: [] };
-          } else if (line.startsWith('data:')) current.data.push(line.slice(5).trim());
-          else if (line.startsWith('event:')) current.event = line.slice(6).trim();
-        }
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type']), events, closedAt: Date.now() }));
-      res.on('error', reject);
-    }).on('error', reject);
+    http
+      .get(url, { headers: { accept: 'text/event-stream' } }, (res) => {
+        const events: SseEvent[] = [];
+        let buffer = '';
+        let current: { event: string; data: string[] } = { event: 'message', data: [] };
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let newline: number;
+          while ((newline = buffer.indexOf('\n')) >= 0) {
+            const line = buffer.slice(0, newline);
+            buffer = buffer.slice(newline + 1);
+            if (line === '') {
+              if (current.data.length > 0) {
+                const event = {
+                  event: current.event,
+                  data: JSON.parse(current.data.join('\n')) as Record<string, unknown>,
+                  at: Date.now(),
+                };
+                events.push(event);
+                onEvent(event);
+              }
+              current = { event: 'message', data: [] };
+            } else if (line.startsWith('data:')) current.data.push(line.slice(5).trim());
+            else if (line.startsWith('event:')) current.event = line.slice(6).trim();
+          }
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type']),
+            events,
+            closedAt: Date.now(),
+          }),
+        );
+        res.on('error', reject);
+      })
+      .on('error', reject);
   });
 }
 
 describe('the link payment status stream', () => {
   it('sends pending at once, succeeded once paid, heartbeats meanwhile, and closes after the delay', async () => {
-    const link = (await gw.request('POST', '/v1/payment-links', {
-      key: acme.key, body: { title: 'Stream', accepts: [{ rail: 'pix', amount: '3.00', currency: 'BRL', pix: { key: 'loja@acme.test' } }] },
-    })).body;
+    const link = (
+      await gw.request('POST', '/v1/payment-links', {
+        key: acme.key,
+        body: {
+          title: 'Stream',
+          accepts: [{ rail: 'pix', amount: '3.00', currency: 'BRL', pix: { key: 'loja@acme.test' } }],
+        },
+      })
+    ).body;
     const opened = await gw.request('POST', `/pay/${link.slug}/payments`, { body: { rail: 'pix' } });
     const psp = gw.mocks.pix_psp as PixPspMock;
     let paying: Promise<unknown> | null = null;
-    const result = await readStream(`${gw.url}/pay/${link.slug}/payments/${opened.body.payment_id}/events`, (event) => {
-      if (event.event === 'status' && event.data.status === 'pending') paying = psp.cobs.pay(opened.body.pix.txid);
-    });
+    const result = await readStream(
+      `${gw.url}/pay/${link.slug}/payments/${opened.body.payment_id}/events`,
+      (event) => {
+        if (event.event === 'status' && event.data.status === 'pending')
+          paying = psp.cobs.pay(opened.body.pix.txid);
+      },
+    );
     await paying;
     expect(result.status).toBe(200);
     expect(result.contentType).toContain('text/event-stream');
     const statuses = result.events.filter((e) => e.event === 'status');
     expect(statuses.map((e) => e.data.status)).toEqual(['pending', 'succeeded']);
-    expect(statuses[1].data).toMatchObject({ payment_id: opened.body.payment_id, amount_minor: '300', settled_at: expect.any(String) });
+    expect(statuses[1].data).toMatchObject({
+      payment_id: opened.body.payment_id,
+      amount_minor: '300',
+      settled_at: expect.any(String),
+    });
     const terminal = statuses[1];
-    expect(result.events.filter((e) => e.event === 'heartbeat' && e.at > terminal.at).length).toBeGreaterThanOrEqual(1);
+    expect(
+      result.events.filter((e) => e.event === 'heartbeat' && e.at > terminal.at).length,
+    ).toBeGreaterThanOrEqual(1);
     expect(result.closedAt - terminal.at).toBeGreaterThanOrEqual(CLOSE_DELAY_MS - 50);
     expect(result.events.at(-1)!.event).toBe('heartbeat');
   });
 
   it('answers an unknown payment with 404 and no stream', async () => {
-    const link = (await gw.request('POST', '/v1/payment-links', {
-      key: acme.key, body: { title: 'Stream 2', accepts: [{ rail: 'pix', amount: '3.00', currency: 'BRL', pix: { key: 'loja@acme.test' } }] },
-    })).body;
+    const link = (
+      await gw.request('POST', '/v1/payment-links', {
+        key: acme.key,
+        body: {
+          title: 'Stream 2',
+          accepts: [{ rail: 'pix', amount: '3.00', currency: 'BRL', pix: { key: 'loja@acme.test' } }],
+        },
+      })
+    ).body;
     const missing = await gw.request('GET', `/pay/${link.slug}/payments/plp_nothing/events`);
     expect([missing.status, missing.body.error.code]).toEqual([404, 'not_found']);
   });

@@ -13,24 +13,57 @@ beforeAll(async () => {
 afterAll(async () => gw?.stop());
 
 const BYO = '0x1111111111111111111111111111111111111111';
-const pixAccept = (over: Record<string, unknown> = {}) => ({ rail: 'pix', amount: '25.90', currency: 'BRL', pix: { key: 'loja@acme.test' }, ...over });
-const x402Accept = (over: Record<string, unknown> = {}) => ({ rail: 'x402', amount: '1.5', currency: 'USDC', pay_to: { kind: 'byo', address: BYO }, ...over });
-const create = (body: Record<string, unknown>, key = acme.key) => gw.request('POST', '/v1/payment-links', { key, body });
-const countLinks = async (key = acme.key) => (await gw.request('GET', '/v1/payment-links', { key })).body.payment_links.length as number;
+const pixAccept = (over: Record<string, unknown> = {}) => ({
+  rail: 'pix',
+  amount: '25.90',
+  currency: 'BRL',
+  pix: { key: 'loja@acme.test' },
+  ...over,
+});
+const x402Accept = (over: Record<string, unknown> = {}) => ({
+  rail: 'x402',
+  amount: '1.5',
+  currency: 'USDC',
+  pay_to: { kind: 'byo', address: BYO },
+  ...over,
+});
+const create = (body: Record<string, unknown>, key = acme.key) =>
+  gw.request('POST', '/v1/payment-links', { key, body });
+const countLinks = async (key = acme.key) =>
+  (await gw.request('GET', '/v1/payment-links', { key })).body.payment_links.length as number;
 
 describe('payment links', () => {
   it('creates a link with both rails, shaped as the spec says, and reads it back', async () => {
-    const created = await create({ title: 'Ebook', description: 'A book', slug: 'acme-ebook', accepts: [pixAccept(), x402Accept()], max_uses: 10, metadata: { sku: 'e1' } });
+    const created = await create({
+      title: 'Ebook',
+      description: 'A book',
+      slug: 'acme-ebook',
+      accepts: [pixAccept(), x402Accept()],
+      max_uses: 10,
+      metadata: { sku: 'e1' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      id: expect.stringMatching(/^pl_/), project_id: acme.projectId, slug: 'acme-ebook', title: 'Ebook', description: 'A book',
+      id: expect.stringMatching(/^pl_/),
+      project_id: acme.projectId,
+      slug: 'acme-ebook',
+      title: 'Ebook',
+      description: 'A book',
       pay_url: `${gw.url}/pay/acme-ebook`,
       accepts: [
         { rail: 'pix', currency: 'BRL', amount_atomic: '2590', pay_to: 'loja@acme.test', pay_to_kind: 'byo' },
         { rail: 'x402', currency: 'USDC', amount_atomic: '1500000', pay_to: BYO, pay_to_kind: 'byo' },
       ],
-      environment: 'test', one_time: false, status: 'active', use_count: 0, max_uses: 10, expires_at: null, redirect_url: null, active: true,
-      created_at: expect.any(String), metadata: { sku: 'e1' },
+      environment: 'test',
+      one_time: false,
+      status: 'active',
+      use_count: 0,
+      max_uses: 10,
+      expires_at: null,
+      redirect_url: null,
+      active: true,
+      created_at: expect.any(String),
+      metadata: { sku: 'e1' },
     });
     const read = await gw.request('GET', `/v1/payment-links/${created.body.id}`, { key: acme.key });
     expect(read.body).toEqual(created.body);
@@ -48,7 +81,11 @@ describe('payment links', () => {
   it('refuses a rail twice with invalid_rail and writes nothing', async () => {
     const before = await countLinks();
     const refused = await create({ title: 'Twice', accepts: [pixAccept(), pixAccept({ amount: '1' })] });
-    expect([refused.status, refused.body.error.code, refused.body.request_id]).toEqual([400, 'invalid_rail', refused.headers.get('x-request-id')]);
+    expect([refused.status, refused.body.error.code, refused.body.request_id]).toEqual([
+      400,
+      'invalid_rail',
+      refused.headers.get('x-request-id'),
+    ]);
     expect(await countLinks()).toBe(before);
   });
 
@@ -56,7 +93,10 @@ describe('payment links', () => {
     ['a byo x402 without an address', x402Accept({ pay_to: { kind: 'byo' } })],
     ['a byo x402 with a malformed address', x402Accept({ pay_to: { kind: 'byo', address: '0x123' } })],
     ['a provisioned x402 without consumer_id', x402Accept({ pay_to: { kind: 'provisioned' } })],
-    ['a provisioned x402 naming an unknown consumer', x402Accept({ pay_to: { kind: 'provisioned', consumer_id: 'con_nobody' } })],
+    [
+      'a provisioned x402 naming an unknown consumer',
+      x402Accept({ pay_to: { kind: 'provisioned', consumer_id: 'con_nobody' } }),
+    ],
     ['a Pix accept with neither key nor account', pixAccept({ pix: {} })],
     ['a Pix accept with a key that is no DICT key', pixAccept({ pix: { key: 'not a key' } })],
   ])('refuses %s with invalid_payto and writes nothing', async (_, accept) => {
@@ -91,10 +131,16 @@ describe('payment links', () => {
   });
 
   it('refuses a provisioned x402 wallet it cannot make yet with not_wired and writes nothing', async () => {
-    const consumer = await gw.request('POST', '/v1/consumers', { key: acme.key, body: { display_name: 'Ana' } });
+    const consumer = await gw.request('POST', '/v1/consumers', {
+      key: acme.key,
+      body: { display_name: 'Ana' },
+    });
     expect(consumer.status).toBe(201);
     const before = await countLinks();
-    const refused = await create({ title: 'Prov', accepts: [x402Accept({ pay_to: { kind: 'provisioned', consumer_id: consumer.body.id } })] });
+    const refused = await create({
+      title: 'Prov',
+      accepts: [x402Accept({ pay_to: { kind: 'provisioned', consumer_id: consumer.body.id } })],
+    });
     expect([refused.status, refused.body.error.code]).toEqual([501, 'not_wired']);
     expect(await countLinks()).toBe(before);
   });
@@ -108,40 +154,84 @@ describe('payment links', () => {
     expect(await countLinks(other.key)).toBe(before);
   });
 
-  it('hides another project\'s link behind payment_link_not_found', async () => {
+  it("hides another project's link behind payment_link_not_found", async () => {
     const other = await gw.createTenant({ name: 'Other2' });
     const mine = await create({ title: 'Private', accepts: [pixAccept()] });
-    for (const [method, body] of [['GET', undefined], ['PATCH', { title: 'stolen' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { title: 'stolen' }],
+      ['DELETE', undefined],
+    ] as const) {
       const refused = await gw.request(method, `/v1/payment-links/${mine.body.id}`, { key: other.key, body });
-      expect([method, refused.status, refused.body.error.code]).toEqual([method, 404, 'payment_link_not_found']);
+      expect([method, refused.status, refused.body.error.code]).toEqual([
+        method,
+        404,
+        'payment_link_not_found',
+      ]);
     }
-    expect((await gw.request('GET', `/v1/payment-links/${mine.body.id}`, { key: acme.key })).body.title).toBe('Private');
+    expect((await gw.request('GET', `/v1/payment-links/${mine.body.id}`, { key: acme.key })).body.title).toBe(
+      'Private',
+    );
   });
 
   it('pauses, resumes, retitles and clears fields with PATCH, and refuses to edit accepts', async () => {
-    const link = await create({ title: 'Old', description: 'd', redirect_url: 'https://acme.test/thanks', accepts: [pixAccept()] });
-    const paused = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body: { active: false, title: 'New', description: null } });
-    expect([paused.status, paused.body.active, paused.body.title, paused.body.description, paused.body.redirect_url]).toEqual([200, false, 'New', null, 'https://acme.test/thanks']);
-    const resumed = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body: { active: true } });
+    const link = await create({
+      title: 'Old',
+      description: 'd',
+      redirect_url: 'https://acme.test/thanks',
+      accepts: [pixAccept()],
+    });
+    const paused = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, {
+      key: acme.key,
+      body: { active: false, title: 'New', description: null },
+    });
+    expect([
+      paused.status,
+      paused.body.active,
+      paused.body.title,
+      paused.body.description,
+      paused.body.redirect_url,
+    ]).toEqual([200, false, 'New', null, 'https://acme.test/thanks']);
+    const resumed = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, {
+      key: acme.key,
+      body: { active: true },
+    });
     expect([resumed.body.active, resumed.body.title]).toEqual([true, 'New']);
     const future = new Date(Date.now() + 3_600_000).toISOString();
-    const expiring = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body: { expires_at: future } });
+    const expiring = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, {
+      key: acme.key,
+      body: { expires_at: future },
+    });
     expect(Date.parse(expiring.body.expires_at)).toBe(Date.parse(future));
-    const expired = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body: { expires_at: '2020-01-01T00:00:00Z' } });
+    const expired = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, {
+      key: acme.key,
+      body: { expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect(expired.body.status).toBe('expired');
-    for (const body of [{ accepts: [pixAccept()] }, {}, { expires_at: '0000-01-01T00:00:00Z' }, { expires_at: '2030-01-01T00:00:00+23:00' }]) {
+    for (const body of [
+      { accepts: [pixAccept()] },
+      {},
+      { expires_at: '0000-01-01T00:00:00Z' },
+      { expires_at: '2030-01-01T00:00:00+23:00' },
+    ]) {
       const refused = await gw.request('PATCH', `/v1/payment-links/${link.body.id}`, { key: acme.key, body });
       expect([refused.status, refused.body.error.code]).toEqual([400, 'invalid_body']);
     }
-    expect((await gw.request('GET', `/v1/payment-links/${link.body.id}`, { key: acme.key })).body.accepts).toEqual(link.body.accepts);
+    expect(
+      (await gw.request('GET', `/v1/payment-links/${link.body.id}`, { key: acme.key })).body.accepts,
+    ).toEqual(link.body.accepts);
   });
 
   it('deletes a link (204), then answers payment_link_not_found, and keeps its slug taken', async () => {
     const link = await create({ title: 'Gone', slug: 'gone-link', accepts: [pixAccept()] });
-    expect((await gw.request('DELETE', `/v1/payment-links/${link.body.id}`, { key: acme.key })).status).toBe(204);
+    expect((await gw.request('DELETE', `/v1/payment-links/${link.body.id}`, { key: acme.key })).status).toBe(
+      204,
+    );
     const read = await gw.request('GET', `/v1/payment-links/${link.body.id}`, { key: acme.key });
     expect([read.status, read.body.error.code]).toEqual([404, 'payment_link_not_found']);
-    expect((await gw.request('DELETE', `/v1/payment-links/${link.body.id}`, { key: acme.key })).status).toBe(404);
+    expect((await gw.request('DELETE', `/v1/payment-links/${link.body.id}`, { key: acme.key })).status).toBe(
+      404,
+    );
     expect((await create({ title: 'Again', slug: 'gone-link', accepts: [pixAccept()] })).status).toBe(409);
   });
 
@@ -162,8 +252,12 @@ describe('payment links', () => {
   });
 
   it('lets a service credential write only for an acting admin', async () => {
-    const admin = await gw.operator('POST', `/v1/orgs/${acme.orgId}/users`, { body: { email: 'admin@acme.test', role: 'admin' } });
-    const member = await gw.operator('POST', `/v1/orgs/${acme.orgId}/users`, { body: { email: 'member@acme.test', role: 'member' } });
+    const admin = await gw.operator('POST', `/v1/orgs/${acme.orgId}/users`, {
+      body: { email: 'admin@acme.test', role: 'admin' },
+    });
+    const member = await gw.operator('POST', `/v1/orgs/${acme.orgId}/users`, {
+      body: { email: 'member@acme.test', role: 'member' },
+    });
     const body = { title: 'Svc', accepts: [pixAccept()] };
     const before = await countLinks();
     for (const user of [undefined, member.body.id as string]) {
@@ -171,14 +265,20 @@ describe('payment links', () => {
       expect([refused.status, refused.body.error.code]).toEqual([403, 'forbidden']);
     }
     expect(await countLinks()).toBe(before);
-    const made = await gw.operator('POST', '/v1/payment-links', { project: acme.projectId, user: admin.body.id, body });
+    const made = await gw.operator('POST', '/v1/payment-links', {
+      project: acme.projectId,
+      user: admin.body.id,
+      body,
+    });
     expect(made.status).toBe(201);
   });
 
   it('lists the links in the OpenAPI document with their schemas', async () => {
     const doc = (await gw.request('GET', '/openapi.json')).body;
     expect(Object.keys(doc.paths['/v1/payment-links'])).toEqual(expect.arrayContaining(['get', 'post']));
-    expect(Object.keys(doc.paths['/v1/payment-links/{id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
+    expect(Object.keys(doc.paths['/v1/payment-links/{id}'])).toEqual(
+      expect.arrayContaining(['get', 'patch', 'delete']),
+    );
     expect(doc.paths['/v1/payment-links'].post.requestBody).toBeDefined();
   });
 });

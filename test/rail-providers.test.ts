@@ -20,18 +20,40 @@ afterAll(async () => {
 });
 
 const pixRequest = (reference: string, extra: Partial<RailDispatch> = {}): RailDispatch => ({
-  idempotencyKey: `key-${reference}`, reference, amountMinor: 1050n, description: 'test', pix: { key: '+5511987654321', txid: null }, notificationUrl: null, ...extra,
+  idempotencyKey: `key-${reference}`,
+  reference,
+  amountMinor: 1050n,
+  description: 'test',
+  pix: { key: '+5511987654321', txid: null },
+  notificationUrl: null,
+  ...extra,
 });
 const tedRequest = (reference: string): RailDispatch => ({
-  idempotencyKey: `key-${reference}`, reference, amountMinor: 250000n, description: 'withdrawal', notificationUrl: null,
-  ted: { sourceAccount: 'sub_1', ispb: '60701190', branch: '1234', account: '00098765', taxId: '52998224725', name: 'Maria', accountType: 'CACC' },
+  idempotencyKey: `key-${reference}`,
+  reference,
+  amountMinor: 250000n,
+  description: 'withdrawal',
+  notificationUrl: null,
+  ted: {
+    sourceAccount: 'sub_1',
+    ispb: '60701190',
+    branch: '1234',
+    account: '00098765',
+    taxId: '52998224725',
+    name: 'Maria',
+    accountType: 'CACC',
+  },
 });
 
 describe('Pix PSP adapter', () => {
   const psp = () => pixPspAdapter({ baseUrl: pix.url, timeoutMs: 400 });
 
   it('looks keys up in DICT and reports a removed key as absent', async () => {
-    expect(await psp().lookupKey('+5511987654321')).toMatchObject({ keyType: 'PHONE', ownerName: expect.any(String), ispb: '60701190' });
+    expect(await psp().lookupKey('+5511987654321')).toMatchObject({
+      keyType: 'PHONE',
+      ownerName: expect.any(String),
+      ispb: '60701190',
+    });
     pix.removeKey('gone@example.com');
     expect(await psp().lookupKey('gone@example.com')).toBeNull();
   });
@@ -39,7 +61,10 @@ describe('Pix PSP adapter', () => {
   it('pays once per idempotency key, however often it is sent', async () => {
     const first = await psp().dispatch(pixRequest('a1'));
     const again = await psp().dispatch(pixRequest('a1'));
-    expect(first).toMatchObject({ status: 'settled', endToEndId: expect.stringMatching(/^E\d{8}\d{12}[A-Z0-9]{11}$/) });
+    expect(first).toMatchObject({
+      status: 'settled',
+      endToEndId: expect.stringMatching(/^E\d{8}\d{12}[A-Z0-9]{11}$/),
+    });
     expect(again).toEqual(first);
     expect(pix.payments().filter((p) => p.reference === 'a1')).toHaveLength(1);
     expect(pix.payments().find((p) => p.reference === 'a1')?.amount).toBe('10.50');
@@ -47,7 +72,11 @@ describe('Pix PSP adapter', () => {
 
   it('normalizes a refusal to psp_refused with the PSP reason', async () => {
     pix.script('a2', { outcome: 'refuse', reason: 'AC03' });
-    expect(await psp().dispatch(pixRequest('a2'))).toMatchObject({ status: 'refused', code: 'psp_refused', reason: 'AC03' });
+    expect(await psp().dispatch(pixRequest('a2'))).toMatchObject({
+      status: 'refused',
+      code: 'psp_refused',
+      reason: 'AC03',
+    });
     expect(await psp().status('key-a2')).toBeNull();
   });
 
@@ -79,7 +108,10 @@ describe('Pix PSP adapter', () => {
     const receiver = createServer((req, res) => {
       let data = '';
       req.on('data', (c) => (data += c));
-      req.on('end', () => { notices.push(JSON.parse(data)); res.end('{}'); });
+      req.on('end', () => {
+        notices.push(JSON.parse(data));
+        res.end('{}');
+      });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -88,9 +120,14 @@ describe('Pix PSP adapter', () => {
       const outcome = await psp().dispatch(pixRequest('a7', { notificationUrl: url }));
       expect(outcome).toMatchObject({ status: 'processing' });
       await new Promise((r) => setTimeout(r, 150));
-      expect(notices).toEqual([expect.objectContaining({ type: 'pix.payment.settled', idempotency_key: 'key-a7' })]);
+      expect(notices).toEqual([
+        expect.objectContaining({ type: 'pix.payment.settled', idempotency_key: 'key-a7' }),
+      ]);
       const id = (outcome as { providerPaymentId: string }).providerPaymentId;
-      expect(await pixPaymentById({ baseUrl: pix.url, timeoutMs: 400 }, id)).toMatchObject({ idempotencyKey: 'key-a7', outcome: { status: 'settled' } });
+      expect(await pixPaymentById({ baseUrl: pix.url, timeoutMs: 400 }, id)).toMatchObject({
+        idempotencyKey: 'key-a7',
+        outcome: { status: 'settled' },
+      });
     } finally {
       receiver.close();
     }
@@ -104,7 +141,9 @@ describe('TED adapter', () => {
     const first = await bank().dispatch(tedRequest('t1'));
     expect(first).toMatchObject({ status: 'settled' });
     expect(await bank().dispatch(tedRequest('t1'))).toEqual(first);
-    expect(ted.transfers().filter((t) => t.reference === 't1')).toEqual([expect.objectContaining({ source_account: 'sub_1', amount_minor: '250000' })]);
+    expect(ted.transfers().filter((t) => t.reference === 't1')).toEqual([
+      expect.objectContaining({ source_account: 'sub_1', amount_minor: '250000' }),
+    ]);
   });
 
   it('refuses, times out and recovers like the Pix PSP', async () => {

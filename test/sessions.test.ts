@@ -9,15 +9,20 @@ let t: Tenant;
 beforeAll(async () => {
   gw = await startGateway({ worker: false });
   t = await gw.createTenant();
-  const connected = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: t.key, body: { credentials: API_KEY_SANDBOX } });
+  const connected = await gw.request('POST', '/v1/providers/pix-psp/connections', {
+    key: t.key,
+    body: { credentials: API_KEY_SANDBOX },
+  });
   if (connected.status !== 201) throw new Error(connected.text);
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
 const open = (body: unknown, key = t.key) => gw.request('POST', '/v1/sessions', { key, body });
 
 describe('the servers a session can open', () => {
-  it('lists the gateway\'s own tools and the connected providers, not the others', async () => {
+  it("lists the gateway's own tools and the connected providers, not the others", async () => {
     const r = await gw.request('GET', '/v1/servers', { key: t.key });
     expect(r.status).toBe(200);
     const ids = r.body.servers.map((s: { id: string }) => s.id);
@@ -25,10 +30,17 @@ describe('the servers a session can open', () => {
     expect(ids).toContain('pix-psp');
     expect(ids).not.toContain('ted-bank');
     const gateway = r.body.servers[0];
-    expect(gateway.tools.map((tool: { name: string }) => tool.name)).toEqual(['wallet.balances', 'wallet.execute', 'approvals.status']);
+    expect(gateway.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'wallet.balances',
+      'wallet.execute',
+      'approvals.status',
+    ]);
     const pix = r.body.servers.find((s: { id: string }) => s.id === 'pix-psp');
     // pix_send moves money and is not published until provider payments run as attempts.
-    expect(pix.tools.map((tool: { name: string }) => tool.name)).toEqual(['pix-psp.pix_charge_create', 'pix-psp.pix_key_lookup']);
+    expect(pix.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'pix-psp.pix_charge_create',
+      'pix-psp.pix_key_lookup',
+    ]);
     expect(pix.connection_id).toMatch(/^conn_/);
     expect(pix.tools[1].input_schema).toMatchObject({ type: 'object', required: ['pix_key'] });
   });
@@ -37,23 +49,44 @@ describe('the servers a session can open', () => {
     const { key } = await gw.createKey(t.projectId, { scopes: ['sessions:read'] });
     const r = await gw.request('GET', '/v1/servers', { key });
     expect(r.status).toBe(403);
-    expect(r.body).toEqual({ error: 'forbidden', message: expect.stringContaining('servers:read'), status: 403 });
+    expect(r.body).toEqual({
+      error: 'forbidden',
+      message: expect.stringContaining('servers:read'),
+      status: 403,
+    });
   });
 });
 
 describe('opening, reading and closing sessions', () => {
   it('opens a session on connected servers and reads it back, with its tools', async () => {
-    const r = await open({ servers: ['gateway', 'pix-psp'], agent_id: 'agent-7', metadata: { purpose: 'tests' } });
+    const r = await open({
+      servers: ['gateway', 'pix-psp'],
+      agent_id: 'agent-7',
+      metadata: { purpose: 'tests' },
+    });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({
-      object: 'session', org_id: t.orgId, project_id: t.projectId, agent_id: 'agent-7', servers: ['gateway', 'pix-psp'],
-      status: 'active', close_reason: null, closed_at: null, metadata: { purpose: 'tests' },
+      object: 'session',
+      org_id: t.orgId,
+      project_id: t.projectId,
+      agent_id: 'agent-7',
+      servers: ['gateway', 'pix-psp'],
+      status: 'active',
+      close_reason: null,
+      closed_at: null,
+      metadata: { purpose: 'tests' },
     });
     expect(r.body.id).toMatch(/^ses_[0-9a-z]{26}$/);
     const read = await gw.request('GET', `/v1/sessions/${r.body.id}`, { key: t.key });
     expect(read.body).toEqual(r.body);
     const tools = await gw.request('GET', `/v1/sessions/${r.body.id}/tools`, { key: t.key });
-    expect(tools.body.tools.map((tool: { name: string }) => tool.name)).toEqual(['wallet.balances', 'wallet.execute', 'approvals.status', 'pix-psp.pix_charge_create', 'pix-psp.pix_key_lookup']);
+    expect(tools.body.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'wallet.balances',
+      'wallet.execute',
+      'approvals.status',
+      'pix-psp.pix_charge_create',
+      'pix-psp.pix_key_lookup',
+    ]);
   });
 
   it('uses the session id as the agent when none is named', async () => {
@@ -65,14 +98,22 @@ describe('opening, reading and closing sessions', () => {
     const before = (await gw.request('GET', '/v1/sessions?limit=100', { key: t.key })).body.sessions.length;
     const unknown = await open({ servers: ['gateway', 'no-such-server'] });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.error).toMatchObject({ code: 'unknown_server', details: { server_ids: ['no-such-server'] } });
+    expect(unknown.body.error).toMatchObject({
+      code: 'unknown_server',
+      details: { server_ids: ['no-such-server'] },
+    });
     const unconnected = await open({ servers: ['ted-bank'] });
     expect(unconnected.status).toBe(424);
-    expect(unconnected.body.error).toMatchObject({ code: 'not_connected', details: { server_ids: ['ted-bank'] } });
+    expect(unconnected.body.error).toMatchObject({
+      code: 'not_connected',
+      details: { server_ids: ['ted-bank'] },
+    });
     const empty = await open({ servers: [] });
     expect(empty.status).toBe(400);
     expect(empty.body.error.code).toBe('invalid_body');
-    expect((await gw.request('GET', '/v1/sessions?limit=100', { key: t.key })).body.sessions.length).toBe(before);
+    expect((await gw.request('GET', '/v1/sessions?limit=100', { key: t.key })).body.sessions.length).toBe(
+      before,
+    );
   });
 
   it('lists sessions newest first in pages, filtered by status', async () => {
@@ -82,7 +123,9 @@ describe('opening, reading and closing sessions', () => {
     const first = await gw.request('GET', '/v1/sessions?limit=2', { key: tenant.key });
     expect(first.body.sessions.map((s: { id: string }) => s.id)).toEqual([ids[2], ids[1]]);
     expect(first.body.has_more).toBe(true);
-    const second = await gw.request('GET', `/v1/sessions?limit=2&starting_after=${ids[1]}`, { key: tenant.key });
+    const second = await gw.request('GET', `/v1/sessions?limit=2&starting_after=${ids[1]}`, {
+      key: tenant.key,
+    });
     expect(second.body).toMatchObject({ sessions: [{ id: ids[0] }], has_more: false });
     await gw.request('POST', `/v1/sessions/${ids[1]}/close`, { key: tenant.key });
     const closed = await gw.request('GET', '/v1/sessions?status=closed', { key: tenant.key });
@@ -97,15 +140,25 @@ describe('opening, reading and closing sessions', () => {
     expect(closed.body.closed_at).not.toBeNull();
     const again = await gw.request('POST', `/v1/sessions/${s.id}/close`, { key: t.key });
     expect(again.body).toEqual(closed.body);
-    const call = await gw.request('POST', `/v1/sessions/${s.id}/tool-calls`, { key: t.key, body: { tool: 'wallet.balances', arguments: { wallet_id: 'wal_x' } } });
+    const call = await gw.request('POST', `/v1/sessions/${s.id}/tool-calls`, {
+      key: t.key,
+      body: { tool: 'wallet.balances', arguments: { wallet_id: 'wal_x' } },
+    });
     expect(call.status).toBe(409);
-    expect(call.body.error).toMatchObject({ code: 'session_closed', details: { close_reason: 'closed_by_caller' } });
+    expect(call.body.error).toMatchObject({
+      code: 'session_closed',
+      details: { close_reason: 'closed_by_caller' },
+    });
   });
 
-  it('hides another project\'s session as not found, and refuses a malformed id', async () => {
+  it("hides another project's session as not found, and refuses a malformed id", async () => {
     const other = await gw.createTenant();
     const s = (await open({ servers: ['gateway'] })).body;
-    for (const path of [`/v1/sessions/${s.id}`, `/v1/sessions/${s.id}/tools`, `/v1/sessions/${s.id}/tool-calls`]) {
+    for (const path of [
+      `/v1/sessions/${s.id}`,
+      `/v1/sessions/${s.id}/tools`,
+      `/v1/sessions/${s.id}/tool-calls`,
+    ]) {
       const r = await gw.request('GET', path, { key: other.key });
       expect([path, r.status, r.body.error.code]).toEqual([path, 404, 'not_found']);
     }
@@ -124,7 +177,10 @@ describe('opening, reading and closing sessions', () => {
     expect((await open({ servers: ['gateway'] }, reader)).status).toBe(403);
     expect((await gw.request('GET', `/v1/sessions/${s.body.id}`, { key: reader })).status).toBe(200);
     expect((await gw.request('GET', `/v1/sessions/${s.body.id}`, { key: creator })).status).toBe(403);
-    const call = await gw.request('POST', `/v1/sessions/${s.body.id}/tool-calls`, { key: reader, body: { tool: 'wallet.balances', arguments: {} } });
+    const call = await gw.request('POST', `/v1/sessions/${s.body.id}/tool-calls`, {
+      key: reader,
+      body: { tool: 'wallet.balances', arguments: {} },
+    });
     expect(call.status).toBe(403);
     expect(call.body.message).toContain('tools:execute');
   });
@@ -133,12 +189,21 @@ describe('opening, reading and closing sessions', () => {
 describe('the session quota', () => {
   it('refuses a session past session_max_active with the flat quota_exceeded, and admits one after a close', async () => {
     const tenant = await gw.createTenant();
-    const patched = await gw.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, { key: tenant.key, body: { session_max_active: 2 } });
+    const patched = await gw.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, {
+      key: tenant.key,
+      body: { session_max_active: 2 },
+    });
     expect(patched.status).toBe(200);
     const opened = await Promise.all([1, 2, 3, 4].map(() => open({ servers: ['gateway'] }, tenant.key)));
     expect(opened.map((r) => r.status).sort()).toEqual([201, 201, 403, 403]);
     const refused = opened.find((r) => r.status === 403)!;
-    expect(refused.body).toEqual({ error: 'quota_exceeded', message: expect.any(String), setting: 'session_max_active', limit: 2, active: 2 });
+    expect(refused.body).toEqual({
+      error: 'quota_exceeded',
+      message: expect.any(String),
+      setting: 'session_max_active',
+      limit: 2,
+      active: 2,
+    });
     const listed = await gw.request('GET', '/v1/sessions', { key: tenant.key });
     expect(listed.body.sessions).toHaveLength(2);
     await gw.request('POST', `/v1/sessions/${listed.body.sessions[0].id}/close`, { key: tenant.key });
@@ -159,8 +224,14 @@ describe('revoking a key', () => {
       expect(r.body).toMatchObject({ status: 'closed', close_reason: 'key_revoked' });
     }
     expect((await gw.request('GET', `/v1/sessions/${kept.id}`, { key: t.key })).body.status).toBe('active');
-    const call = await gw.request('POST', `/v1/sessions/${a.id}/tool-calls`, { key: t.key, body: { tool: 'wallet.balances', arguments: { wallet_id: 'wal_x' } } });
+    const call = await gw.request('POST', `/v1/sessions/${a.id}/tool-calls`, {
+      key: t.key,
+      body: { tool: 'wallet.balances', arguments: { wallet_id: 'wal_x' } },
+    });
     expect(call.status).toBe(409);
-    expect(call.body.error).toMatchObject({ code: 'session_closed', details: { close_reason: 'key_revoked' } });
+    expect(call.body.error).toMatchObject({
+      code: 'session_closed',
+      details: { close_reason: 'key_revoked' },
+    });
   });
 });

@@ -24,12 +24,18 @@ afterAll(async () => {
 });
 
 /** Runs `action`, counting the statements sent to PostgreSQL that touch an attempts table. */
-async function attemptStatements<T>(action: () => Promise<T>): Promise<{ result: T; statements: number; texts: string[] }> {
+async function attemptStatements<T>(
+  action: () => Promise<T>,
+): Promise<{ result: T; statements: number; texts: string[] }> {
   const spy = jest.spyOn(Client.prototype, 'query');
   try {
     const result = await action();
     const texts = spy.mock.calls
-      .map(([query]) => (typeof query === 'string' ? query : (query as { text?: string } | undefined)?.text ?? '').replace(/\s+/g, ' ').trim())
+      .map(([query]) =>
+        (typeof query === 'string' ? query : ((query as { text?: string } | undefined)?.text ?? ''))
+          .replace(/\s+/g, ' ')
+          .trim(),
+      )
       .filter((text) => text.includes('spend_attempts'));
     return { result, statements: texts.length, texts };
   } finally {
@@ -39,14 +45,22 @@ async function attemptStatements<T>(action: () => Promise<T>): Promise<{ result:
 
 /** A second project in the tenant's organization, with its own key. */
 async function sisterProject(): Promise<{ key: string }> {
-  const created = await gw.request('POST', '/v1/projects', { key: tenant.key, body: { name: 'Sister', slug: `sister-${Date.now()}` } });
+  const created = await gw.request('POST', '/v1/projects', {
+    key: tenant.key,
+    body: { name: 'Sister', slug: `sister-${Date.now()}` },
+  });
   if (created.status !== 201) throw new Error(`project create failed: ${created.status} ${created.text}`);
   return gw.createKey(created.body.id);
 }
 
-const execute = (body: unknown, key = tenant.key) => gw.request('POST', '/v1/consumer-payments/execute', { key, body });
+const execute = (body: unknown, key = tenant.key) =>
+  gw.request('POST', '/v1/consumer-payments/execute', { key, body });
 const eventCount = async (type: string, attemptId: string) =>
-  gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM events WHERE type = ${type} AND data->>'attempt_id' = ${attemptId}`);
+  gw.db.oneFirst(
+    sql.type(
+      z.object({ n: z.number() }),
+    )`SELECT count(*)::int AS n FROM events WHERE type = ${type} AND data->>'attempt_id' = ${attemptId}`,
+  );
 
 describe('a settled consumer spend presented again', () => {
   it('answers the stored reply byte for byte every time, and once warm without reading its attempt from PostgreSQL', async () => {
@@ -60,8 +74,16 @@ describe('a settled consumer spend presented again', () => {
     expect(cold.texts[0]).toMatch(/^SELECT /);
     expect(warm.statements).toBe(0);
     for (const { result } of [cold, warm]) {
-      expect([result.status, result.headers.get('idempotent-replayed'), result.headers.get('content-type')]).toEqual([200, 'true', 'application/json; charset=utf-8']);
-      expect(result.body).toMatchObject({ status: 'completed', attempt_id: body.attempt_id, idempotent_replay: true });
+      expect([
+        result.status,
+        result.headers.get('idempotent-replayed'),
+        result.headers.get('content-type'),
+      ]).toEqual([200, 'true', 'application/json; charset=utf-8']);
+      expect(result.body).toMatchObject({
+        status: 'completed',
+        attempt_id: body.attempt_id,
+        idempotent_replay: true,
+      });
     }
     expect(warm.result.text).toBe(cold.result.text);
     expect(await eventCount('payment.succeeded', body.attempt_id)).toBe(1);
@@ -83,13 +105,17 @@ describe('a settled consumer spend presented again', () => {
     ];
     for (const change of changes) {
       const changed = await execute({ ...body, ...change });
-      expect([changed.status, changed.body.error?.code, changed.headers.get('idempotent-replayed')]).toEqual([409, 'attempt_id_conflict', null]);
+      expect([changed.status, changed.body.error?.code, changed.headers.get('idempotent-replayed')]).toEqual([
+        409,
+        'attempt_id_conflict',
+        null,
+      ]);
     }
     const replay = await execute(body);
     expect([replay.status, replay.body.idempotent_replay]).toEqual([200, true]);
   });
 
-  it('is attempt_id_conflict for another project of the organization, and another organization\'s own attempt', async () => {
+  it("is attempt_id_conflict for another project of the organization, and another organization's own attempt", async () => {
     const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
     const body = pixSpend(c, { amount_minor: 1_000 });
     const first = await execute(body);
@@ -127,7 +153,8 @@ describe('claiming an attempt in one statement', () => {
     for (const r of results) expect([r.status, r.body.status]).toEqual([200, 'completed']);
     expect(new Set(results.map((r) => r.body.payment.provider_payment_id)).size).toBe(1);
     expect(await eventCount('payment.succeeded', body.attempt_id)).toBe(1);
-    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
+    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body
+      .balances[0];
     expect(balance).toMatchObject({ balance_minor: '9000' });
   });
 });
@@ -141,23 +168,42 @@ describe('an attempt held for approval', () => {
     for (let i = 0; i < 2; i++) {
       const again = await attemptStatements(() => execute(body));
       expect(again.statements).toBe(1);
-      expect([again.result.status, again.result.body.error.code, again.result.headers.get('idempotent-replayed')]).toEqual([403, 'approval_required', 'true']);
+      expect([
+        again.result.status,
+        again.result.body.error.code,
+        again.result.headers.get('idempotent-replayed'),
+      ]).toEqual([403, 'approval_required', 'true']);
     }
     const approvalId = held.body.error.details.approval_id as string;
-    const decided = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${approvalId}/decide`, { user: 'alice', body: { decision: 'approve' } });
+    const decided = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${approvalId}/decide`, {
+      user: 'alice',
+      body: { decision: 'approve' },
+    });
     expect(decided.status).toBe(200);
     await waitFor(async () => (await eventCount('payment.succeeded', body.attempt_id)) === 1, 20_000);
     const paid = await execute(body);
     expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ status: 'completed', idempotent_replay: true, payment: { amount_minor: '12000' } });
+    expect(paid.body).toMatchObject({
+      status: 'completed',
+      idempotent_replay: true,
+      payment: { amount_minor: '12000' },
+    });
   });
 });
 
 describe('a finished wallet execute presented again', () => {
   const walletBody = (attemptId: string, extra: Record<string, unknown> = {}) => ({
-    amount: 12.34, currency: 'BRL', recipient: 'merchant-42', description: 'Office supplies', mandate_id: 'mdt_test', purpose: 'supplies', attempt_id: attemptId, ...extra,
+    amount: 12.34,
+    currency: 'BRL',
+    recipient: 'merchant-42',
+    description: 'Office supplies',
+    mandate_id: 'mdt_test',
+    purpose: 'supplies',
+    attempt_id: attemptId,
+    ...extra,
   });
-  const pay = (walletId: string, payload: unknown, key = tenant.key) => gw.request('POST', `/v1/wallets/${walletId}/execute`, { key, body: payload });
+  const pay = (walletId: string, payload: unknown, key = tenant.key) =>
+    gw.request('POST', `/v1/wallets/${walletId}/execute`, { key, body: payload });
 
   it('answers the stored result byte for byte, once warm without reading PostgreSQL, and judges every other presentation there', async () => {
     const wallet = await newWallet(gw, tenant);
@@ -171,7 +217,11 @@ describe('a finished wallet execute presented again', () => {
     expect([cold.statements, warm.statements]).toEqual([1, 0]);
     expect(cold.texts[0]).toMatch(/^SELECT /);
     expect(warm.result.text).toBe(cold.result.text);
-    expect([warm.result.status, warm.result.headers.get('idempotent-replayed'), warm.result.headers.get('content-type')]).toEqual([200, 'true', 'application/json; charset=utf-8']);
+    expect([
+      warm.result.status,
+      warm.result.headers.get('idempotent-replayed'),
+      warm.result.headers.get('content-type'),
+    ]).toEqual([200, 'true', 'application/json; charset=utf-8']);
     expect(warm.result.body).toEqual(first.body);
 
     const sister = await sisterProject();
@@ -184,10 +234,16 @@ describe('a finished wallet execute presented again', () => {
     ];
     for (const [presented, status, code] of presentations) {
       const r = await presented;
-      expect([r.status, r.body.error?.code, r.headers.get('idempotent-replayed')]).toEqual([status, code, null]);
+      expect([r.status, r.body.error?.code, r.headers.get('idempotent-replayed')]).toEqual([
+        status,
+        code,
+        null,
+      ]);
     }
     const foreign = await pay(wallet, walletBody(id), other.key);
     expect([foreign.status, foreign.body.error.code]).toEqual([404, 'not_found']);
-    expect((await gw.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0]).toMatchObject({ balance_minor: '3766' });
+    expect(
+      (await gw.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0],
+    ).toMatchObject({ balance_minor: '3766' });
   });
 });

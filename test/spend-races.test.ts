@@ -39,9 +39,14 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     await gw?.stop();
   });
 
-  const execute = (body: unknown, key = tenant.key) => gw.request('POST', '/v1/consumer-payments/execute', { key, body });
+  const execute = (body: unknown, key = tenant.key) =>
+    gw.request('POST', '/v1/consumer-payments/execute', { key, body });
   const attemptRows = async (attemptId: string) =>
-    gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM consumer_spend_attempts WHERE attempt_id = ${attemptId}`);
+    gw.db.oneFirst(
+      sql.type(
+        z.object({ n: z.number() }),
+      )`SELECT count(*)::int AS n FROM consumer_spend_attempts WHERE attempt_id = ${attemptId}`,
+    );
   const paymentsFor = (attemptId: string) => psp.payments().filter((p) => p.reference === attemptId);
 
   it('answers a tampered signature with its 403 on every attempt, first call and replay alike', async () => {
@@ -51,10 +56,15 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
       const first = await execute(body);
       expect([first.status, first.body.error?.code]).toEqual([403, 'mandate_signature_invalid']);
       const again = await execute(body);
-      expect([again.status, again.body.error?.code, again.body.idempotent_replay]).toEqual([403, 'mandate_signature_invalid', true]);
+      expect([again.status, again.body.error?.code, again.body.idempotent_replay]).toEqual([
+        403,
+        'mandate_signature_invalid',
+        true,
+      ]);
       expect(again.headers.get('idempotent-replayed')).toBe('true');
     }
-    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
+    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body
+      .balances[0];
     expect(balance).toMatchObject({ balance_minor: '10000', available_minor: '10000' });
   });
 
@@ -70,7 +80,9 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
   it('answers racing duplicates of a refused attempt with the refusal, never a 500', async () => {
     const c = await readyConsumer(gw, tenant);
     const bodies = Array.from({ length: 8 }, () => pixSpend(c, { amount_minor: 100 }));
-    const results = await Promise.all(bodies.flatMap((body) => Array.from({ length: 4 }, () => execute(body))));
+    const results = await Promise.all(
+      bodies.flatMap((body) => Array.from({ length: 4 }, () => execute(body))),
+    );
     for (const r of results) {
       expect([r.status, r.body.error?.code]).toEqual([422, 'insufficient_funds']);
       // Whichever path found the stored refusal, a replay says so in the header as well as the body.
@@ -81,14 +93,17 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
   it('claims each new attempt_id once when its first presentations race, and pays it once', async () => {
     const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
     const bodies = Array.from({ length: 8 }, () => pixSpend(c, { amount_minor: 150 }));
-    const results = await Promise.all(bodies.map((body) => Promise.all(Array.from({ length: 12 }, () => execute(body)))));
+    const results = await Promise.all(
+      bodies.map((body) => Promise.all(Array.from({ length: 12 }, () => execute(body)))),
+    );
     for (const [i, body] of bodies.entries()) {
       for (const r of results[i]) expect([r.status, r.body.attempt_id]).toEqual([200, body.attempt_id]);
       expect(new Set(results[i].map((r) => r.body.payment.provider_payment_id)).size).toBe(1);
       expect(await attemptRows(body.attempt_id)).toBe(1);
       expect(paymentsFor(body.attempt_id)).toHaveLength(1);
     }
-    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
+    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body
+      .balances[0];
     expect(balance).toMatchObject({ balance_minor: '8800', available_minor: '8800' });
   });
 
@@ -99,18 +114,32 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     for (let i = 0; i < 200; i++) {
       const attemptId = newAttempt();
       const req = {
-        orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test', attemptId, callerAttempt: true, mandateId: c.mandateId, rail: 'pix',
-        amountMinor: '100', currency: 'BRL', payeeCanonical: 'pix:email:loja@example.com', fingerprint: 'f'.repeat(64),
-        workflowId: workflowIds.consumerSpend(tenant.orgId, attemptId), dispatchKey: dispatchKeyOf(tenant.orgId, attemptId),
+        orgId: tenant.orgId,
+        projectId: tenant.projectId,
+        environment: 'test',
+        attemptId,
+        callerAttempt: true,
+        mandateId: c.mandateId,
+        rail: 'pix',
+        amountMinor: '100',
+        currency: 'BRL',
+        payeeCanonical: 'pix:email:loja@example.com',
+        fingerprint: 'f'.repeat(64),
+        workflowId: workflowIds.consumerSpend(tenant.orgId, attemptId),
+        dispatchKey: dispatchKeyOf(tenant.orgId, attemptId),
       } as unknown as SpendRequest;
       const claims = await Promise.all(Array.from({ length: 6 }, () => claimAttempt(gw.db, req)));
       expect(claims.filter((claim) => claim.created)).toHaveLength(1);
-      for (const claim of claims) expect([claim.row.attempt_id, claim.row.dispatch_key]).toEqual([attemptId, req.dispatchKey]);
+      for (const claim of claims)
+        expect([claim.row.attempt_id, claim.row.dispatch_key]).toEqual([attemptId, req.dispatchKey]);
     }
   });
 
   it('settles 24 concurrent distinct spends on one mandate, refusing exactly those beyond the cap, with no repeated audit steps', async () => {
-    const c = await readyConsumer(gw, tenant, { fundMinor: 100_000, intent: { cap_minor: 20_000, per_tx_cap_minor: 5_000 } });
+    const c = await readyConsumer(gw, tenant, {
+      fundMinor: 100_000,
+      intent: { cap_minor: 20_000, per_tx_cap_minor: 5_000 },
+    });
     const bodies = Array.from({ length: 24 }, () => pixSpend(c, { amount_minor: 1_000 }));
     const results = await Promise.all(bodies.map((b) => execute(b)));
     const settled = results.filter((r) => r.status === 200);
@@ -118,8 +147,10 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     expect(settled).toHaveLength(20);
     for (const r of refused) expect([r.status, r.body.error?.code]).toEqual([422, 'cumulative_cap_exceeded']);
     for (const r of results) expectOrderlyAudit(r.body.audit);
-    for (const r of settled) expect(r.body.audit.filter((s: { step: string }) => s.step === 'debit')).toHaveLength(1);
-    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
+    for (const r of settled)
+      expect(r.body.audit.filter((s: { step: string }) => s.step === 'debit')).toHaveLength(1);
+    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body
+      .balances[0];
     expect(balance).toMatchObject({ balance_minor: '80000', available_minor: '80000' });
     expect(psp.payments().filter((p) => bodies.some((b) => b.attempt_id === p.reference))).toHaveLength(20);
     await expectBalanced(gw, c.walletId);
@@ -127,47 +158,107 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
 
   it('answers a policy denial with the flat 403 {reason, ruleType, ruleId}, also when replayed', async () => {
     const t = await gw.createTenant();
-    const rule = await gw.request('POST', '/v1/policies', { key: t.key, body: { name: 'No Pix', type: 'deny', agents: ['agent-*'], tools: ['consumer_payments.pix'] } });
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: { name: 'No Pix', type: 'deny', agents: ['agent-*'], tools: ['consumer_payments.pix'] },
+    });
     expect(rule.status).toBe(201);
     const c = await readyConsumer(gw, t, { fundMinor: 5_000 });
     const body = pixSpend(c, { amount_minor: 100 });
     const denied = await execute(body, t.key);
     expect(denied.status).toBe(403);
-    expect(denied.body).toMatchObject({ reason: 'denied_by_rule', ruleType: 'deny', ruleId: rule.body.id, attempt_id: body.attempt_id, idempotent_replay: false });
+    expect(denied.body).toMatchObject({
+      reason: 'denied_by_rule',
+      ruleType: 'deny',
+      ruleId: rule.body.id,
+      attempt_id: body.attempt_id,
+      idempotent_replay: false,
+    });
     expect(denied.body.error).toBeUndefined();
     const again = await execute(body, t.key);
-    expect([again.status, again.body.reason, again.body.idempotent_replay, again.headers.get('idempotent-replayed')]).toEqual([403, 'denied_by_rule', true, 'true']);
+    expect([
+      again.status,
+      again.body.reason,
+      again.body.idempotent_replay,
+      again.headers.get('idempotent-replayed'),
+    ]).toEqual([403, 'denied_by_rule', true, 'true']);
   });
 
   it('refuses odd but schema-valid spends on a registered mandate with their 4xx, moving no money', async () => {
     const c = await readyConsumer(gw, tenant, { fundMinor: 5_000 });
     const { mandate: _mandate, ...base } = pixSpend(c);
-    const spend = (id: string, body: unknown) => gw.request('POST', `/v1/consumers/mandates/${encodeURIComponent(id)}/spend`, { key: tenant.key, body });
+    const spend = (id: string, body: unknown) =>
+      gw.request('POST', `/v1/consumers/mandates/${encodeURIComponent(id)}/spend`, { key: tenant.key, body });
     const odd: Array<[string, Record<string, unknown>, number, string | null]> = [
-      [c.mandateId, { ...base, attempt_id: newAttempt(), amount_minor: 9_007_199_254_740_991 }, 403, 'approval_required'],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), amount_minor: 9_007_199_254_740_991 },
+        403,
+        'approval_required',
+      ],
       ['mdt_unknown', { ...base, attempt_id: newAttempt() }, 404, 'mandate_not_found'],
       ['mdt_ünïcødé_😀', { ...base, attempt_id: newAttempt() }, 404, 'mandate_not_found'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), purpose: 'Weekly groceries\u0000' }, 400, 'invalid_body'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), payee: 'loja\u0000@example.com' }, 400, 'invalid_body'],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), purpose: 'Weekly groceries\u0000' },
+        400,
+        'invalid_body',
+      ],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), payee: 'loja\u0000@example.com' },
+        400,
+        'invalid_body',
+      ],
       [c.mandateId, { ...base, attempt_id: newAttempt(), agent_id: 'agent-7\u0000' }, 400, 'invalid_body'],
       [c.mandateId, { ...base, attempt_id: newAttempt(), purpose: '\ud800' }, 400, 'invalid_body'],
       [c.mandateId, { ...base, attempt_id: newAttempt(), payee: '😀😀😀' }, 422, null],
       [c.mandateId, { ...base, attempt_id: undefined, session_id: 'ses_\u0000' }, 400, 'invalid_body'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), session_id: 'ses_nowhere' }, 422, 'session_not_found'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), actor: { type: 'consumer', id: '\u0000' } }, 400, 'invalid_body'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), quote: { seller: 'Loja\u0000', price_minor: 2_500 } }, 400, 'invalid_body'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), quote: { resource: '\udc00 item' } }, 400, 'invalid_body'],
-      [c.mandateId, { ...base, attempt_id: newAttempt(), ted: { bank: '\u0000', branch: '1', account: '1' } }, 400, 'invalid_body'],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), session_id: 'ses_nowhere' },
+        422,
+        'session_not_found',
+      ],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), actor: { type: 'consumer', id: '\u0000' } },
+        400,
+        'invalid_body',
+      ],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), quote: { seller: 'Loja\u0000', price_minor: 2_500 } },
+        400,
+        'invalid_body',
+      ],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), quote: { resource: '\udc00 item' } },
+        400,
+        'invalid_body',
+      ],
+      [
+        c.mandateId,
+        { ...base, attempt_id: newAttempt(), ted: { bank: '\u0000', branch: '1', account: '1' } },
+        400,
+        'invalid_body',
+      ],
     ];
     for (const [id, body, status, code] of odd) {
       const r = await spend(id, body);
       expect([r.status, code === null ? null : r.body.error?.code]).toEqual([status, code]);
     }
-    for (const mandate of [{ ...c.mandate, id: 'mdt_\u0000' }, { ...c.mandate, id: 'm'.repeat(5_000) }, JSON.stringify({ ...c.mandate, id: 'z'.repeat(3_000) })]) {
+    for (const mandate of [
+      { ...c.mandate, id: 'mdt_\u0000' },
+      { ...c.mandate, id: 'm'.repeat(5_000) },
+      JSON.stringify({ ...c.mandate, id: 'z'.repeat(3_000) }),
+    ]) {
       const presented = await execute({ ...pixSpend(c), mandate });
       expect([presented.status, presented.body.error?.code]).toEqual([400, 'invalid_body']);
     }
-    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body.balances[0];
+    const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body
+      .balances[0];
     expect(balance).toMatchObject({ balance_minor: '5000', available_minor: '5000' });
   });
 
@@ -175,30 +266,76 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     const wallet = await newWallet(gw, tenant);
     await fund(gw, tenant, wallet, 10_000);
     const ids: string[] = [];
-    for (const amount of [1e308, 1e20, 92233720368547758.08, 1e17, Number.MAX_SAFE_INTEGER + 1, 0.001, 1.005, 5e-324]) {
+    for (const amount of [
+      1e308,
+      1e20,
+      92233720368547758.08,
+      1e17,
+      Number.MAX_SAFE_INTEGER + 1,
+      0.001,
+      1.005,
+      5e-324,
+    ]) {
       const attemptId = newAttempt();
       ids.push(attemptId);
       const r = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-        key: tenant.key, body: { amount, currency: 'BRL', recipient: 'merchant-42', description: 'huge', mandate_id: 'mdt_test', attempt_id: attemptId },
+        key: tenant.key,
+        body: {
+          amount,
+          currency: 'BRL',
+          recipient: 'merchant-42',
+          description: 'huge',
+          mandate_id: 'mdt_test',
+          attempt_id: attemptId,
+        },
       });
       expect([amount, r.status, r.body.error?.code]).toEqual([amount, 400, 'invalid_body']);
     }
     // Text jsonb cannot store (half of a surrogate pair) is refused like any other bad input.
-    for (const odd of [{ description: 'half \ud800 pair' }, { mandate_id: '\udc00' }, { metadata: { deep: { list: [1, 'x\ud83d'] } } }]) {
+    for (const odd of [
+      { description: 'half \ud800 pair' },
+      { mandate_id: '\udc00' },
+      { metadata: { deep: { list: [1, 'x\ud83d'] } } },
+    ]) {
       const attemptId = newAttempt();
       ids.push(attemptId);
       const r = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-        key: tenant.key, body: { amount: 1, currency: 'BRL', recipient: 'merchant-42', description: 'odd', mandate_id: 'mdt_test', attempt_id: attemptId, ...odd },
+        key: tenant.key,
+        body: {
+          amount: 1,
+          currency: 'BRL',
+          recipient: 'merchant-42',
+          description: 'odd',
+          mandate_id: 'mdt_test',
+          attempt_id: attemptId,
+          ...odd,
+        },
       });
       expect([r.status, r.body.error?.code]).toEqual([400, 'invalid_body']);
     }
-    const written = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id = ANY(${sql.array(ids, 'text')})`);
+    const written = await gw.db.oneFirst(
+      sql.type(
+        z.object({ n: z.number() }),
+      )`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id = ANY(${sql.array(ids, 'text')})`,
+    );
     expect(written).toBe(0);
     // The largest amount the API takes (the largest exact JSON integer, in major units) is judged like any other: this wallet cannot cover it.
     const largest = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-      key: tenant.key, body: { amount: Number.MAX_SAFE_INTEGER, currency: 'BRL', recipient: 'merchant-42', description: 'largest', mandate_id: 'mdt_test', attempt_id: newAttempt() },
+      key: tenant.key,
+      body: {
+        amount: Number.MAX_SAFE_INTEGER,
+        currency: 'BRL',
+        recipient: 'merchant-42',
+        description: 'largest',
+        mandate_id: 'mdt_test',
+        attempt_id: newAttempt(),
+      },
     });
-    expect([largest.status, largest.body.status, largest.body.wallet?.insufficientFunds]).toEqual([200, 'failed', true]);
+    expect([largest.status, largest.body.status, largest.body.wallet?.insufficientFunds]).toEqual([
+      200,
+      'failed',
+      true,
+    ]);
     const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0];
     expect(balance).toMatchObject({ balance_minor: '10000', available_minor: '10000' });
   });

@@ -17,17 +17,32 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     payments = gw.mocks.payments as PaymentsMock;
     t = await gw.createTenant();
   });
-  afterAll(async () => { await gw?.stop(); });
+  afterAll(async () => {
+    await gw?.stop();
+  });
 
   let n = 0;
   const attempt = () => `tool-att-${temporal}-${Date.now()}-${++n}`;
   const pay = (walletId: string, attemptId: string, extra: Record<string, unknown> = {}) => ({
-    wallet_id: walletId, amount: 12.34, currency: 'BRL', recipient: 'merchant-42', description: 'Office supplies', mandate_id: 'mdt_test', attempt_id: attemptId, ...extra,
+    wallet_id: walletId,
+    amount: 12.34,
+    currency: 'BRL',
+    recipient: 'merchant-42',
+    description: 'Office supplies',
+    mandate_id: 'mdt_test',
+    attempt_id: attemptId,
+    ...extra,
   });
-  const openSession = async (tenant: Tenant) => (await gw.request('POST', '/v1/sessions', { key: tenant.key, body: { servers: ['gateway'] } })).body.id as string;
+  const openSession = async (tenant: Tenant) =>
+    (await gw.request('POST', '/v1/sessions', { key: tenant.key, body: { servers: ['gateway'] } })).body
+      .id as string;
   const call = (tenant: Tenant, session: string, args: Record<string, unknown>) =>
-    gw.request('POST', `/v1/sessions/${session}/tool-calls`, { key: tenant.key, body: { tool: 'wallet.execute', arguments: args } });
-  const balance = async (tenant: Tenant, walletId: string) => (await gw.request('GET', `/v1/wallets/${walletId}`, { key: tenant.key })).body.balances[0];
+    gw.request('POST', `/v1/sessions/${session}/tool-calls`, {
+      key: tenant.key,
+      body: { tool: 'wallet.execute', arguments: args },
+    });
+  const balance = async (tenant: Tenant, walletId: string) =>
+    (await gw.request('GET', `/v1/wallets/${walletId}`, { key: tenant.key })).body.balances[0];
 
   it('pays through the attempt engine, records the call and replays it verbatim without paying twice', async () => {
     const wallet = await newWallet(gw, t);
@@ -36,9 +51,21 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     const id = attempt();
     const r = await call(t, session, pay(wallet, id));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ tool_name: 'wallet.execute', server_id: 'gateway', status: 'success', attempt_id: id, routing: { engine: 'wallet_execute', wallet_id: wallet } });
-    expect(r.body.output).toMatchObject({ status: 'completed', attempt_id: id, wallet: { insufficientFunds: false } });
-    expect(r.body.output.audit.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(['policy:pass', 'hold:pass', 'dispatch:pass', 'debit:pass', 'release:skip']);
+    expect(r.body).toMatchObject({
+      tool_name: 'wallet.execute',
+      server_id: 'gateway',
+      status: 'success',
+      attempt_id: id,
+      routing: { engine: 'wallet_execute', wallet_id: wallet },
+    });
+    expect(r.body.output).toMatchObject({
+      status: 'completed',
+      attempt_id: id,
+      wallet: { insufficientFunds: false },
+    });
+    expect(r.body.output.audit.map((s: { step: string; status: string }) => `${s.step}:${s.status}`)).toEqual(
+      ['policy:pass', 'hold:pass', 'dispatch:pass', 'debit:pass', 'release:skip'],
+    );
     expect(await balance(t, wallet)).toMatchObject({ balance_minor: '8766', available_minor: '8766' });
 
     const again = await call(t, session, pay(wallet, id));
@@ -49,7 +76,8 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     expect(await balance(t, wallet)).toMatchObject({ balance_minor: '8766' });
     await expectBalanced(gw, wallet);
 
-    const listed = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body.tool_calls;
+    const listed = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body
+      .tool_calls;
     expect(listed).toHaveLength(1);
     const types = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`
       SELECT type FROM events WHERE org_id = ${t.orgId} AND (data->>'attempt_id' = ${id}) ORDER BY id`);
@@ -73,13 +101,23 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     const tenant = await gw.createTenant();
     const wallet = await newWallet(gw, tenant);
     await fund(gw, tenant, wallet, 10_000);
-    const rule = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: 'no tool payments', type: 'deny', tools: ['wallet.execute'], config: {} } });
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: tenant.key,
+      body: { name: 'no tool payments', type: 'deny', tools: ['wallet.execute'], config: {} },
+    });
     const session = await openSession(tenant);
     const r = await call(tenant, session, pay(wallet, attempt()));
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ reason: 'denied_by_rule', ruleType: 'deny', ruleId: rule.body.id, status: 'denied', tool_call_id: expect.stringMatching(/^tc_/) });
+    expect(r.body).toMatchObject({
+      reason: 'denied_by_rule',
+      ruleType: 'deny',
+      ruleId: rule.body.id,
+      status: 'denied',
+      tool_call_id: expect.stringMatching(/^tc_/),
+    });
     expect(await balance(tenant, wallet)).toMatchObject({ balance_minor: '10000', available_minor: '10000' });
-    const [recorded] = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: tenant.key })).body.tool_calls;
+    const [recorded] = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: tenant.key }))
+      .body.tool_calls;
     expect(recorded).toMatchObject({ status: 'error', error_code: 'denied_by_rule' });
   });
 
@@ -87,21 +125,40 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     const tenant = await gw.createTenant();
     const wallet = await newWallet(gw, tenant);
     await fund(gw, tenant, wallet, 10_000);
-    await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: 'a person pays', type: 'approval-required', tools: ['wallet.execute'], config: {} } });
+    await gw.request('POST', '/v1/policies', {
+      key: tenant.key,
+      body: { name: 'a person pays', type: 'approval-required', tools: ['wallet.execute'], config: {} },
+    });
     const session = await openSession(tenant);
     const id = attempt();
     const held = await call(tenant, session, pay(wallet, id));
     expect(held.status).toBe(403);
-    expect(held.body).toMatchObject({ reason: 'approval_required', status: 'requires-approval', approval_id: expect.stringMatching(/^apv_/) });
-    const decided = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${held.body.approval_id}/decide`, { user: 'bob', body: { decision: 'approve' } });
+    expect(held.body).toMatchObject({
+      reason: 'approval_required',
+      status: 'requires-approval',
+      approval_id: expect.stringMatching(/^apv_/),
+    });
+    const decided = await gw.operator(
+      'POST',
+      `/v1/orgs/${tenant.orgId}/approvals/${held.body.approval_id}/decide`,
+      { user: 'bob', body: { decision: 'approve' } },
+    );
     expect(decided.status).toBe(200);
-    let status = await gw.request('GET', `/v1/approvals/${held.body.approval_id}/status`, { key: tenant.key });
-    while (status.body.executed_at === null) status = await gw.request('GET', `/v1/approvals/${held.body.approval_id}/status`, { key: tenant.key });
+    let status = await gw.request('GET', `/v1/approvals/${held.body.approval_id}/status`, {
+      key: tenant.key,
+    });
+    while (status.body.executed_at === null)
+      status = await gw.request('GET', `/v1/approvals/${held.body.approval_id}/status`, { key: tenant.key });
     expect(status.body.approval_status).toBe('approved');
     expect(await balance(tenant, wallet)).toMatchObject({ balance_minor: '8766' });
     expect(payments.payments().filter((p) => p.reference === id)).toHaveLength(1);
-    const [recorded] = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: tenant.key })).body.tool_calls;
-    expect(recorded).toMatchObject({ status: 'error', error_code: 'approval_required', approval_id: held.body.approval_id });
+    const [recorded] = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: tenant.key }))
+      .body.tool_calls;
+    expect(recorded).toMatchObject({
+      status: 'error',
+      error_code: 'approval_required',
+      approval_id: held.body.approval_id,
+    });
     await expectBalanced(gw, wallet);
   });
 
@@ -118,9 +175,18 @@ describe.each(TEMPORAL_SERVERS)('paying through a tool call on the %s server', (
     const paid = await call(t, session, pay(wallet, id));
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'success', attempt_id: id, output: { status: 'completed' } });
-    const listed = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body.tool_calls;
-    expect(listed.map((c: { status: string; error_code: string | null; attempt_id: string | null }) => [c.status, c.error_code, c.attempt_id]))
-      .toEqual([['success', null, id], ['error', 'wallet_not_active', null]]);
+    const listed = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body
+      .tool_calls;
+    expect(
+      listed.map((c: { status: string; error_code: string | null; attempt_id: string | null }) => [
+        c.status,
+        c.error_code,
+        c.attempt_id,
+      ]),
+    ).toEqual([
+      ['success', null, id],
+      ['error', 'wallet_not_active', null],
+    ]);
     expect(payments.payments().filter((p) => p.reference === id)).toHaveLength(1);
   });
 });

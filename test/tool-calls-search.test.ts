@@ -12,18 +12,29 @@ beforeAll(async () => {
   gw = await startGateway({ worker: false });
   t = await gw.createTenant();
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
 const search = (body: unknown, key = t.key) => gw.request('POST', '/v1/tools/search', { key, body });
 
 describe('the lexical ranking', () => {
-  afterEach(() => { gw.config.toolClassifier = undefined; });
+  afterEach(() => {
+    gw.config.toolClassifier = undefined;
+  });
 
   it('ranks the tool whose name and description fit the intent first', async () => {
     const r = await search({ intent: 'create a Pix charge QR code to receive money', limit: 3 });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ intent: 'create a Pix charge QR code to receive money', source: 'fallback' });
-    expect(r.body.hits[0]).toMatchObject({ tool_name: 'pix-psp.pix_charge_create', confidence: 1, rationale: expect.stringContaining('"charge"') });
+    expect(r.body).toMatchObject({
+      intent: 'create a Pix charge QR code to receive money',
+      source: 'fallback',
+    });
+    expect(r.body.hits[0]).toMatchObject({
+      tool_name: 'pix-psp.pix_charge_create',
+      confidence: 1,
+      rationale: expect.stringContaining('"charge"'),
+    });
     expect(r.body.hits.length).toBeLessThanOrEqual(3);
     expect(Number.isInteger(r.body.elapsed_ms)).toBe(true);
     const balances = await search({ intent: 'how much is left in my wallet balance' });
@@ -37,11 +48,17 @@ describe('the lexical ranking', () => {
   it('reads input schemas too: a field name finds its tool', async () => {
     // `expires_in_s` is a field of pix_charge_create's input schema and appears in no name or description.
     const r = await search({ intent: 'expires' });
-    expect(r.body.hits[0]).toMatchObject({ tool_name: 'pix-psp.pix_charge_create', rationale: 'Matched "expires" in schema' });
+    expect(r.body.hits[0]).toMatchObject({
+      tool_name: 'pix-psp.pix_charge_create',
+      rationale: 'Matched "expires" in schema',
+    });
   });
 
   it('answers at most five hits whatever the limit, and none for words no tool has', async () => {
-    const many = await search({ intent: 'pix boleto wallet payment transfer charge statement account', limit: 50 });
+    const many = await search({
+      intent: 'pix boleto wallet payment transfer charge statement account',
+      limit: 50,
+    });
     expect(many.body.hits).toHaveLength(5);
     const none = await search({ intent: 'zzqxv wqpz' });
     expect(none.status).toBe(200);
@@ -49,9 +66,19 @@ describe('the lexical ranking', () => {
   });
 
   it('refuses a missing intent or a bad limit with 400', async () => {
-    for (const body of [{}, { intent: '' }, { intent: 'pix', limit: 0 }, { intent: 'pix', limit: 'two' }, { intent: 'pix', extra: true }]) {
+    for (const body of [
+      {},
+      { intent: '' },
+      { intent: 'pix', limit: 0 },
+      { intent: 'pix', limit: 'two' },
+      { intent: 'pix', extra: true },
+    ]) {
       const r = await search(body);
-      expect([JSON.stringify(body), r.status, r.body.error.code]).toEqual([JSON.stringify(body), 400, 'invalid_body']);
+      expect([JSON.stringify(body), r.status, r.body.error.code]).toEqual([
+        JSON.stringify(body),
+        400,
+        'invalid_body',
+      ]);
     }
   });
 
@@ -79,22 +106,49 @@ describe('with a classifier configured', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   });
-  beforeEach(() => { gw.config.toolClassifier = { url, model: 'router-small', apiKey: 'sk-classifier-test', timeoutMs: 300 }; });
-  afterEach(() => { gw.config.toolClassifier = undefined; });
-  afterAll(async () => { server.closeAllConnections(); await new Promise((resolve) => server.close(resolve)); });
+  beforeEach(() => {
+    gw.config.toolClassifier = { url, model: 'router-small', apiKey: 'sk-classifier-test', timeoutMs: 300 };
+  });
+  afterEach(() => {
+    gw.config.toolClassifier = undefined;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
 
   const answer = (content: unknown) => (_body: Record<string, unknown>, res: http.ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: typeof content === 'string' ? content : JSON.stringify(content) } }] }));
+    res.end(
+      JSON.stringify({
+        choices: [
+          {
+            message: {
+              role: 'assistant',
+              content: typeof content === 'string' ? content : JSON.stringify(content),
+            },
+          },
+        ],
+      }),
+    );
   };
 
-  it('answers with the classifier\'s hits, keeping only tools that exist', async () => {
-    next = answer({ hits: [{ tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' }, { tool_name: 'made.up', confidence: 0.9, rationale: 'x' }, { tool_name: 'wallet.balances', confidence: 7, rationale: 'Check funds first.' }] });
+  it("answers with the classifier's hits, keeping only tools that exist", async () => {
+    next = answer({
+      hits: [
+        { tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' },
+        { tool_name: 'made.up', confidence: 0.9, rationale: 'x' },
+        { tool_name: 'wallet.balances', confidence: 7, rationale: 'Check funds first.' },
+      ],
+    });
     const r = await search({ intent: 'pay the supplier 120 reais', limit: 2 });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
       source: 'llm',
-      hits: [{ tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' }, { tool_name: 'wallet.balances', confidence: 1, rationale: 'Check funds first.' }],
+      hits: [
+        { tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' },
+        { tool_name: 'wallet.balances', confidence: 1, rationale: 'Check funds first.' },
+      ],
     });
     const request = seen[seen.length - 1];
     expect(request.headers.authorization).toBe('Bearer sk-classifier-test');
@@ -105,10 +159,15 @@ describe('with a classifier configured', () => {
 
   it('falls back to the lexical ranking, still 200, when the classifier errs, talks nonsense or is too slow', async () => {
     const failures: Array<typeof next> = [
-      (_b, res) => { res.writeHead(500); res.end('overloaded'); },
+      (_b, res) => {
+        res.writeHead(500);
+        res.end('overloaded');
+      },
       answer('not json at all'),
       answer({ hits: [{ tool_name: 'nothing.real', confidence: 1 }] }),
-      (_b, res) => { setTimeout(() => answer({ hits: [] })(_b, res), 2_000); },
+      (_b, res) => {
+        setTimeout(() => answer({ hits: [] })(_b, res), 2_000);
+      },
     ];
     for (const failure of failures) {
       next = failure;

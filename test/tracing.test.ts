@@ -14,7 +14,9 @@ beforeAll(() => {
   // Before any gateway starts, as the API and worker processes start it before their Temporal client and worker.
   tracing = startTracing({ serviceName: 'gateway-test', exporter })!;
 });
-afterAll(async () => { await tracing?.shutdown(); });
+afterAll(async () => {
+  await tracing?.shutdown();
+});
 
 async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
   for (let i = 0; i < 300; i += 1) {
@@ -32,9 +34,15 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
   beforeAll(async () => {
     gw = await startGateway({ temporal: server });
     // The harness's API client is a plain one; the API process makes its client with these interceptors.
-    gw.deps.temporal.client = new Client({ connection: gw.env.connection, namespace: gw.env.namespace ?? 'default', interceptors: clientInterceptors() });
+    gw.deps.temporal.client = new Client({
+      connection: gw.env.connection,
+      namespace: gw.env.namespace ?? 'default',
+      interceptors: clientInterceptors(),
+    });
   }, 120_000);
-  afterAll(async () => { await gw?.stop(); });
+  afterAll(async () => {
+    await gw?.stop();
+  });
 
   it('makes one wallet execute one trace, from the HTTP request through the workflow and its activities to the provider call', async () => {
     const t = await gw.createTenant();
@@ -43,26 +51,51 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
     exporter.reset();
     const attemptId = `trace-${server}-${Date.now()}`;
     const executed = await gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-      key: t.key, body: { amount: 12.5, currency: 'BRL', recipient: 'vendor-9', description: 'Cables', mandate_id: 'mdt_1', attempt_id: attemptId },
+      key: t.key,
+      body: {
+        amount: 12.5,
+        currency: 'BRL',
+        recipient: 'vendor-9',
+        description: 'Cables',
+        mandate_id: 'mdt_1',
+        attempt_id: attemptId,
+      },
     });
     expect(executed.status).toBe(200);
     const requestId = executed.headers.get('x-request-id');
 
-    const spans = await until(() => exporter.getFinishedSpans(), (all) => all.some((span) => span.name === 'RunWorkflow:spendAttempt'), 'the workflow span');
+    const spans = await until(
+      () => exporter.getFinishedSpans(),
+      (all) => all.some((span) => span.name === 'RunWorkflow:spendAttempt'),
+      'the workflow span',
+    );
     const root = spans.find((span) => span.name === 'POST /v1/wallets/:id/execute')!;
     expect(root).toBeDefined();
     expect(root.attributes).toMatchObject({
-      'gateway.request_id': requestId, 'gateway.attempt_id': attemptId, 'gateway.org_id': t.orgId, 'http.route': '/v1/wallets/:id/execute', 'http.response.status_code': 200,
+      'gateway.request_id': requestId,
+      'gateway.attempt_id': attemptId,
+      'gateway.org_id': t.orgId,
+      'http.route': '/v1/wallets/:id/execute',
+      'http.response.status_code': 200,
     });
     expect(parentOf(root)).toBeUndefined();
 
     const traceId = root.spanContext().traceId;
     const inTrace = spans.filter((span) => span.spanContext().traceId === traceId);
     const names = inTrace.map((span) => span.name);
-    expect(names).toEqual(expect.arrayContaining([
-      'UpdateWithStartWorkflow:spendOutcome', 'RunWorkflow:spendAttempt', 'HandleUpdate:spendOutcome', 'StartActivity:authorizeSpend',
-      'RunActivity:authorizeSpend', 'StartActivity:dispatchPayment', 'RunActivity:dispatchPayment', 'RunActivity:settleSpend', 'RunActivity:finishSpend',
-    ]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'UpdateWithStartWorkflow:spendOutcome',
+        'RunWorkflow:spendAttempt',
+        'HandleUpdate:spendOutcome',
+        'StartActivity:authorizeSpend',
+        'RunActivity:authorizeSpend',
+        'StartActivity:dispatchPayment',
+        'RunActivity:dispatchPayment',
+        'RunActivity:settleSpend',
+        'RunActivity:finishSpend',
+      ]),
+    );
     // Every span of the trace hangs off another span of it: one tree, rooted at the request.
     const ids = new Set(inTrace.map((span) => span.spanContext().spanId));
     for (const span of inTrace) if (span !== root) expect(ids.has(parentOf(span)!)).toBe(true);
@@ -74,7 +107,10 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
     const providerUrl = new URL(gw.mocks.payments.url);
     const providerCall = inTrace.find((span) => span.name === `HTTP POST ${providerUrl.host}`)!;
     expect(providerCall).toBeDefined();
-    expect(providerCall.attributes).toMatchObject({ 'gateway.attempt_id': attemptId, 'http.response.status_code': expect.any(Number) });
+    expect(providerCall.attributes).toMatchObject({
+      'gateway.attempt_id': attemptId,
+      'http.response.status_code': expect.any(Number),
+    });
     expect(parentOf(providerCall)).toBe(dispatch.spanContext().spanId);
 
     // Nothing of this attempt escaped into another trace.

@@ -37,23 +37,38 @@ afterAll(async () => {
 });
 
 const connect = (credentialsBody: Record<string, string>) =>
-  gw.request('POST', '/v1/providers/pix-psp/connections', { key: t.key, body: { credentials: credentialsBody } });
+  gw.request('POST', '/v1/providers/pix-psp/connections', {
+    key: t.key,
+    body: { credentials: credentialsBody },
+  });
 
 describe('KMS key service', () => {
   it('seals and opens a secret with a KMS data key, and refuses it under another context', async () => {
-    const settings: KmsSettings = { keyId: await newKmsKey(kms.endpoint), region: 'us-east-1', endpoint: kms.endpoint, credentials };
+    const settings: KmsSettings = {
+      keyId: await newKmsKey(kms.endpoint),
+      region: 'us-east-1',
+      endpoint: kms.endpoint,
+      credentials,
+    };
     const keys = new KmsKeyService(settings);
     const context = connectionContext('org_a', 'prj_a', 'conn_a');
     const sealed = await sealSecret(keys, context, { api_key: 'pk_sealed_by_kms_000000000' });
     expect(sealed.keyRef).toBe(`kms:${settings.keyId}`);
     expect(await openSecret(keys, context, sealed)).toEqual({ api_key: 'pk_sealed_by_kms_000000000' });
-    await expect(openSecret(keys, connectionContext('org_a', 'prj_a', 'conn_b'), sealed)).rejects.toBeInstanceOf(SealBroken);
-    await expect(openSecret(keys, connectionContext('org_b', 'prj_a', 'conn_a'), sealed)).rejects.toBeInstanceOf(SealBroken);
+    await expect(
+      openSecret(keys, connectionContext('org_a', 'prj_a', 'conn_b'), sealed),
+    ).rejects.toBeInstanceOf(SealBroken);
+    await expect(
+      openSecret(keys, connectionContext('org_b', 'prj_a', 'conn_a'), sealed),
+    ).rejects.toBeInstanceOf(SealBroken);
   });
 
   it('connects through HTTP with KMS as the key service, and re-wraps onto a new KMS key', async () => {
     const saved = gw.config.vault;
-    const first: VaultSettings = { keyService: 'kms', kms: { keyId: await newKmsKey(kms.endpoint), region: 'us-east-1', endpoint: kms.endpoint, credentials } };
+    const first: VaultSettings = {
+      keyService: 'kms',
+      kms: { keyId: await newKmsKey(kms.endpoint), region: 'us-east-1', endpoint: kms.endpoint, credentials },
+    };
     gw.config.vault = first;
     try {
       const created = await connect(API_KEY_SANDBOX);
@@ -61,13 +76,20 @@ describe('KMS key service', () => {
       const row = await getConnection(gw.db, t, created.body.id);
       expect(await openCredential(gw.db, keyServiceFor(first), row)).toEqual(API_KEY_SANDBOX);
 
-      const second: VaultSettings = { keyService: 'kms', kms: { ...first.kms, keyId: await newKmsKey(kms.endpoint) } };
+      const second: VaultSettings = {
+        keyService: 'kms',
+        kms: { ...first.kms, keyId: await newKmsKey(kms.endpoint) },
+      };
       gw.config.vault = second;
       const rewrap = await gw.operator('POST', '/v1/ops/vault/rewrap');
       expect(rewrap.status).toBe(200);
       expect(rewrap.body).toMatchObject({ remaining: 0, key_ref: `kms:${second.kms.keyId}` });
       expect(rewrap.body.rewrapped).toBeGreaterThanOrEqual(1);
-      const ref = await gw.db.oneFirst(sql.type(z.object({ secret_key_ref: z.string() }))`SELECT secret_key_ref FROM provider_connections WHERE id = ${created.body.id}`);
+      const ref = await gw.db.oneFirst(
+        sql.type(
+          z.object({ secret_key_ref: z.string() }),
+        )`SELECT secret_key_ref FROM provider_connections WHERE id = ${created.body.id}`,
+      );
       expect(ref).toBe(`kms:${second.kms.keyId}`);
       expect(await openCredential(gw.db, keyServiceFor(second), row)).toEqual(API_KEY_SANDBOX);
     } finally {
@@ -82,19 +104,39 @@ describe('moving from local keys to KMS', () => {
     const saved = gw.config.vault;
     if (saved.keyService !== 'local') throw new Error('the harness starts with local keys');
     const tenant = await gw.createTenant();
-    const created = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: tenant.key, body: { credentials: API_KEY_SANDBOX } });
+    const created = await gw.request('POST', '/v1/providers/pix-psp/connections', {
+      key: tenant.key,
+      body: { credentials: API_KEY_SANDBOX },
+    });
     const keyId = await newKmsKey(kms.endpoint);
-    gw.config.vault = { keyService: 'kms', kms: { keyId, region: 'us-east-1', endpoint: kms.endpoint, credentials }, localKeys: saved.localKeys };
+    gw.config.vault = {
+      keyService: 'kms',
+      kms: { keyId, region: 'us-east-1', endpoint: kms.endpoint, credentials },
+      localKeys: saved.localKeys,
+    };
     try {
       const row = await getConnection(gw.db, tenant, created.body.id);
       expect(await openCredential(gw.db, keyServiceFor(gw.config.vault), row)).toEqual(API_KEY_SANDBOX);
-      const added = await gw.request('POST', '/v1/providers/pix-psp/connections', { key: tenant.key, body: { credentials: API_KEY_SANDBOX } });
-      expect(await gw.db.oneFirst(sql.type(z.object({ secret_key_ref: z.string() }))`SELECT secret_key_ref FROM provider_connections WHERE id = ${added.body.id}`)).toBe(`kms:${keyId}`);
+      const added = await gw.request('POST', '/v1/providers/pix-psp/connections', {
+        key: tenant.key,
+        body: { credentials: API_KEY_SANDBOX },
+      });
+      expect(
+        await gw.db.oneFirst(
+          sql.type(
+            z.object({ secret_key_ref: z.string() }),
+          )`SELECT secret_key_ref FROM provider_connections WHERE id = ${added.body.id}`,
+        ),
+      ).toBe(`kms:${keyId}`);
 
       let report;
-      do report = (await gw.operator('POST', '/v1/ops/vault/rewrap')).body; while (report.remaining > 0 && report.rewrapped > 0);
+      do report = (await gw.operator('POST', '/v1/ops/vault/rewrap')).body;
+      while (report.remaining > 0 && report.rewrapped > 0);
       expect(report).toMatchObject({ remaining: 0, unreadable: [] });
-      const kmsOnly: VaultSettings = { keyService: 'kms', kms: { keyId, region: 'us-east-1', endpoint: kms.endpoint, credentials } };
+      const kmsOnly: VaultSettings = {
+        keyService: 'kms',
+        kms: { keyId, region: 'us-east-1', endpoint: kms.endpoint, credentials },
+      };
       expect(await openCredential(gw.db, keyServiceFor(kmsOnly), row)).toEqual(API_KEY_SANDBOX);
     } finally {
       gw.config.vault = saved;
@@ -111,13 +153,27 @@ describe('local key rotation', () => {
     try {
       gw.config.vault = { keyService: 'local', localKeys: { current: 1, keys: new Map([[1, v1]]) } };
       const ids: string[] = [];
-      for (let i = 0; i < 3; i++) ids.push((await connect({ api_key: `pk_rotation_test_key_${i}0000000` })).body.id);
+      for (let i = 0; i < 3; i++)
+        ids.push((await connect({ api_key: `pk_rotation_test_key_${i}0000000` })).body.id);
 
       // Both keys configured, the new one current: old rows open, new rows are wrapped under v2.
-      gw.config.vault = { keyService: 'local', localKeys: { current: 2, keys: new Map([[1, v1], [2, v2]]) } };
+      gw.config.vault = {
+        keyService: 'local',
+        localKeys: {
+          current: 2,
+          keys: new Map([
+            [1, v1],
+            [2, v2],
+          ]),
+        },
+      };
       const during = await connect({ api_key: 'pk_rotation_test_key_during00' });
       expect(during.status).toBe(201);
-      for (const id of ids) expect((await openCredential(gw.db, keyServiceFor(gw.config.vault), await getConnection(gw.db, t, id))).api_key).toMatch(/^pk_rotation/);
+      for (const id of ids)
+        expect(
+          (await openCredential(gw.db, keyServiceFor(gw.config.vault), await getConnection(gw.db, t, id)))
+            .api_key,
+        ).toMatch(/^pk_rotation/);
 
       const rewrap = await gw.operator('POST', '/v1/ops/vault/rewrap');
       expect(rewrap.status).toBe(200);
@@ -125,9 +181,15 @@ describe('local key rotation', () => {
 
       gw.config.vault = { keyService: 'local', localKeys: { current: 2, keys: new Map([[2, v2]]) } };
       for (const id of [...ids, during.body.id]) {
-        expect((await openCredential(gw.db, keyServiceFor(gw.config.vault), await getConnection(gw.db, t, id))).api_key).toMatch(/^pk_rotation/);
+        expect(
+          (await openCredential(gw.db, keyServiceFor(gw.config.vault), await getConnection(gw.db, t, id)))
+            .api_key,
+        ).toMatch(/^pk_rotation/);
       }
-      expect((await gw.operator('POST', '/v1/ops/vault/rewrap')).body).toMatchObject({ rewrapped: 0, remaining: 0 });
+      expect((await gw.operator('POST', '/v1/ops/vault/rewrap')).body).toMatchObject({
+        rewrapped: 0,
+        remaining: 0,
+      });
     } finally {
       gw.config.vault = saved;
       await gw.db.query(sql.unsafe`DELETE FROM provider_connections WHERE org_id = ${t.orgId}`);
@@ -143,7 +205,16 @@ describe('configuration', () => {
   it('requires a KMS key id when the KMS key service is chosen, and rejects unknown services', () => {
     expect(() => loadConfig({ GATEWAY_VAULT_KEY_SERVICE: 'kms' })).toThrow(ConfigError);
     expect(() => loadConfig({ GATEWAY_VAULT_KEY_SERVICE: 'vault9000' })).toThrow(ConfigError);
-    expect(loadConfig({ GATEWAY_VAULT_KEY_SERVICE: 'kms', GATEWAY_VAULT_KMS_KEY_ID: 'alias/gw', GATEWAY_VAULT_KMS_ENDPOINT: 'http://127.0.0.1:4566' }).vault)
-      .toMatchObject({ keyService: 'kms', kms: { keyId: 'alias/gw', region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' }, localKeys: { current: 1 } });
+    expect(
+      loadConfig({
+        GATEWAY_VAULT_KEY_SERVICE: 'kms',
+        GATEWAY_VAULT_KMS_KEY_ID: 'alias/gw',
+        GATEWAY_VAULT_KMS_ENDPOINT: 'http://127.0.0.1:4566',
+      }).vault,
+    ).toMatchObject({
+      keyService: 'kms',
+      kms: { keyId: 'alias/gw', region: 'us-east-1', endpoint: 'http://127.0.0.1:4566' },
+      localKeys: { current: 1 },
+    });
   });
 });

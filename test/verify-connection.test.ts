@@ -18,12 +18,18 @@ beforeAll(async () => {
   gw = await startGateway({ worker: false });
   t = await gw.createTenant();
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
 const mock = (name: string) => gw.mocks[name] as unknown as AuthMock;
-const verify = (tenant: Tenant, slug: string) => gw.request('POST', `/v1/providers/${slug}/verify-connection`, { key: tenant.key });
+const verify = (tenant: Tenant, slug: string) =>
+  gw.request('POST', `/v1/providers/${slug}/verify-connection`, { key: tenant.key });
 const connect = async (tenant: Tenant, slug: string, credentials: Record<string, string>) => {
-  const r = await gw.request('POST', `/v1/providers/${slug}/connections`, { key: tenant.key, body: { credentials } });
+  const r = await gw.request('POST', `/v1/providers/${slug}/connections`, {
+    key: tenant.key,
+    body: { credentials },
+  });
   if (r.status !== 201) throw new Error(`connect ${slug}: ${r.status} ${r.text}`);
   return r.body.id as string;
 };
@@ -41,7 +47,12 @@ describe('a stored credential the provider accepts', () => {
     const id = await connect(tenant, slug, credentials());
     const r = await verify(tenant, slug);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ ok: true, provider: slug, account: { id: accountId, name: expect.any(String), extras: expect.any(Object) }, latency_ms: expect.any(Number) });
+    expect(r.body).toEqual({
+      ok: true,
+      provider: slug,
+      account: { id: accountId, name: expect.any(String), extras: expect.any(Object) },
+      latency_ms: expect.any(Number),
+    });
     const row = await gw.request('GET', `/v1/connections/${id}`, { key: tenant.key });
     expect(row.body).toMatchObject({ status: 'active', last_verified_at: expect.any(String) });
   });
@@ -54,29 +65,51 @@ describe('a stored credential the provider accepts', () => {
 });
 
 describe('a credential the provider refuses', () => {
-  it('answers 401 with the provider\'s words, marks the connection, and a rotation brings it back', async () => {
+  it("answers 401 with the provider's words, marks the connection, and a rotation brings it back", async () => {
     const tenant = await gw.createTenant();
     const id = await connect(tenant, 'pix-psp', { api_key: 'pk_sandbox_pixpsp_revoked_01' });
     const refusedBefore = mock('auth_api_key').counts.refused;
     const r = await verify(tenant, 'pix-psp');
     expect(r.status).toBe(401);
-    expect(r.body).toEqual({ ok: false, error: 'credential_rejected', provider: 'pix-psp', status: 401, detail: 'The API key provided is not valid' });
+    expect(r.body).toEqual({
+      ok: false,
+      error: 'credential_rejected',
+      provider: 'pix-psp',
+      status: 401,
+      detail: 'The API key provided is not valid',
+    });
     expect(mock('auth_api_key').counts.refused).toBe(refusedBefore + 1);
-    expect((await gw.request('GET', `/v1/connections/${id}`, { key: tenant.key })).body).toMatchObject({ status: 'error', status_reason: 'provider_rejected_credential' });
+    expect((await gw.request('GET', `/v1/connections/${id}`, { key: tenant.key })).body).toMatchObject({
+      status: 'error',
+      status_reason: 'provider_rejected_credential',
+    });
 
     const wallet = await newWallet(gw, tenant);
-    const bind = await gw.request('POST', `/v1/wallets/${wallet}/funding-sources`, { key: tenant.key, body: { connection_id: id, currency: 'BRL' } });
+    const bind = await gw.request('POST', `/v1/wallets/${wallet}/funding-sources`, {
+      key: tenant.key,
+      body: { connection_id: id, currency: 'BRL' },
+    });
     expect(bind.status).toBe(409);
     expect(bind.body.error.code).toBe('connection_not_active');
 
-    expect((await gw.request('POST', `/v1/connections/${id}/rotate`, { key: tenant.key, body: { credentials: API_KEY_SANDBOX } })).status).toBe(200);
+    expect(
+      (
+        await gw.request('POST', `/v1/connections/${id}/rotate`, {
+          key: tenant.key,
+          body: { credentials: API_KEY_SANDBOX },
+        })
+      ).status,
+    ).toBe(200);
     expect((await verify(tenant, 'pix-psp')).status).toBe(200);
   });
 
   it('blanks out a stored secret the provider echoes back in its refusal', async () => {
     const tenant = await gw.createTenant();
     await connect(tenant, 'pix-psp', API_KEY_SANDBOX);
-    mock('auth_api_key').script({ status: 403, body: { message: `key ${API_KEY_SANDBOX.api_key} is suspended` } });
+    mock('auth_api_key').script({
+      status: 403,
+      body: { message: `key ${API_KEY_SANDBOX.api_key} is suspended` },
+    });
     const r = await verify(tenant, 'pix-psp');
     expect(r.status).toBe(401);
     expect(r.body.detail).toBe('key [redacted] is suspended');
@@ -91,14 +124,23 @@ describe('the other answers', () => {
     expect(r.body).toEqual({ ok: false, error: 'server_unknown', provider: 'nope-bank' });
   });
 
-  it('answers 424 not_connected with a hint and an alternative, and another organization\'s connection does not count', async () => {
+  it("answers 424 not_connected with a hint and an alternative, and another organization's connection does not count", async () => {
     const other = await gw.createTenant();
     await connect(other, 'freight-quotes', TWO_HEADER_SANDBOX);
     const r = await verify(t, 'freight-quotes');
     expect(r.status).toBe(424);
-    expect(r.body).toEqual({ ok: false, error: 'not_connected', provider: 'freight-quotes', hint: 'POST /v1/providers/freight-quotes/connections', alternative: 'postal-codes' });
+    expect(r.body).toEqual({
+      ok: false,
+      error: 'not_connected',
+      provider: 'freight-quotes',
+      hint: 'POST /v1/providers/freight-quotes/connections',
+      alternative: 'postal-codes',
+    });
     const oauth = await verify(t, 'dda-hub');
-    expect(oauth.body).toMatchObject({ error: 'not_connected', hint: 'POST /v1/providers/dda-hub/oauth/authorize' });
+    expect(oauth.body).toMatchObject({
+      error: 'not_connected',
+      hint: 'POST /v1/providers/dda-hub/oauth/authorize',
+    });
   });
 
   it('answers 424 for a certificate server a test key cannot connect', async () => {
@@ -113,7 +155,12 @@ describe('the other answers', () => {
     mock('auth_api_key').script({ status: 302, headers: { location: 'https://elsewhere.example/login' } });
     const r = await verify(tenant, 'pix-psp');
     expect(r.status).toBe(409);
-    expect(r.body).toMatchObject({ ok: false, error: 'redirect_not_followed', provider: 'pix-psp', status: 302 });
+    expect(r.body).toMatchObject({
+      ok: false,
+      error: 'redirect_not_followed',
+      provider: 'pix-psp',
+      status: 302,
+    });
   });
 
   it('answers 501 verify_unsupported for a server without a credential check', async () => {
@@ -128,7 +175,12 @@ describe('the other answers', () => {
     mock('auth_api_key').script({ status: 500, body: { message: 'internal error' } });
     const answered = await verify(tenant, 'pix-psp');
     expect(answered.status).toBe(502);
-    expect(answered.body).toMatchObject({ ok: false, error: 'provider_unreachable', provider: 'pix-psp', status: 500 });
+    expect(answered.body).toMatchObject({
+      ok: false,
+      error: 'provider_unreachable',
+      provider: 'pix-psp',
+      status: 500,
+    });
     const saved = gw.config.providerUrls.auth_api_key;
     gw.config.providerUrls.auth_api_key = 'http://127.0.0.1:9';
     try {
@@ -157,7 +209,9 @@ describe('the other answers', () => {
 
   it('needs servers:read', async () => {
     const restricted = await gw.createKey(t.projectId, { scopes: ['sessions:read'] });
-    const r = await gw.request('POST', '/v1/providers/postal-codes/verify-connection', { key: restricted.key });
+    const r = await gw.request('POST', '/v1/providers/postal-codes/verify-connection', {
+      key: restricted.key,
+    });
     expect(r.status).toBe(403);
     expect(r.body.error).toBe('forbidden');
   });
@@ -169,7 +223,10 @@ describe('OAuth connections', () => {
     oauth.settings.accessTokenTtlS = 10; // inside the 30 s refresh margin: every use refreshes
     try {
       const tenant = await gw.createTenant();
-      const started = await gw.request('POST', '/v1/providers/dda-hub/oauth/authorize', { key: tenant.key, body: { label: 'Payables' } });
+      const started = await gw.request('POST', '/v1/providers/dda-hub/oauth/authorize', {
+        key: tenant.key,
+        body: { label: 'Payables' },
+      });
       expect(started.status).toBe(201);
       const authorizeUrl = new URL(started.body.authorize_url);
       expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -180,8 +237,15 @@ describe('OAuth connections', () => {
 
       const stored = await fetch(callback);
       expect(stored.status).toBe(201);
-      const connection = (await stored.json()) as { id: string; provider: string; credential_fields: string[] };
-      expect(connection).toMatchObject({ provider: 'dda-hub', credential_fields: ['access_token', 'expires_at', 'refresh_token'] });
+      const connection = (await stored.json()) as {
+        id: string;
+        provider: string;
+        credential_fields: string[];
+      };
+      expect(connection).toMatchObject({
+        provider: 'dda-hub',
+        credential_fields: ['access_token', 'expires_at', 'refresh_token'],
+      });
       expect((await fetch(callback)).status).toBe(400); // the state is spent
 
       const refreshesBefore = oauth.refreshes();
@@ -192,7 +256,11 @@ describe('OAuth connections', () => {
       expect((await verify(tenant, 'dda-hub')).status).toBe(200);
       expect(oauth.refreshes()).toBe(refreshesBefore + 2);
 
-      const sealed = await gw.db.oneFirst(sql.type(z.object({ secret_ciphertext: z.string() }))`SELECT secret_ciphertext FROM provider_connections WHERE id = ${connection.id}`);
+      const sealed = await gw.db.oneFirst(
+        sql.type(
+          z.object({ secret_ciphertext: z.string() }),
+        )`SELECT secret_ciphertext FROM provider_connections WHERE id = ${connection.id}`,
+      );
       expect(Buffer.from(sealed, 'base64').toString('latin1')).not.toMatch(/rt_[0-9a-f]{24}/);
     } finally {
       oauth.settings.accessTokenTtlS = 3600;
@@ -204,7 +272,10 @@ describe('OAuth connections', () => {
     const tenant = await gw.createTenant();
     oauth.settings.accessTokenTtlS = 10; // every use refreshes
     try {
-      const started = await gw.request('POST', '/v1/providers/dda-hub/oauth/authorize', { key: tenant.key, body: {} });
+      const started = await gw.request('POST', '/v1/providers/dda-hub/oauth/authorize', {
+        key: tenant.key,
+        body: {},
+      });
       const consent = await fetch(started.body.authorize_url, { redirect: 'manual' });
       expect((await fetch(consent.headers.get('location')!)).status).toBe(201);
       const refreshesBefore = oauth.refreshes();
@@ -223,10 +294,16 @@ describe('OAuth connections', () => {
   });
 
   it('refuses a callback with an unknown state and stores nothing', async () => {
-    const before = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM provider_connections`);
+    const before = await gw.db.oneFirst(
+      sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM provider_connections`,
+    );
     const r = await fetch(`${gw.url}/v1/providers/oauth/callback?code=x&state=forged`);
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe('oauth_state_invalid');
-    expect(await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM provider_connections`)).toBe(before);
+    expect(
+      await gw.db.oneFirst(
+        sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM provider_connections`,
+      ),
+    ).toBe(before);
   });
 });

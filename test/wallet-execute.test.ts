@@ -17,18 +17,32 @@ beforeAll(async () => {
   mock = gw.mocks.payments as PaymentsMock;
   t = await gw.createTenant();
 });
-afterAll(async () => { await gw?.stop(); });
+afterAll(async () => {
+  await gw?.stop();
+});
 
 let n = 0;
 const attempt = () => `att-${Date.now()}-${++n}`;
 const body = (attemptId: string, extra: Record<string, unknown> = {}) => ({
-  amount: 12.34, currency: 'BRL', recipient: 'merchant-42', description: 'Office supplies', mandate_id: 'mdt_test', purpose: 'supplies', attempt_id: attemptId, ...extra,
+  amount: 12.34,
+  currency: 'BRL',
+  recipient: 'merchant-42',
+  description: 'Office supplies',
+  mandate_id: 'mdt_test',
+  purpose: 'supplies',
+  attempt_id: attemptId,
+  ...extra,
 });
-const execute = (walletId: string, payload: Record<string, unknown>, tenant = t) => gw.request('POST', `/v1/wallets/${walletId}/execute`, { key: tenant.key, body: payload });
-const balance = async (walletId: string) => (await gw.request('GET', `/v1/wallets/${walletId}`, { key: t.key })).body.balances[0];
+const execute = (walletId: string, payload: Record<string, unknown>, tenant = t) =>
+  gw.request('POST', `/v1/wallets/${walletId}/execute`, { key: tenant.key, body: payload });
+const balance = async (walletId: string) =>
+  (await gw.request('GET', `/v1/wallets/${walletId}`, { key: t.key })).body.balances[0];
 const steps = (audit: Array<{ step: string; status: string }>) => audit.map((s) => `${s.step}:${s.status}`);
 const paymentsFor = (reference: string) => mock.payments().filter((p) => p.reference === reference);
-const kinds = async (walletId: string) => (await gw.request('GET', `/v1/wallets/${walletId}/ledger-entries`, { key: t.key })).body.entries.map((e: { kind: string; amount_minor: string }) => `${e.kind}:${e.amount_minor}`).reverse();
+const kinds = async (walletId: string) =>
+  (await gw.request('GET', `/v1/wallets/${walletId}/ledger-entries`, { key: t.key })).body.entries
+    .map((e: { kind: string; amount_minor: string }) => `${e.kind}:${e.amount_minor}`)
+    .reverse();
 
 describe('paying', () => {
   it('completes a payment: policy, hold, dispatch, debit, with every step in the audit', async () => {
@@ -37,16 +51,34 @@ describe('paying', () => {
     const id = attempt();
     const r = await execute(wallet, body(id));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'completed', attempt_id: id, wallet: { insufficientFunds: false, releaseId: null } });
+    expect(r.body).toMatchObject({
+      status: 'completed',
+      attempt_id: id,
+      wallet: { insufficientFunds: false, releaseId: null },
+    });
     expect(typeof r.body.requestId).toBe('string');
-    expect(steps(r.body.audit)).toEqual(['policy:pass', 'hold:pass', 'dispatch:pass', 'debit:pass', 'release:skip']);
+    expect(steps(r.body.audit)).toEqual([
+      'policy:pass',
+      'hold:pass',
+      'dispatch:pass',
+      'debit:pass',
+      'release:skip',
+    ]);
     expect(r.body.wallet.holdId).toMatch(/^hld_/);
     expect(r.body.wallet.debitId).toMatch(/^\d+$/);
     expect(await balance(wallet)).toMatchObject({ balance_minor: '8766', available_minor: '8766' });
     expect(await kinds(wallet)).toEqual(['fund:10000', 'hold:-1234', 'debit:-1234']);
     expect(paymentsFor(id)).toHaveLength(1);
-    expect(paymentsFor(id)[0]).toMatchObject({ amount_minor: '1234', currency: 'BRL', recipient: 'merchant-42' });
-    const events = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`SELECT type FROM events WHERE data->>'attempt_id' = ${id} ORDER BY created_at, id`);
+    expect(paymentsFor(id)[0]).toMatchObject({
+      amount_minor: '1234',
+      currency: 'BRL',
+      recipient: 'merchant-42',
+    });
+    const events = await gw.db.anyFirst(
+      sql.type(
+        z.object({ type: z.string() }),
+      )`SELECT type FROM events WHERE data->>'attempt_id' = ${id} ORDER BY created_at, id`,
+    );
     expect(events).toEqual(expect.arrayContaining(['ledger.entry_posted', 'payment.succeeded']));
     await expectBalanced(gw, wallet);
   });
@@ -93,7 +125,10 @@ describe('paying', () => {
     const id = attempt();
     const r = await execute(wallet, body(id));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'failed', wallet: { insufficientFunds: true, holdId: null, debitId: null } });
+    expect(r.body).toMatchObject({
+      status: 'failed',
+      wallet: { insufficientFunds: true, holdId: null, debitId: null },
+    });
     expect(steps(r.body.audit)).toEqual(['policy:pass', 'hold:fail']);
     expect(paymentsFor(id)).toHaveLength(0);
     expect(mock.requests().filter((q) => q.reference === id)).toHaveLength(0);
@@ -107,9 +142,19 @@ describe('paying', () => {
     mock.script(id, { outcome: 'refuse', code: 'card_declined' });
     const r = await execute(wallet, body(id));
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'failed', failure: { code: 'card_declined' }, wallet: { debitId: null } });
+    expect(r.body).toMatchObject({
+      status: 'failed',
+      failure: { code: 'card_declined' },
+      wallet: { debitId: null },
+    });
     expect(r.body.wallet.releaseId).toMatch(/^\d+$/);
-    expect(steps(r.body.audit)).toEqual(['policy:pass', 'hold:pass', 'dispatch:fail', 'debit:skip', 'release:pass']);
+    expect(steps(r.body.audit)).toEqual([
+      'policy:pass',
+      'hold:pass',
+      'dispatch:fail',
+      'debit:skip',
+      'release:pass',
+    ]);
     expect(await kinds(wallet)).toEqual(['fund:5000', 'hold:-1234', 'release:1234']);
     expect(await balance(wallet)).toMatchObject({ balance_minor: '5000', available_minor: '5000' });
     await expectBalanced(gw, wallet);
@@ -146,14 +191,34 @@ describe('paying', () => {
     const tenant = await gw.createTenant();
     const wallet = await newWallet(gw, tenant, { agent_id: 'buyer-1' });
     await fund(gw, tenant, wallet, 5_000);
-    const rule = await gw.request('POST', '/v1/policies', { key: tenant.key, body: { name: 'cap', type: 'budget', agents: ['buyer-*'], config: { currency: 'BRL', cap_minor: '1000', window: 'day' } } });
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: tenant.key,
+      body: {
+        name: 'cap',
+        type: 'budget',
+        agents: ['buyer-*'],
+        config: { currency: 'BRL', cap_minor: '1000', window: 'day' },
+      },
+    });
     const id = attempt();
     const r = await execute(wallet, body(id), tenant);
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ reason: 'budget_exceeded', ruleType: 'budget', ruleId: rule.body.id, status: 'denied', wallet: { holdId: null } });
+    expect(r.body).toMatchObject({
+      reason: 'budget_exceeded',
+      ruleType: 'budget',
+      ruleId: rule.body.id,
+      status: 'denied',
+      wallet: { holdId: null },
+    });
     expect(steps(r.body.audit)).toEqual(['policy:fail', 'hold:skip']);
-    const evaluations = await gw.request('GET', '/v1/policies/evaluations?tool_name=wallet.execute', { key: tenant.key });
-    expect(evaluations.body.evaluations[0]).toMatchObject({ agentId: 'buyer-1', decision: 'deny', denialReason: 'budget_exceeded' });
+    const evaluations = await gw.request('GET', '/v1/policies/evaluations?tool_name=wallet.execute', {
+      key: tenant.key,
+    });
+    expect(evaluations.body.evaluations[0]).toMatchObject({
+      agentId: 'buyer-1',
+      decision: 'deny',
+      denialReason: 'budget_exceeded',
+    });
     const within = await execute(wallet, body(attempt(), { amount: 9.99 }), tenant);
     expect(within.body.status).toBe('completed');
   });
@@ -172,14 +237,21 @@ describe('paying', () => {
 
   it('refuses bad input with invalid_body and starts nothing', async () => {
     const wallet = await newWallet(gw, t);
-    for (const payload of [body(attempt(), { amount: 1.005 }), body(attempt(), { amount: 0 }), body(attempt(), { amount: '10' }), body(attempt(), { currency: 'EUR' }), { ...body(attempt()), mandate_id: undefined }, body(attempt(), { recipient: '' })]) {
+    for (const payload of [
+      body(attempt(), { amount: 1.005 }),
+      body(attempt(), { amount: 0 }),
+      body(attempt(), { amount: '10' }),
+      body(attempt(), { currency: 'EUR' }),
+      { ...body(attempt()), mandate_id: undefined },
+      body(attempt(), { recipient: '' }),
+    ]) {
       const r = await execute(wallet, payload);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('invalid_body');
     }
   });
 
-  it('answers 404 for another tenant\'s wallet and never reveals another tenant\'s attempt', async () => {
+  it("answers 404 for another tenant's wallet and never reveals another tenant's attempt", async () => {
     const other = await gw.createTenant();
     const wallet = await newWallet(gw, t);
     await fund(gw, t, wallet, 5_000);

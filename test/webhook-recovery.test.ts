@@ -22,23 +22,34 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in time; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in time; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
 it('fails an attempt whose receiver does not answer within the timeout, and schedules the retry', async () => {
   const tenant = await gw.createTenant();
-  receiver.answer = (request) => (request.path === '/slow' ? { status: 200, delayMs: 3_000 } : { status: 200 });
-  const created = await gw.request('POST', '/v1/webhook-endpoints', { key: tenant.key, body: { name: 'slow', event: 'payment.succeeded', webhook_url: `${receiver.url}/slow` } });
+  receiver.answer = (request) =>
+    request.path === '/slow' ? { status: 200, delayMs: 3_000 } : { status: 200 };
+  const created = await gw.request('POST', '/v1/webhook-endpoints', {
+    key: tenant.key,
+    body: { name: 'slow', event: 'payment.succeeded', webhook_url: `${receiver.url}/slow` },
+  });
   await emitEvent(gw, tenant, 'payment.succeeded', { n: 1 });
   const rows = await eventually(
-    async () => (await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: tenant.key })).body.deliveries as any[],
+    async () =>
+      (await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: tenant.key }))
+        .body.deliveries as any[],
     (list) => list.some((row) => row.attempt === 1 && row.status !== 'pending'),
   );
   const first = rows.find((row) => row.attempt === 1);
@@ -46,23 +57,36 @@ it('fails an attempt whose receiver does not answer within the timeout, and sche
   expect(first.duration_ms).toBeGreaterThanOrEqual(1_000);
   expect(first.duration_ms).toBeLessThan(3_000);
   expect(rows.find((row) => row.attempt === 2)).toMatchObject({ status: 'pending' });
-  expect((await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}`, { key: tenant.key })).body.total_runs).toBe(0);
+  expect(
+    (await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}`, { key: tenant.key })).body
+      .total_runs,
+  ).toBe(0);
 });
 
 it('restarts a chain whose workflow never started once its attempt is overdue', async () => {
   const tenant = await gw.createTenant();
   receiver.answer = () => ({ status: 200 });
-  const created = await gw.request('POST', '/v1/webhook-endpoints', { key: tenant.key, body: { name: 'lost', event: 'wallet.frozen', webhook_url: `${receiver.url}/lost` } });
+  const created = await gw.request('POST', '/v1/webhook-endpoints', {
+    key: tenant.key,
+    body: { name: 'lost', event: 'wallet.frozen', webhook_url: `${receiver.url}/lost` },
+  });
   await gw.stopWorker();
   const event = await emitEvent(gw, tenant, 'wallet.frozen', { wallet_id: 'wal_1' });
   // The fan-out commits its delivery row, then the process "crashes" before starting the workflow.
   const { chains } = await gw.db.transaction((tx) => fanOutUndispatched(tx, 100));
   expect(chains.map((chain) => chain.event_id)).toEqual([event.id]);
-  await gw.db.query(sql.unsafe`UPDATE webhook_deliveries SET scheduled_at = now() - interval '5 minutes' WHERE chain_id = ${chains[0].chain_id}`);
+  await gw.db.query(
+    sql.unsafe`UPDATE webhook_deliveries SET scheduled_at = now() - interval '5 minutes' WHERE chain_id = ${chains[0].chain_id}`,
+  );
   await gw.startWorker();
-  await eventually(async () => receiver.requests.filter((r) => r.path === '/lost').length, (n) => n === 1);
+  await eventually(
+    async () => receiver.requests.filter((r) => r.path === '/lost').length,
+    (n) => n === 1,
+  );
   const rows = await eventually(
-    async () => (await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: tenant.key })).body.deliveries as any[],
+    async () =>
+      (await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}/deliveries`, { key: tenant.key }))
+        .body.deliveries as any[],
     (list) => list[0]?.status === 'delivered',
   );
   expect(rows).toHaveLength(1);

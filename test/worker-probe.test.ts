@@ -13,7 +13,11 @@ afterAll(async () => {
 it('runs the probe workflow through the worker and reports the database clock and schema version', async () => {
   const result = await gw.operator('GET', '/v1/ops/readiness');
   expect(result.status).toBe(200);
-  expect(result.body).toMatchObject({ status: 'ok', worker: 'polling', schema_version: expect.stringMatching(/^\d{4}$/) });
+  expect(result.body).toMatchObject({
+    status: 'ok',
+    worker: 'polling',
+    schema_version: expect.stringMatching(/^\d{4}$/),
+  });
   expect(Date.parse(result.body.database_time)).not.toBeNaN();
   const run = await gw.env.client.workflow.getHandle(result.body.workflow_id).describe();
   expect(run.type).toBe('workerProbe');

@@ -17,18 +17,36 @@ const attemptId = (label: string) => `rpl-${label}-${Date.now()}-${++n}`;
 
 function walletExecute(gw: Gateway, t: Tenant, wallet: string, attempt: string, amount = 12.34) {
   return gw.request('POST', `/v1/wallets/${wallet}/execute`, {
-    key: t.key, body: { amount, currency: 'BRL', recipient: 'vendor-9', description: 'Server rack', mandate_id: 'mdt_1', attempt_id: attempt },
+    key: t.key,
+    body: {
+      amount,
+      currency: 'BRL',
+      recipient: 'vendor-9',
+      description: 'Server rack',
+      mandate_id: 'mdt_1',
+      attempt_id: attempt,
+    },
   });
 }
 
 const decide = (gw: Gateway, t: Tenant, approvalId: string, decision: 'approve' | 'deny') =>
-  gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, { user: 'alice', body: { decision } });
+  gw.operator('POST', `/v1/orgs/${t.orgId}/approvals/${approvalId}/decide`, {
+    user: 'alice',
+    body: { decision },
+  });
 
 /** A tenant whose wallet executes above 50.00 BRL wait for a person. */
 async function heldWallet(gw: Gateway, ttlSeconds?: number) {
   const t = await gw.createTenant();
-  if (ttlSeconds) await gw.request('PATCH', `/v1/projects/${t.projectId}/settings`, { key: t.key, body: { approval_ttl_seconds: ttlSeconds } });
-  await gw.request('POST', '/v1/policies', { key: t.key, body: { name: 'big spends', type: 'approval-required', config: { above_minor: '5000', currency: 'BRL' } } });
+  if (ttlSeconds)
+    await gw.request('PATCH', `/v1/projects/${t.projectId}/settings`, {
+      key: t.key,
+      body: { approval_ttl_seconds: ttlSeconds },
+    });
+  await gw.request('POST', '/v1/policies', {
+    key: t.key,
+    body: { name: 'big spends', type: 'approval-required', config: { above_minor: '5000', currency: 'BRL' } },
+  });
   const wallet = await newWallet(gw, t);
   await fund(gw, t, wallet, 100_000);
   return { t, wallet };
@@ -53,7 +71,11 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const attempt = attemptId('spend');
       const result = await walletExecute(gw, tenant, wallet, attempt);
       expect([result.status, result.body.status]).toEqual([200, 'completed']);
-      const { history } = await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-completed'));
+      const { history } = await replayFinished(
+        gw,
+        workflowIds.spend(tenant.orgId, attempt),
+        name('spend-attempt-completed'),
+      );
       expect(scheduledActivities(history)).toEqual(['dispatchPayment']);
     });
 
@@ -63,7 +85,11 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const attempt = attemptId('refused');
       (gw.mocks.payments as PaymentsMock).script(attempt, { outcome: 'refuse', code: 'card_declined' });
       const result = await walletExecute(gw, tenant, wallet, attempt);
-      expect(result.body).toMatchObject({ status: 'failed', failure: { code: 'card_declined' }, wallet: { releaseId: expect.any(String) } });
+      expect(result.body).toMatchObject({
+        status: 'failed',
+        failure: { code: 'card_declined' },
+        wallet: { releaseId: expect.any(String) },
+      });
       await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-refused'));
     });
   });
@@ -78,7 +104,11 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       await replayFinished(gw, workflowIds.spend(t.orgId, attempt), name('spend-attempt-held'));
       expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
       await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-approved'));
-      const replayed = await replayFinished(gw, workflowIds.spendReplay(t.orgId, attempt, approvalId), name('spend-attempt-approved-replay'));
+      const replayed = await replayFinished(
+        gw,
+        workflowIds.spendReplay(t.orgId, attempt, approvalId),
+        name('spend-attempt-approved-replay'),
+      );
       expect(scheduledActivities(replayed.history)).toEqual(['dispatchPayment']);
       const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key });
       expect(approval.body).toMatchObject({ status: 'approved', execution_result: { status: 'completed' } });
@@ -89,16 +119,23 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const held = await walletExecute(gw, t, wallet, attemptId('denied'), 120);
       const approvalId = held.body.approval_id as string;
       expect((await decide(gw, t, approvalId, 'deny')).status).toBe(200);
-      const { history } = await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-denied'));
+      const { history } = await replayFinished(
+        gw,
+        workflowIds.approval(approvalId),
+        name('approval-hold-denied'),
+      );
       expect(scheduledActivities(history)).toEqual(['decideApprovalActivity']);
-      expect((await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0]).toMatchObject({ available_minor: '100000' });
+      expect(
+        (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0],
+      ).toMatchObject({ available_minor: '100000' });
     });
   });
 
   describe('consumerSpendAttempt', () => {
     // The workflow's own answer is what its history recorded; the HTTP reply is checked where the
     // spend is not refused before dispatch (those close before the runner's update can land).
-    const execute = (body: unknown) => gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    const execute = (body: unknown) =>
+      gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
     const finished = (attempt: string, label: string) =>
       replayFinished<SpendAnswer>(gw, workflowIds.consumerSpend(tenant.orgId, attempt), name(label));
 
@@ -113,18 +150,28 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
     });
 
     it('replays a TED spend to the signed withdrawal allowlist', async () => {
-      const c = await readyConsumer(gw, tenant, { fundMinor: 20_000, intent: { withdrawal_allowlist: [TED_DESTINATION] } });
+      const c = await readyConsumer(gw, tenant, {
+        fundMinor: 20_000,
+        intent: { withdrawal_allowlist: [TED_DESTINATION] },
+      });
       const body = tedSpend(c, { amount_minor: 5_000 });
       const reply = await execute(body);
       expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
       const { result } = await finished(body.attempt_id, 'consumer-spend-ted-completed');
-      expect(result).toMatchObject({ httpStatus: 200, status: 'completed', body: { payment: { rail: 'ted' } } });
+      expect(result).toMatchObject({
+        httpStatus: 200,
+        status: 'completed',
+        body: { payment: { rail: 'ted' } },
+      });
     });
 
     it('replays a Pix spend the PSP refused, whose hold was released', async () => {
       const c = await readyConsumer(gw, tenant, { fundMinor: 5_000 });
       const body = pixSpend(c, { amount_minor: 1_200 });
-      (gw.mocks.pix_psp as unknown as PixPspMock).script(body.attempt_id, { outcome: 'refuse', reason: 'AM04' });
+      (gw.mocks.pix_psp as unknown as PixPspMock).script(body.attempt_id, {
+        outcome: 'refuse',
+        reason: 'AM04',
+      });
       await execute(body);
       const { history, result } = await finished(body.attempt_id, 'consumer-spend-psp-refused');
       expect(result).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
@@ -145,11 +192,20 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const body = pixSpend(c, { amount_minor: 12_000 });
       await execute(body);
       const held = await finished(body.attempt_id, 'consumer-spend-held');
-      expect(held.result).toMatchObject({ httpStatus: 403, status: 'requires_approval', body: { error: { code: 'approval_required' } } });
-      const approvalId = (held.result.body as { error: { details: { approval_id: string } } }).error.details.approval_id;
+      expect(held.result).toMatchObject({
+        httpStatus: 403,
+        status: 'requires_approval',
+        body: { error: { code: 'approval_required' } },
+      });
+      const approvalId = (held.result.body as { error: { details: { approval_id: string } } }).error.details
+        .approval_id;
       expect((await decide(gw, tenant, approvalId, 'approve')).status).toBe(200);
       await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-consumer-approved'));
-      const replayed = await replayFinished<SpendAnswer>(gw, workflowIds.consumerSpendReplay(tenant.orgId, body.attempt_id, approvalId), name('consumer-spend-approved-replay'));
+      const replayed = await replayFinished<SpendAnswer>(
+        gw,
+        workflowIds.consumerSpendReplay(tenant.orgId, body.attempt_id, approvalId),
+        name('consumer-spend-approved-replay'),
+      );
       expect(replayed.result).toMatchObject({ httpStatus: 200, status: 'completed' });
       expect(scheduledActivities(replayed.history)).toEqual(['dispatchConsumerSpend']);
       expect((await execute(body)).body).toMatchObject({ status: 'completed', idempotent_replay: true });
@@ -172,23 +228,46 @@ describe('an approval that expires, on the time-skipping server', () => {
     const held = await walletExecute(gw, t, wallet, attemptId('expired'), 120);
     const approvalId = held.body.approval_id as string;
     // Waiting on the test server's own client skips its clock to the expiry.
-    const { history } = await replayFinished(gw, workflowIds.approval(approvalId), 'approval-hold-expired.time-skipping', { skipTime: true });
+    const { history } = await replayFinished(
+      gw,
+      workflowIds.approval(approvalId),
+      'approval-hold-expired.time-skipping',
+      { skipTime: true },
+    );
     expect(scheduledActivities(history)).toEqual(['expireApprovalActivity']);
-    expect((await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key })).body.status).toBe('expired');
+    expect((await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key })).body.status).toBe(
+      'expired',
+    );
   });
 });
 
 describe('recorded histories under test/replay/', () => {
   // Read when the tests run, after a recording run above has written them.
   it('cover every path of every money workflow, from both servers', () => {
-    const paths = ['spend-attempt-completed', 'spend-attempt-refused', 'spend-attempt-held', 'spend-attempt-approved-replay',
-      'approval-hold-approved', 'approval-hold-denied', 'approval-hold-consumer-approved',
-      'consumer-spend-pix-completed', 'consumer-spend-ted-completed', 'consumer-spend-psp-refused', 'consumer-spend-insufficient-funds',
-      'consumer-spend-held', 'consumer-spend-approved-replay'];
+    const paths = [
+      'spend-attempt-completed',
+      'spend-attempt-refused',
+      'spend-attempt-held',
+      'spend-attempt-approved-replay',
+      'approval-hold-approved',
+      'approval-hold-denied',
+      'approval-hold-consumer-approved',
+      'consumer-spend-pix-completed',
+      'consumer-spend-ted-completed',
+      'consumer-spend-psp-refused',
+      'consumer-spend-insufficient-funds',
+      'consumer-spend-held',
+      'consumer-spend-approved-replay',
+    ];
     const recorded = recordedHistories();
-    const expected = [...paths.flatMap((p) => TEMPORAL_SERVERS.map((s) => `${p}.${s}`)), 'approval-hold-expired.time-skipping'];
+    const expected = [
+      ...paths.flatMap((p) => TEMPORAL_SERVERS.map((s) => `${p}.${s}`)),
+      'approval-hold-expired.time-skipping',
+    ];
     expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
-    expect(new Set(recorded.map((r) => r.workflowType))).toEqual(new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']));
+    expect(new Set(recorded.map((r) => r.workflowType))).toEqual(
+      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']),
+    );
   });
 
   it('replay on the current workflow bundle without a determinism error', async () => {

@@ -11,18 +11,35 @@ const INTERCEPTOR_MODULES = [require.resolve('../runtime/telemetry/workflow-inte
 export const PREBUILT_BUNDLE = path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
 
 export async function buildBundleFile(file: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: INTERCEPTOR_MODULES, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: INTERCEPTOR_MODULES,
+    logger: quietLogger,
+  });
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, code);
   return file;
 }
 
-export async function loadBundle(file = process.env.GATEWAY_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE): Promise<WorkflowBundleOption> {
+export async function loadBundle(
+  file = process.env.GATEWAY_WORKFLOW_BUNDLE ?? PREBUILT_BUNDLE,
+): Promise<WorkflowBundleOption> {
   if (existsSync(file)) return { codePath: file };
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: INTERCEPTOR_MODULES, logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: INTERCEPTOR_MODULES,
+    logger: quietLogger,
+  });
   return { code };
 }
 
 const noop = () => undefined;
 /** The bundler's logger: only its errors reach stderr. */
-export const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (message: string) => process.stderr.write(`${message}\n`) };
+export const quietLogger = {
+  log: noop,
+  trace: noop,
+  debug: noop,
+  info: noop,
+  warn: noop,
+  error: (message: string) => process.stderr.write(`${message}\n`),
+};

@@ -63,7 +63,11 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
     const results = await eachLimited(toWorkflows, START_CONCURRENCY, (chain) => startChain(runtime, chain));
     const failed = results.filter((result) => result.status === 'rejected');
     // A chain whose start failed is pending and will be picked up by the overdue sweep.
-    if (failed.length > 0) log.warn('delivery chains not started', { count: failed.length, error: describe((failed[0] as PromiseRejectedResult).reason) });
+    if (failed.length > 0)
+      log.warn('delivery chains not started', {
+        count: failed.length,
+        error: describe((failed[0] as PromiseRejectedResult).reason),
+      });
     return claimed;
   };
 
@@ -97,15 +101,21 @@ export async function startEventDispatcher(options: EventDispatcherOptions): Pro
 
   const sweep = async (): Promise<void> => {
     await pump();
-    await restartOverdue().catch((error: Error) => log.error('delivery sweep failed', { error: error.message }));
+    await restartOverdue().catch((error: Error) =>
+      log.error('delivery sweep failed', { error: error.message }),
+    );
   };
 
   const scheduleReconnect = (): void => {
     if (stopping) return;
-    reconnect = setTimeout(() => void connect().catch((error: Error) => {
-      log.warn('event listener could not reconnect', { error: error.message });
-      scheduleReconnect();
-    }), 1_000);
+    reconnect = setTimeout(
+      () =>
+        void connect().catch((error: Error) => {
+          log.warn('event listener could not reconnect', { error: error.message });
+          scheduleReconnect();
+        }),
+      1_000,
+    );
   };
 
   const connect = async (): Promise<void> => {

@@ -12,7 +12,11 @@ import type { Logger } from '../runtime/logger';
 import type { AttemptResult } from '../workflows/webhook-messages';
 
 /** Makes one attempt from a context already read (the delivery activities' `attemptLoaded`). */
-export type AttemptFn = (key: ChainKey, context: AttemptContext, retrySchedule: number[]) => Promise<AttemptResult>;
+export type AttemptFn = (
+  key: ChainKey,
+  context: AttemptContext,
+  retrySchedule: number[],
+) => Promise<AttemptResult>;
 
 export interface FirstAttempts {
   /** Takes the chain when a lane frees up within `waitMs`; false means the caller starts its workflow instead. */
@@ -21,7 +25,12 @@ export interface FirstAttempts {
   drain(): Promise<void>;
 }
 
-export function firstAttempts(options: { lanes: number; attempt: AttemptFn; runtime: ChainRuntime; log: Logger }): FirstAttempts {
+export function firstAttempts(options: {
+  lanes: number;
+  attempt: AttemptFn;
+  runtime: ChainRuntime;
+  log: Logger;
+}): FirstAttempts {
   const { lanes, attempt, runtime, log } = options;
   let busy = 0;
   const waiting: Array<() => void> = [];
@@ -52,13 +61,22 @@ export function firstAttempts(options: { lanes: number; attempt: AttemptFn; runt
 
   const run = async ({ context, ...chain }: DispatchedChain): Promise<void> => {
     try {
-      const key = { orgId: chain.org_id, projectId: chain.project_id, chainId: chain.chain_id.toString(), attempt: chain.attempt };
+      const key = {
+        orgId: chain.org_id,
+        projectId: chain.project_id,
+        chainId: chain.chain_id.toString(),
+        attempt: chain.attempt,
+      };
       const result = await attempt(key, context, runtime.settings.retrySchedule);
-      if (result.kind === 'retry') await startChain(runtime, { ...chain, attempt: result.attempt + 1 }, result.retryInMs);
+      if (result.kind === 'retry')
+        await startChain(runtime, { ...chain, attempt: result.attempt + 1 }, result.retryInMs);
       else if (result.kind === 'held') await startChain(runtime, chain);
     } catch (error) {
       // The row is still pending (or its next attempt is): the workflow, or failing that the sweep, carries on.
-      log.warn('first delivery attempt failed; handing the chain to its workflow', { chain_id: chain.chain_id.toString(), error: (error as Error).message });
+      log.warn('first delivery attempt failed; handing the chain to its workflow', {
+        chain_id: chain.chain_id.toString(),
+        error: (error as Error).message,
+      });
       await startChain(runtime, chain).catch(() => undefined);
     } finally {
       release();

@@ -20,7 +20,9 @@ export interface RunningWorker {
   done: Promise<void>;
 }
 
-export async function startWorker(options: { config?: Config; databaseUrl?: string; temporalAddress?: string } = {}): Promise<RunningWorker> {
+export async function startWorker(
+  options: { config?: Config; databaseUrl?: string; temporalAddress?: string } = {},
+): Promise<RunningWorker> {
   const config = options.config ?? loadConfig();
   const log = createLogger(config.logLevel, { process: 'worker' });
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
@@ -29,7 +31,10 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   // Before the worker is made, so its activities and workflow sink export spans.
   const traces = startTracing({ serviceName: 'gateway-worker', otlpEndpoint: config.otlpEndpoint });
   const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
-  const connection = await connectWorker(config.temporal, options.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233');
+  const connection = await connectWorker(
+    config.temporal,
+    options.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233',
+  );
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -40,14 +45,22 @@ export async function startWorker(options: { config?: Config; databaseUrl?: stri
   // The dispatcher starts delivery workflows through the worker's own connection.
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const dispatcher = await startEventDispatcher({
-    databaseUrl, db, log, runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks, eagerStart: true },
+    databaseUrl,
+    db,
+    log,
+    runtime: { client, taskQueue: config.temporal.taskQueue, settings: config.webhooks, eagerStart: true },
     attempt: deliveryAttempts({ db, log, config }).attemptLoaded,
   });
-  const metrics = config.metrics.workerPort === undefined ? undefined : await startMetricsServer({
-    host: config.metrics.host, port: config.metrics.workerPort,
-    text: async () => `${await scrape({ db, backlogs: readBacklogs })}\n${await temporalSdkMetrics(config.metrics.temporalAddress)}`,
-    onError: (error) => log.error('metrics scrape failed', { error: error.message }),
-  });
+  const metrics =
+    config.metrics.workerPort === undefined
+      ? undefined
+      : await startMetricsServer({
+          host: config.metrics.host,
+          port: config.metrics.workerPort,
+          text: async () =>
+            `${await scrape({ db, backlogs: readBacklogs })}\n${await temporalSdkMetrics(config.metrics.temporalAddress)}`,
+          onError: (error) => log.error('metrics scrape failed', { error: error.message }),
+        });
   const done = worker.run().finally(async () => {
     await metrics?.stop();
     await dispatcher.stop();

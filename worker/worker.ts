@@ -1,5 +1,11 @@
 // Creates the gateway worker: one task queue, the prebuilt workflow bundle, activities with their deps.
-import { DefaultLogger, Runtime, Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  DefaultLogger,
+  Runtime,
+  Worker,
+  type NativeConnection,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { activityLogs } from '../runtime/telemetry/activity-logs';
 import { activityTracing, workflowSpanSinks } from '../runtime/telemetry/worker-tracing';
@@ -25,7 +31,17 @@ export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN', metricsAddress?
     logger: new DefaultLogger(level),
     telemetryOptions: {
       logging: { filter: level, forward: {} },
-      ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true } } } : {}),
+      ...(metricsAddress
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: metricsAddress,
+                countersTotalSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          }
+        : {}),
     },
   });
 }

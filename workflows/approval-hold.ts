@@ -1,7 +1,13 @@
 // The approval hold: waits for an operator's decision (an Update) or the expiry timer, whichever comes
 // first; on approve it replays the held call once as a child workflow and records the result.
 import {
-  allHandlersFinished, ApplicationFailure, condition, executeChild, proxyActivities, setHandler, workflowInfo,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ApprovalView } from '../domain/approvals/view';
@@ -13,7 +19,12 @@ import { REPLAYS, type HeldCall } from './replays';
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   // No attempt cap: the approval's own guarded writes must eventually land; refusals are non-retryable.
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['not_found'] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: ['not_found'],
+  },
 });
 
 export interface ApprovalHoldInput extends HeldCall {
@@ -26,17 +37,34 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
   let state: State = 'pending';
   let latest: ApprovalView | null = null;
   setHandler(approvalStateQuery, () => state);
-  setHandler(decideUpdate, async (decision) => {
-    state = 'deciding';
-    latest = await acts.decideApprovalActivity({ orgId: input.orgId, approvalId: input.approvalId, ...decision });
-    state = latest.status;
-    return latest;
-  }, {
-    validator: (_decision: DecideInput) => {
-      if (state === 'expired' || state === 'expiring') throw ApplicationFailure.nonRetryable('The approval expired before a decision', MoneyFailure.ApprovalExpired);
-      if (state !== 'pending') throw ApplicationFailure.nonRetryable(`The approval is already ${state}`, MoneyFailure.ApprovalNotPending, { status: state });
+  setHandler(
+    decideUpdate,
+    async (decision) => {
+      state = 'deciding';
+      latest = await acts.decideApprovalActivity({
+        orgId: input.orgId,
+        approvalId: input.approvalId,
+        ...decision,
+      });
+      state = latest.status;
+      return latest;
     },
-  });
+    {
+      validator: (_decision: DecideInput) => {
+        if (state === 'expired' || state === 'expiring')
+          throw ApplicationFailure.nonRetryable(
+            'The approval expired before a decision',
+            MoneyFailure.ApprovalExpired,
+          );
+        if (state !== 'pending')
+          throw ApplicationFailure.nonRetryable(
+            `The approval is already ${state}`,
+            MoneyFailure.ApprovalNotPending,
+            { status: state },
+          );
+      },
+    },
+  );
 
   const remaining = Math.max(0, Date.parse(input.expiresAt) - Date.now());
   const decided = await condition(() => state !== 'pending' && state !== 'deciding', remaining);
@@ -55,7 +83,12 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
     const spec = REPLAYS[input.kind];
     let outcome: { ok: boolean; result: Record<string, unknown> };
     if (!spec) {
-      outcome = { ok: false, result: { error: { code: 'replay_unknown_kind', message: `Nothing knows how to replay "${input.kind}"` } } };
+      outcome = {
+        ok: false,
+        result: {
+          error: { code: 'replay_unknown_kind', message: `Nothing knows how to replay "${input.kind}"` },
+        },
+      };
     } else {
       try {
         const extra = spec.searchAttributes(input);
@@ -64,16 +97,33 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
           args: spec.args(input),
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           typedSearchAttributes: searchAttributes({
-            orgId: input.orgId, projectId: input.projectId, environment: input.environment,
-            ...(extra.attemptId ? { attemptId: extra.attemptId } : {}), ...(extra.amountMinor !== undefined ? { amountMinor: extra.amountMinor } : {}),
+            orgId: input.orgId,
+            projectId: input.projectId,
+            environment: input.environment,
+            ...(extra.attemptId ? { attemptId: extra.attemptId } : {}),
+            ...(extra.amountMinor !== undefined ? { amountMinor: extra.amountMinor } : {}),
           }),
         });
         outcome = spec.outcome(result);
       } catch (error) {
-        outcome = { ok: false, result: { error: { code: 'replay_failed', message: (error as Error).message, workflow_id: workflowInfo().workflowId } } };
+        outcome = {
+          ok: false,
+          result: {
+            error: {
+              code: 'replay_failed',
+              message: (error as Error).message,
+              workflow_id: workflowInfo().workflowId,
+            },
+          },
+        };
       }
     }
-    latest = await acts.recordExecutionActivity({ orgId: input.orgId, approvalId: input.approvalId, ok: outcome.ok, result: outcome.result });
+    latest = await acts.recordExecutionActivity({
+      orgId: input.orgId,
+      approvalId: input.approvalId,
+      ok: outcome.ok,
+      result: outcome.result,
+    });
     state = latest.status;
   }
   await condition(allHandlersFinished);

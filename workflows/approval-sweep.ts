@@ -5,7 +5,12 @@ import type { Activities } from '../activities';
 
 const { sweepApprovalsActivity } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+  },
 });
 
 export async function approvalSweep(): Promise<{ expired: number; swept_at: string }> {

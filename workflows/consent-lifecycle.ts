@@ -2,13 +2,22 @@
 // mandate is signed, the mandate's own expiry timer (mandate_ttl_seconds from signing), moved by
 // amendments and ended by a revocation. Postgres holds the state; this workflow holds the clocks.
 import {
-  condition, continueAsNew, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { SEARCH_ATTRIBUTES } from './search-attributes';
 import {
-  mandateAmendedSignal, mandateRevokedSignal, mandateSignedSignal,
-  type ConsentLifecycleInput, type ConsentLifecycleOutcome, type MandateTimer,
+  mandateAmendedSignal,
+  mandateRevokedSignal,
+  mandateSignedSignal,
+  type ConsentLifecycleInput,
+  type ConsentLifecycleOutcome,
+  type MandateTimer,
 } from './consent-messages';
 
 // Expiries must eventually land: retry with backoff until the database answers.
@@ -55,13 +64,17 @@ export async function consentLifecycle(input: ConsentLifecycleInput): Promise<Co
     }
     if (workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof consentLifecycle>({
-        consentId: input.consentId, tokenExpiresInSeconds: 0,
+        consentId: input.consentId,
+        tokenExpiresInSeconds: 0,
         mandate: { ...held, expiresInSeconds: Math.max(0, Math.ceil((deadline - Date.now()) / 1000)) },
       });
     }
     const remaining = deadline - Date.now();
     if (remaining > 0) {
-      const woken = await condition(() => revoked || (amendment !== undefined && amendment.revision > held.revision), remaining);
+      const woken = await condition(
+        () => revoked || (amendment !== undefined && amendment.revision > held.revision),
+        remaining,
+      );
       if (woken) continue;
     }
     const result = await expireMandateTimer(held.mandateId, held.revision);

@@ -3,28 +3,60 @@
 // release. An unknown provider outcome answers psp_dispatch_uncertain and waits for the caller to
 // present the attempt again (or a settlement notice, or a durable timer); then it asks the provider,
 // and only resends when the provider says nothing arrived: it never pays twice.
-import { allHandlersFinished, condition, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, startChild } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  startChild,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
 import { appendStep, appendSteps } from '../domain/attempts/audit';
-import { CONSUMER_SPEND_KIND, type AuditStep, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
-import { consumerSpendAnswerUpdate, consumerSpendProgressQuery, consumerSpendRetryUpdate, consumerSpendSettlementSignal } from './consumer-spend-messages';
+import {
+  CONSUMER_SPEND_KIND,
+  type AuditStep,
+  type SpendAnswer,
+  type SpendRequest,
+} from '../domain/consumer-payments/types';
+import {
+  consumerSpendAnswerUpdate,
+  consumerSpendProgressQuery,
+  consumerSpendRetryUpdate,
+  consumerSpendSettlementSignal,
+} from './consumer-spend-messages';
 import { workflowIds } from './ids';
 import { searchAttributes } from './search-attributes';
 
 // Database steps retry until they succeed: each is one idempotent transaction.
-const dbRetry = { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' } as const;
+const dbRetry = {
+  initialInterval: '200 milliseconds',
+  backoffCoefficient: 2,
+  maximumInterval: '10 seconds',
+} as const;
 const scheduledDb = proxyActivities<Activities>({ startToCloseTimeout: '20 seconds', retry: dbRetry });
 // The same steps as local activities, run inside the workflow task with their results recorded as markers:
 // a server round trip saved per step (each of those costs more here than the step itself), and a crash
 // re-runs them, which their idempotency allows. The DICT lookup is a short read and runs the same way.
-const localDb = proxyLocalActivities<Activities>({ startToCloseTimeout: '20 seconds', localRetryThreshold: '10 seconds', retry: dbRetry });
+const localDb = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: dbRetry,
+});
 // Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss. It
 // stays a scheduled activity: its own task boundary is when the steps before it become visible to the stream.
 const provider = proxyActivities<Activities>({
   startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+  },
 });
 
 /** How long an uncertain attempt waits for the caller before the workflow asks the provider itself. */
@@ -40,8 +72,12 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   let generation = 0;
   let retryRequested = false;
   let notices = 0;
-  const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
-  const publish = (next: SpendAnswer) => { answer = next; generation++; };
+  const step = (name: string, status: AuditStep['status'], detail: string) =>
+    appendStep(audit, name, status, detail);
+  const publish = (next: SpendAnswer) => {
+    answer = next;
+    generation++;
+  };
 
   setHandler(consumerSpendProgressQuery, () => ({ audit, answer, generation }));
   setHandler(consumerSpendAnswerUpdate, async () => {
@@ -49,13 +85,16 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
     return answer!;
   });
   setHandler(consumerSpendRetryUpdate, async () => {
-    if (answer?.status !== 'dispatch_uncertain') return answer ?? (await condition(() => answer !== null), answer!);
+    if (answer?.status !== 'dispatch_uncertain')
+      return answer ?? (await condition(() => answer !== null), answer!);
     const seen = generation;
     retryRequested = true;
     await condition(() => generation > seen);
     return answer!;
   });
-  setHandler(consumerSpendSettlementSignal, () => { notices++; });
+  setHandler(consumerSpendSettlementSignal, () => {
+    notices++;
+  });
 
   const finish = async (final: SpendAnswer): Promise<SpendAnswer> => {
     publish(final);
@@ -67,7 +106,11 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
     const owner = await db.lookupPixPayee(req);
     if (!owner.found) {
       step('dict', 'fail', 'the Pix key is not registered in DICT');
-      const refused = refusalAnswer(req, { status: 422, code: 'pix_key_not_found', message: 'The Pix key is not registered in DICT' }, audit);
+      const refused = refusalAnswer(
+        req,
+        { status: 422, code: 'pix_key_not_found', message: 'The Pix key is not registered in DICT' },
+        audit,
+      );
       await db.recordConsumerSpendAnswer({ req, answer: refused, consumerId: null, approvalId: null });
       return finish(refused);
     }
@@ -78,28 +121,59 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   appendSteps(audit, auth.audit);
   if (auth.kind === 'refused') {
     const refused = refusalAnswer(req, auth.refusal, audit);
-    await db.recordConsumerSpendAnswer({ req, answer: refused, consumerId: auth.terms?.consumerId ?? null, approvalId: null });
+    await db.recordConsumerSpendAnswer({
+      req,
+      answer: refused,
+      consumerId: auth.terms?.consumerId ?? null,
+      approvalId: null,
+    });
     return finish(refused);
   }
   if (auth.kind === 'requires_approval') {
     const held = approvalAnswer(req, auth, audit);
-    await db.recordConsumerSpendAnswer({ req, answer: held, consumerId: auth.terms.consumerId, approvalId: auth.approvalId });
+    await db.recordConsumerSpendAnswer({
+      req,
+      answer: held,
+      consumerId: auth.terms.consumerId,
+      approvalId: auth.approvalId,
+    });
     // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry,
     // and on approval replays the attempt once (workflows/replays.ts, 'consumer.spend').
     await startChild('approvalHold', {
       workflowId: workflowIds.approval(auth.approvalId),
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ approvalId: auth.approvalId, orgId: req.orgId, projectId: req.projectId, environment: req.environment, kind: CONSUMER_SPEND_KIND, payload: req, expiresAt: auth.expiresAt }],
-      typedSearchAttributes: searchAttributes({ orgId: req.orgId, projectId: req.projectId, environment: req.environment, attemptId: req.attemptId }),
+      args: [
+        {
+          approvalId: auth.approvalId,
+          orgId: req.orgId,
+          projectId: req.projectId,
+          environment: req.environment,
+          kind: CONSUMER_SPEND_KIND,
+          payload: req,
+          expiresAt: auth.expiresAt,
+        },
+      ],
+      typedSearchAttributes: searchAttributes({
+        orgId: req.orgId,
+        projectId: req.projectId,
+        environment: req.environment,
+        attemptId: req.attemptId,
+      }),
     });
     return finish(held);
   }
 
   const { terms, holdId } = auth;
   // A consent pull names the consumer's funding source the PSP takes the money from.
-  const dispatch = { req, sourceAccount: auth.sourceAccount, fundingSourceId: terms.funding === 'consent_pull' ? terms.fundingSourceId ?? null : null };
-  let result: DispatchResult = auth.retried ? await provider.resolveConsumerDispatch(req) : { kind: 'not_received' };
+  const dispatch = {
+    req,
+    sourceAccount: auth.sourceAccount,
+    fundingSourceId: terms.funding === 'consent_pull' ? (terms.fundingSourceId ?? null) : null,
+  };
+  let result: DispatchResult = auth.retried
+    ? await provider.resolveConsumerDispatch(req)
+    : { kind: 'not_received' };
   if (result.kind === 'not_received') {
     step('dispatch', 'pass', `sent to the ${req.rail} provider under the attempt's key`);
     result = await provider.dispatchConsumerSpend(dispatch);
@@ -107,7 +181,9 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   for (;;) {
     if (result.kind === 'settled') {
       step('dispatch', 'pass', `settled as ${result.settlement.providerPaymentId}`);
-      return finish(await db.settleConsumerSpend({ req, terms, holdId, settlement: result.settlement, audit }));
+      return finish(
+        await db.settleConsumerSpend({ req, terms, holdId, settlement: result.settlement, audit }),
+      );
     }
     if (result.kind === 'refused') {
       step('dispatch', 'fail', `${result.refusal.code}: ${result.refusal.message}`);
@@ -126,7 +202,18 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
       // the durable recheck gets here, so a silent attempt does not hold money forever.
       if (!retryRequested) {
         step('dispatch', 'fail', 'the provider never received the payment; the hold is released');
-        return finish(await db.releaseConsumerSpend({ req, terms, refusal: { status: 502, code: 'psp_not_dispatched', message: 'The provider never received the payment; nothing moved' }, audit }));
+        return finish(
+          await db.releaseConsumerSpend({
+            req,
+            terms,
+            refusal: {
+              status: 502,
+              code: 'psp_not_dispatched',
+              message: 'The provider never received the payment; nothing moved',
+            },
+            audit,
+          }),
+        );
       }
       retryRequested = false;
       step('dispatch', 'pass', 'resent under the same key: the provider never received it');
@@ -136,11 +223,20 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
     // Unknown outcome: answer 502 and wait for the caller to present the attempt again.
     step('dispatch', 'fail', `outcome unknown: ${result.detail}`);
     const uncertain = uncertainAnswer(req, audit, result.detail);
-    await db.recordConsumerSpendAnswer({ req, answer: uncertain, consumerId: terms.consumerId, approvalId: null });
+    await db.recordConsumerSpendAnswer({
+      req,
+      answer: uncertain,
+      consumerId: terms.consumerId,
+      approvalId: null,
+    });
     publish(uncertain);
     const seen = notices;
     await condition(() => retryRequested || notices > seen, UNCERTAIN_RECHECK);
-    step('resolve', 'pass', retryRequested ? 'attempt presented again: asking the provider' : 'asking the provider');
+    step(
+      'resolve',
+      'pass',
+      retryRequested ? 'attempt presented again: asking the provider' : 'asking the provider',
+    );
     result = await provider.resolveConsumerDispatch(req);
     if (result.kind !== 'not_received') retryRequested = false;
   }

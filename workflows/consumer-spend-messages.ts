@@ -7,6 +7,10 @@ export const consumerSpendAnswerUpdate = defineUpdate<SpendAnswer>('consumerSpen
 /** The caller presented an uncertain attempt again: ask the provider, then answer. */
 export const consumerSpendRetryUpdate = defineUpdate<SpendAnswer>('consumerSpendRetry');
 /** The audit so far and the answer once there is one, for the execute stream. */
-export const consumerSpendProgressQuery = defineQuery<{ audit: AuditStep[]; answer: SpendAnswer | null; generation: number }>('consumerSpendProgress');
+export const consumerSpendProgressQuery = defineQuery<{
+  audit: AuditStep[];
+  answer: SpendAnswer | null;
+  generation: number;
+}>('consumerSpendProgress');
 /** The provider posted a settlement notice for this attempt; its body is not trusted, the workflow asks. */
 export const consumerSpendSettlementSignal = defineSignal('consumerSpendSettlement');

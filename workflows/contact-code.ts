@@ -7,13 +7,21 @@
 import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
-  CONTACT_VERIFICATION_INCOMPLETE, OTP_SENDER_REFUSED, OTP_SENDER_UNAVAILABLE, OTP_SENDER_UNCONFIGURED,
+  CONTACT_VERIFICATION_INCOMPLETE,
+  OTP_SENDER_REFUSED,
+  OTP_SENDER_UNAVAILABLE,
+  OTP_SENDER_UNCONFIGURED,
 } from '../domain/contact-verification/failure-types';
 import type { OtpCheckStatus } from '../providers/otp/sender';
 
 const { sendContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: [OTP_SENDER_REFUSED, OTP_SENDER_UNCONFIGURED] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [OTP_SENDER_REFUSED, OTP_SENDER_UNCONFIGURED],
+  },
 });
 const { completeContactVerification, discardContactVerification } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '10 seconds',
@@ -35,7 +43,9 @@ function applicationFailure(error: unknown): ApplicationFailure | undefined {
   return cause instanceof ApplicationFailure ? cause : undefined;
 }
 
-export async function contactCodeDelivery(input: ContactCodeDeliveryInput): Promise<{ providerReference: string | null }> {
+export async function contactCodeDelivery(
+  input: ContactCodeDeliveryInput,
+): Promise<{ providerReference: string | null }> {
   let providerReference: string | null;
   try {
     ({ providerReference } = await sendContactCode(input));
@@ -50,9 +60,13 @@ export async function contactCodeDelivery(input: ContactCodeDeliveryInput): Prom
   try {
     await completeContactVerification(input.verificationId, providerReference);
   } catch {
-    throw ApplicationFailure.nonRetryable('The code was sent but the verification could not be opened', CONTACT_VERIFICATION_INCOMPLETE, {
-      verification_id: input.verificationId,
-    });
+    throw ApplicationFailure.nonRetryable(
+      'The code was sent but the verification could not be opened',
+      CONTACT_VERIFICATION_INCOMPLETE,
+      {
+        verification_id: input.verificationId,
+      },
+    );
   }
   return { providerReference };
 }
@@ -67,7 +81,10 @@ export async function contactCodeCheck(input: ContactCodeCheckInput): Promise<Ot
   try {
     return await checkContactCode(input);
   } catch (error) {
-    const type = applicationFailure(error)?.type === OTP_SENDER_UNCONFIGURED ? OTP_SENDER_UNCONFIGURED : OTP_SENDER_UNAVAILABLE;
+    const type =
+      applicationFailure(error)?.type === OTP_SENDER_UNCONFIGURED
+        ? OTP_SENDER_UNCONFIGURED
+        : OTP_SENDER_UNAVAILABLE;
     throw ApplicationFailure.nonRetryable('The provider did not answer the check', type);
   }
 }

@@ -4,13 +4,16 @@ export const workflowIds = {
   // Keyed by the token's digest: the id comes from the token without putting a usable token in Temporal.
   consent: (tokenDigest: string): string => `consent/${tokenDigest}`,
   contactCodeDelivery: (verificationId: string): string => `contact-verification/${verificationId}/delivery`,
-  contactCodeCheck: (verificationId: string, attempt: number): string => `contact-verification/${verificationId}/check/${attempt}`,
+  contactCodeCheck: (verificationId: string, attempt: number): string =>
+    `contact-verification/${verificationId}/check/${attempt}`,
   consumerSpend: (orgId: string, attemptId: string): string => `consumer-spend/${orgId}/${attemptId}`,
   /** An approved consumer spend's replay: one per approval. */
-  consumerSpendReplay: (orgId: string, attemptId: string, approvalId: string): string => `consumer-spend/${orgId}/${attemptId}/${approvalId}`,
+  consumerSpendReplay: (orgId: string, attemptId: string, approvalId: string): string =>
+    `consumer-spend/${orgId}/${attemptId}/${approvalId}`,
   spend: (orgId: string, attemptId: string): string => `spend/${orgId}/${attemptId}`,
   /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
-  spendReplay: (orgId: string, attemptId: string, approvalId: string): string => `spend/${orgId}/${attemptId}/${approvalId}`,
+  spendReplay: (orgId: string, attemptId: string, approvalId: string): string =>
+    `spend/${orgId}/${attemptId}/${approvalId}`,
   approval: (approvalId: string): string => `approval/${approvalId}`,
   /** An approved tool call's replay: one per approval. */
   toolCallReplay: (orgId: string, approvalId: string): string => `tool-call/${orgId}/${approvalId}`,

@@ -5,12 +5,22 @@
 import { ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
-  LINK_CHARGE_REFUSED, linkChargeUpdate, linkRailNoticeSignal, type LinkChargeView, type LinkPaymentInput, type LinkPaymentOutcome,
+  LINK_CHARGE_REFUSED,
+  linkChargeUpdate,
+  linkRailNoticeSignal,
+  type LinkChargeView,
+  type LinkPaymentInput,
+  type LinkPaymentOutcome,
 } from './link-payment-messages';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [LINK_CHARGE_REFUSED] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: [LINK_CHARGE_REFUSED],
+  },
 });
 
 const LOOK_EVERY_MS = 60_000;
@@ -24,15 +34,24 @@ export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentO
     if (charge) return charge;
     throw ApplicationFailure.nonRetryable(refusal ?? 'refused', LINK_CHARGE_REFUSED);
   });
-  setHandler(linkRailNoticeSignal, () => { noticed = true; });
+  setHandler(linkRailNoticeSignal, () => {
+    noticed = true;
+  });
 
   try {
     charge = await acts.openLinkCharge({
-      paymentId: input.paymentId, description: input.description, expiresInSeconds: input.expiresInSeconds, notificationUrl: input.notificationUrl,
+      paymentId: input.paymentId,
+      description: input.description,
+      expiresInSeconds: input.expiresInSeconds,
+      notificationUrl: input.notificationUrl,
     });
   } catch (error) {
     refusal = error instanceof Error ? error.message : 'the rail refused the charge';
-    await acts.releaseLinkPaymentActivity({ paymentId: input.paymentId, outcome: 'failed', reason: 'charge_refused' });
+    await acts.releaseLinkPaymentActivity({
+      paymentId: input.paymentId,
+      outcome: 'failed',
+      reason: 'charge_refused',
+    });
     return 'failed';
   }
 
@@ -48,7 +67,11 @@ export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentO
       return 'succeeded';
     }
     if (state.state === 'closed' || deadline - Date.now() <= 0) {
-      await acts.releaseLinkPaymentActivity({ paymentId: input.paymentId, outcome: 'expired', reason: state.state === 'closed' ? state.reason : 'not_paid_in_time' });
+      await acts.releaseLinkPaymentActivity({
+        paymentId: input.paymentId,
+        outcome: 'expired',
+        reason: state.state === 'closed' ? state.reason : 'not_paid_in_time',
+      });
       return 'expired';
     }
   }

@@ -7,7 +7,12 @@ import type { SweepCounts } from '../domain/oauth/sweep';
 
 const { sweepOAuthCredentials } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+  },
 });
 
 export const OAUTH_SWEEP_BATCH = 1_000;

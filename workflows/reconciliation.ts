@@ -9,7 +9,12 @@ import { workflowIds } from './ids';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+  },
 });
 
 export async function walletReconciliation(input: ReconcileInput): Promise<RunRow> {
@@ -23,7 +28,11 @@ export async function reconciliationSweep(): Promise<{ projects: number }> {
     await executeChild(walletReconciliation, {
       workflowId: workflowIds.reconciliation(project.projectId, runId),
       args: [{ ...project, runId }],
-      typedSearchAttributes: searchAttributes({ orgId: project.orgId, projectId: project.projectId, environment: project.environment }),
+      typedSearchAttributes: searchAttributes({
+        orgId: project.orgId,
+        projectId: project.projectId,
+        environment: project.environment,
+      }),
       taskQueue: workflowInfo().taskQueue,
     });
   }

@@ -28,7 +28,8 @@ export interface ReplaySpec {
 export const REPLAYS: Record<string, ReplaySpec> = {
   'wallet.execute': {
     workflowType: 'spendAttempt',
-    workflowId: (call) => workflowIds.spendReplay(call.orgId, (call.payload as unknown as SpendInput).attemptId, call.approvalId),
+    workflowId: (call) =>
+      workflowIds.spendReplay(call.orgId, (call.payload as unknown as SpendInput).attemptId, call.approvalId),
     args: (call) => [{ ...(call.payload as unknown as SpendInput), approvalId: call.approvalId }],
     outcome: (result) => {
       const outcome = result as SpendOutcome;
@@ -41,10 +42,21 @@ export const REPLAYS: Record<string, ReplaySpec> = {
   },
   [CONSUMER_SPEND_KIND]: {
     workflowType: 'consumerSpendAttempt',
-    workflowId: (call) => workflowIds.consumerSpendReplay(call.orgId, (call.payload as unknown as SpendRequest).attemptId, call.approvalId),
+    workflowId: (call) =>
+      workflowIds.consumerSpendReplay(
+        call.orgId,
+        (call.payload as unknown as SpendRequest).attemptId,
+        call.approvalId,
+      ),
     args: (call) => {
       const req = call.payload as unknown as SpendRequest;
-      return [{ ...req, approvedBy: call.approvalId, workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId) }];
+      return [
+        {
+          ...req,
+          approvedBy: call.approvalId,
+          workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+        },
+      ];
     },
     outcome: (result) => {
       const answer = result as SpendAnswer;
@@ -59,10 +71,25 @@ export const REPLAYS: Record<string, ReplaySpec> = {
   'tool.call': {
     workflowType: 'toolCallReplay',
     workflowId: (call) => workflowIds.toolCallReplay(call.orgId, call.approvalId),
-    args: (call) => [{ approvalId: call.approvalId, orgId: call.orgId, projectId: call.projectId, environment: call.environment, call: call.payload as unknown as HeldToolCall }],
+    args: (call) => [
+      {
+        approvalId: call.approvalId,
+        orgId: call.orgId,
+        projectId: call.projectId,
+        environment: call.environment,
+        call: call.payload as unknown as HeldToolCall,
+      },
+    ],
     outcome: (result) => {
       const replayed = result as ToolCallReplayResult;
-      return { ok: replayed.ok, result: { tool_call_id: replayed.tool_call_id, error_code: replayed.error_code, output: replayed.output } };
+      return {
+        ok: replayed.ok,
+        result: {
+          tool_call_id: replayed.tool_call_id,
+          error_code: replayed.error_code,
+          output: replayed.output,
+        },
+      };
     },
     searchAttributes: () => ({}),
   },

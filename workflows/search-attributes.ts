@@ -50,11 +50,19 @@ export function searchAttributes(values: SearchAttributeValues): SearchAttribute
     { key: SEARCH_ATTRIBUTES.ProjectId, value: values.projectId },
     { key: SEARCH_ATTRIBUTES.Environment, value: values.environment },
   ];
-  if (values.consumerId !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.ConsumerId, value: values.consumerId });
-  if (values.mandateId !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.MandateId, value: values.mandateId });
-  if (values.attemptId !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.AttemptId, value: values.attemptId });
+  if (values.consumerId !== undefined)
+    pairs.push({ key: SEARCH_ATTRIBUTES.ConsumerId, value: values.consumerId });
+  if (values.mandateId !== undefined)
+    pairs.push({ key: SEARCH_ATTRIBUTES.MandateId, value: values.mandateId });
+  if (values.attemptId !== undefined)
+    pairs.push({ key: SEARCH_ATTRIBUTES.AttemptId, value: values.attemptId });
   if (values.rail !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.Rail, value: values.rail });
-  if (values.eventType !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.EventType, value: values.eventType });
-  if (values.amountMinor !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.AmountMinor, value: Math.min(Number(values.amountMinor), Number.MAX_SAFE_INTEGER) });
+  if (values.eventType !== undefined)
+    pairs.push({ key: SEARCH_ATTRIBUTES.EventType, value: values.eventType });
+  if (values.amountMinor !== undefined)
+    pairs.push({
+      key: SEARCH_ATTRIBUTES.AmountMinor,
+      value: Math.min(Number(values.amountMinor), Number.MAX_SAFE_INTEGER),
+    });
   return pairs;
 }

@@ -3,11 +3,28 @@
 // A dispatch whose answer never came is settled by asking the provider what became of its idempotency key:
 // released only when the provider never received it, and held (the caller told to present the attempt
 // again, which asks once more) while the provider cannot say.
-import { ActivityFailure, allHandlersFinished, condition, patched, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
 import { workflowIds } from './ids';
 import { searchAttributes } from './search-attributes';
 import type { Activities } from '../activities';
-import type { AuditStep, Authorization, Dispatch, SpendAnswer, SpendInput, SpendOutcome, WalletSteps } from '../domain/spend/types';
+import type {
+  AuditStep,
+  Authorization,
+  Dispatch,
+  SpendAnswer,
+  SpendInput,
+  SpendOutcome,
+  WalletSteps,
+} from '../domain/spend/types';
 import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
 
 // Ledger steps are short, idempotent Postgres transactions: local activities run them inside the workflow
@@ -15,19 +32,35 @@ import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
 const ledger = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   localRetryThreshold: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 20, nonRetryableErrorTypes: ['not_found'] },
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: ['not_found'],
+  },
 });
 // The provider call carries the attempt's idempotency key, so retrying it can never pay twice.
 const provider = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   heartbeatTimeout: '3 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+  },
 });
 
 // The status call never throws for provider trouble (it reports `uncertain`); retries cover worker loss.
 const status = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+  },
 });
 
 /** How long an attempt whose provider cannot say waits for the caller before it asks the provider itself. */
@@ -57,7 +90,12 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
   };
   const wallet: WalletSteps = { holdId: null, debitId: null, releaseId: null, insufficientFunds: false };
   const result = (status: SpendOutcome['status'], extra: Record<string, unknown> = {}) => ({
-    requestId: input.requestId, attempt_id: input.attemptId, status, audit, wallet, ...extra,
+    requestId: input.requestId,
+    attempt_id: input.attemptId,
+    status,
+    audit,
+    wallet,
+    ...extra,
   });
 
   /**
@@ -75,7 +113,8 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
         uncertain = null;
         return { status: 'unreachable', message: `the provider never received the payment (${message})` };
       }
-      if (uncertain === null) step('dispatch', 'fail', `outcome unknown: ${found.message}; the hold stays until the provider says`);
+      if (uncertain === null)
+        step('dispatch', 'fail', `outcome unknown: ${found.message}; the hold stays until the provider says`);
       uncertain = found.message;
       checks++;
       await condition(() => presented, UNCERTAIN_RECHECK);
@@ -92,7 +131,12 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
   } else if (auth.kind === 'denied') {
     step('policy', 'fail', `${auth.denial.reason} by ${auth.denial.ruleType} rule ${auth.denial.ruleId}`);
     step('hold', 'skip', 'denied before any hold');
-    done = { httpStatus: 403, status: 'denied', body: { ...auth.denial, ...result('denied') }, providerPaymentId: null };
+    done = {
+      httpStatus: 403,
+      status: 'denied',
+      body: { ...auth.denial, ...result('denied') },
+      providerPaymentId: null,
+    };
   } else if (auth.kind === 'requires_approval') {
     step('policy', 'fail', `approval_required by rule ${auth.denial.ruleId}`);
     step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
@@ -103,25 +147,60 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
       workflowId: workflowIds.approval(auth.approvalId),
       parentClosePolicy: 'ABANDON',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ approvalId: auth.approvalId, orgId: input.orgId, projectId: input.projectId, environment: input.environment, kind: 'wallet.execute', payload, expiresAt: auth.expiresAt }],
-      typedSearchAttributes: searchAttributes({ orgId: input.orgId, projectId: input.projectId, environment: input.environment, attemptId: input.attemptId }),
+      args: [
+        {
+          approvalId: auth.approvalId,
+          orgId: input.orgId,
+          projectId: input.projectId,
+          environment: input.environment,
+          kind: 'wallet.execute',
+          payload,
+          expiresAt: auth.expiresAt,
+        },
+      ],
+      typedSearchAttributes: searchAttributes({
+        orgId: input.orgId,
+        projectId: input.projectId,
+        environment: input.environment,
+        attemptId: input.attemptId,
+      }),
     });
     const approval = { approval_id: auth.approvalId, expires_at: auth.expiresAt };
-    done = { httpStatus: 403, status: 'requires-approval', body: { ...auth.denial, ...approval, ...result('requires-approval', { approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt } }) }, providerPaymentId: null };
+    done = {
+      httpStatus: 403,
+      status: 'requires-approval',
+      body: {
+        ...auth.denial,
+        ...approval,
+        ...result('requires-approval', {
+          approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt },
+        }),
+      },
+      providerPaymentId: null,
+    };
   } else if (auth.kind === 'insufficient_funds') {
     step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
     step('hold', 'fail', `insufficient funds: ${auth.available} available`);
     wallet.insufficientFunds = true;
     done = { httpStatus: 200, status: 'failed', body: result('failed'), providerPaymentId: null };
   } else {
-    step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : auth.ruleId ? `allowed by rule ${auth.ruleId}` : 'allowed');
+    step(
+      'policy',
+      'pass',
+      input.approvalId
+        ? `allowed after approval ${input.approvalId}`
+        : auth.ruleId
+          ? `allowed by rule ${auth.ruleId}`
+          : 'allowed',
+    );
     wallet.holdId = auth.holdId;
     step('hold', 'pass', `held ${input.amountMinor} ${input.currency} as ${auth.holdId}`);
     let dispatch: Dispatch;
     try {
       dispatch = await provider.dispatchPayment(input);
     } catch (error) {
-      const cause = error instanceof ActivityFailure ? error.cause?.message ?? error.message : String(error);
+      const cause =
+        error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
       dispatch = { status: 'unreachable', message: cause };
     }
     // Attempts started before the status call existed keep releasing on an unanswered dispatch.
@@ -135,14 +214,35 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
       wallet.debitId = debit.debitId;
       step('debit', 'pass', `debited entry ${debit.debitId}`);
       step('release', 'skip', 'hold consumed by the debit');
-      done = { httpStatus: 200, status: 'completed', body: result('completed', { payment: { provider_payment_id: dispatch.paymentId } }), providerPaymentId: dispatch.paymentId };
+      done = {
+        httpStatus: 200,
+        status: 'completed',
+        body: result('completed', { payment: { provider_payment_id: dispatch.paymentId } }),
+        providerPaymentId: dispatch.paymentId,
+      };
     } else {
-      step('dispatch', 'fail', dispatch.status === 'refused' ? `refused: ${dispatch.code}` : `provider unreachable: ${dispatch.message}`);
+      step(
+        'dispatch',
+        'fail',
+        dispatch.status === 'refused'
+          ? `refused: ${dispatch.code}`
+          : `provider unreachable: ${dispatch.message}`,
+      );
       step('debit', 'skip', 'nothing to debit');
       const release = await ledger.releaseSpend(input);
       wallet.releaseId = release.releaseId;
       step('release', 'pass', `released entry ${release.releaseId}`);
-      done = { httpStatus: 200, status: 'failed', body: result('failed', { failure: dispatch.status === 'refused' ? { code: dispatch.code, message: dispatch.message } : { code: 'provider_unreachable', message: dispatch.message } }), providerPaymentId: null };
+      done = {
+        httpStatus: 200,
+        status: 'failed',
+        body: result('failed', {
+          failure:
+            dispatch.status === 'refused'
+              ? { code: dispatch.code, message: dispatch.message }
+              : { code: 'provider_unreachable', message: dispatch.message },
+        }),
+        providerPaymentId: null,
+      };
     }
   }
   await ledger.finishSpend({ input, outcome: done });

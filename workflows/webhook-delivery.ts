@@ -6,8 +6,11 @@
 import { allHandlersFinished, condition, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
-  attemptNowUpdate, endpointReactivatedSignal,
-  type AttemptResult, type DeliveryChainInput, type DeliveryChainResult,
+  attemptNowUpdate,
+  endpointReactivatedSignal,
+  type AttemptResult,
+  type DeliveryChainInput,
+  type DeliveryChainResult,
 } from './webhook-messages';
 
 // The receiver timeout is 15 s; the rest is database time. Infrastructure failures retry; the HTTP
@@ -17,7 +20,12 @@ import {
 // deliveries per second on a small machine).
 const { attemptDelivery, expireHeldDelivery } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '45 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 20,
+  },
 });
 
 /** A held attempt rechecks its endpoint this often even without a signal, in case one was lost. */
@@ -51,7 +59,13 @@ export async function webhookDelivery(input: DeliveryChainInput): Promise<Delive
       wake = false;
       reactivated = false;
       inFlight = true;
-      const result = await attemptDelivery({ orgId: input.orgId, projectId: input.projectId, chainId: input.chainId, attempt, retrySchedule: input.retrySchedule });
+      const result = await attemptDelivery({
+        orgId: input.orgId,
+        projectId: input.projectId,
+        chainId: input.chainId,
+        attempt,
+        retrySchedule: input.retrySchedule,
+      });
       inFlight = false;
       last = result;
       completed += 1;
@@ -69,7 +83,12 @@ export async function webhookDelivery(input: DeliveryChainInput): Promise<Delive
           break;
         case 'held': {
           if (heldForMs >= input.holdLimitMs) {
-            await expireHeldDelivery({ orgId: input.orgId, projectId: input.projectId, chainId: input.chainId, attempt });
+            await expireHeldDelivery({
+              orgId: input.orgId,
+              projectId: input.projectId,
+              chainId: input.chainId,
+              attempt,
+            });
             return { outcome: 'dead', attempts: attempt };
           }
           const slice = Math.min(HOLD_RECHECK_MS, input.holdLimitMs - heldForMs);

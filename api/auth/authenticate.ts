@@ -39,7 +39,8 @@ async function keyPrincipal(deps: AppDeps, token: string): Promise<Principal> {
     deps.keyCache.set(hash, credential);
   }
   // The prefix must match the environment of the project the key operates on.
-  if (!credential || credential.project_environment !== claimed || credential.key_environment !== claimed) throw unauthorized();
+  if (!credential || credential.project_environment !== claimed || credential.key_environment !== claimed)
+    throw unauthorized();
   return {
     kind: 'api_key',
     orgId: credential.org_id,
@@ -68,25 +69,38 @@ async function servicePrincipal(deps: AppDeps, ctx: Koa.Context): Promise<Princi
   };
 }
 
-export async function authenticate(deps: AppDeps, ctx: Koa.Context, auth: AuthKind): Promise<Principal | OperatorPrincipal | null> {
+export async function authenticate(
+  deps: AppDeps,
+  ctx: Koa.Context,
+  auth: AuthKind,
+): Promise<Principal | OperatorPrincipal | null> {
   if (auth === 'public') return null;
   try {
     return await resolveCredential(deps, ctx, auth);
   } catch (error) {
     // Routes that take OAuth tokens point the client at the protected-resource metadata.
-    if (auth === 'key' && error instanceof FlatError && error.status === 401) throw unauthorized(bearerChallenge(deps, ctx, bearer(ctx) !== undefined));
+    if (auth === 'key' && error instanceof FlatError && error.status === 401)
+      throw unauthorized(bearerChallenge(deps, ctx, bearer(ctx) !== undefined));
     throw error;
   }
 }
 
-async function resolveCredential(deps: AppDeps, ctx: Koa.Context, auth: Exclude<AuthKind, 'public'>): Promise<Principal | OperatorPrincipal> {
+async function resolveCredential(
+  deps: AppDeps,
+  ctx: Koa.Context,
+  auth: Exclude<AuthKind, 'public'>,
+): Promise<Principal | OperatorPrincipal> {
   const token = bearer(ctx);
   if (!token) throw unauthorized();
   const service = isServiceToken(token, deps.config.serviceToken);
   if (auth === 'operator') {
     // Operator surfaces answer 401 to every API key and OAuth token, whatever its scopes.
     if (!service) throw unauthorized();
-    return { kind: 'service', userId: ctx.get('x-service-user') || null, projectId: ctx.get('x-service-project') || null };
+    return {
+      kind: 'service',
+      userId: ctx.get('x-service-user') || null,
+      projectId: ctx.get('x-service-project') || null,
+    };
   }
   if (service) return servicePrincipal(deps, ctx);
   if (keyEnvironment(token)) return keyPrincipal(deps, token);

@@ -6,12 +6,26 @@ import type { AppDeps } from '../deps';
 import { publicOrigin } from '../public-origin';
 
 /** RFC 6750 §3.1: the credential is fine but lacks the scope; the client may ask for a token that has it. */
-export function insufficientScopeChallenge(deps: Pick<AppDeps, 'config'>, ctx: Koa.Context, scope: string): string {
-  const metadata = `${publicOrigin(deps.config, ctx)}/.well-known/oauth-protected-resource`.replace(/["\\]/g, '');
+export function insufficientScopeChallenge(
+  deps: Pick<AppDeps, 'config'>,
+  ctx: Koa.Context,
+  scope: string,
+): string {
+  const metadata = `${publicOrigin(deps.config, ctx)}/.well-known/oauth-protected-resource`.replace(
+    /["\\]/g,
+    '',
+  );
   return `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadata}"`;
 }
 
-export function bearerChallenge(deps: Pick<AppDeps, 'config'>, ctx: Koa.Context, credentialPresented: boolean): string {
-  const metadata = `${publicOrigin(deps.config, ctx)}/.well-known/oauth-protected-resource`.replace(/["\\]/g, '');
+export function bearerChallenge(
+  deps: Pick<AppDeps, 'config'>,
+  ctx: Koa.Context,
+  credentialPresented: boolean,
+): string {
+  const metadata = `${publicOrigin(deps.config, ctx)}/.well-known/oauth-protected-resource`.replace(
+    /["\\]/g,
+    '',
+  );
   return `Bearer resource_metadata="${metadata}"${credentialPresented ? ', error="invalid_token"' : ''}`;
 }

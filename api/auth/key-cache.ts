@@ -47,7 +47,8 @@ export class KeyCache {
 
   /** Drops every key of a project, for deletes that cascade to keys. */
   evictProject(projectId: string): void {
-    for (const [hash, entry] of this.entries) if (entry.credential?.project_id === projectId) this.entries.delete(hash);
+    for (const [hash, entry] of this.entries)
+      if (entry.credential?.project_id === projectId) this.entries.delete(hash);
   }
 
   clear(): void {

@@ -19,7 +19,11 @@ const LISTENER_NAME = 'gateway-key-revocations';
 // cache) does not hold the revoke call up for longer than this.
 const ACK_TIMEOUT_MS = 2_000;
 
-export async function listenForRevocations(databaseUrl: string, cache: KeyCache, log: Logger): Promise<RevocationListener> {
+export async function listenForRevocations(
+  databaseUrl: string,
+  cache: KeyCache,
+  log: Logger,
+): Promise<RevocationListener> {
   let client: Client | undefined;
   let stopping = false;
   let retry: NodeJS.Timeout | undefined;
@@ -37,11 +41,17 @@ export async function listenForRevocations(databaseUrl: string, cache: KeyCache,
   const evictedEverywhere = async (keyHash: string): Promise<void> => {
     const listening = client;
     if (!listening) return;
-    const found = await listening.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()', [LISTENER_NAME]);
+    const found = await listening.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()',
+      [LISTENER_NAME],
+    );
     const expected = found.rows[0]?.n ?? 0;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
-        log.warn('key revocation not acknowledged by every API process in time', { acknowledged: acks.get(keyHash) ?? 0, expected });
+        log.warn('key revocation not acknowledged by every API process in time', {
+          acknowledged: acks.get(keyHash) ?? 0,
+          expected,
+        });
         finish();
       }, ACK_TIMEOUT_MS);
       const finish = () => {

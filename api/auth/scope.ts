@@ -8,7 +8,11 @@ import type { RouteScope } from '../route';
 export function requireScope(principal: Principal, scope: RouteScope): void {
   if (principal.kind === 'service' || principal.scopes.includes(WILDCARD) || scope === null) return;
   if (scope === 'unmapped') {
-    throw new ApiError(403, 'route_scope_unmapped', 'This route has no scope mapping, so restricted keys cannot call it; use an unrestricted key');
+    throw new ApiError(
+      403,
+      'route_scope_unmapped',
+      'This route has no scope mapping, so restricted keys cannot call it; use an unrestricted key',
+    );
   }
   if (!principal.scopes.includes(scope)) throw forbiddenScope(scope);
 }

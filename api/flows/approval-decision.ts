@@ -19,27 +19,42 @@ export interface ApprovalDecision {
 }
 
 function refusal(row: Pick<ApprovalRow, 'status'>): ApiError {
-  if (row.status === 'expired') return new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: row.status });
-  return new ApiError(409, 'approval_not_pending', `The approval is already ${row.status}`, { status: row.status });
+  if (row.status === 'expired')
+    return new ApiError(410, 'approval_expired', 'The approval expired before a decision', {
+      status: row.status,
+    });
+  return new ApiError(409, 'approval_not_pending', `The approval is already ${row.status}`, {
+    status: row.status,
+  });
 }
 
-const expired = () => new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: 'expired' });
+const expired = () =>
+  new ApiError(410, 'approval_expired', 'The approval expired before a decision', { status: 'expired' });
 
 /** The answer is this caller's own decision only if it recorded what this caller asked for. */
 function isOwn(decided: ApprovalView, decision: ApprovalDecision): boolean {
-  return decided.decided_by === decision.actor
-    && decided.status === (decision.approve ? 'approved' : 'denied')
-    && (decided.decision_reason ?? null) === decision.reason;
+  return (
+    decided.decided_by === decision.actor &&
+    decided.status === (decision.approve ? 'approved' : 'denied') &&
+    (decided.decision_reason ?? null) === decision.reason
+  );
 }
 
 /** Decides a pending approval of the organization; refused with 404, 409 approval_not_pending, 410 or 503. */
-export async function decideApproval(deps: Pick<AppDeps, 'db' | 'temporal'>, decision: ApprovalDecision): Promise<ApprovalView> {
+export async function decideApproval(
+  deps: Pick<AppDeps, 'db' | 'temporal'>,
+  decision: ApprovalDecision,
+): Promise<ApprovalView> {
   const row = await findApproval(deps.db, decision.orgId, decision.approvalId);
   if (!row) throw notFound('Approval');
   if (row.status !== 'pending') throw refusal(row);
   let decided: ApprovalView;
   try {
-    decided = await sendDecision(deps.temporal, row.id, { approve: decision.approve, reason: decision.reason, decidedBy: decision.actor });
+    decided = await sendDecision(deps.temporal, row.id, {
+      approve: decision.approve,
+      reason: decision.reason,
+      decidedBy: decision.actor,
+    });
   } catch (error) {
     const failure = updateFailure(error);
     if (failure?.type === MoneyFailure.ApprovalExpired) throw expired();
@@ -47,7 +62,7 @@ export async function decideApproval(deps: Pick<AppDeps, 'db' | 'temporal'>, dec
     if (failure || isWorkflowMissing(error)) {
       const current = await findApproval(deps.db, decision.orgId, decision.approvalId);
       if (current && current.status !== 'pending') throw refusal(current);
-      throw new ApiError(503, 'approval_unavailable', 'The approval\'s hold is not running; retry shortly');
+      throw new ApiError(503, 'approval_unavailable', "The approval's hold is not running; retry shortly");
     }
     throw error;
   }

@@ -6,14 +6,24 @@ import type { MandateRow } from '../../domain/mandates/mandates';
 import type { Logger } from '../../runtime/logger';
 import { signalWithStart, start } from '../../orchestration/temporal';
 import { searchAttributes } from '../../workflows/search-attributes';
-import { mandateAmendedSignal, mandateRevokedSignal, mandateSignedSignal, type MandateTimer } from '../../workflows/consent-messages';
+import {
+  mandateAmendedSignal,
+  mandateRevokedSignal,
+  mandateSignedSignal,
+  type MandateTimer,
+} from '../../workflows/consent-messages';
 import { workflowIds } from '../../workflows/ids';
 import type { consentLifecycle } from '../../workflows/consent-lifecycle';
 import type { AppDeps } from '../deps';
 
-function attributes(consent: Pick<ConsentRow, 'org_id' | 'project_id' | 'environment'>, mandate?: Pick<MandateRow, 'id' | 'consumer_id'>) {
+function attributes(
+  consent: Pick<ConsentRow, 'org_id' | 'project_id' | 'environment'>,
+  mandate?: Pick<MandateRow, 'id' | 'consumer_id'>,
+) {
   return searchAttributes({
-    orgId: consent.org_id, projectId: consent.project_id, environment: consent.environment,
+    orgId: consent.org_id,
+    projectId: consent.project_id,
+    environment: consent.environment,
     ...(mandate ? { consumerId: mandate.consumer_id, mandateId: mandate.id } : {}),
   });
 }
@@ -24,7 +34,12 @@ function secondsUntil(iso: string): number {
 }
 
 export function mandateTimer(mandate: MandateRow): MandateTimer {
-  return { mandateId: mandate.id, consumerId: mandate.consumer_id, revision: mandate.revision, expiresInSeconds: secondsUntil(mandate.expires_at) };
+  return {
+    mandateId: mandate.id,
+    consumerId: mandate.consumer_id,
+    revision: mandate.revision,
+    expiresInSeconds: secondsUntil(mandate.expires_at),
+  };
 }
 
 /**
@@ -43,35 +58,61 @@ export async function startConsentLifecycle(
     typedSearchAttributes: attributes(consent),
   });
   return {
-    abandon: () => handle.terminate('consent row was not written').then(() => undefined, () => undefined),
+    abandon: () =>
+      handle.terminate('consent row was not written').then(
+        () => undefined,
+        () => undefined,
+      ),
   };
 }
 
 type LifecycleSignal =
-  | { kind: 'signed'; timer: MandateTimer }
-  | { kind: 'amended'; timer: MandateTimer }
-  | { kind: 'revoked' };
+  { kind: 'signed'; timer: MandateTimer } | { kind: 'amended'; timer: MandateTimer } | { kind: 'revoked' };
 
 /**
  * Tells the lifecycle about a committed change. A failure here is logged, not raised: the change is
  * already durable, the mandate's own expires_at still bounds it, and the next signal restarts the clock.
  */
-export async function signalLifecycle(deps: AppDeps, log: Logger, consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>, mandate: MandateRow, signal: LifecycleSignal): Promise<void> {
+export async function signalLifecycle(
+  deps: AppDeps,
+  log: Logger,
+  consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>,
+  mandate: MandateRow,
+  signal: LifecycleSignal,
+): Promise<void> {
   const timer = mandateTimer(mandate);
   const common = {
     workflowId: workflowIds.consent(consent.token_digest),
-    args: [{ consentId: consent.id, tokenExpiresInSeconds: 0, mandate: timer }] as [Parameters<typeof consentLifecycle>[0]],
+    args: [{ consentId: consent.id, tokenExpiresInSeconds: 0, mandate: timer }] as [
+      Parameters<typeof consentLifecycle>[0],
+    ],
     typedSearchAttributes: attributes(consent, mandate),
   };
   try {
     if (signal.kind === 'signed') {
-      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', { ...common, signal: mandateSignedSignal, signalArgs: [signal.timer] });
+      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', {
+        ...common,
+        signal: mandateSignedSignal,
+        signalArgs: [signal.timer],
+      });
     } else if (signal.kind === 'amended') {
-      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', { ...common, signal: mandateAmendedSignal, signalArgs: [signal.timer] });
+      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', {
+        ...common,
+        signal: mandateAmendedSignal,
+        signalArgs: [signal.timer],
+      });
     } else {
-      await signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>(deps.temporal, 'consentLifecycle', { ...common, signal: mandateRevokedSignal, signalArgs: [{ mandateId: mandate.id }] });
+      await signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>(
+        deps.temporal,
+        'consentLifecycle',
+        { ...common, signal: mandateRevokedSignal, signalArgs: [{ mandateId: mandate.id }] },
+      );
     }
   } catch (error) {
-    log.error('consent lifecycle signal failed', { mandate_id: mandate.id, signal: signal.kind, error: (error as Error).message });
+    log.error('consent lifecycle signal failed', {
+      mandate_id: mandate.id,
+      signal: signal.kind,
+      error: (error as Error).message,
+    });
   }
 }

@@ -3,12 +3,20 @@
 import { seal } from '../../domain/crypto/secret-box';
 import { codeMatches, sealContactSecret } from '../../domain/contact-verification/codes';
 import {
-  CONTACT_VERIFICATION_INCOMPLETE, OTP_SENDER_REFUSED, OTP_SENDER_UNCONFIGURED,
+  CONTACT_VERIFICATION_INCOMPLETE,
+  OTP_SENDER_REFUSED,
+  OTP_SENDER_UNCONFIGURED,
 } from '../../domain/contact-verification/failure-types';
 import { CODE_FORMAT, type Channel } from '../../domain/contact-verification/policy';
 import { hashTarget, maskTarget, requireTarget } from '../../domain/contact-verification/targets';
 import {
-  discardVerification, findVerification, findVerificationById, markVerified, reserveVerification, spendAttempt, type VerificationRow,
+  discardVerification,
+  findVerification,
+  findVerificationById,
+  markVerified,
+  reserveVerification,
+  spendAttempt,
+  type VerificationRow,
 } from '../../domain/contact-verification/verifications';
 import { markConsumerVerified } from '../../domain/consumers/consumers';
 import { findActivePartnerAccount } from '../../domain/consumers/funding-sources';
@@ -25,12 +33,18 @@ import type { AppDeps } from '../deps';
 
 const unavailable = (details?: Record<string, unknown>) =>
   new ApiError(503, 'otp_sender_unavailable', 'The one-time-code sender is unavailable; try again', details);
-const verificationError = () => new ApiError(500, 'contact_verification_error', 'Contact verification failed unexpectedly; try again');
+const verificationError = () =>
+  new ApiError(500, 'contact_verification_error', 'Contact verification failed unexpectedly; try again');
 
 const failureOf = workflowFailure;
 
 function searchAttributes(tenant: Tenant, consumerId: string) {
-  return attributesOf({ orgId: tenant.orgId, projectId: tenant.projectId, environment: tenant.environment, consumerId });
+  return attributesOf({
+    orgId: tenant.orgId,
+    projectId: tenant.projectId,
+    environment: tenant.environment,
+    consumerId,
+  });
 }
 
 export async function startContactVerification(
@@ -44,7 +58,10 @@ export async function startContactVerification(
   // No sender configured: refused before anything is written, so a retry changes nothing.
   if (!createSender(provider, deps.config.providerUrls)) throw unavailable();
   const reserved = await reserveVerification(deps.db, tenant, {
-    consumerId, channel: input.channel, provider, locale: input.locale,
+    consumerId,
+    channel: input.channel,
+    provider,
+    locale: input.locale,
     targetHash: hashTarget(deps.config.apiKeyPepper, input.channel, target),
     targetMasked: maskTarget(input.channel, target),
     codeKeyVersion: deps.config.encryptionKeys.current,
@@ -52,14 +69,21 @@ export async function startContactVerification(
   try {
     await execute<typeof contactCodeDelivery>(deps.temporal, 'contactCodeDelivery', {
       workflowId: workflowIds.contactCodeDelivery(reserved.id),
-      args: [{ verificationId: reserved.id, targetSealed: seal(deps.config.encryptionKeys, target, sealContactSecret('target', reserved.id)) }],
+      args: [
+        {
+          verificationId: reserved.id,
+          targetSealed: seal(deps.config.encryptionKeys, target, sealContactSecret('target', reserved.id)),
+        },
+      ],
       workflowExecutionTimeout: '2 minutes',
       typedSearchAttributes: searchAttributes(tenant, consumerId),
     });
   } catch (error) {
     const failure = failureOf(error);
     if (failure?.type === OTP_SENDER_REFUSED) {
-      throw new ApiError(422, 'otp_sender_refused', 'The sender refused this target; nothing was sent', { provider });
+      throw new ApiError(422, 'otp_sender_refused', 'The sender refused this target; nothing was sent', {
+        provider,
+      });
     }
     if (failure?.type === CONTACT_VERIFICATION_INCOMPLETE) {
       // The code reached the contact but the row could not open: it stands and counts against the ceiling.
@@ -67,7 +91,10 @@ export async function startContactVerification(
     }
     if (failure) throw unavailable(); // the send failed and the workflow removed the row: a retry is free
     await discardVerification(deps.db, reserved.id); // the workflow never ran
-    deps.log.error('contact verification delivery could not run', { verification_id: reserved.id, error: (error as Error).message });
+    deps.log.error('contact verification delivery could not run', {
+      verification_id: reserved.id,
+      error: (error as Error).message,
+    });
     throw verificationError();
   }
   const sent = await findVerificationById(deps.db, reserved.id);
@@ -75,15 +102,25 @@ export async function startContactVerification(
   return sent;
 }
 
-type Outcome = { kind: 'verified'; row: VerificationRow } | { kind: 'refused'; error: ApiError } | { kind: 'provider_check'; row: VerificationRow; attempt: number; attemptsLeft: number };
+type Outcome =
+  | { kind: 'verified'; row: VerificationRow }
+  | { kind: 'refused'; error: ApiError }
+  | { kind: 'provider_check'; row: VerificationRow; attempt: number; attemptsLeft: number };
 
-const invalidCode = (attemptsLeft: number, message = 'The code does not match') => new ApiError(400, 'invalid_code', message, { attempts_left: attemptsLeft });
+const invalidCode = (attemptsLeft: number, message = 'The code does not match') =>
+  new ApiError(400, 'invalid_code', message, { attempts_left: attemptsLeft });
 
-async function finishVerified(tenant: Tenant, tx: DatabaseTransactionConnection, row: VerificationRow): Promise<VerificationRow> {
+async function finishVerified(
+  tenant: Tenant,
+  tx: DatabaseTransactionConnection,
+  row: VerificationRow,
+): Promise<VerificationRow> {
   const verified = await markVerified(tx, tenant, row);
   const partner = await findActivePartnerAccount(tx, tenant, row.consumer_id);
   await markConsumerVerified(tx, tenant, row.consumer_id, {
-    document: partner?.holder_document ?? null, documentSource: 'partner_attestation', verificationId: row.id,
+    document: partner?.holder_document ?? null,
+    documentSource: 'partner_attestation',
+    verificationId: row.id,
   });
   return verified;
 }
@@ -99,15 +136,46 @@ export async function verifyContactCode(
   // Attempts spent here must survive a refusal, so the transaction returns an outcome and the refusal is thrown after commit.
   const outcome: Outcome = await deps.db.transaction(async (tx) => {
     const row = await findVerification(tx, tenant, consumerId, id, true);
-    if (!row || row.status === 'sending') return { kind: 'refused', error: new ApiError(404, 'not_found', 'Contact verification not found') };
-    if (row.status === 'verified') return { kind: 'refused', error: new ApiError(409, 'already_verified', 'This verification already succeeded', { verified_at: row.verified_at }) };
+    if (!row || row.status === 'sending')
+      return { kind: 'refused', error: new ApiError(404, 'not_found', 'Contact verification not found') };
+    if (row.status === 'verified')
+      return {
+        kind: 'refused',
+        error: new ApiError(409, 'already_verified', 'This verification already succeeded', {
+          verified_at: row.verified_at,
+        }),
+      };
     if (row.status === 'superseded' || row.lapsed) {
-      return { kind: 'refused', error: new ApiError(410, 'verification_expired', 'This code expired or a newer one was sent; start a new verification') };
+      return {
+        kind: 'refused',
+        error: new ApiError(
+          410,
+          'verification_expired',
+          'This code expired or a newer one was sent; start a new verification',
+        ),
+      };
     }
     const attemptsLeft = row.max_attempts - row.attempts_used;
-    if (attemptsLeft <= 0) return { kind: 'refused', error: new ApiError(429, 'too_many_attempts', 'Every attempt of this verification was spent; start a new one', { max_attempts: row.max_attempts }) };
+    if (attemptsLeft <= 0)
+      return {
+        kind: 'refused',
+        error: new ApiError(
+          429,
+          'too_many_attempts',
+          'Every attempt of this verification was spent; start a new one',
+          { max_attempts: row.max_attempts },
+        ),
+      };
     if (row.provider === 'prelude' && input.target === undefined) {
-      return { kind: 'refused', error: new ApiError(400, 'invalid_target', 'target is required to check a code sent through prelude', { channel: row.channel }) };
+      return {
+        kind: 'refused',
+        error: new ApiError(
+          400,
+          'invalid_target',
+          'target is required to check a code sent through prelude',
+          { channel: row.channel },
+        ),
+      };
     }
     if (input.target !== undefined) {
       const target = requireTarget(row.channel, input.target);
@@ -116,9 +184,11 @@ export async function verifyContactCode(
         return { kind: 'refused', error: new ApiError(404, 'not_found', 'Contact verification not found') };
       }
     }
-    if (!CODE_FORMAT.test(input.code)) return { kind: 'refused', error: invalidCode(attemptsLeft, 'code must be 4 to 8 digits') };
+    if (!CODE_FORMAT.test(input.code))
+      return { kind: 'refused', error: invalidCode(attemptsLeft, 'code must be 4 to 8 digits') };
     if (row.provider === 'prelude') {
-      if (!createSender('prelude', deps.config.providerUrls)) return { kind: 'refused', error: unavailable() };
+      if (!createSender('prelude', deps.config.providerUrls))
+        return { kind: 'refused', error: unavailable() };
       // The provider's answer is unknown until it is asked; the attempt is spent first, as the spec counts it.
       const left = await spendAttempt(tx, row.id);
       return { kind: 'provider_check', row, attempt: row.attempts_used + 1, attemptsLeft: left };
@@ -137,11 +207,17 @@ export async function verifyContactCode(
   try {
     status = await execute<typeof contactCodeCheck>(deps.temporal, 'contactCodeCheck', {
       workflowId: workflowIds.contactCodeCheck(row.id, outcome.attempt),
-      args: [{
-        verificationId: row.id,
-        targetSealed: seal(deps.config.encryptionKeys, requireTarget(row.channel, input.target!), sealContactSecret('target', row.id)),
-        codeSealed: seal(deps.config.encryptionKeys, input.code, sealContactSecret('code', row.id)),
-      }],
+      args: [
+        {
+          verificationId: row.id,
+          targetSealed: seal(
+            deps.config.encryptionKeys,
+            requireTarget(row.channel, input.target!),
+            sealContactSecret('target', row.id),
+          ),
+          codeSealed: seal(deps.config.encryptionKeys, input.code, sealContactSecret('code', row.id)),
+        },
+      ],
       workflowExecutionTimeout: '1 minute',
       typedSearchAttributes: searchAttributes(tenant, consumerId),
     });
@@ -149,11 +225,19 @@ export async function verifyContactCode(
     const failure = failureOf(error);
     if (failure?.type === OTP_SENDER_UNCONFIGURED) throw unavailable();
     if (failure) throw unavailable({ attempts_left: outcome.attemptsLeft });
-    deps.log.error('contact code check could not run', { verification_id: row.id, error: (error as Error).message });
+    deps.log.error('contact code check could not run', {
+      verification_id: row.id,
+      error: (error as Error).message,
+    });
     throw verificationError();
   }
   if (status === 'failure') throw invalidCode(outcome.attemptsLeft);
-  if (status === 'expired') throw new ApiError(410, 'verification_expired', 'The provider no longer holds this code; start a new verification');
+  if (status === 'expired')
+    throw new ApiError(
+      410,
+      'verification_expired',
+      'The provider no longer holds this code; start a new verification',
+    );
   return deps.db.transaction(async (tx) => {
     const current = await findVerification(tx, tenant, consumerId, id, true);
     if (!current) throw new ApiError(404, 'not_found', 'Contact verification not found');

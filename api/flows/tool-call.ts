@@ -12,7 +12,13 @@ import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
 import { enforceCallLimits } from '../../domain/sessions/limits';
 import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
-import { finishToolCall, openToolCall, toolCallId, type ToolCallOutcome, type ToolCallRow } from '../../domain/sessions/tool-calls';
+import {
+  finishToolCall,
+  openToolCall,
+  toolCallId,
+  type ToolCallOutcome,
+  type ToolCallRow,
+} from '../../domain/sessions/tool-calls';
 import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findTool, type ToolSpec } from '../../domain/tools/registry';
 import { getWallet, walletBalances } from '../../domain/wallets/wallets';
@@ -47,30 +53,62 @@ function checkArguments(tool: ToolSpec, args: Record<string, unknown>): void {
     check(compile(tool.inputSchema, 'body'), args, 'body');
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    const issues = ((error.details?.issues ?? []) as Array<{ path: string }>).map((issue) => ({ ...issue, path: `/arguments${issue.path === '/' ? '' : issue.path}` }));
-    throw new ApiError(400, 'invalid_body', `The arguments do not match ${tool.name}'s input schema: ${issues[0]?.path ?? '/arguments'} is invalid`, { issues, tool: tool.name });
+    const issues = ((error.details?.issues ?? []) as Array<{ path: string }>).map((issue) => ({
+      ...issue,
+      path: `/arguments${issue.path === '/' ? '' : issue.path}`,
+    }));
+    throw new ApiError(
+      400,
+      'invalid_body',
+      `The arguments do not match ${tool.name}'s input schema: ${issues[0]?.path ?? '/arguments'} is invalid`,
+      { issues, tool: tool.name },
+    );
   }
 }
 
-export async function callTool(deps: AppDeps, principal: Principal, sessionId: string, request: ToolCallRequest, requestId: string): Promise<ToolCallAnswer> {
+export async function callTool(
+  deps: AppDeps,
+  principal: Principal,
+  sessionId: string,
+  request: ToolCallRequest,
+  requestId: string,
+): Promise<ToolCallAnswer> {
   const session = await getSession(deps.db, principal.orgId, principal.projectId, sessionId);
   requireActive(session);
   const tool = findTool(session.servers, request.tool);
   if (!tool) {
-    throw new ApiError(404, 'tool_not_found', `The session's servers publish no tool "${request.tool}"`, { tool: request.tool, servers: session.servers });
+    throw new ApiError(404, 'tool_not_found', `The session's servers publish no tool "${request.tool}"`, {
+      tool: request.tool,
+      servers: session.servers,
+    });
   }
   checkArguments(tool, request.arguments);
   await enforceCallLimits(deps.db, session);
-  return tool.movesMoney ? payingCall(deps, principal, session, tool, request.arguments, requestId) : gatedCall(deps, principal, session, tool, request.arguments);
+  return tool.movesMoney
+    ? payingCall(deps, principal, session, tool, request.arguments, requestId)
+    : gatedCall(deps, principal, session, tool, request.arguments);
 }
 
 /** A paying tool is wallet execute's own attempt: the same route function, so policy, holds and replays are the engine's. */
-async function payingCall(deps: AppDeps, principal: Principal, session: SessionRow, tool: ToolSpec, args: Record<string, unknown>, requestId: string): Promise<ToolCallAnswer> {
+async function payingCall(
+  deps: AppDeps,
+  principal: Principal,
+  session: SessionRow,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  requestId: string,
+): Promise<ToolCallAnswer> {
   const { wallet_id: walletId, ...rest } = args as { wallet_id: string } & Record<string, unknown>;
   const body = { ...rest, attempt_id: (rest.attempt_id as string | undefined) ?? sortableId('att') };
   const { row, created } = await openToolCall(deps.db, {
-    orgId: principal.orgId, projectId: principal.projectId, sessionId: session.id, serverId: tool.serverId, toolName: tool.name,
-    input: { wallet_id: walletId, ...body }, attemptId: body.attempt_id, routing: { engine: 'wallet_execute', wallet_id: walletId },
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    sessionId: session.id,
+    serverId: tool.serverId,
+    toolName: tool.name,
+    input: { wallet_id: walletId, ...body },
+    attemptId: body.attempt_id,
+    routing: { engine: 'wallet_execute', wallet_id: walletId },
   });
   let reply: Reply;
   try {
@@ -80,45 +118,93 @@ async function payingCall(deps: AppDeps, principal: Principal, session: SessionR
     // running leaves this one running until it is presented again. Any other refusal means the attempt
     // never ran: the call ends refused and frees its attempt id for a later try.
     if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
-      await finishToolCall(deps.db, scopeOf(principal), row.seq, { ok: false, output: { error: { code: error.code, message: error.message } }, errorCode: error.code, releaseAttempt: true });
+      await finishToolCall(deps.db, scopeOf(principal), row.seq, {
+        ok: false,
+        output: { error: { code: error.code, message: error.message } },
+        errorCode: error.code,
+        releaseAttempt: true,
+      });
     }
     throw error;
   }
   const status = reply.status ?? 200;
-  const result = (Buffer.isBuffer(reply.body) ? JSON.parse(reply.body.toString('utf8')) : reply.body) as Record<string, unknown>;
+  const result = (
+    Buffer.isBuffer(reply.body) ? JSON.parse(reply.body.toString('utf8')) : reply.body
+  ) as Record<string, unknown>;
   const approvalId = typeof result.approval_id === 'string' ? result.approval_id : null;
   const outcome: ToolCallOutcome = {
-    ok: status === 200 && result.status === 'completed', output: result, approvalId,
-    errorCode: status === 200 ? (result.status === 'completed' ? null : 'payment_failed') : String(result.reason ?? result.status ?? 'refused'),
+    ok: status === 200 && result.status === 'completed',
+    output: result,
+    approvalId,
+    errorCode:
+      status === 200
+        ? result.status === 'completed'
+          ? null
+          : 'payment_failed'
+        : String(result.reason ?? result.status ?? 'refused'),
   };
   const call = await finishToolCall(deps.db, scopeOf(principal), row.seq, outcome);
   const denial = status === 403 ? { ...result, tool_call_id: toolCallId(call) } : undefined;
   return { status, call, denial, headers: reply.headers };
 }
 
-async function gatedCall(deps: AppDeps, principal: Principal, session: SessionRow, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallAnswer> {
+async function gatedCall(
+  deps: AppDeps,
+  principal: Principal,
+  session: SessionRow,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+): Promise<ToolCallAnswer> {
   const scope = scopeOf(principal);
   const { row } = await openToolCall(deps.db, {
-    orgId: principal.orgId, projectId: principal.projectId, sessionId: session.id, serverId: tool.serverId, toolName: tool.name,
-    input: args, attemptId: null, routing: tool.dispatch.kind === 'provider' ? { provider: tool.serverId } : { gateway: tool.name },
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    sessionId: session.id,
+    serverId: tool.serverId,
+    toolName: tool.name,
+    input: args,
+    attemptId: null,
+    routing: tool.dispatch.kind === 'provider' ? { provider: tool.serverId } : { gateway: tool.name },
   });
   const held: HeldToolCall = {
-    sessionId: session.id, serverId: tool.serverId, toolName: tool.name, arguments: args, heldCallId: toolCallId(row),
+    sessionId: session.id,
+    serverId: tool.serverId,
+    toolName: tool.name,
+    arguments: args,
+    heldCallId: toolCallId(row),
     providerTool: tool.dispatch.kind === 'provider' ? tool.dispatch.tool.name : tool.name,
   };
   const gate = await gateToolCall(deps.db, scope, session.agent_id, held);
   if (gate.kind === 'deny') {
-    const call = await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: gate.denial.reason } }, errorCode: gate.denial.reason });
+    const call = await finishToolCall(deps.db, scope, row.seq, {
+      ok: false,
+      output: { error: { code: gate.denial.reason } },
+      errorCode: gate.denial.reason,
+    });
     return { status: 403, call, denial: { ...flatDenial(gate.denial), tool_call_id: toolCallId(call) } };
   }
   if (gate.kind === 'hold') {
     await startApprovalHold(deps.temporal, {
-      approvalId: gate.approval.id, orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment,
-      kind: TOOL_CALL_KIND, payload: { ...held }, expiresAt: gate.approval.expires_at,
+      approvalId: gate.approval.id,
+      orgId: principal.orgId,
+      projectId: principal.projectId,
+      environment: principal.environment,
+      kind: TOOL_CALL_KIND,
+      payload: { ...held },
+      expiresAt: gate.approval.expires_at,
     });
     const approval = { id: gate.approval.id, expires_at: gate.approval.expires_at };
-    const call = await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: 'approval_required', approval_id: approval.id } }, errorCode: 'approval_required', approvalId: approval.id });
-    return { status: 403, call, denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) } };
+    const call = await finishToolCall(deps.db, scope, row.seq, {
+      ok: false,
+      output: { error: { code: 'approval_required', approval_id: approval.id } },
+      errorCode: 'approval_required',
+      approvalId: approval.id,
+    });
+    return {
+      status: 403,
+      call,
+      denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) },
+    };
   }
   let outcome: ToolCallOutcome;
   try {
@@ -126,40 +212,70 @@ async function gatedCall(deps: AppDeps, principal: Principal, session: SessionRo
   } catch (error) {
     // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
     const code = error instanceof ApiError ? error.code : 'internal_error';
-    await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code, ...(error instanceof ApiError ? { message: error.message } : {}) } }, errorCode: code });
+    await finishToolCall(deps.db, scope, row.seq, {
+      ok: false,
+      output: { error: { code, ...(error instanceof ApiError ? { message: error.message } : {}) } },
+      errorCode: code,
+    });
     throw error;
   }
   // A key revoked while the call was in flight ended the session: the call fails and its answer is withheld.
   const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
   if (now.status !== 'active') {
-    await finishToolCall(deps.db, scope, row.seq, { ok: false, output: { error: { code: 'session_closed', close_reason: now.close_reason } }, errorCode: 'session_closed' });
+    await finishToolCall(deps.db, scope, row.seq, {
+      ok: false,
+      output: { error: { code: 'session_closed', close_reason: now.close_reason } },
+      errorCode: 'session_closed',
+    });
     requireActive(now);
   }
   return { status: 200, call: await finishToolCall(deps.db, scope, row.seq, outcome) };
 }
 
-async function dispatch(deps: AppDeps, principal: Principal, tool: ToolSpec, args: Record<string, unknown>): Promise<ToolCallOutcome> {
+async function dispatch(
+  deps: AppDeps,
+  principal: Principal,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+): Promise<ToolCallOutcome> {
   if (tool.dispatch.kind === 'provider') {
     return dispatchProviderTool(deps, {
-      tenant: { orgId: principal.orgId, projectId: principal.projectId }, environment: principal.environment,
-      serverId: tool.serverId, tool: tool.dispatch.tool.name, arguments: args,
+      tenant: { orgId: principal.orgId, projectId: principal.projectId },
+      environment: principal.environment,
+      serverId: tool.serverId,
+      tool: tool.dispatch.tool.name,
+      arguments: args,
     });
   }
   if (tool.dispatch.operation === 'wallet_balances') {
     const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, String(args.wallet_id));
     const balances = await walletBalances(deps.db, principal.orgId, principal.projectId, [wallet.id]);
-    return { ok: true, errorCode: null, output: { wallet_id: wallet.id, status: wallet.status, balances: balances.map(presentBalance) } };
+    return {
+      ok: true,
+      errorCode: null,
+      output: { wallet_id: wallet.id, status: wallet.status, balances: balances.map(presentBalance) },
+    };
   }
   if (tool.dispatch.operation === 'approval_status') {
-    const view = approvalView(await getApproval(deps.db, principal.orgId, principal.projectId, String(args.approval_id)));
+    const view = approvalView(
+      await getApproval(deps.db, principal.orgId, principal.projectId, String(args.approval_id)),
+    );
     return {
-      ok: true, errorCode: null,
+      ok: true,
+      errorCode: null,
       output: {
-        approval_id: view.id, approval_status: view.status, tool_name: view.tool_name, created_at: view.created_at, expires_at: view.expires_at,
-        decided_at: view.decided_at, decided_by: view.decided_by, decision_reason: view.decision_reason, executed_at: view.executed_at, execution_result: view.execution_result,
+        approval_id: view.id,
+        approval_status: view.status,
+        tool_name: view.tool_name,
+        created_at: view.created_at,
+        expires_at: view.expires_at,
+        decided_at: view.decided_at,
+        decided_by: view.decided_by,
+        decision_reason: view.decision_reason,
+        executed_at: view.executed_at,
+        execution_result: view.execution_result,
       },
     };
   }
   throw new Error(`No dispatch for the gateway operation ${tool.dispatch.operation}`);
 }
-

@@ -3,7 +3,14 @@
 // the attempt already finished. The attempt's life shared with consumer spends (bounded wait, Temporal
 // errors answered from Postgres, settled replies kept serialized in this process) is attempt-engine.ts.
 import { ApiError } from '../../domain/errors';
-import { claimAttempt, readAttempt, releaseClaim, replayBytes, requestHash, type AttemptRow } from '../../domain/spend/attempts';
+import {
+  claimAttempt,
+  readAttempt,
+  releaseClaim,
+  replayBytes,
+  requestHash,
+  type AttemptRow,
+} from '../../domain/spend/attempts';
 import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
 import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
 import { getWallet } from '../../domain/wallets/wallets';
@@ -13,13 +20,20 @@ import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/walle
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import type { Reply } from '../route';
-import { attemptInProgress, awaitAttempt, rememberSettled, replayedReply, settledReply } from '../attempt-engine';
+import {
+  attemptInProgress,
+  awaitAttempt,
+  rememberSettled,
+  replayedReply,
+  settledReply,
+} from '../attempt-engine';
 
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
 
 const IN_PROGRESS = 'This attempt is still running; retry with the same attempt_id to get its result';
-const UNCERTAIN = 'The payment provider has not said whether this payment was made; the money stays held. Present the same attempt_id again';
+const UNCERTAIN =
+  'The payment provider has not said whether this payment was made; the money stays held. Present the same attempt_id again';
 
 /**
  * A finished attempt's stored reply: the bytes first sent. Only `processing` rows are ever updated, so every
@@ -27,63 +41,133 @@ const UNCERTAIN = 'The payment provider has not said whether this payment was ma
  */
 function stored(deps: AppDeps, row: AttemptRow): Reply {
   const status = row.response_status ?? 200;
-  const json = rememberSettled(deps, 'wallet_execute', { orgId: row.org_id, attemptId: row.attempt_id, projectId: row.project_id, fingerprint: row.request_hash }, status, replayBytes(row));
+  const json = rememberSettled(
+    deps,
+    'wallet_execute',
+    {
+      orgId: row.org_id,
+      attemptId: row.attempt_id,
+      projectId: row.project_id,
+      fingerprint: row.request_hash,
+    },
+    status,
+    replayBytes(row),
+  );
   return replayedReply(status, json);
 }
 
 /** Pays from a wallet as `POST /v1/wallets/{id}/execute` does; the reply is the route's. */
-export async function executeWalletPayment(deps: AppDeps, principal: Principal, walletId: string, body: WalletExecuteBody, requestId: string): Promise<Reply> {
-    if (body.attempt_id !== undefined) {
-      // The fingerprint binds the project and the wallet as well as the body: a hit is this very
-      // request, already answered (and its wallet, never deleted but with its project, was found then).
-      const hash = requestHash(principal.projectId, walletId, body);
-      const hit = settledReply(deps, 'wallet_execute', { orgId: principal.orgId, attemptId: body.attempt_id, projectId: principal.projectId, fingerprint: hash });
-      if (hit) return replayedReply(hit.status, hit.json);
-      // Usually a retry: a finished attempt of this very request is read (one plain read by key) and
-      // answered; anything else goes on to the wallet lookup and the claim, which judge it.
-      const finished = await readAttempt(deps.db, principal.orgId, body.attempt_id);
-      if (finished && finished.status !== 'processing' && finished.project_id === principal.projectId && finished.request_hash === hash) return stored(deps, finished);
-    }
-    const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, walletId);
-    if (!isCurrency(body.currency)) throw new ApiError(400, 'invalid_body', 'Unknown currency');
-    const minor = toMinorUnits(body.amount, body.currency);
-    if (minor === null) {
-      throw new ApiError(400, 'invalid_body', `amount has more decimals than ${body.currency} has minor units`, { issues: [{ path: '/amount', message: `must be a whole number of ${body.currency} minor units`, keyword: 'multipleOf' }] });
-    }
-    // JSON numbers reach 1e308; a ledger amount is a PostgreSQL bigint. Refused here, before anything is written.
-    if (minor > MAX_LEDGER_MINOR) {
-      throw new ApiError(400, 'invalid_body', `amount is larger than a wallet can hold (${MAX_LEDGER_MINOR} ${body.currency} minor units)`, { issues: [{ path: '/amount', message: `must be at most ${MAX_LEDGER_MINOR} minor units`, keyword: 'maximum' }] });
-    }
-    const attemptId = body.attempt_id ?? sortableId('att');
-    const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
-    const claim = await claimAttempt(deps.db, {
-      orgId: principal.orgId, projectId: principal.projectId, walletId: wallet.id, attemptId,
-      hash: requestHash(principal.projectId, wallet.id, body), request: body, workflowId,
+export async function executeWalletPayment(
+  deps: AppDeps,
+  principal: Principal,
+  walletId: string,
+  body: WalletExecuteBody,
+  requestId: string,
+): Promise<Reply> {
+  if (body.attempt_id !== undefined) {
+    // The fingerprint binds the project and the wallet as well as the body: a hit is this very
+    // request, already answered (and its wallet, never deleted but with its project, was found then).
+    const hash = requestHash(principal.projectId, walletId, body);
+    const hit = settledReply(deps, 'wallet_execute', {
+      orgId: principal.orgId,
+      attemptId: body.attempt_id,
+      projectId: principal.projectId,
+      fingerprint: hash,
     });
-    if (claim.row.status !== 'processing') return stored(deps, claim.row);
-    if (claim.created && wallet.status !== 'active') {
-      // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
-      await releaseClaim(deps.db, principal.orgId, attemptId);
-      throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets pay`, { status: wallet.status });
-    }
-    const input: SpendInput = {
-      orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment, attemptId, walletId: wallet.id,
-      agentId: wallet.agent_id ?? wallet.id, amountMinor: minor.toString(), currency: body.currency, recipient: body.recipient,
-      description: body.description, mandateId: body.mandate_id, purpose: body.purpose ?? null, preferredMethod: body.preferred_method ?? null,
-      targetCurrency: body.target_currency ?? null, metadata: body.metadata ?? {}, requestId,
-    };
-    // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
-    // attempt is being finished, and the caller is told to come back).
-    const answer = runWalletSpend(deps.temporal, input).then((done): Reply => {
-      if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
-      return { status: done.httpStatus, body: done.body };
-    });
-    const outcome = await awaitAttempt<Reply>(answer, {
-      attemptId, inProgressMessage: IN_PROGRESS,
-      stored: async () => {
-        const row = await readAttempt(deps.db, principal.orgId, attemptId);
-        return row && row.status !== 'processing' ? stored(deps, row) : null;
+    if (hit) return replayedReply(hit.status, hit.json);
+    // Usually a retry: a finished attempt of this very request is read (one plain read by key) and
+    // answered; anything else goes on to the wallet lookup and the claim, which judge it.
+    const finished = await readAttempt(deps.db, principal.orgId, body.attempt_id);
+    if (
+      finished &&
+      finished.status !== 'processing' &&
+      finished.project_id === principal.projectId &&
+      finished.request_hash === hash
+    )
+      return stored(deps, finished);
+  }
+  const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, walletId);
+  if (!isCurrency(body.currency)) throw new ApiError(400, 'invalid_body', 'Unknown currency');
+  const minor = toMinorUnits(body.amount, body.currency);
+  if (minor === null) {
+    throw new ApiError(
+      400,
+      'invalid_body',
+      `amount has more decimals than ${body.currency} has minor units`,
+      {
+        issues: [
+          {
+            path: '/amount',
+            message: `must be a whole number of ${body.currency} minor units`,
+            keyword: 'multipleOf',
+          },
+        ],
       },
+    );
+  }
+  // JSON numbers reach 1e308; a ledger amount is a PostgreSQL bigint. Refused here, before anything is written.
+  if (minor > MAX_LEDGER_MINOR) {
+    throw new ApiError(
+      400,
+      'invalid_body',
+      `amount is larger than a wallet can hold (${MAX_LEDGER_MINOR} ${body.currency} minor units)`,
+      {
+        issues: [
+          { path: '/amount', message: `must be at most ${MAX_LEDGER_MINOR} minor units`, keyword: 'maximum' },
+        ],
+      },
+    );
+  }
+  const attemptId = body.attempt_id ?? sortableId('att');
+  const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
+  const claim = await claimAttempt(deps.db, {
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    walletId: wallet.id,
+    attemptId,
+    hash: requestHash(principal.projectId, wallet.id, body),
+    request: body,
+    workflowId,
+  });
+  if (claim.row.status !== 'processing') return stored(deps, claim.row);
+  if (claim.created && wallet.status !== 'active') {
+    // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
+    await releaseClaim(deps.db, principal.orgId, attemptId);
+    throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets pay`, {
+      status: wallet.status,
     });
-    return outcome;
+  }
+  const input: SpendInput = {
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    environment: principal.environment,
+    attemptId,
+    walletId: wallet.id,
+    agentId: wallet.agent_id ?? wallet.id,
+    amountMinor: minor.toString(),
+    currency: body.currency,
+    recipient: body.recipient,
+    description: body.description,
+    mandateId: body.mandate_id,
+    purpose: body.purpose ?? null,
+    preferredMethod: body.preferred_method ?? null,
+    targetCurrency: body.target_currency ?? null,
+    metadata: body.metadata ?? {},
+    requestId,
+  };
+  // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
+  // attempt is being finished, and the caller is told to come back).
+  const answer = runWalletSpend(deps.temporal, input).then((done): Reply => {
+    if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
+    return { status: done.httpStatus, body: done.body };
+  });
+  const outcome = await awaitAttempt<Reply>(answer, {
+    attemptId,
+    inProgressMessage: IN_PROGRESS,
+    stored: async () => {
+      const row = await readAttempt(deps.db, principal.orgId, attemptId);
+      return row && row.status !== 'processing' ? stored(deps, row) : null;
+    },
+  });
+  return outcome;
 }

@@ -2,7 +2,13 @@
 // through the SDK's JSON-Schema adapter, and every tools/call sent down the one tool-call path
 // (api/flows/tool-call.ts), so policy, approvals, attempts, recording and events are exactly REST's.
 // The caller of each request travels in the transport's authInfo, never in the server instance.
-import { McpServer, fromJsonSchema, type AuthInfo, type CallToolResult, type JsonSchemaType } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  fromJsonSchema,
+  type AuthInfo,
+  type CallToolResult,
+  type JsonSchemaType,
+} from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
 import { toolsOfServers, type ToolSpec } from '../../domain/tools/registry';
 import type { AppDeps } from '../deps';
@@ -18,7 +24,12 @@ export interface McpCaller {
 }
 
 export function authInfoFor(token: string, caller: McpCaller): AuthInfo {
-  return { token, clientId: caller.principal.keyId ?? 'service', scopes: caller.principal.scopes, extra: { caller } };
+  return {
+    token,
+    clientId: caller.principal.keyId ?? 'service',
+    scopes: caller.principal.scopes,
+    extra: { caller },
+  };
 }
 
 function callerOf(authInfo: AuthInfo | undefined): McpCaller {
@@ -35,17 +46,39 @@ function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: text(body), structuredContent: body };
 }
 
-async function runTool(deps: AppDeps, tool: ToolSpec, args: Record<string, unknown>, authInfo: AuthInfo | undefined): Promise<CallToolResult> {
+async function runTool(
+  deps: AppDeps,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  authInfo: AuthInfo | undefined,
+): Promise<CallToolResult> {
   const caller = callerOf(authInfo);
   try {
-    const answer = await callTool(deps, caller.principal, caller.sessionId, { tool: tool.name, arguments: args }, caller.requestId);
+    const answer = await callTool(
+      deps,
+      caller.principal,
+      caller.sessionId,
+      { tool: tool.name, arguments: args },
+      caller.requestId,
+    );
     if (answer.denial) return toolError(answer.denial);
     const call = presentToolCall(answer.call);
-    if (call.status !== 'success') return toolError({ tool_call_id: call.id, error_code: call.error_code, output: call.output });
-    const output = call.output !== null && typeof call.output === 'object' && !Array.isArray(call.output) ? call.output as Record<string, unknown> : { result: call.output };
+    if (call.status !== 'success')
+      return toolError({ tool_call_id: call.id, error_code: call.error_code, output: call.output });
+    const output =
+      call.output !== null && typeof call.output === 'object' && !Array.isArray(call.output)
+        ? (call.output as Record<string, unknown>)
+        : { result: call.output };
     return { content: text(output), structuredContent: output, _meta: { tool_call_id: call.id } };
   } catch (error) {
-    if (error instanceof ApiError) return toolError({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+    if (error instanceof ApiError)
+      return toolError({
+        error: {
+          code: error.code,
+          message: error.message,
+          ...(error.details ? { details: error.details } : {}),
+        },
+      });
     if (error instanceof FlatError) return toolError(error.body);
     throw error;
   }
@@ -53,15 +86,27 @@ async function runTool(deps: AppDeps, tool: ToolSpec, args: Record<string, unkno
 
 /** A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025 one. */
 export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
-  const server = new McpServer({ name: 'agent-payments-gateway', version: '0.3.0' }, {
-    instructions: 'Tools of your gateway session. Every call is checked by the project\'s policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).',
-  });
+  const server = new McpServer(
+    { name: 'agent-payments-gateway', version: '0.3.0' },
+    {
+      instructions:
+        "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
+    },
+  );
   for (const tool of toolsOfServers(servers)) {
-    server.registerTool(tool.name, {
-      description: tool.description,
-      inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
-      annotations: { readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway', destructiveHint: tool.movesMoney, openWorldHint: tool.dispatch.kind === 'provider' },
-    }, (args, ctx) => runTool(deps, tool, args, ctx.http?.authInfo));
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
+        annotations: {
+          readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway',
+          destructiveHint: tool.movesMoney,
+          openWorldHint: tool.dispatch.kind === 'provider',
+        },
+      },
+      (args, ctx) => runTool(deps, tool, args, ctx.http?.authInfo),
+    );
   }
   return server;
 }

@@ -4,7 +4,11 @@
 // and bound to the gateway session and caller that opened it.
 import { randomUUID } from 'node:crypto';
 import {
-  createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo, type McpHttpHandler,
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../deps';
 import { sessionServer, type McpCaller } from './server';
@@ -20,28 +24,51 @@ interface LegacySession {
 const LEGACY_IDLE_MS = 60 * 60 * 1000;
 
 function jsonRpcError(status: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 export interface McpEndpoint {
-  serve(request: Request, parsedBody: unknown, authInfo: AuthInfo, caller: McpCaller, servers: string[]): Promise<Response>;
+  serve(
+    request: Request,
+    parsedBody: unknown,
+    authInfo: AuthInfo,
+    caller: McpCaller,
+    servers: string[],
+  ): Promise<Response>;
   close(): Promise<void>;
 }
 
 export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   const legacy = new Map<string, LegacySession>();
   // The factory reads the session's servers from the request's own authInfo: one handler serves every session.
-  const modern: McpHttpHandler = createMcpHandler((ctx) => sessionServer(deps, (ctx.authInfo?.extra?.servers as string[] | undefined) ?? []), {
-    legacy: 'reject',
-    onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
-  });
+  const modern: McpHttpHandler = createMcpHandler(
+    (ctx) => sessionServer(deps, (ctx.authInfo?.extra?.servers as string[] | undefined) ?? []),
+    {
+      legacy: 'reject',
+      onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
+    },
+  );
 
-  async function serveLegacy(request: Request, parsedBody: unknown, authInfo: AuthInfo, caller: McpCaller, servers: string[]): Promise<Response> {
+  async function serveLegacy(
+    request: Request,
+    parsedBody: unknown,
+    authInfo: AuthInfo,
+    caller: McpCaller,
+    servers: string[],
+  ): Promise<Response> {
     const mcpSessionId = request.headers.get('mcp-session-id');
     if (mcpSessionId) {
       const known = legacy.get(mcpSessionId);
       // Another gateway session's (or project's) MCP session is as unknown as one that never existed.
-      if (!known || known.gatewaySessionId !== caller.sessionId || known.projectId !== caller.principal.projectId) return jsonRpcError(404, 'Session not found');
+      if (
+        !known ||
+        known.gatewaySessionId !== caller.sessionId ||
+        known.projectId !== caller.principal.projectId
+      )
+        return jsonRpcError(404, 'Session not found');
       known.lastSeen = Date.now();
       return known.transport.handleRequest(request, { parsedBody, authInfo });
     }
@@ -55,10 +82,21 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => { legacy.set(id, { transport, gatewaySessionId: caller.sessionId, projectId: caller.principal.projectId, lastSeen: Date.now() }); },
-      onsessionclosed: (id) => { legacy.delete(id); },
+      onsessioninitialized: (id) => {
+        legacy.set(id, {
+          transport,
+          gatewaySessionId: caller.sessionId,
+          projectId: caller.principal.projectId,
+          lastSeen: Date.now(),
+        });
+      },
+      onsessionclosed: (id) => {
+        legacy.delete(id);
+      },
     });
-    transport.onclose = () => { if (transport.sessionId) legacy.delete(transport.sessionId); };
+    transport.onclose = () => {
+      if (transport.sessionId) legacy.delete(transport.sessionId);
+    };
     await sessionServer(deps, servers).connect(transport);
     return transport.handleRequest(request, { parsedBody, authInfo });
   }
@@ -66,7 +104,8 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   return {
     async serve(request, parsedBody, authInfo, caller, servers) {
       const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
-      if (await isLegacyRequest(request, parsedBody)) return serveLegacy(request, parsedBody, withServers, caller, servers);
+      if (await isLegacyRequest(request, parsedBody))
+        return serveLegacy(request, parsedBody, withServers, caller, servers);
       return modern.fetch(request, { authInfo: withServers, parsedBody });
     },
     async close() {

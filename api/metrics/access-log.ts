@@ -8,18 +8,21 @@ import { ATTR } from '../../runtime/telemetry/attributes';
 import { addLogFields, withLogFields, type Logger } from '../../runtime/logger';
 
 export function accessLog(log: Logger): Koa.Middleware {
-  return (ctx, next) => withLogFields({ request_id: String(ctx.state.requestId) }, async () => {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const route = (ctx as Koa.Context & { _matchedRoute?: string | RegExp })._matchedRoute;
-      log.info('request', {
-        method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', status: ctx.status,
-        duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
-      });
-    }
-  });
+  return (ctx, next) =>
+    withLogFields({ request_id: String(ctx.state.requestId) }, async () => {
+      const started = process.hrtime.bigint();
+      try {
+        await next();
+      } finally {
+        const route = (ctx as Koa.Context & { _matchedRoute?: string | RegExp })._matchedRoute;
+        log.info('request', {
+          method: ctx.method,
+          route: typeof route === 'string' ? route : 'unmatched',
+          status: ctx.status,
+          duration_ms: Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10,
+        });
+      }
+    });
 }
 
 /** Called by the router once the caller is authenticated and the input validated. */

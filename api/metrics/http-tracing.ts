@@ -11,10 +11,14 @@ export function httpTracing(): Koa.Middleware {
     const on = tracing();
     if (!on) return next();
     const parent = propagation.extract(ROOT_CONTEXT, ctx.headers);
-    const span = on.tracer.startSpan(`${ctx.method}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': ctx.method, [ATTR.requestId]: String(ctx.state.requestId) },
-    }, parent);
+    const span = on.tracer.startSpan(
+      `${ctx.method}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': ctx.method, [ATTR.requestId]: String(ctx.state.requestId) },
+      },
+      parent,
+    );
     try {
       await context.with(trace.setSpan(parent, span), next);
     } finally {

@@ -6,11 +6,21 @@ import { route, type AnyRoute } from '../route';
 
 export const metricsRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'operator'>({
-    method: 'get', path: '/metrics', auth: 'operator', scope: null, tags: ['Operator'], undocumented: true,
-    operationId: 'scrapeMetrics', summary: 'Prometheus metrics of this API process',
+    method: 'get',
+    path: '/metrics',
+    auth: 'operator',
+    scope: null,
+    tags: ['Operator'],
+    undocumented: true,
+    operationId: 'scrapeMetrics',
+    summary: 'Prometheus metrics of this API process',
     responses: { 200: { description: 'Prometheus text exposition', contentType: 'text/plain' } },
     async handler({ deps }) {
-      return { body: await scrape({ db: deps.db, backlogs: readBacklogs }), type: registry.contentType, headers: { 'Cache-Control': 'no-store' } };
+      return {
+        body: await scrape({ db: deps.db, backlogs: readBacklogs }),
+        type: registry.contentType,
+        headers: { 'Cache-Control': 'no-store' },
+      };
     },
   }),
 ];

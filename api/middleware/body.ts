@@ -20,7 +20,9 @@ async function readRaw(ctx: Koa.Context, limit: number): Promise<Buffer> {
 }
 
 function tooLarge(limit: number): ApiError {
-  return new ApiError(413, 'payload_too_large', `Request body exceeds ${limit} bytes`, { limit_bytes: limit });
+  return new ApiError(413, 'payload_too_large', `Request body exceeds ${limit} bytes`, {
+    limit_bytes: limit,
+  });
 }
 
 /** Deeper than any document the API takes; a deeper one would only exhaust the validator's or PostgreSQL's stack. */
@@ -34,7 +36,8 @@ function jsonDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character, quotes included
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character, quotes included
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -61,8 +64,12 @@ export async function parseBody(ctx: Koa.Context, accepted: BodyType[], limit: n
         ? 'form'
         : undefined;
   if (!type || !accepted.includes(type)) {
-    const expected = accepted.map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded')).join(' or ');
-    throw new ApiError(415, 'unsupported_media_type', `Content-Type must be ${expected}`, { content_type: ctx.get('Content-Type') || null });
+    const expected = accepted
+      .map((t) => (t === 'json' ? 'application/json' : 'application/x-www-form-urlencoded'))
+      .join(' or ');
+    throw new ApiError(415, 'unsupported_media_type', `Content-Type must be ${expected}`, {
+      content_type: ctx.get('Content-Type') || null,
+    });
   }
   const raw = await readRaw(ctx, limit);
   if (raw.length === 0) return undefined;

@@ -5,8 +5,16 @@ import type Koa from 'koa';
 import { ApiError, FlatError } from '../../domain/errors';
 import type { Logger } from '../../runtime/logger';
 
-export function envelope(code: string, message: string, requestId: string, details?: Record<string, unknown>): Record<string, unknown> {
-  return { error: details === undefined ? { code, message } : { code, message, details }, request_id: requestId };
+export function envelope(
+  code: string,
+  message: string,
+  requestId: string,
+  details?: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    error: details === undefined ? { code, message } : { code, message, details },
+    request_id: requestId,
+  };
 }
 
 export function errors(log: Logger): Koa.Middleware {
@@ -31,12 +39,21 @@ export function errors(log: Logger): Koa.Middleware {
       // Only the method and the route template are logged beside the stack: paths (a consent page's token),
       // query strings and bodies may hold secrets.
       const route = (ctx as Koa.Context & { _matchedRoute?: string | RegExp })._matchedRoute;
-      log.error('unhandled error', { request_id: requestId, method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', error: error?.stack ?? String(error) });
+      log.error('unhandled error', {
+        request_id: requestId,
+        method: ctx.method,
+        route: typeof route === 'string' ? route : 'unmatched',
+        error: error?.stack ?? String(error),
+      });
       // A handler may have set headers (a stream's content type) before failing; the envelope replaces them.
       ctx.remove('Content-Type');
       ctx.remove('Content-Length');
       ctx.status = 500;
-      ctx.body = envelope('internal_error', 'An internal error occurred; quote the request_id when reporting it', requestId);
+      ctx.body = envelope(
+        'internal_error',
+        'An internal error occurred; quote the request_id when reporting it',
+        requestId,
+      );
     }
   };
 }

@@ -21,7 +21,8 @@ function csrfKey(key: Buffer): Buffer {
   return value;
 }
 
-const mac = (key: Buffer, digest: string) => createHmac('sha256', csrfKey(key)).update(digest).digest('base64url');
+const mac = (key: Buffer, digest: string) =>
+  createHmac('sha256', csrfKey(key)).update(digest).digest('base64url');
 
 /** The page's anti-forgery token for one consent token (by its digest): `<key version>.<mac>`. */
 export function consentCsrfToken(ring: KeyRing, digest: string): string {
@@ -35,7 +36,8 @@ function tokenMatches(ring: KeyRing, digest: string, presented: string): boolean
   return timingSafeEqual(Buffer.from(match[2]), Buffer.from(mac(key, digest)));
 }
 
-const refused = (reason: string) => new ApiError(403, 'csrf_refused', `This submit did not come from the consent page: ${reason}`);
+const refused = (reason: string) =>
+  new ApiError(403, 'csrf_refused', `This submit did not come from the consent page: ${reason}`);
 
 /** Refuses a submit that did not come from the consent page itself; `origin` is the page's own origin. */
 export function checkConsentCsrf(ctx: Koa.Context, ring: KeyRing, digest: string, origin: string): void {
@@ -44,5 +46,6 @@ export function checkConsentCsrf(ctx: Koa.Context, ring: KeyRing, digest: string
   if (site && site !== 'same-origin') throw refused(`Sec-Fetch-Site is ${site}`);
   const from = ctx.get('Origin');
   if (from && from !== origin) throw refused('another origin');
-  if (!tokenMatches(ring, digest, ctx.get(CSRF_HEADER))) throw refused(`missing or wrong ${CSRF_HEADER} header`);
+  if (!tokenMatches(ring, digest, ctx.get(CSRF_HEADER)))
+    throw refused(`missing or wrong ${CSRF_HEADER} header`);
 }

@@ -34,9 +34,10 @@ export function formatMinor(amountMinor: string | bigint | null, currency: strin
 }
 
 function table(id: string, title: string, empty: string, head: string[], rows: string[]): string {
-  const body = rows.length === 0
-    ? `<p class="muted" id="${id}-empty">${e(empty)}</p>`
-    : `<table><thead><tr>${head.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+  const body =
+    rows.length === 0
+      ? `<p class="muted" id="${id}-empty">${e(empty)}</p>`
+      : `<table><thead><tr>${head.map((h) => `<th>${e(h)}</th>`).join('')}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
   return `<section id="${id}"><h2>${e(title)} (${rows.length})</h2>\n${body}</section>`;
 }
 
@@ -57,7 +58,8 @@ function approvalRow(a: PendingApproval, view: DashboardView): string {
 
 function workflowLink(s: StuckAttempt, view: DashboardView): string {
   const { url, namespace } = view.temporalUi;
-  if (!url) return `<code>${e(s.workflow_id)}</code><br><span class="muted">TEMPORAL_UI_URL is unset; search WorkflowId there</span>`;
+  if (!url)
+    return `<code>${e(s.workflow_id)}</code><br><span class="muted">TEMPORAL_UI_URL is unset; search WorkflowId there</span>`;
   const href = `${url}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(s.workflow_id)}`;
   return `<a class="workflow" href="${e(href)}" target="_blank" rel="noopener noreferrer">${e(s.workflow_id)}</a>`;
 }
@@ -89,19 +91,43 @@ function endpointRow(w: FailingEndpoint): string {
 }
 
 export function dashboardPage(view: DashboardView): string {
-  const minutes = Math.round(view.stuckAfterMs / 60_000 * 10) / 10;
+  const minutes = Math.round((view.stuckAfterMs / 60_000) * 10) / 10;
   const filter = `<section id="filter"><form method="get" action="/console">
 <label for="org">Organization</label> <input id="org" name="org" type="text" value="${e(view.orgId ?? '')}" placeholder="org_… (all when empty)">
 <button type="submit">Filter</button>${view.orgId ? ' <a href="/console">Show all</a>' : ''}</form></section>`;
-  return layout('Operator console', [
-    filter,
-    table('approvals', 'Pending approvals', 'No approval is waiting for a decision.',
-      ['Approval', 'Tool', 'Amount', 'Payee', 'Rule and reason', 'Created / expires', 'Decide'], view.approvals.map((a) => approvalRow(a, view))),
-    table('stuck', `Attempts processing for more than ${minutes} min`, 'No money attempt is stuck.',
-      ['Attempt', 'Kind', 'Status', 'Amount', 'Payee', 'Started', 'Workflow'], view.stuck.map((s) => stuckRow(s, view))),
-    table('anomalies', 'Open reconciliation anomalies', 'No open anomaly.',
-      ['Anomaly', 'Kind', 'Wallet', 'Amount', 'Reference', 'Detected'], view.anomalies.map(anomalyRow)),
-    table('endpoints', 'Webhook endpoints in error', 'No endpoint is in error.',
-      ['Endpoint', 'Event', 'Receiver', 'Why', 'Dead in a row', 'Since'], view.endpoints.map(endpointRow)),
-  ].join('\n'), { operator: view.operator, csrf: view.csrf });
+  return layout(
+    'Operator console',
+    [
+      filter,
+      table(
+        'approvals',
+        'Pending approvals',
+        'No approval is waiting for a decision.',
+        ['Approval', 'Tool', 'Amount', 'Payee', 'Rule and reason', 'Created / expires', 'Decide'],
+        view.approvals.map((a) => approvalRow(a, view)),
+      ),
+      table(
+        'stuck',
+        `Attempts processing for more than ${minutes} min`,
+        'No money attempt is stuck.',
+        ['Attempt', 'Kind', 'Status', 'Amount', 'Payee', 'Started', 'Workflow'],
+        view.stuck.map((s) => stuckRow(s, view)),
+      ),
+      table(
+        'anomalies',
+        'Open reconciliation anomalies',
+        'No open anomaly.',
+        ['Anomaly', 'Kind', 'Wallet', 'Amount', 'Reference', 'Detected'],
+        view.anomalies.map(anomalyRow),
+      ),
+      table(
+        'endpoints',
+        'Webhook endpoints in error',
+        'No endpoint is in error.',
+        ['Endpoint', 'Event', 'Receiver', 'Why', 'Dead in a row', 'Since'],
+        view.endpoints.map(endpointRow),
+      ),
+    ].join('\n'),
+    { operator: view.operator, csrf: view.csrf },
+  );
 }

@@ -25,10 +25,12 @@ export function isServiceToken(presented: string, expected: string | undefined):
 }
 
 /** What a session remembers of the credential: a digest, so rotating the service token ends every session. */
-export const credentialDigest = (serviceToken: string): string => sha256Hex(`console-session:${serviceToken}`);
+export const credentialDigest = (serviceToken: string): string =>
+  sha256Hex(`console-session:${serviceToken}`);
 
 /** The form token for one session: an HMAC keyed by the session's secret, so only its holder can make it. */
-export const csrfFor = (sessionToken: string): string => createHmac('sha256', sessionToken).update('console-csrf').digest('base64url');
+export const csrfFor = (sessionToken: string): string =>
+  createHmac('sha256', sessionToken).update('console-csrf').digest('base64url');
 
 function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
@@ -40,12 +42,18 @@ export async function signedIn(deps: AppDeps, ctx: Koa.Context): Promise<SignedI
   const token = ctx.cookies.get(SESSION_COOKIE);
   if (!token || !COOKIE_VALUE.test(token) || !deps.config.serviceToken) return null;
   const session = await findConsoleSession(deps.db, token);
-  if (!session || !sameSecret(session.credential_digest, credentialDigest(deps.config.serviceToken))) return null;
+  if (!session || !sameSecret(session.credential_digest, credentialDigest(deps.config.serviceToken)))
+    return null;
   return { token, session, csrf: csrfFor(token) };
 }
 
 /** Why a post is refused as not coming from the console itself, or null when it did. */
-export function foreignPost(deps: AppDeps, ctx: Koa.Context, presentedCsrf: string | undefined, session: SignedIn | null): string | null {
+export function foreignPost(
+  deps: AppDeps,
+  ctx: Koa.Context,
+  presentedCsrf: string | undefined,
+  session: SignedIn | null,
+): string | null {
   // Browsers send Origin on every form post; one that is absent or names another site is refused. Under
   // the console's own `Referrer-Policy: no-referrer` a browser sends `Origin: null` even from the console,
   // so `null` passes only with the fetch metadata (which pages cannot set) saying the post is same-origin.
@@ -54,8 +62,10 @@ export function foreignPost(deps: AppDeps, ctx: Koa.Context, presentedCsrf: stri
   const site = ctx.get('Sec-Fetch-Site');
   if (!origin) return 'the request carried no Origin header';
   if (site && site !== 'same-origin') return `the request came from a ${site} page`;
-  if (origin === 'null' ? site !== 'same-origin' : origin !== expected) return 'the request came from another origin';
-  if (session && !(presentedCsrf && sameSecret(presentedCsrf, session.csrf))) return 'the form token is missing or does not match this sign-in';
+  if (origin === 'null' ? site !== 'same-origin' : origin !== expected)
+    return 'the request came from another origin';
+  if (session && !(presentedCsrf && sameSecret(presentedCsrf, session.csrf)))
+    return 'the form token is missing or does not match this sign-in';
   return null;
 }
 

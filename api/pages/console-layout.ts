@@ -32,13 +32,22 @@ export const CONSOLE_HEADERS: Record<string, string> = {
   'Cache-Control': 'no-store',
 };
 
-export function layout(title: string, content: string, signedIn?: { operator: string; csrf: string }): string {
+export function layout(
+  title: string,
+  content: string,
+  signedIn?: { operator: string; csrf: string },
+): string {
   const signOut = signedIn
     ? `<form method="post" action="/console/logout"><span id="operator">${escapeHtml(signedIn.operator)}</span>
 <input type="hidden" name="csrf" value="${escapeHtml(signedIn.csrf)}"> <button type="submit" id="logout">Sign out</button></form>`
     : '';
-  return htmlPage({ title, head: `<style>${STYLE}</style>`, header: `<header><h1>Gateway operator console</h1>${signOut}</header>
-`, content });
+  return htmlPage({
+    title,
+    head: `<style>${STYLE}</style>`,
+    header: `<header><h1>Gateway operator console</h1>${signOut}</header>
+`,
+    content,
+  });
 }
 
 export function htmlReply(status: number, body: string, headers: Record<string, string> = {}): Reply {
@@ -46,14 +55,27 @@ export function htmlReply(status: number, body: string, headers: Record<string, 
 }
 
 /** A page that says one thing (a refusal, a decision's outcome) with a way back. */
-export function messagePage(title: string, message: string, kind: 'error' | 'notice', signedIn?: { operator: string; csrf: string }): string {
-  const back = signedIn ? '<p><a href="/console" id="back">Back to the console</a></p>' : '<p><a href="/console/login" id="back">Sign in</a></p>';
-  return layout(title, `<section><h2>${escapeHtml(title)}</h2><p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}" id="message">${escapeHtml(message)}</p>${back}</section>`, signedIn);
+export function messagePage(
+  title: string,
+  message: string,
+  kind: 'error' | 'notice',
+  signedIn?: { operator: string; csrf: string },
+): string {
+  const back = signedIn
+    ? '<p><a href="/console" id="back">Back to the console</a></p>'
+    : '<p><a href="/console/login" id="back">Sign in</a></p>';
+  return layout(
+    title,
+    `<section><h2>${escapeHtml(title)}</h2><p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}" id="message">${escapeHtml(message)}</p>${back}</section>`,
+    signedIn,
+  );
 }
 
 export function loginPage(error?: string): string {
   const alert = error ? `<p class="error" role="alert" id="error">${escapeHtml(error)}</p>` : '';
-  return layout('Sign in: operator console', `<section class="login"><h2>Sign in</h2>
+  return layout(
+    'Sign in: operator console',
+    `<section class="login"><h2>Sign in</h2>
 <p class="muted">Paste the gateway's service token. API keys and OAuth tokens are not accepted here.</p>
 ${alert}
 <form method="post" action="/console/login">
@@ -62,5 +84,6 @@ ${alert}
 <label for="token">Service token</label>
 <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" required>
 <p><button type="submit" class="primary" id="sign-in">Sign in</button></p>
-</form></section>`);
+</form></section>`,
+  );
 }

@@ -61,9 +61,10 @@ function scopeList(scopes: readonly Scope[] | null): string {
   const items = (scopes ?? GRANTABLE_SCOPES)
     .map((scope) => `<li><code>${escapeHtml(scope)}</code> ${escapeHtml(SCOPE_DESCRIPTIONS[scope])}</li>`)
     .join('\n');
-  const intro = scopes === null
-    ? '<p>It asks for everything the API key you paste allows, which can include:</p>'
-    : '<p>It asks for these permissions:</p>';
+  const intro =
+    scopes === null
+      ? '<p>It asks for everything the API key you paste allows, which can include:</p>'
+      : '<p>It asks for these permissions:</p>';
   return `${intro}\n<ul id="scopes">\n${items}\n</ul>`;
 }
 
@@ -74,7 +75,9 @@ export function consentPage(view: ConsentView): string {
     .map(([field, value]) => `<input type="hidden" name="${escapeHtml(field)}" value="${escapeHtml(value)}">`)
     .join('\n');
   const error = view.error ? `<p class="error" role="alert" id="error">${escapeHtml(view.error)}</p>` : '';
-  return layout(`Authorize ${name}`, `<h1>Authorize <span id="client-name">${escapeHtml(name)}</span></h1>
+  return layout(
+    `Authorize ${name}`,
+    `<h1>Authorize <span id="client-name">${escapeHtml(name)}</span></h1>
 <p><strong>${escapeHtml(name)}</strong> wants to act on a project of your Agent Payments Gateway account.</p>
 <p class="warn">The application chose its own name. Continue only if you started this from it.</p>
 ${scopeList(view.scopes)}
@@ -90,11 +93,15 @@ ${hidden}
 <button type="submit" class="primary" name="decision" value="approve" id="approve">Approve</button>
 <button type="submit" name="decision" value="deny" id="deny" formnovalidate>Deny</button>
 </div>
-</form>`);
+</form>`,
+  );
 }
 
 export function errorPage(code: string, description: string): string {
-  return layout('Authorization request refused', `<h1>This authorization request cannot continue</h1>
+  return layout(
+    'Authorization request refused',
+    `<h1>This authorization request cannot continue</h1>
 <p class="error" role="alert" id="error"><code>${escapeHtml(code)}</code> ${escapeHtml(description)}</p>
-<p class="muted">Nothing was granted. Return to the application and start again; if this keeps happening, its OAuth settings need fixing.</p>`);
+<p class="muted">Nothing was granted. Return to the application and start again; if this keeps happening, its OAuth settings need fixing.</p>`,
+  );
 }

@@ -87,7 +87,12 @@ ${x402Section(link)}`;
 }
 
 export function renderMessagePage(title: string, text: string): string {
-  return htmlPage({ title, head: `<style>${STYLE}</style>`, content: `<h1>${escapeHtml(title)}</h1><p class="muted">${escapeHtml(text)}</p>` });
+  return htmlPage({
+    title,
+    head: `<style>${STYLE}</style>`,
+    content: `<h1>${escapeHtml(title)}</h1><p class="muted">${escapeHtml(text)}</p>`,
+  });
 }
 
-export const renderMissingPage = (): string => renderMessagePage('Payment link not found', 'Check the address you were given.');
+export const renderMissingPage = (): string =>
+  renderMessagePage('Payment link not found', 'Check the address you were given.');

@@ -5,26 +5,56 @@ import type { Environment } from '../../domain/tenancy/api-key-format';
 export function presentCatalogRow(s: CatalogServer, providerUrls: Record<string, string>) {
   const sandboxUrl = baseUrlOf(s, 'test', providerUrls);
   return {
-    id: s.id, name: s.name, pkg: s.pkg, category: s.category, country: s.country, auth_type: s.auth_type, tools_count: s.tools.length,
-    status: s.status, description: s.description, sandbox_available: s.endpoints.test_mock !== undefined, sandbox_url: sandboxUrl || null,
-    provider_docs_url: s.provider_docs_url, provider_homepage: s.provider_homepage, provider_logo_url: s.provider_logo_url,
-    provider_logo_fallback_url: s.provider_logo_fallback_url, subaccount_provisionable: s.subaccount_provisionable,
-    engine_provisionable: s.engine_status === 'available', engine_status: s.engine_status,
+    id: s.id,
+    name: s.name,
+    pkg: s.pkg,
+    category: s.category,
+    country: s.country,
+    auth_type: s.auth_type,
+    tools_count: s.tools.length,
+    status: s.status,
+    description: s.description,
+    sandbox_available: s.endpoints.test_mock !== undefined,
+    sandbox_url: sandboxUrl || null,
+    provider_docs_url: s.provider_docs_url,
+    provider_homepage: s.provider_homepage,
+    provider_logo_url: s.provider_logo_url,
+    provider_logo_fallback_url: s.provider_logo_fallback_url,
+    subaccount_provisionable: s.subaccount_provisionable,
+    engine_provisionable: s.engine_status === 'available',
+    engine_status: s.engine_status,
   };
 }
 
 export function presentCatalogServer(s: CatalogServer, providerUrls: Record<string, string>) {
   return {
     ...presentCatalogRow(s, providerUrls),
-    tools: s.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, moves_money: t.moves_money })),
+    tools: s.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.input_schema,
+      moves_money: t.moves_money,
+    })),
   };
 }
 
-export function presentAuthSchema(s: CatalogServer, environment: Environment, providerUrls: Record<string, string>) {
+export function presentAuthSchema(
+  s: CatalogServer,
+  environment: Environment,
+  providerUrls: Record<string, string>,
+) {
   const baseUrl = baseUrlOf(s, environment, providerUrls);
   return {
-    server_id: s.id, auth_type: s.auth_type, environment, base_url: baseUrl,
-    fields: userFields(s).map((f) => ({ name: f.name, kind: f.kind, label: f.label, header_name: f.header_name })),
+    server_id: s.id,
+    auth_type: s.auth_type,
+    environment,
+    base_url: baseUrl,
+    fields: userFields(s).map((f) => ({
+      name: f.name,
+      kind: f.kind,
+      label: f.label,
+      header_name: f.header_name,
+    })),
     oauth_authorize_url: s.oauth && baseUrl ? `${baseUrl}${s.oauth.authorize_path}` : null,
   };
 }

@@ -4,25 +4,56 @@ import type { BalanceRow, WalletRow } from '../../domain/wallets/wallets';
 import type { FundingSourceRow } from '../../domain/wallets/funding-sources';
 
 export function presentBalance(row: BalanceRow) {
-  return { wallet_id: row.wallet_id, currency: row.currency, balance_minor: row.balance_minor.toString(), available_minor: row.available_minor.toString(), updated_at: row.updated_at };
+  return {
+    wallet_id: row.wallet_id,
+    currency: row.currency,
+    balance_minor: row.balance_minor.toString(),
+    available_minor: row.available_minor.toString(),
+    updated_at: row.updated_at,
+  };
 }
 
 export function presentWallet(row: WalletRow, balances?: BalanceRow[]) {
   return {
-    id: row.id, org_id: row.org_id, project_id: row.project_id, agent_id: row.agent_id, display_name: row.display_name, currency: row.currency,
-    status: row.status, created_at: row.created_at, closed_at: row.closed_at, metadata: row.metadata,
+    id: row.id,
+    org_id: row.org_id,
+    project_id: row.project_id,
+    agent_id: row.agent_id,
+    display_name: row.display_name,
+    currency: row.currency,
+    status: row.status,
+    created_at: row.created_at,
+    closed_at: row.closed_at,
+    metadata: row.metadata,
     ...(balances ? { balances: balances.filter((b) => b.wallet_id === row.id).map(presentBalance) } : {}),
   };
 }
 
 export function presentEntry(row: EntryRow) {
   return {
-    id: row.id.toString(), wallet_id: row.wallet_id, org_id: row.org_id, currency: row.currency, amount_minor: row.amount_minor.toString(), kind: row.kind,
-    hold_id: row.hold_id, mandate_id: row.mandate_id, attempt_id: row.attempt_id, external_ref: row.external_ref, reconciled_at: row.reconciled_at,
-    posted_at: row.posted_at, metadata: row.metadata,
+    id: row.id.toString(),
+    wallet_id: row.wallet_id,
+    org_id: row.org_id,
+    currency: row.currency,
+    amount_minor: row.amount_minor.toString(),
+    kind: row.kind,
+    hold_id: row.hold_id,
+    mandate_id: row.mandate_id,
+    attempt_id: row.attempt_id,
+    external_ref: row.external_ref,
+    reconciled_at: row.reconciled_at,
+    posted_at: row.posted_at,
+    metadata: row.metadata,
   };
 }
 
 export function presentFundingSource(row: FundingSourceRow) {
-  return { wallet_id: row.wallet_id, connection_id: row.connection_id, currency: row.currency, enabled: row.enabled, created_at: row.created_at, metadata: row.metadata };
+  return {
+    wallet_id: row.wallet_id,
+    connection_id: row.connection_id,
+    currency: row.currency,
+    enabled: row.enabled,
+    created_at: row.created_at,
+    metadata: row.metadata,
+  };
 }

@@ -38,11 +38,23 @@ export function presentDelivery(row: DeliveryRow): Record<string, unknown> {
     attempted_at: row.attempted_at,
     duration_ms: row.duration_ms,
     error: row.error,
-    request: row.request_url === null ? null : {
-      url: row.request_url, headers: row.request_headers ?? {}, body: row.request_body, body_truncated: row.request_body_truncated,
-    },
-    response: row.response_status === null ? null : {
-      status: row.response_status, headers: row.response_headers ?? {}, body: row.response_body, body_truncated: row.response_body_truncated,
-    },
+    request:
+      row.request_url === null
+        ? null
+        : {
+            url: row.request_url,
+            headers: row.request_headers ?? {},
+            body: row.request_body,
+            body_truncated: row.request_body_truncated,
+          },
+    response:
+      row.response_status === null
+        ? null
+        : {
+            status: row.response_status,
+            headers: row.response_headers ?? {},
+            body: row.response_body,
+            body_truncated: row.response_body_truncated,
+          },
   };
 }

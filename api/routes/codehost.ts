@@ -15,7 +15,15 @@ const eventName = (ctx: Koa.Context): string | undefined => ctx.get('X-Codehost-
  * NUL-bearing body are received and reported as not processed, with the reason.
  */
 function unreadable(error: ApiError, ctx: Koa.Context): Reply {
-  return { status: 200, body: { received: true, event: eventName(ctx) ?? null, processed: false, reason: `body not read: ${error.message}` } };
+  return {
+    status: 200,
+    body: {
+      received: true,
+      event: eventName(ctx) ?? null,
+      processed: false,
+      reason: `body not read: ${error.message}`,
+    },
+  };
 }
 
 const Received = {
@@ -35,11 +43,23 @@ export const codehostRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'public'>({
     // Public because a code host cannot send a bearer credential, and so left out of the OpenAPI document,
     // which lists only key-reachable operations and the public ones that issue credentials.
-    method: 'post', path: '/webhooks/codehost', auth: 'public', scope: null, tags: ['Inbound webhooks'], undocumented: true,
-    operationId: 'receiveCodehostEvent', summary: 'Receive a code-host event (header `X-Codehost-Event`)',
-    body: { description: 'The code host\'s event payload (JSON, or form-encoded with a `payload` field).' },
+    method: 'post',
+    path: '/webhooks/codehost',
+    auth: 'public',
+    scope: null,
+    tags: ['Inbound webhooks'],
+    undocumented: true,
+    operationId: 'receiveCodehostEvent',
+    summary: 'Receive a code-host event (header `X-Codehost-Event`)',
+    body: { description: "The code host's event payload (JSON, or form-encoded with a `payload` field)." },
     bodyTypes: ['json', 'form'],
-    responses: { 200: { description: 'Always 200, also for a body that is not JSON or form-encoded, or cannot be parsed (`processed: false` with the reason)', schema: Received } },
+    responses: {
+      200: {
+        description:
+          'Always 200, also for a body that is not JSON or form-encoded, or cannot be parsed (`processed: false` with the reason)',
+        schema: Received,
+      },
+    },
     onInputError: unreadable,
     handler({ ctx, body, deps }) {
       const name = eventName(ctx);
@@ -49,14 +69,28 @@ export const codehostRoutes: AnyRoute[] = [
         try {
           payload = JSON.parse(form.payload);
         } catch {
-          return { body: { received: true, event: name ?? null, processed: false, reason: 'body not read: the payload field is not valid JSON' } };
+          return {
+            body: {
+              received: true,
+              event: name ?? null,
+              processed: false,
+              reason: 'body not read: the payload field is not valid JSON',
+            },
+          };
         }
       }
       const result = normalizeCodehostEvent(name, payload);
-      if (!result.processed) return { body: { received: true, event: name ?? null, processed: false, reason: result.reason } };
+      if (!result.processed)
+        return { body: { received: true, event: name ?? null, processed: false, reason: result.reason } };
       deps.log.info('code-host event', { ci_event: result.event });
       return {
-        body: { received: true, event: name, ...(result.action ? { action: result.action } : {}), repo: result.event.repo, processed: true },
+        body: {
+          received: true,
+          event: name,
+          ...(result.action ? { action: result.action } : {}),
+          repo: result.event.repo,
+          processed: true,
+        },
       };
     },
   }),

@@ -9,7 +9,13 @@ import { ErrorEnvelope } from '../../schema/http/common';
 import { PolicyDenial } from '../../schema/http/policies';
 import { Wallet } from '../../schema/http/wallets';
 import { presentWallet } from '../presenters/wallet';
-import { MandateSpendBody, SpendBody, SpendOutcome, SpendRefusal, type SpendBodyValues } from '../../schema/http/consumer-payments';
+import {
+  MandateSpendBody,
+  SpendBody,
+  SpendOutcome,
+  SpendRefusal,
+  type SpendBodyValues,
+} from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
 import { consumerSpendProgress, noteConsumerSpendSettlement } from '../../orchestration/consumer-spend';
 import { replayedReply } from '../attempt-engine';
@@ -23,24 +29,67 @@ const tags = ['Consumer payments'];
 
 /** A policy rule's refusal of a spend: the spec's flat denial body with the attempt's fields. */
 const SpendPolicyDenial = {
-  allOf: [PolicyDenial, { type: 'object', properties: { attempt_id: { type: 'string' }, request_id: { type: 'string' }, idempotent_replay: { type: 'boolean' }, audit: { type: 'array' } } }],
+  allOf: [
+    PolicyDenial,
+    {
+      type: 'object',
+      properties: {
+        attempt_id: { type: 'string' },
+        request_id: { type: 'string' },
+        idempotent_replay: { type: 'boolean' },
+        audit: { type: 'array' },
+      },
+    },
+  ],
 };
 
 const responses = {
-  200: { description: 'SpendOutcome (`completed`); a replay of a settled attempt answers it verbatim with `idempotent_replay: true`', schema: SpendOutcome },
-  400: { description: '`invalid_body`, `invalid_approval_hash`, `invalid_receipt_timestamp`, `actor_consumer_mismatch`, `attempt_id_required` (TED), `invalid_ted_payee`, `invalid_ted_destination`', schema: ErrorEnvelope },
-  403: { description: '`withdrawal_pin`, `approval_required` (details.approval_id; the per-transaction cap), `currency_not_authorized`, `merchant_not_allowed`, mandate refusals (`mandate_signature_invalid`, `agent_mismatch`); a policy rule\'s denial or hold is the flat body `{reason, ruleType, ruleId}` (plus `approval_id` and `expires_at` when an approval was created) with `attempt_id`, `audit` and `idempotent_replay`', schema: { anyOf: [SpendRefusal, SpendPolicyDenial] } },
-  409: { description: '`attempt_id_conflict`, `attempt_in_progress` (Retry-After), mandate state refusals', schema: ErrorEnvelope },
-  422: { description: '`carrier_*` (bad BR Code), `invalid_pix_key`, `pix_key_not_found`, `per_tx_cap_exceeded` (details amount_minor, per_tx_cap_minor, currency), `cumulative_cap_exceeded`, `periodic_cap_exceeded`, `purpose_mismatch`, `insufficient_funds`, `psp_refused`, `session_not_found`', schema: SpendRefusal },
-  502: { description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`', schema: SpendRefusal },
+  200: {
+    description:
+      'SpendOutcome (`completed`); a replay of a settled attempt answers it verbatim with `idempotent_replay: true`',
+    schema: SpendOutcome,
+  },
+  400: {
+    description:
+      '`invalid_body`, `invalid_approval_hash`, `invalid_receipt_timestamp`, `actor_consumer_mismatch`, `attempt_id_required` (TED), `invalid_ted_payee`, `invalid_ted_destination`',
+    schema: ErrorEnvelope,
+  },
+  403: {
+    description:
+      "`withdrawal_pin`, `approval_required` (details.approval_id; the per-transaction cap), `currency_not_authorized`, `merchant_not_allowed`, mandate refusals (`mandate_signature_invalid`, `agent_mismatch`); a policy rule's denial or hold is the flat body `{reason, ruleType, ruleId}` (plus `approval_id` and `expires_at` when an approval was created) with `attempt_id`, `audit` and `idempotent_replay`",
+    schema: { anyOf: [SpendRefusal, SpendPolicyDenial] },
+  },
+  409: {
+    description: '`attempt_id_conflict`, `attempt_in_progress` (Retry-After), mandate state refusals',
+    schema: ErrorEnvelope,
+  },
+  422: {
+    description:
+      '`carrier_*` (bad BR Code), `invalid_pix_key`, `pix_key_not_found`, `per_tx_cap_exceeded` (details amount_minor, per_tx_cap_minor, currency), `cumulative_cap_exceeded`, `periodic_cap_exceeded`, `purpose_mismatch`, `insufficient_funds`, `psp_refused`, `session_not_found`',
+    schema: SpendRefusal,
+  },
+  502: {
+    description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`',
+    schema: SpendRefusal,
+  },
 };
 
 /** Every replay says so twice, in the body and in the header, whichever path found the stored answer. */
 function reply(answer: SpendAnswer): Reply {
-  return { status: answer.httpStatus, body: answer.body, ...(answer.body.idempotent_replay === true ? { headers: { 'Idempotent-Replayed': 'true' } } : {}) };
+  return {
+    status: answer.httpStatus,
+    body: answer.body,
+    ...(answer.body.idempotent_replay === true ? { headers: { 'Idempotent-Replayed': 'true' } } : {}),
+  };
 }
 
-async function execute(deps: AppDeps, principal: Principal, body: SpendBodyValues, mandate: unknown, requestId: string): Promise<Reply> {
+async function execute(
+  deps: AppDeps,
+  principal: Principal,
+  body: SpendBodyValues,
+  mandate: unknown,
+  requestId: string,
+): Promise<Reply> {
   const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
   // A replay goes out as stored, already serialized.
   if (run.kind === 'replay') return replayedReply(run.status, run.json);
@@ -50,7 +99,8 @@ async function execute(deps: AppDeps, principal: Principal, body: SpendBodyValue
 /** Streams each audit step as it happens (polling the workflow's progress), then the outcome. */
 function stream(deps: AppDeps, run: SpendRun): Reply {
   const events = openEventStream(deps.config.sse);
-  const sendOutcome = (answer: SpendAnswer, replay: boolean) => events.finish('outcome', { http_status: answer.httpStatus, replay, body: answer.body });
+  const sendOutcome = (answer: SpendAnswer, replay: boolean) =>
+    events.finish('outcome', { http_status: answer.httpStatus, replay, body: answer.body });
   if (run.kind === 'replay') {
     const body = JSON.parse(run.json.toString('utf8')) as Record<string, unknown>;
     for (const step of (body.audit as unknown[] | undefined) ?? []) events.send('audit', step);
@@ -81,26 +131,51 @@ function stream(deps: AppDeps, run: SpendRun): Reply {
       })
       .catch((error: Error & { status?: number; code?: string }) => {
         done = true;
-        events.finish('error', { http_status: error.status ?? 500, body: { error: { code: error.code ?? 'internal_error', message: error.message } } });
+        events.finish('error', {
+          http_status: error.status ?? 500,
+          body: { error: { code: error.code ?? 'internal_error', message: error.message } },
+        });
       });
   }
-  return { status: 200, body: events.stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' } };
+  return {
+    status: 200,
+    body: events.stream,
+    type: 'text/event-stream',
+    headers: {
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+    },
+  };
 }
 
 export const consumerPaymentRoutes: AnyRoute[] = [
   route<SpendBodyValues, unknown, Record<string, string>, 'key'>({
-    method: 'post', path: '/v1/consumer-payments/execute', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'executeConsumerPayment', summary: 'Spend on a signed mandate over Pix or TED, answered when the attempt settles',
-    description: 'One durable spend attempt per `attempt_id` (workflow `consumer-spend/<org>/<attempt_id>`). TED is selected by `ted`. Without `attempt_id` the request is its own payment and is never replayed.',
-    body: SpendBody, responses,
+    method: 'post',
+    path: '/v1/consumer-payments/execute',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'executeConsumerPayment',
+    summary: 'Spend on a signed mandate over Pix or TED, answered when the attempt settles',
+    description:
+      'One durable spend attempt per `attempt_id` (workflow `consumer-spend/<org>/<attempt_id>`). TED is selected by `ted`. Without `attempt_id` the request is its own payment and is never replayed.',
+    body: SpendBody,
+    responses,
     async handler({ deps, principal, body, requestId }) {
       return execute(deps, principal, body, body.mandate, requestId);
     },
   }),
   route<SpendBodyValues, unknown, Record<string, string>, 'key'>({
-    method: 'post', path: '/v1/consumer-payments/execute-stream', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'executeConsumerPaymentStream', summary: 'The same spend, each audit step streamed as a server-sent event',
-    description: 'text/event-stream. Events: `audit` (one per step, as it happens: {timestamp, step, status, detail}), `heartbeat` every 15 s, then one terminal `outcome` ({http_status, replay, body}: the body execute would answer) or `error`; the stream closes 5 s after the terminal event. Refusals found before the attempt starts answer as plain JSON errors.',
+    method: 'post',
+    path: '/v1/consumer-payments/execute-stream',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'executeConsumerPaymentStream',
+    summary: 'The same spend, each audit step streamed as a server-sent event',
+    description:
+      'text/event-stream. Events: `audit` (one per step, as it happens: {timestamp, step, status, detail}), `heartbeat` every 15 s, then one terminal `outcome` ({http_status, replay, body}: the body execute would answer) or `error`; the stream closes 5 s after the terminal event. Refusals found before the attempt starts answer as plain JSON errors.',
     body: SpendBody,
     responses: { ...responses, 200: { description: 'Server-sent events', contentType: 'text/event-stream' } },
     async handler({ deps, principal, body, requestId }) {
@@ -109,40 +184,81 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     },
   }),
   route<SpendBodyValues, unknown, { id: string }, 'key'>({
-    method: 'post', path: '/v1/consumers/mandates/:id/spend', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'spendOnMandate', summary: 'Spend on a registered mandate (same lifecycle as execute)',
-    description: 'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
-    body: MandateSpendBody, responses,
+    method: 'post',
+    path: '/v1/consumers/mandates/:id/spend',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'spendOnMandate',
+    summary: 'Spend on a registered mandate (same lifecycle as execute)',
+    description:
+      'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
+    body: MandateSpendBody,
+    responses,
     async handler({ deps, principal, body, params, requestId }) {
-      const mandate = await wiredSeams(deps.config.encryptionKeys).mandates.registered(deps.db, principal, params.id);
+      const mandate = await wiredSeams(deps.config.encryptionKeys).mandates.registered(
+        deps.db,
+        principal,
+        params.id,
+      );
       return execute(deps, principal, body, mandate, requestId);
     },
   }),
   route<unknown, unknown, { consumerId: string }, 'key'>({
-    method: 'post', path: '/v1/consumers/:consumerId/sub-account', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'openConsumerSubAccount', summary: 'Open (or read) the consumer\'s sub-account wallet',
-    description: 'The ledger wallet a consumer\'s spends hold, debit and release in, and TED money leaves from. A spend opens it on first use; opening it ahead lets test mode fund it with a `fund` ledger entry. Idempotent: 201 when opened now, 200 when it already existed.',
+    method: 'post',
+    path: '/v1/consumers/:consumerId/sub-account',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'openConsumerSubAccount',
+    summary: "Open (or read) the consumer's sub-account wallet",
+    description:
+      "The ledger wallet a consumer's spends hold, debit and release in, and TED money leaves from. A spend opens it on first use; opening it ahead lets test mode fund it with a `fund` ledger entry. Idempotent: 201 when opened now, 200 when it already existed.",
     responses: {
       200: { description: 'The existing sub-account wallet with its balances', schema: Wallet },
       201: { description: 'The sub-account wallet, opened now (BRL)', schema: Wallet },
       404: { description: '`not_found`: no such consumer in this project', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params }) {
-      const scope = { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment };
+      const scope = {
+        orgId: principal.orgId,
+        projectId: principal.projectId,
+        environment: principal.environment,
+      };
       const sub = await deps.db.transaction((tx) => ensureSubAccount(tx, scope, params.consumerId, 'BRL'));
       const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, sub.wallet_id);
-      return { status: sub.created ? 201 : 200, body: presentWallet(wallet, await walletBalances(deps.db, principal.orgId, principal.projectId, [wallet.id])) };
+      return {
+        status: sub.created ? 201 : 200,
+        body: presentWallet(
+          wallet,
+          await walletBalances(deps.db, principal.orgId, principal.projectId, [wallet.id]),
+        ),
+      };
     },
   }),
   route<{ payment_id?: string }, unknown, Record<string, string>, 'public'>({
-    method: 'post', path: '/v1/providers/pix-psp/webhooks', auth: 'public', scope: null, tags, undocumented: true,
-    operationId: 'pixPspWebhook', summary: 'Settlement notices from the Pix PSP',
-    body: { type: 'object', properties: { payment_id: { type: 'string', maxLength: 200 } }, additionalProperties: true },
+    method: 'post',
+    path: '/v1/providers/pix-psp/webhooks',
+    auth: 'public',
+    scope: null,
+    tags,
+    undocumented: true,
+    operationId: 'pixPspWebhook',
+    summary: 'Settlement notices from the Pix PSP',
+    body: {
+      type: 'object',
+      properties: { payment_id: { type: 'string', maxLength: 200 } },
+      additionalProperties: true,
+    },
     responses: { 202: { description: 'Noted' } },
     async handler({ deps, body }) {
       // The notice is a hint: its body is never trusted; the PSP's own status API says what happened.
-      if (!body.payment_id || !deps.config.providerUrls.pix_psp) return { status: 202, body: { received: true, matched: false } };
-      const payment = await pixPaymentById({ baseUrl: deps.config.providerUrls.pix_psp, timeoutMs: deps.config.providerTimeoutMs }, body.payment_id);
+      if (!body.payment_id || !deps.config.providerUrls.pix_psp)
+        return { status: 202, body: { received: true, matched: false } };
+      const payment = await pixPaymentById(
+        { baseUrl: deps.config.providerUrls.pix_psp, timeoutMs: deps.config.providerTimeoutMs },
+        body.payment_id,
+      );
       const attempt = payment ? await findByDispatchKey(deps.db, payment.idempotencyKey) : null;
       if (!attempt) return { status: 202, body: { received: true, matched: false } };
       await noteConsumerSpendSettlement(deps.temporal, attempt.workflow_id).catch(() => undefined);

@@ -11,56 +11,122 @@ import { ExtractorFailed, extractIntent } from '../../providers/classifier/inten
 import { ClassifierFailed, classifyIntent } from '../../providers/classifier/tool-classifier';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
-  MetaToolDiscover, MetaToolDiscovery, TOOL_SEARCH_CEILING, ToolSearch, ToolSearchResult, type MetaToolDiscoverBody, type ToolSearchBody,
+  MetaToolDiscover,
+  MetaToolDiscovery,
+  TOOL_SEARCH_CEILING,
+  ToolSearch,
+  ToolSearchResult,
+  type MetaToolDiscoverBody,
+  type ToolSearchBody,
 } from '../../schema/http/discovery';
 import { route, type AnyRoute } from '../route';
 
 export const discoveryRoutes: AnyRoute[] = [
   route<ToolSearchBody, unknown, Record<string, string>, 'key'>({
-    method: 'post', path: '/v1/tools/search', auth: 'key', scope: 'servers:read', tags: ['Discovery'],
-    operationId: 'searchTools', summary: 'Find the tools that fit an intent',
+    method: 'post',
+    path: '/v1/tools/search',
+    auth: 'key',
+    scope: 'servers:read',
+    tags: ['Discovery'],
+    operationId: 'searchTools',
+    summary: 'Find the tools that fit an intent',
     description: `Ranks every tool of the registry (the gateway's own and the catalog providers'). With a classifier configured it answers \`source: llm\`; without one, or when it fails, a BM25 ranking over tool names, descriptions and input schemas answers \`source: fallback\`. \`limit\` has a ceiling of ${TOOL_SEARCH_CEILING}.`,
     body: ToolSearch,
-    responses: { 200: { description: 'The ranked hits', schema: ToolSearchResult }, 400: { description: '`invalid_body` (details.issues)', schema: ErrorEnvelope } },
+    responses: {
+      200: { description: 'The ranked hits', schema: ToolSearchResult },
+      400: { description: '`invalid_body` (details.issues)', schema: ErrorEnvelope },
+    },
     async handler({ deps, body }) {
       const started = performance.now();
       const limit = Math.min(body.limit, TOOL_SEARCH_CEILING);
       const settings = deps.config.toolClassifier;
-      let answer: { hits: Array<{ tool_name: string; confidence: number; rationale: string }>; source: 'llm' | 'fallback' } | undefined;
+      let answer:
+        | {
+            hits: Array<{ tool_name: string; confidence: number; rationale: string }>;
+            source: 'llm' | 'fallback';
+          }
+        | undefined;
       if (settings) {
         try {
-          answer = { hits: await classifyIntent(settings, body.intent, allTools().map((t) => ({ name: t.name, description: t.description })), limit), source: 'llm' };
+          answer = {
+            hits: await classifyIntent(
+              settings,
+              body.intent,
+              allTools().map((t) => ({ name: t.name, description: t.description })),
+              limit,
+            ),
+            source: 'llm',
+          };
         } catch (error) {
           if (!(error instanceof ClassifierFailed)) throw error;
-          deps.log.warn('tool classifier failed; answering with the lexical ranking', { reason: error.reason });
+          deps.log.warn('tool classifier failed; answering with the lexical ranking', {
+            reason: error.reason,
+          });
         }
       }
       answer ??= { hits: searchTools(body.intent, limit), source: 'fallback' };
-      return { body: { intent: body.intent, hits: answer.hits, elapsed_ms: Math.round(performance.now() - started), source: answer.source } };
+      return {
+        body: {
+          intent: body.intent,
+          hits: answer.hits,
+          elapsed_ms: Math.round(performance.now() - started),
+          source: answer.source,
+        },
+      };
     },
   }),
   route<MetaToolDiscoverBody, unknown, Record<string, string>, 'key'>({
-    method: 'post', path: '/v1/meta-tools/discover', auth: 'key', scope: 'servers:read', tags: ['Discovery'],
-    operationId: 'discoverMetaTool', summary: 'Resolve an intent to the tool and rail that should carry it',
-    description: 'A structured intent is resolved directly; a free-form one (`intent` as text) goes through the configured extractor (the classifier endpoint). Only rails of connected providers are eligible; each is scored from the project\'s recorded tool calls (success rate, median latency, fees), weighing latency more when `urgency` is `high`.',
+    method: 'post',
+    path: '/v1/meta-tools/discover',
+    auth: 'key',
+    scope: 'servers:read',
+    tags: ['Discovery'],
+    operationId: 'discoverMetaTool',
+    summary: 'Resolve an intent to the tool and rail that should carry it',
+    description:
+      "A structured intent is resolved directly; a free-form one (`intent` as text) goes through the configured extractor (the classifier endpoint). Only rails of connected providers are eligible; each is scored from the project's recorded tool calls (success rate, median latency, fees), weighing latency more when `urgency` is `high`.",
     body: MetaToolDiscover,
     responses: {
       200: { description: 'The recommended route and score-ordered alternatives', schema: MetaToolDiscovery },
-      400: { description: '`invalid_body` (the body matched no shape; details.issues), `unknown_operation` (no tool ships it; details.detail)', schema: ErrorEnvelope },
-      424: { description: '`eligibility_empty` (connect a provider: details.providers, details.hint), `direction_blocked` (no connected rail carries the currency to the country for that recipient; details.rails)', schema: ErrorEnvelope },
-      501: { description: '`extractor_not_configured`: a free-form intent with no extractor wired', schema: ErrorEnvelope },
-      502: { description: '`extractor_failed`: the extractor failed or produced no usable intent', schema: ErrorEnvelope },
+      400: {
+        description:
+          '`invalid_body` (the body matched no shape; details.issues), `unknown_operation` (no tool ships it; details.detail)',
+        schema: ErrorEnvelope,
+      },
+      424: {
+        description:
+          '`eligibility_empty` (connect a provider: details.providers, details.hint), `direction_blocked` (no connected rail carries the currency to the country for that recipient; details.rails)',
+        schema: ErrorEnvelope,
+      },
+      501: {
+        description: '`extractor_not_configured`: a free-form intent with no extractor wired',
+        schema: ErrorEnvelope,
+      },
+      502: {
+        description: '`extractor_failed`: the extractor failed or produced no usable intent',
+        schema: ErrorEnvelope,
+      },
     },
     async handler({ deps, principal, body }) {
       let intent: DiscoverIntent;
       if (typeof body.intent === 'string') {
         const settings = deps.config.toolClassifier;
-        if (!settings) throw new ApiError(501, 'extractor_not_configured', 'Free-form intents need an extractor (GATEWAY_TOOL_CLASSIFIER_URL); send a structured intent instead');
+        if (!settings)
+          throw new ApiError(
+            501,
+            'extractor_not_configured',
+            'Free-form intents need an extractor (GATEWAY_TOOL_CLASSIFIER_URL); send a structured intent instead',
+          );
         try {
-          intent = await extractIntent(settings, body.intent) as unknown as DiscoverIntent;
+          intent = (await extractIntent(settings, body.intent)) as unknown as DiscoverIntent;
         } catch (error) {
           if (!(error instanceof ExtractorFailed)) throw error;
-          throw new ApiError(502, 'extractor_failed', 'The intent extractor failed or produced nothing usable; send a structured intent', { reason: error.reason });
+          throw new ApiError(
+            502,
+            'extractor_failed',
+            'The intent extractor failed or produced nothing usable; send a structured intent',
+            { reason: error.reason },
+          );
         }
       } else {
         intent = body.intent;

@@ -5,8 +5,13 @@ import { findUserDisplay } from '../../domain/tenancy/members';
 
 export const identityRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'key'>({
-    method: 'get', path: '/v1/whoami', auth: 'key', scope: null, tags: ['Identity'],
-    operationId: 'whoami', summary: 'Describe the calling credential (needs no scope)',
+    method: 'get',
+    path: '/v1/whoami',
+    auth: 'key',
+    scope: null,
+    tags: ['Identity'],
+    operationId: 'whoami',
+    summary: 'Describe the calling credential (needs no scope)',
     responses: { 200: { description: 'The caller', schema: Whoami } },
     async handler({ deps, principal }) {
       const body: Record<string, unknown> = {

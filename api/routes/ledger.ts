@@ -5,7 +5,14 @@ import { postEntry } from '../../domain/ledger/post-entry';
 import { getWallet } from '../../domain/wallets/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import type { JsonSchema } from '../../schema/http/json-schema';
-import { LedgerList, LedgerListQuery, LedgerPostResult, WalletLedgerPost, type LedgerListQueryValues, type WalletLedgerPostBody } from '../../schema/http/wallets';
+import {
+  LedgerList,
+  LedgerListQuery,
+  LedgerPostResult,
+  WalletLedgerPost,
+  type LedgerListQueryValues,
+  type WalletLedgerPostBody,
+} from '../../schema/http/wallets';
 import { presentBalance, presentEntry } from '../presenters/wallet';
 import { route, type AnyRoute } from '../route';
 
@@ -21,46 +28,103 @@ const LedgerPostBody: JsonSchema = {
   ...WalletLedgerPost,
   properties: {
     ...properties,
-    amount_minor: { ...properties.amount_minor, pattern: '^0*[1-9][0-9]{0,18}$', description: `A positive amount in minor units, as decimal digits, at most ${INT8_MAX}.` },
+    amount_minor: {
+      ...properties.amount_minor,
+      pattern: '^0*[1-9][0-9]{0,18}$',
+      description: `A positive amount in minor units, as decimal digits, at most ${INT8_MAX}.`,
+    },
   },
 };
 
 export const ledgerRoutes: AnyRoute[] = [
   route<WalletLedgerPostBody, unknown, Record<string, string>, 'key'>({
-    method: 'post', path: '/v1/ledger-entries', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'postLedgerEntry', summary: 'Post an entry to a wallet\'s ledger',
+    method: 'post',
+    path: '/v1/ledger-entries',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'postLedgerEntry',
+    summary: "Post an entry to a wallet's ledger",
     body: LedgerPostBody,
     responses: {
-      201: { description: 'The entry (and a partial debit\'s remainder release) with the balance after it', schema: LedgerPostResult },
+      201: {
+        description: "The entry (and a partial debit's remainder release) with the balance after it",
+        schema: LedgerPostResult,
+      },
       400: { description: '`invalid_body` with details.issues', schema: ErrorEnvelope },
-      404: { description: '`not_found`: the wallet is not in the caller\'s organization and project', schema: ErrorEnvelope },
-      409: { description: '`wallet_not_active`, `balance_constraint_violation` (nothing written), `ledger_conflict` (repeated external_ref, a hold already resolved, or a concurrent conflicting write; retryable)', schema: ErrorEnvelope },
+      404: {
+        description: "`not_found`: the wallet is not in the caller's organization and project",
+        schema: ErrorEnvelope,
+      },
+      409: {
+        description:
+          '`wallet_not_active`, `balance_constraint_violation` (nothing written), `ledger_conflict` (repeated external_ref, a hold already resolved, or a concurrent conflicting write; retryable)',
+        schema: ErrorEnvelope,
+      },
     },
     async handler({ deps, principal, body }) {
       if (body.org_id !== principal.orgId) throw notFound('Wallet');
       const amount = BigInt(body.amount_minor);
-      if (amount > INT8_MAX) throw new ApiError(400, 'invalid_body', `amount_minor must be at most ${INT8_MAX}`, { issues: [{ path: '/amount_minor', message: `must be <= ${INT8_MAX}`, keyword: 'maximum' }] });
-      const result = await postEntry(deps.db, { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment }, {
-        walletId: body.wallet_id, currency: body.currency, kind: body.kind, amount,
-        mandateId: body.mandate_id, attemptId: body.attempt_id, externalRef: body.external_ref, metadata: body.metadata,
-      });
+      if (amount > INT8_MAX)
+        throw new ApiError(400, 'invalid_body', `amount_minor must be at most ${INT8_MAX}`, {
+          issues: [{ path: '/amount_minor', message: `must be <= ${INT8_MAX}`, keyword: 'maximum' }],
+        });
+      const result = await postEntry(
+        deps.db,
+        { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment },
+        {
+          walletId: body.wallet_id,
+          currency: body.currency,
+          kind: body.kind,
+          amount,
+          mandateId: body.mandate_id,
+          attemptId: body.attempt_id,
+          externalRef: body.external_ref,
+          metadata: body.metadata,
+        },
+      );
       const entries = result.release ? [result.entry, result.release] : [result.entry];
-      return { status: 201, body: { entry: presentEntry(result.entry), entries: entries.map(presentEntry), balance: presentBalance(result.balance) } };
+      return {
+        status: 201,
+        body: {
+          entry: presentEntry(result.entry),
+          entries: entries.map(presentEntry),
+          balance: presentBalance(result.balance),
+        },
+      };
     },
   }),
   route<unknown, LedgerListQueryValues, { id: string }, 'key'>({
-    method: 'get', path: '/v1/wallets/:id/ledger-entries', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'listLedgerEntries', summary: 'List a wallet\'s ledger entries, newest first, filterable by kind and currency',
+    method: 'get',
+    path: '/v1/wallets/:id/ledger-entries',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'listLedgerEntries',
+    summary: "List a wallet's ledger entries, newest first, filterable by kind and currency",
     query: LedgerListQuery,
-    responses: { 200: { description: 'A page of entries', schema: LedgerList }, 400: { description: '`invalid_query`', schema: ErrorEnvelope }, 404: { description: '`not_found`', schema: ErrorEnvelope } },
+    responses: {
+      200: { description: 'A page of entries', schema: LedgerList },
+      400: { description: '`invalid_query`', schema: ErrorEnvelope },
+      404: { description: '`not_found`', schema: ErrorEnvelope },
+    },
     async handler({ deps, principal, params, query }) {
       await getWallet(deps.db, principal.orgId, principal.projectId, params.id);
       const rows = await listEntries(deps.db, principal.orgId, principal.projectId, params.id, {
-        kind: query.kind, currency: query.currency, limit: query.limit + 1, before: query.before ? BigInt(query.before) : undefined,
+        kind: query.kind,
+        currency: query.currency,
+        limit: query.limit + 1,
+        before: query.before ? BigInt(query.before) : undefined,
       });
       const page = rows.slice(0, query.limit);
       const hasMore = rows.length > query.limit;
-      return { body: { entries: page.map(presentEntry), has_more: hasMore, next_before: hasMore ? page[page.length - 1].id.toString() : null } };
+      return {
+        body: {
+          entries: page.map(presentEntry),
+          has_more: hasMore,
+          next_before: hasMore ? page[page.length - 1].id.toString() : null,
+        },
+      };
     },
   }),
 ];

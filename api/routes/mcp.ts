@@ -3,12 +3,21 @@
 // `tools:execute` scope are the router's (401 carries the RFC 9728 resource_metadata challenge); Host and
 // Origin are checked next, then the SDK's transport answers on the raw response (`ctx.respond = false`).
 import {
-  hostHeaderValidationResponse, localhostAllowedHostnames, localhostAllowedOrigins, originValidationResponse,
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
 } from '@modelcontextprotocol/server';
 import { toWebRequest } from '@modelcontextprotocol/node';
 import type Koa from 'koa';
 import { withinSessionQuota } from '../../domain/sessions/limits';
-import { createSession, findOpenSessionOfKey, getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
+import {
+  createSession,
+  findOpenSessionOfKey,
+  getSession,
+  requireActive,
+  type SessionRow,
+} from '../../domain/sessions/sessions';
 import { openableServers } from '../../domain/tools/servers';
 import { Unauthorized } from '../../schema/http/common';
 import { SessionParams } from '../../schema/http/sessions';
@@ -36,7 +45,10 @@ function allowedHosts(deps: AppDeps): { hosts: string[]; origins: string[] } {
     return { hosts: [host], origins: [host] };
   }
   const bound = ['0.0.0.0', '::', ''].includes(deps.config.host) ? [] : [deps.config.host];
-  return { hosts: [...localhostAllowedHostnames(), ...bound], origins: [...localhostAllowedOrigins(), ...bound] };
+  return {
+    hosts: [...localhostAllowedHostnames(), ...bound],
+    origins: [...localhostAllowedOrigins(), ...bound],
+  };
 }
 
 /** `/mcp` without an id: the credential's open MCP session, or a new one on every openable server. */
@@ -44,14 +56,18 @@ async function resumeOrOpen(deps: AppDeps, principal: Principal): Promise<Sessio
   const open = await findOpenSessionOfKey(deps.db, principal);
   if (open) return open;
   const servers = (await openableServers(deps.db, principal)).map((s) => s.id);
-  return withinSessionQuota(deps.db, principal.orgId, principal.projectId, (tx) => createSession(tx, principal, { servers, agentId: null, metadata: { opened_by: 'mcp' } }));
+  return withinSessionQuota(deps.db, principal.orgId, principal.projectId, (tx) =>
+    createSession(tx, principal, { servers, agentId: null, metadata: { opened_by: 'mcp' } }),
+  );
 }
 
 async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
   const headers: Record<string, string> = { 'x-request-id': String(ctx.state.requestId) };
-  response.headers.forEach((value, name) => { headers[name] = value; });
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   res.writeHead(response.status, headers);
   if (!response.body) {
     res.end();
@@ -69,46 +85,89 @@ async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
   res.end();
 }
 
-async function serve(deps: AppDeps, ctx: Koa.Context, principal: Principal, session: SessionRow, body: unknown, requestId: string): Promise<void> {
+async function serve(
+  deps: AppDeps,
+  ctx: Koa.Context,
+  principal: Principal,
+  session: SessionRow,
+  body: unknown,
+  requestId: string,
+): Promise<void> {
   const request = await toWebRequest(ctx.req, ctx.method === 'POST' ? body : undefined);
   const allowed = allowedHosts(deps);
-  const refused = hostHeaderValidationResponse(request, allowed.hosts) ?? originValidationResponse(request, allowed.origins);
+  const refused =
+    hostHeaderValidationResponse(request, allowed.hosts) ??
+    originValidationResponse(request, allowed.origins);
   if (refused) return pipe(ctx, refused);
   const caller = { principal, sessionId: session.id, requestId };
   const token = /^Bearer[ \t]+(\S+)/i.exec(ctx.get('Authorization'))?.[1] ?? '';
-  const response = await endpointOf(deps).serve(request, ctx.method === 'POST' ? body : undefined, authInfoFor(token, caller), caller, session.servers);
+  const response = await endpointOf(deps).serve(
+    request,
+    ctx.method === 'POST' ? body : undefined,
+    authInfoFor(token, caller),
+    caller,
+    session.servers,
+  );
   await pipe(ctx, response);
 }
 
 // A JSON-RPC message (or, on the 2025 protocol, a batch); the transport judges it further.
-const JsonRpcBody: JsonSchema = { type: ['object', 'array'], description: 'A JSON-RPC 2.0 message of the MCP Streamable HTTP transport.' };
+const JsonRpcBody: JsonSchema = {
+  type: ['object', 'array'],
+  description: 'A JSON-RPC 2.0 message of the MCP Streamable HTTP transport.',
+};
 
 // The transport answers in JSON-RPC (or an SSE stream), not the gateway's envelope: its statuses carry no schema.
 const RESPONSES = {
-  200: { description: 'The transport\'s answer: JSON, or an SSE stream (`text/event-stream`)' },
+  200: { description: "The transport's answer: JSON, or an SSE stream (`text/event-stream`)" },
   202: { description: 'A notification or response accepted' },
-  400: { description: 'A message the transport refuses (JSON-RPC error), or a malformed session id in the path' },
-  401: { description: '`{error: unauthorized}` with `WWW-Authenticate: Bearer resource_metadata="…/.well-known/oauth-protected-resource"`', schema: Unauthorized },
-  403: { description: 'The key lacks `tools:execute` (flat `forbidden`, with `WWW-Authenticate: Bearer error="insufficient_scope"`), or a Host / Origin not allowed (JSON-RPC error)' },
+  400: {
+    description: 'A message the transport refuses (JSON-RPC error), or a malformed session id in the path',
+  },
+  401: {
+    description:
+      '`{error: unauthorized}` with `WWW-Authenticate: Bearer resource_metadata="…/.well-known/oauth-protected-resource"`',
+    schema: Unauthorized,
+  },
+  403: {
+    description:
+      'The key lacks `tools:execute` (flat `forbidden`, with `WWW-Authenticate: Bearer error="insufficient_scope"`), or a Host / Origin not allowed (JSON-RPC error)',
+  },
   404: { description: '`not_found` session, or an unknown MCP session id (JSON-RPC error)' },
   405: { description: 'A method the transport does not serve in this protocol era' },
-  406: { description: 'The Accept header does not admit the transport\'s answer (`application/json` and `text/event-stream`)' },
+  406: {
+    description:
+      "The Accept header does not admit the transport's answer (`application/json` and `text/event-stream`)",
+  },
   409: { description: '`session_closed`, or a 2025-era stream already open for the MCP session' },
   415: { description: 'The body is not `application/json`' },
 };
 
 function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRoute {
-  const verb = method === 'post' ? 'Send a message' : method === 'get' ? 'Open the server-to-client stream (2025 protocol)' : 'End an MCP session (2025 protocol)';
+  const verb =
+    method === 'post'
+      ? 'Send a message'
+      : method === 'get'
+        ? 'Open the server-to-client stream (2025 protocol)'
+        : 'End an MCP session (2025 protocol)';
   return route<unknown, unknown, { id?: string }, 'key'>({
-    method, path, auth: 'key', scope: 'tools:execute', tags: ['MCP'], challengeInsufficientScope: true,
+    method,
+    path,
+    auth: 'key',
+    scope: 'tools:execute',
+    tags: ['MCP'],
+    challengeInsufficientScope: true,
     operationId: `${method}${withSession ? 'Session' : ''}Mcp`,
-    summary: `${verb} on the hosted MCP endpoint${withSession ? ' of a session' : ' (the credential\'s own session)'}`,
-    description: 'The MCP Streamable HTTP transport. tools/list lists the session\'s tools with their JSON Schemas; tools/call takes the same path as `POST /v1/sessions/{id}/tool-calls` (policy, approvals, attempts, recording, events); a denied or held call is a tool error carrying the flat denial.',
+    summary: `${verb} on the hosted MCP endpoint${withSession ? ' of a session' : " (the credential's own session)"}`,
+    description:
+      "The MCP Streamable HTTP transport. tools/list lists the session's tools with their JSON Schemas; tools/call takes the same path as `POST /v1/sessions/{id}/tool-calls` (policy, approvals, attempts, recording, events); a denied or held call is a tool error carrying the flat denial.",
     ...(withSession ? { params: SessionParams } : {}),
     ...(method === 'post' ? { body: JsonRpcBody } : {}),
     responses: RESPONSES,
     async handler({ deps, ctx, principal, params, body, requestId }) {
-      const session = withSession ? await getSession(deps.db, principal.orgId, principal.projectId, params.id!) : await resumeOrOpen(deps, principal);
+      const session = withSession
+        ? await getSession(deps.db, principal.orgId, principal.projectId, params.id!)
+        : await resumeOrOpen(deps, principal);
       requireActive(session);
       await serve(deps, ctx, principal, session, body, requestId);
       return {};

@@ -1,7 +1,11 @@
 // Discovery documents: authorization server metadata (RFC 8414) and protected resource metadata
 // (RFC 9728). Public, and kept out of the OpenAPI document since they issue no credential.
 import { GRANTABLE_SCOPES } from '../../domain/oauth/scope';
-import { CLIENT_AUTH_METHOD, CLIENT_GRANT_TYPES, CLIENT_RESPONSE_TYPES } from '../../domain/oauth/client-metadata';
+import {
+  CLIENT_AUTH_METHOD,
+  CLIENT_GRANT_TYPES,
+  CLIENT_RESPONSE_TYPES,
+} from '../../domain/oauth/client-metadata';
 import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute } from '../route';
 
@@ -10,8 +14,14 @@ const CACHE = { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Or
 
 export const oauthMetadataRoutes: AnyRoute[] = [
   route<unknown, unknown, Record<string, string>, 'public'>({
-    method: 'get', path: '/.well-known/oauth-authorization-server', auth: 'public', scope: null, tags: ['OAuth'], undocumented: true,
-    operationId: 'getAuthorizationServerMetadata', summary: 'OAuth 2.1 authorization server metadata (RFC 8414)',
+    method: 'get',
+    path: '/.well-known/oauth-authorization-server',
+    auth: 'public',
+    scope: null,
+    tags: ['OAuth'],
+    undocumented: true,
+    operationId: 'getAuthorizationServerMetadata',
+    summary: 'OAuth 2.1 authorization server metadata (RFC 8414)',
     responses: { 200: { description: 'Metadata' } },
     handler({ deps, ctx }) {
       const issuer = publicOrigin(deps.config, ctx);
@@ -35,8 +45,14 @@ export const oauthMetadataRoutes: AnyRoute[] = [
     },
   }),
   route<unknown, unknown, Record<string, string>, 'public'>({
-    method: 'get', path: '/.well-known/oauth-protected-resource', auth: 'public', scope: null, tags: ['OAuth'], undocumented: true,
-    operationId: 'getProtectedResourceMetadata', summary: 'OAuth 2.0 protected resource metadata (RFC 9728)',
+    method: 'get',
+    path: '/.well-known/oauth-protected-resource',
+    auth: 'public',
+    scope: null,
+    tags: ['OAuth'],
+    undocumented: true,
+    operationId: 'getProtectedResourceMetadata',
+    summary: 'OAuth 2.0 protected resource metadata (RFC 9728)',
     responses: { 200: { description: 'Metadata' } },
     handler({ deps, ctx }) {
       const origin = publicOrigin(deps.config, ctx);

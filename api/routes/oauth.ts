@@ -5,15 +5,26 @@ import { checkClientMetadata } from '../../domain/oauth/client-metadata';
 import { findClient, registerClient } from '../../domain/oauth/clients';
 import { redeemAuthorizationCode } from '../../domain/oauth/code-redemption';
 import { approveAuthorization } from '../../domain/oauth/consent';
-import { checkAuthorizationRequest, type AuthorizationRequest } from '../../domain/oauth/authorization-request';
+import {
+  checkAuthorizationRequest,
+  type AuthorizationRequest,
+} from '../../domain/oauth/authorization-request';
 import { OAuthError, oauthErrorBody } from '../../domain/oauth/errors';
 import { redirectOrigin, redirectWith } from '../../domain/oauth/redirect-uri';
 import { refreshTokens } from '../../domain/oauth/refresh';
 import { parseTokenRequest } from '../../domain/oauth/token-request';
 import type { ApiError } from '../../domain/errors';
 import {
-  AuthorizeForm, AuthorizeQuery, ClientRegistration, OAuthErrorBody, RegisteredClient, TokenRequestBody, TokenResponseBody,
-  type AuthorizeFormValues, type AuthorizeQueryValues, type ClientRegistrationBody,
+  AuthorizeForm,
+  AuthorizeQuery,
+  ClientRegistration,
+  OAuthErrorBody,
+  RegisteredClient,
+  TokenRequestBody,
+  TokenResponseBody,
+  type AuthorizeFormValues,
+  type AuthorizeQueryValues,
+  type ClientRegistrationBody,
 } from '../../schema/http/oauth';
 import type { AppDeps } from '../deps';
 import { consentPage, errorPage, pageHeaders } from '../pages/oauth-consent';
@@ -40,7 +51,10 @@ function inputErrorPage(error: ApiError): Reply {
 }
 
 /** Every refusal of an authorization request is a page for the person, never a redirect. */
-async function authorizationRequest(deps: AppDeps, params: AuthorizeQueryValues): Promise<AuthorizationRequest | Reply> {
+async function authorizationRequest(
+  deps: AppDeps,
+  params: AuthorizeQueryValues,
+): Promise<AuthorizationRequest | Reply> {
   const client = params.client_id ? await findClient(deps.db, params.client_id) : null;
   try {
     return checkAuthorizationRequest(client, params);
@@ -63,15 +77,26 @@ function consentReply(request: AuthorizationRequest, status: number, error?: str
   return {
     status,
     type: HTML,
-    body: consentPage({ clientName: request.client.client_name, redirectUri: request.redirectUri, scopes: request.scopes, fields, error }),
+    body: consentPage({
+      clientName: request.client.client_name,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      fields,
+      error,
+    }),
     headers: pageHeaders([redirectOrigin(request.redirectUri)]),
   };
 }
 
 export const oauthRoutes: AnyRoute[] = [
   route<ClientRegistrationBody, unknown, Record<string, string>, 'public'>({
-    method: 'post', path: '/oauth/register', auth: 'public', scope: null, tags,
-    operationId: 'registerOAuthClient', summary: 'Register an OAuth client (RFC 7591); clients are public and use PKCE',
+    method: 'post',
+    path: '/oauth/register',
+    auth: 'public',
+    scope: null,
+    tags,
+    operationId: 'registerOAuthClient',
+    summary: 'Register an OAuth client (RFC 7591); clients are public and use PKCE',
     body: ClientRegistration,
     responses: {
       201: { description: 'The registered client', schema: RegisteredClient },
@@ -80,7 +105,10 @@ export const oauthRoutes: AnyRoute[] = [
     onInputError(error) {
       const issues = (error.details?.issues ?? []) as Array<{ path: string }>;
       const aboutRedirects = issues.some((issue) => issue.path.startsWith('/redirect_uris'));
-      return oauthJson(400, new OAuthError(aboutRedirects ? 'invalid_redirect_uri' : 'invalid_client_metadata', error.message));
+      return oauthJson(
+        400,
+        new OAuthError(aboutRedirects ? 'invalid_redirect_uri' : 'invalid_client_metadata', error.message),
+      );
     },
     async handler({ deps, body }) {
       let metadata;
@@ -107,8 +135,13 @@ export const oauthRoutes: AnyRoute[] = [
     },
   }),
   route<unknown, AuthorizeQueryValues, Record<string, string>, 'public'>({
-    method: 'get', path: '/oauth/authorize', auth: 'public', scope: null, tags,
-    operationId: 'authorizeOAuthClient', summary: 'The consent page: shows the client and the scopes it asks for, and takes an API key',
+    method: 'get',
+    path: '/oauth/authorize',
+    auth: 'public',
+    scope: null,
+    tags,
+    operationId: 'authorizeOAuthClient',
+    summary: 'The consent page: shows the client and the scopes it asks for, and takes an API key',
     description: 'Any problem with the request answers a 400 HTML page; it never redirects to the client.',
     query: AuthorizeQuery,
     responses: {
@@ -123,15 +156,26 @@ export const oauthRoutes: AnyRoute[] = [
     },
   }),
   route<AuthorizeFormValues, unknown, Record<string, string>, 'public'>({
-    method: 'post', path: '/oauth/authorize', auth: 'public', scope: null, tags,
-    operationId: 'approveOAuthClient', summary: 'Exchange a pasted API key for a one-time authorization code',
-    description: 'Approving answers 302 to `<redirect_uri>?code=…&state=…&iss=…`; the code is single use, valid 60 seconds, and bound to the client, redirect URI, PKCE challenge, scope and the key\'s project. ' +
+    method: 'post',
+    path: '/oauth/authorize',
+    auth: 'public',
+    scope: null,
+    tags,
+    operationId: 'approveOAuthClient',
+    summary: 'Exchange a pasted API key for a one-time authorization code',
+    description:
+      "Approving answers 302 to `<redirect_uri>?code=…&state=…&iss=…`; the code is single use, valid 60 seconds, and bound to the client, redirect URI, PKCE challenge, scope and the key's project. " +
       'Denying answers 302 with `error=access_denied`. A refused key or scope re-renders the consent page with 400; a bad request answers a 400 HTML page.',
     // The consent page posts a form; scripted clients may send the same fields as JSON.
-    body: AuthorizeForm, bodyTypes: ['form', 'json'],
+    body: AuthorizeForm,
+    bodyTypes: ['form', 'json'],
     responses: {
       302: { description: 'Back to the client with `code` and `state` (or `error=access_denied`)' },
-      400: { description: 'Consent page with the reason, or error page', contentType: HTML, schema: { type: 'string' } },
+      400: {
+        description: 'Consent page with the reason, or error page',
+        contentType: HTML,
+        schema: { type: 'string' },
+      },
     },
     onInputError: inputErrorPage,
     async handler({ deps, body, ctx }) {
@@ -139,11 +183,32 @@ export const oauthRoutes: AnyRoute[] = [
       if (!('client' in request)) return request;
       const iss = publicOrigin(deps.config, ctx);
       if (body.decision === 'deny') {
-        return { status: 302, headers: { ...NO_STORE, Location: redirectWith(request.redirectUri, { error: 'access_denied', state: request.state, iss }) } };
+        return {
+          status: 302,
+          headers: {
+            ...NO_STORE,
+            Location: redirectWith(request.redirectUri, {
+              error: 'access_denied',
+              state: request.state,
+              iss,
+            }),
+          },
+        };
       }
       try {
-        const approved = await approveAuthorization(deps.db, deps.config.apiKeyPepper, request, body.api_key ?? '');
-        return { status: 302, headers: { ...NO_STORE, Location: redirectWith(request.redirectUri, { code: approved.code, state: request.state, iss }) } };
+        const approved = await approveAuthorization(
+          deps.db,
+          deps.config.apiKeyPepper,
+          request,
+          body.api_key ?? '',
+        );
+        return {
+          status: 302,
+          headers: {
+            ...NO_STORE,
+            Location: redirectWith(request.redirectUri, { code: approved.code, state: request.state, iss }),
+          },
+        };
       } catch (error) {
         if (error instanceof OAuthError) return consentReply(request, 400, error.description);
         throw error;
@@ -151,20 +216,33 @@ export const oauthRoutes: AnyRoute[] = [
     },
   }),
   route<Record<string, unknown>, unknown, Record<string, string>, 'public'>({
-    method: 'post', path: '/oauth/token', auth: 'public', scope: null, tags,
-    operationId: 'issueOAuthToken', summary: 'Issue tokens for an authorization code (with PKCE) or a refresh token (rotated on every use)',
-    body: TokenRequestBody, bodyTypes: ['form', 'json'],
+    method: 'post',
+    path: '/oauth/token',
+    auth: 'public',
+    scope: null,
+    tags,
+    operationId: 'issueOAuthToken',
+    summary: 'Issue tokens for an authorization code (with PKCE) or a refresh token (rotated on every use)',
+    body: TokenRequestBody,
+    bodyTypes: ['form', 'json'],
     responses: {
-      200: { description: 'Access token (one hour) and refresh token (30 days, single use)', schema: TokenResponseBody },
-      400: { description: '`invalid_grant`, `invalid_request`, `invalid_scope` or `unsupported_grant_type`', schema: OAuthErrorBody },
+      200: {
+        description: 'Access token (one hour) and refresh token (30 days, single use)',
+        schema: TokenResponseBody,
+      },
+      400: {
+        description: '`invalid_grant`, `invalid_request`, `invalid_scope` or `unsupported_grant_type`',
+        schema: OAuthErrorBody,
+      },
     },
     onInputError: (error) => oauthJson(400, new OAuthError('invalid_request', error.message), TOKEN_HEADERS),
     async handler({ deps, body }) {
       try {
         const request = parseTokenRequest(body);
-        const tokens = request.grantType === 'authorization_code'
-          ? await redeemAuthorizationCode(deps.db, request)
-          : await refreshTokens(deps.db, request);
+        const tokens =
+          request.grantType === 'authorization_code'
+            ? await redeemAuthorizationCode(deps.db, request)
+            : await refreshTokens(deps.db, request);
         return { body: tokens, headers: TOKEN_HEADERS };
       } catch (error) {
         if (error instanceof OAuthError) return oauthJson(400, error, TOKEN_HEADERS);

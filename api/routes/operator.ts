@@ -5,7 +5,14 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/tenancy/ap
 import { addUser, listMembers, removeMember, requireRole, setMemberRole } from '../../domain/tenancy/members';
 import { createOrganization, getOrganization } from '../../domain/tenancy/organizations';
 import { findProjectById, type ProjectRow } from '../../domain/tenancy/projects';
-import { ApiKeyCreate, OrganizationCreate, UserCreate, type ApiKeyCreateBody, type OrganizationCreateBody, type UserCreateBody } from '../../schema/http/identity';
+import {
+  ApiKeyCreate,
+  OrganizationCreate,
+  UserCreate,
+  type ApiKeyCreateBody,
+  type OrganizationCreateBody,
+  type UserCreateBody,
+} from '../../schema/http/identity';
 import { MemberPatch, MemberWrite } from '../../schema/http/projects';
 import { workflowIds } from '../../workflows/ids';
 import type { AppDeps } from '../deps';
@@ -18,7 +25,11 @@ const tags = ['Operator'];
 const ok = { 200: { description: 'OK' } };
 
 /** The project a service call targets, checked against the organization of the project in the path. */
-async function targetProject(deps: AppDeps, principal: OperatorPrincipal, projectId: string | null): Promise<ProjectRow> {
+async function targetProject(
+  deps: AppDeps,
+  principal: OperatorPrincipal,
+  projectId: string | null,
+): Promise<ProjectRow> {
   const id = projectId ?? principal.projectId;
   if (!id) throw new ApiError(400, 'project_required', 'Name the project in the x-service-project header');
   const project = await findProjectById(deps.db, id);
@@ -35,42 +46,99 @@ async function requireAdmin(deps: AppDeps, principal: OperatorPrincipal, project
   if (principal.userId) await requireRole(deps.db, project.org_id, project.id, principal.userId, 'admin');
 }
 
-function presentKey(row: { id: string; name: string; key_hint: string; environment: string; scopes: string[]; project_id: string; created_at: string; revoked_at: string | null }) {
-  return { id: row.id, name: row.name, hint: row.key_hint, environment: row.environment, scopes: row.scopes, project_id: row.project_id, created_at: row.created_at, revoked_at: row.revoked_at };
+function presentKey(row: {
+  id: string;
+  name: string;
+  key_hint: string;
+  environment: string;
+  scopes: string[];
+  project_id: string;
+  created_at: string;
+  revoked_at: string | null;
+}) {
+  return {
+    id: row.id,
+    name: row.name,
+    hint: row.key_hint,
+    environment: row.environment,
+    scopes: row.scopes,
+    project_id: row.project_id,
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
 }
 
 export const operatorRoutes: AnyRoute[] = [
   route<OrganizationCreateBody, unknown, Record<string, string>, 'operator'>({
-    method: 'post', path: '/v1/orgs', auth: 'operator', scope: null, tags,
-    operationId: 'createOrganization', summary: 'Create an organization with its default project',
-    body: OrganizationCreate, responses: { 201: { description: 'Created' } },
+    method: 'post',
+    path: '/v1/orgs',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'createOrganization',
+    summary: 'Create an organization with its default project',
+    body: OrganizationCreate,
+    responses: { 201: { description: 'Created' } },
     async handler({ deps, body }) {
       const { organization, project } = await createOrganization(deps.db, body);
-      return { status: 201, body: { organization: { id: organization.id, name: organization.name }, project: presentProject(project) } };
+      return {
+        status: 201,
+        body: {
+          organization: { id: organization.id, name: organization.name },
+          project: presentProject(project),
+        },
+      };
     },
   }),
   route<UserCreateBody, unknown, { orgId: string }, 'operator'>({
-    method: 'post', path: '/v1/orgs/:orgId/users', auth: 'operator', scope: null, tags,
-    operationId: 'addUser', summary: 'Add a user to an organization with an organization role',
-    body: UserCreate, responses: { 201: { description: 'Created' } },
+    method: 'post',
+    path: '/v1/orgs/:orgId/users',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'addUser',
+    summary: 'Add a user to an organization with an organization role',
+    body: UserCreate,
+    responses: { 201: { description: 'Created' } },
     async handler({ deps, params, body }) {
       await getOrganization(deps.db, params.orgId);
       return { status: 201, body: await addUser(deps.db, params.orgId, body) };
     },
   }),
   route<ApiKeyCreateBody, unknown, Record<string, string>, 'operator'>({
-    method: 'post', path: '/v1/api-keys', auth: 'operator', scope: null, tags,
-    operationId: 'createApiKey', summary: 'Mint an API key for the project in x-service-project (the value is shown once)',
-    body: ApiKeyCreate, responses: { 201: { description: 'Created' } },
+    method: 'post',
+    path: '/v1/api-keys',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'createApiKey',
+    summary: 'Mint an API key for the project in x-service-project (the value is shown once)',
+    body: ApiKeyCreate,
+    responses: { 201: { description: 'Created' } },
     async handler({ deps, principal, body }) {
       const project = await targetProject(deps, principal, null);
       const { row, key } = await createApiKey(deps.db, project, body, deps.config.apiKeyPepper);
-      return { status: 201, body: { id: row.id, key, environment: row.environment, scopes: row.scopes, project_id: row.project_id, created_at: row.created_at } };
+      return {
+        status: 201,
+        body: {
+          id: row.id,
+          key,
+          environment: row.environment,
+          scopes: row.scopes,
+          project_id: row.project_id,
+          created_at: row.created_at,
+        },
+      };
     },
   }),
   route<unknown, unknown, Record<string, string>, 'operator'>({
-    method: 'get', path: '/v1/api-keys', auth: 'operator', scope: null, tags,
-    operationId: 'listApiKeys', summary: 'List the keys of the project in x-service-project (never their values)',
+    method: 'get',
+    path: '/v1/api-keys',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'listApiKeys',
+    summary: 'List the keys of the project in x-service-project (never their values)',
     responses: ok,
     async handler({ deps, principal }) {
       const project = await targetProject(deps, principal, null);
@@ -78,8 +146,13 @@ export const operatorRoutes: AnyRoute[] = [
     },
   }),
   route<unknown, unknown, { id: string }, 'operator'>({
-    method: 'delete', path: '/v1/api-keys/:id', auth: 'operator', scope: null, tags,
-    operationId: 'revokeApiKey', summary: 'Revoke a key; it stops working at once',
+    method: 'delete',
+    path: '/v1/api-keys/:id',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'revokeApiKey',
+    summary: 'Revoke a key; it stops working at once',
     responses: ok,
     async handler({ deps, principal, params }) {
       const scope = principal.projectId ? await targetProject(deps, principal, null) : null;
@@ -89,8 +162,13 @@ export const operatorRoutes: AnyRoute[] = [
     },
   }),
   route<unknown, unknown, { id: string }, 'operator'>({
-    method: 'get', path: '/v1/projects/:id/members', auth: 'operator', scope: null, tags,
-    operationId: 'listProjectMembers', summary: 'Members of a project: owner, admins, members, oldest first',
+    method: 'get',
+    path: '/v1/projects/:id/members',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'listProjectMembers',
+    summary: 'Members of a project: owner, admins, members, oldest first',
     responses: ok,
     async handler({ deps, principal, params }) {
       const project = await targetProject(deps, principal, params.id);
@@ -98,28 +176,50 @@ export const operatorRoutes: AnyRoute[] = [
     },
   }),
   route<{ user_id: string; role: 'admin' | 'member' }, unknown, { id: string }, 'operator'>({
-    method: 'post', path: '/v1/projects/:id/members', auth: 'operator', scope: null, tags,
-    operationId: 'addProjectMember', summary: 'Set a project-level role for an organization user',
-    body: MemberWrite, responses: { 201: { description: 'Created' } },
+    method: 'post',
+    path: '/v1/projects/:id/members',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'addProjectMember',
+    summary: 'Set a project-level role for an organization user',
+    body: MemberWrite,
+    responses: { 201: { description: 'Created' } },
     async handler({ deps, principal, params, body }) {
       const project = await targetProject(deps, principal, params.id);
       await requireAdmin(deps, principal, project);
-      return { status: 201, body: await setMemberRole(deps.db, project.org_id, project.id, body.user_id, body.role, false) };
+      return {
+        status: 201,
+        body: await setMemberRole(deps.db, project.org_id, project.id, body.user_id, body.role, false),
+      };
     },
   }),
   route<{ role: 'admin' | 'member' }, unknown, { id: string; userId: string }, 'operator'>({
-    method: 'patch', path: '/v1/projects/:id/members/:userId', auth: 'operator', scope: null, tags,
-    operationId: 'updateProjectMember', summary: 'Change a project-level role',
-    body: MemberPatch, responses: ok,
+    method: 'patch',
+    path: '/v1/projects/:id/members/:userId',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'updateProjectMember',
+    summary: 'Change a project-level role',
+    body: MemberPatch,
+    responses: ok,
     async handler({ deps, principal, params, body }) {
       const project = await targetProject(deps, principal, params.id);
       await requireAdmin(deps, principal, project);
-      return { body: await setMemberRole(deps.db, project.org_id, project.id, params.userId, body.role, true) };
+      return {
+        body: await setMemberRole(deps.db, project.org_id, project.id, params.userId, body.role, true),
+      };
     },
   }),
   route<unknown, unknown, { id: string; userId: string }, 'operator'>({
-    method: 'delete', path: '/v1/projects/:id/members/:userId', auth: 'operator', scope: null, tags,
-    operationId: 'removeProjectMember', summary: 'Remove a project-level role (204 even when none existed)',
+    method: 'delete',
+    path: '/v1/projects/:id/members/:userId',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'removeProjectMember',
+    summary: 'Remove a project-level role (204 even when none existed)',
     responses: { 204: { description: 'Removed' } },
     async handler({ deps, principal, params }) {
       const project = await targetProject(deps, principal, params.id);
@@ -129,15 +229,37 @@ export const operatorRoutes: AnyRoute[] = [
     },
   }),
   route<unknown, { timeout_ms: number }, Record<string, string>, 'operator'>({
-    method: 'get', path: '/v1/ops/readiness', auth: 'operator', scope: null, tags,
-    operationId: 'readiness', summary: 'Run the worker probe workflow: a worker polls and reaches PostgreSQL',
-    query: { type: 'object', additionalProperties: false, properties: { timeout_ms: { type: 'integer', minimum: 100, maximum: 30_000, default: 10_000 } } },
+    method: 'get',
+    path: '/v1/ops/readiness',
+    auth: 'operator',
+    scope: null,
+    tags,
+    operationId: 'readiness',
+    summary: 'Run the worker probe workflow: a worker polls and reaches PostgreSQL',
+    query: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { timeout_ms: { type: 'integer', minimum: 100, maximum: 30_000, default: 10_000 } },
+    },
     responses: ok,
     async handler({ deps, requestId, query }) {
       const started = Date.now();
       const workflowId = workflowIds.probe(requestId);
-      const result = await runWorkflowBounded(deps.temporal, 'workerProbe', { workflowId, args: [], timeoutMs: query.timeout_ms }, 'the probe');
-      return { body: { status: 'ok', worker: 'polling', workflow_id: workflowId, ...result, elapsed_ms: Date.now() - started } };
+      const result = await runWorkflowBounded(
+        deps.temporal,
+        'workerProbe',
+        { workflowId, args: [], timeoutMs: query.timeout_ms },
+        'the probe',
+      );
+      return {
+        body: {
+          status: 'ok',
+          worker: 'polling',
+          workflow_id: workflowId,
+          ...result,
+          elapsed_ms: Date.now() - started,
+        },
+      };
     },
   }),
 ];

@@ -2,7 +2,13 @@
 // operations): open a payment over a rail, read its status, and the PSP's notice of a paid Pix charge.
 // Opening a payment reserves one of the link's uses before any money can move.
 import { ApiError } from '../../domain/errors';
-import { findLinkPaymentByRailRef, getLinkPayment, LINK_CHARGE_SECONDS, reserveLinkPayment, type LinkPaymentRow } from '../../domain/payment-links/payments';
+import {
+  findLinkPaymentByRailRef,
+  getLinkPayment,
+  LINK_CHARGE_SECONDS,
+  reserveLinkPayment,
+  type LinkPaymentRow,
+} from '../../domain/payment-links/payments';
 import { findLinkBySlug } from '../../domain/payment-links/links';
 import { answerIsStored } from '../../orchestration/errors';
 import { noteLinkRailNotice, startLinkPayment } from '../../orchestration/link-payments';
@@ -16,29 +22,60 @@ import { openEventStream } from '../sse/event-stream';
 const tags = ['Payment links'];
 export const PIX_NOTICE_PATH = '/webhooks/pix/link-payments';
 
-const PaymentOpen: JsonSchema = { type: 'object', required: ['rail'], additionalProperties: false, properties: { rail: { enum: ['pix', 'x402'] } } };
+const PaymentOpen: JsonSchema = {
+  type: 'object',
+  required: ['rail'],
+  additionalProperties: false,
+  properties: { rail: { enum: ['pix', 'x402'] } },
+};
 const PixNotice: JsonSchema = {
-  type: 'object', required: ['pix'],
-  properties: { pix: { type: 'array', maxItems: 100, items: { type: 'object', required: ['txid'], properties: { txid: { type: 'string', maxLength: 35 } } } } },
+  type: 'object',
+  required: ['pix'],
+  properties: {
+    pix: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'object', required: ['txid'], properties: { txid: { type: 'string', maxLength: 35 } } },
+    },
+  },
 };
 
 export function presentLinkPayment(row: LinkPaymentRow): Record<string, unknown> {
   return {
-    payment_id: row.id, link_id: row.link_id, rail: row.rail, status: row.status, currency: row.currency, amount_minor: row.amount_minor.toString(),
+    payment_id: row.id,
+    link_id: row.link_id,
+    rail: row.rail,
+    status: row.status,
+    currency: row.currency,
+    amount_minor: row.amount_minor.toString(),
     ...(row.rail === 'pix' ? { pix: { txid: row.rail_ref, br_code: row.pay_code } } : {}),
-    created_at: row.created_at, settled_at: row.settled_at,
+    created_at: row.created_at,
+    settled_at: row.settled_at,
   };
 }
 
-async function openPayment(deps: AppDeps, slug: string, rail: 'pix' | 'x402', origin: string): Promise<LinkPaymentRow> {
-  if (rail === 'x402') throw new ApiError(501, 'not_wired', 'The x402 rail is not available for link payments yet');
+async function openPayment(
+  deps: AppDeps,
+  slug: string,
+  rail: 'pix' | 'x402',
+  origin: string,
+): Promise<LinkPaymentRow> {
+  if (rail === 'x402')
+    throw new ApiError(501, 'not_wired', 'The x402 rail is not available for link payments yet');
   const payment = await reserveLinkPayment(deps.db, slug, rail);
   const link = (await findLinkBySlug(deps.db, slug))!;
   try {
     await startLinkPayment(deps.temporal, {
-      paymentId: payment.id, linkId: payment.link_id, orgId: payment.org_id, projectId: payment.project_id, environment: payment.environment,
-      description: link.title, expiresInSeconds: LINK_CHARGE_SECONDS, notificationUrl: `${origin}${PIX_NOTICE_PATH}`,
-      rail, amountMinor: payment.amount_minor,
+      paymentId: payment.id,
+      linkId: payment.link_id,
+      orgId: payment.org_id,
+      projectId: payment.project_id,
+      environment: payment.environment,
+      description: link.title,
+      expiresInSeconds: LINK_CHARGE_SECONDS,
+      notificationUrl: `${origin}${PIX_NOTICE_PATH}`,
+      rail,
+      amountMinor: payment.amount_minor,
     });
   } catch (error) {
     // The workflow ended (the charge was refused) before answering: what it stored says what happened.
@@ -46,7 +83,12 @@ async function openPayment(deps: AppDeps, slug: string, rail: 'pix' | 'x402', or
   }
   const stored = (await getLinkPayment(deps.db, payment.id))!;
   if (stored.status === 'pending' && stored.pay_code) return stored;
-  throw new ApiError(502, 'provider_error', 'The payment provider could not open the charge; the link was not charged, try again', { payment_status: stored.status });
+  throw new ApiError(
+    502,
+    'provider_error',
+    'The payment provider could not open the charge; the link was not charged, try again',
+    { payment_status: stored.status },
+  );
 }
 
 const REFUSALS: Record<string, string> = {
@@ -79,16 +121,38 @@ function statusStream(deps: AppDeps, first: LinkPaymentRow): Reply {
       if (row) emit(row);
     }
   };
-  watch().catch(() => events.finish('error', { error: { code: 'internal_error', message: 'The status stream stopped' } }));
-  return { status: 200, body: events.stream, type: 'text/event-stream', headers: { 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' } };
+  watch().catch(() =>
+    events.finish('error', { error: { code: 'internal_error', message: 'The status stream stopped' } }),
+  );
+  return {
+    status: 200,
+    body: events.stream,
+    type: 'text/event-stream',
+    headers: {
+      'Cache-Control': 'no-cache, no-transform',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+    },
+  };
 }
 
-const page = (status: number, body: string): Reply => ({ status, body, type: 'text/html; charset=utf-8', headers: payPageHeaders });
+const page = (status: number, body: string): Reply => ({
+  status,
+  body,
+  type: 'text/html; charset=utf-8',
+  headers: payPageHeaders,
+});
 
 export const payRoutes: AnyRoute[] = [
   route<unknown, unknown, { slug: string }, 'public'>({
-    method: 'get', path: '/pay/:slug', auth: 'public', scope: null, tags, undocumented: true,
-    operationId: 'payPage', summary: 'The pay page of a link',
+    method: 'get',
+    path: '/pay/:slug',
+    auth: 'public',
+    scope: null,
+    tags,
+    undocumented: true,
+    operationId: 'payPage',
+    summary: 'The pay page of a link',
     responses: { 200: { description: 'HTML', contentType: 'text/html' } },
     async handler({ deps, params }) {
       const link = await findLinkBySlug(deps.db, params.slug);
@@ -98,28 +162,63 @@ export const payRoutes: AnyRoute[] = [
     },
   }),
   route<{ rail: 'pix' }, unknown, { slug: string }, 'public'>({
-    method: 'post', path: '/pay/:slug', auth: 'public', scope: null, tags, undocumented: true,
-    operationId: 'payPageSubmit', summary: 'The pay page\'s form: opens a Pix payment and shows its BR Code',
-    body: { type: 'object', required: ['rail'], properties: { rail: { const: 'pix' } } }, bodyTypes: ['form'],
+    method: 'post',
+    path: '/pay/:slug',
+    auth: 'public',
+    scope: null,
+    tags,
+    undocumented: true,
+    operationId: 'payPageSubmit',
+    summary: "The pay page's form: opens a Pix payment and shows its BR Code",
+    body: { type: 'object', required: ['rail'], properties: { rail: { const: 'pix' } } },
+    bodyTypes: ['form'],
     responses: { 200: { description: 'HTML', contentType: 'text/html' } },
-    onInputError: () => page(400, renderMessagePage('Payment not started', 'The form was not sent as the page built it; go back to the pay page and try again.')),
+    onInputError: () =>
+      page(
+        400,
+        renderMessagePage(
+          'Payment not started',
+          'The form was not sent as the page built it; go back to the pay page and try again.',
+        ),
+      ),
     async handler({ deps, params, ctx }) {
       const link = await findLinkBySlug(deps.db, params.slug);
       if (!link) return page(404, renderMissingPage());
       try {
         const payment = await openPayment(deps, params.slug, 'pix', publicOrigin(deps.config, ctx));
-        return page(200, await renderPayPage({ link, refusal: null, pix: { paymentId: payment.id, brCode: payment.pay_code! } }));
+        return page(
+          200,
+          await renderPayPage({
+            link,
+            refusal: null,
+            pix: { paymentId: payment.id, brCode: payment.pay_code! },
+          }),
+        );
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status >= 500 && error.code !== 'provider_error') throw error;
+        if (!(error instanceof ApiError) || (error.status >= 500 && error.code !== 'provider_error'))
+          throw error;
         if (error.status === 404) return page(404, renderMissingPage());
         const reason = typeof error.details?.reason === 'string' ? error.details.reason : null;
-        return page(error.status, await renderPayPage({ link, refusal: reason ? REFUSALS[reason] : 'The payment could not be started; please try again.', pix: null }));
+        return page(
+          error.status,
+          await renderPayPage({
+            link,
+            refusal: reason ? REFUSALS[reason] : 'The payment could not be started; please try again.',
+            pix: null,
+          }),
+        );
       }
     },
   }),
   route<{ rail: 'pix' | 'x402' }, unknown, { slug: string }, 'public'>({
-    method: 'post', path: '/pay/:slug/payments', auth: 'public', scope: null, tags, undocumented: true,
-    operationId: 'openLinkPayment', summary: 'Open a payment of a link over one rail (reserves a use)',
+    method: 'post',
+    path: '/pay/:slug/payments',
+    auth: 'public',
+    scope: null,
+    tags,
+    undocumented: true,
+    operationId: 'openLinkPayment',
+    summary: 'Open a payment of a link over one rail (reserves a use)',
     body: PaymentOpen,
     responses: { 201: { description: 'The pending payment and what to pay it with' } },
     async handler({ deps, params, body, ctx }) {
@@ -128,36 +227,68 @@ export const payRoutes: AnyRoute[] = [
     },
   }),
   route<unknown, unknown, { slug: string; id: string }, 'public'>({
-    method: 'get', path: '/pay/:slug/payments/:id', auth: 'public', scope: null, tags, undocumented: true,
-    operationId: 'getLinkPayment', summary: 'A link payment\'s status',
+    method: 'get',
+    path: '/pay/:slug/payments/:id',
+    auth: 'public',
+    scope: null,
+    tags,
+    undocumented: true,
+    operationId: 'getLinkPayment',
+    summary: "A link payment's status",
     responses: { 200: { description: 'The payment' } },
     async handler({ deps, params }) {
-      const [link, payment] = await Promise.all([findLinkBySlug(deps.db, params.slug), getLinkPayment(deps.db, params.id)]);
-      if (!link || !payment || payment.link_id !== link.id) throw new ApiError(404, 'not_found', 'Payment not found');
+      const [link, payment] = await Promise.all([
+        findLinkBySlug(deps.db, params.slug),
+        getLinkPayment(deps.db, params.id),
+      ]);
+      if (!link || !payment || payment.link_id !== link.id)
+        throw new ApiError(404, 'not_found', 'Payment not found');
       return { body: presentLinkPayment(payment) };
     },
   }),
   route<unknown, unknown, { slug: string; id: string }, 'public'>({
-    method: 'get', path: '/pay/:slug/payments/:id/events', auth: 'public', scope: null, tags, undocumented: true,
-    operationId: 'streamLinkPayment', summary: 'A link payment\'s states as server-sent events',
-    description: 'text/event-stream: `status` events (the current state at once, then each change), `heartbeat` every 15 s; closes 5 s after a terminal state (`succeeded`, `failed`, `expired`).',
+    method: 'get',
+    path: '/pay/:slug/payments/:id/events',
+    auth: 'public',
+    scope: null,
+    tags,
+    undocumented: true,
+    operationId: 'streamLinkPayment',
+    summary: "A link payment's states as server-sent events",
+    description:
+      'text/event-stream: `status` events (the current state at once, then each change), `heartbeat` every 15 s; closes 5 s after a terminal state (`succeeded`, `failed`, `expired`).',
     responses: { 200: { description: 'Server-sent events', contentType: 'text/event-stream' } },
     async handler({ deps, params }) {
-      const [link, payment] = await Promise.all([findLinkBySlug(deps.db, params.slug), getLinkPayment(deps.db, params.id)]);
-      if (!link || !payment || payment.link_id !== link.id) throw new ApiError(404, 'not_found', 'Payment not found');
+      const [link, payment] = await Promise.all([
+        findLinkBySlug(deps.db, params.slug),
+        getLinkPayment(deps.db, params.id),
+      ]);
+      if (!link || !payment || payment.link_id !== link.id)
+        throw new ApiError(404, 'not_found', 'Payment not found');
       return statusStream(deps, payment);
     },
   }),
   route<{ pix: Array<{ txid: string }> }, unknown, Record<string, string>, 'public'>({
-    method: 'post', path: PIX_NOTICE_PATH, auth: 'public', scope: null, tags: ['Inbound webhooks'], undocumented: true,
-    operationId: 'pixLinkPaymentNotice', summary: 'The PSP\'s notice of paid Pix charges (a hint: the workflow asks the PSP)',
+    method: 'post',
+    path: PIX_NOTICE_PATH,
+    auth: 'public',
+    scope: null,
+    tags: ['Inbound webhooks'],
+    undocumented: true,
+    operationId: 'pixLinkPaymentNotice',
+    summary: "The PSP's notice of paid Pix charges (a hint: the workflow asks the PSP)",
     body: PixNotice,
     responses: { 200: { description: 'Received' } },
     async handler({ deps, body }) {
       let noted = 0;
       for (const { txid } of body.pix) {
         const payment = await findLinkPaymentByRailRef(deps.db, txid);
-        if (payment && payment.status === 'pending' && (await noteLinkRailNotice(deps.temporal, payment.link_id, payment.id))) noted++;
+        if (
+          payment &&
+          payment.status === 'pending' &&
+          (await noteLinkRailNotice(deps.temporal, payment.link_id, payment.id))
+        )
+          noted++;
       }
       return { body: { received: true, noted } };
     },

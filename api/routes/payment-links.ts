@@ -9,7 +9,12 @@ import { presentLink } from '../../domain/payment-links/present';
 import { listMembers } from '../../domain/tenancy/members';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
-  PaymentLink, PaymentLinkCreate, PaymentLinkList, PaymentLinkUpdate, type PaymentLinkCreateBody, type PaymentLinkUpdateBody,
+  PaymentLink,
+  PaymentLinkCreate,
+  PaymentLinkList,
+  PaymentLinkUpdate,
+  type PaymentLinkCreateBody,
+  type PaymentLinkUpdateBody,
 } from '../../schema/http/payment-links';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -17,81 +22,152 @@ import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Payment links'];
-const notFound = { description: '`payment_link_not_found`: no such link in the caller\'s project', schema: ErrorEnvelope };
-const forbidden = { description: '`forbidden`: an OAuth token, or a service credential without an acting admin (`x-service-user`)', schema: ErrorEnvelope };
+const notFound = {
+  description: "`payment_link_not_found`: no such link in the caller's project",
+  schema: ErrorEnvelope,
+};
+const forbidden = {
+  description:
+    '`forbidden`: an OAuth token, or a service credential without an acting admin (`x-service-user`)',
+  schema: ErrorEnvelope,
+};
 const scopeOf = (principal: Principal) => ({ orgId: principal.orgId, projectId: principal.projectId });
 
 async function requireLinkWriter(deps: AppDeps, principal: Principal): Promise<void> {
   if (principal.kind === 'api_key') return;
   if (principal.kind === 'service' && principal.userId) {
-    const member = (await listMembers(deps.db, principal.orgId, principal.projectId)).find((row) => row.user_id === principal.userId);
+    const member = (await listMembers(deps.db, principal.orgId, principal.projectId)).find(
+      (row) => row.user_id === principal.userId,
+    );
     if (member && (member.role === 'owner' || member.role === 'admin')) return;
   }
-  throw new ApiError(403, 'forbidden', principal.kind === 'oauth'
-    ? 'Payment links are managed with an API key, not an OAuth token'
-    : 'A service credential manages payment links only for an acting admin (x-service-user)');
+  throw new ApiError(
+    403,
+    'forbidden',
+    principal.kind === 'oauth'
+      ? 'Payment links are managed with an API key, not an OAuth token'
+      : 'A service credential manages payment links only for an acting admin (x-service-user)',
+  );
 }
 
 export const paymentLinkRoutes: AnyRoute[] = [
   route<PaymentLinkCreateBody, unknown, Record<string, string>, 'key'>({
-    method: 'post', path: '/v1/payment-links', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'createPaymentLink', summary: 'Create a payment link paid over x402 (USDC) or Pix (BRL)',
-    description: 'The environment comes from the calling key. A slug is generated when omitted; slugs are unique across every account.',
+    method: 'post',
+    path: '/v1/payment-links',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'createPaymentLink',
+    summary: 'Create a payment link paid over x402 (USDC) or Pix (BRL)',
+    description:
+      'The environment comes from the calling key. A slug is generated when omitted; slugs are unique across every account.',
     body: PaymentLinkCreate,
     responses: {
       201: { description: 'The link', schema: PaymentLink },
-      400: { description: '`invalid_body` (details.issues), `invalid_rail` (a rail twice), `invalid_payto` (details.index), `expires_at_in_past`', schema: ErrorEnvelope },
+      400: {
+        description:
+          '`invalid_body` (details.issues), `invalid_rail` (a rail twice), `invalid_payto` (details.index), `expires_at_in_past`',
+        schema: ErrorEnvelope,
+      },
       403: forbidden,
       409: { description: '`slug_conflict`: the slug is taken', schema: ErrorEnvelope },
-      501: { description: '`not_wired`: a provisioned x402 receiving wallet cannot be made yet; nothing was created', schema: ErrorEnvelope },
+      501: {
+        description:
+          '`not_wired`: a provisioned x402 receiving wallet cannot be made yet; nothing was created',
+        schema: ErrorEnvelope,
+      },
     },
     async handler({ deps, principal, body, ctx }) {
       await requireLinkWriter(deps, principal);
       const link = await createPaymentLink(deps.db, scopeOf(principal), {
-        slug: body.slug, title: body.title, description: body.description ?? null, accepts: body.accepts,
-        environment: principal.environment, oneTime: body.one_time ?? false, maxUses: body.max_uses ?? null,
-        expiresAt: body.expires_at ?? null, redirectUrl: body.redirect_url ?? null, metadata: body.metadata ?? {},
+        slug: body.slug,
+        title: body.title,
+        description: body.description ?? null,
+        accepts: body.accepts,
+        environment: principal.environment,
+        oneTime: body.one_time ?? false,
+        maxUses: body.max_uses ?? null,
+        expiresAt: body.expires_at ?? null,
+        redirectUrl: body.redirect_url ?? null,
+        metadata: body.metadata ?? {},
       });
       return { status: 201, body: presentLink(link, publicOrigin(deps.config, ctx)) };
     },
   }),
   route<unknown, unknown, Record<string, string>, 'key'>({
-    method: 'get', path: '/v1/payment-links', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'listPaymentLinks', summary: 'The project\'s payment links, newest first',
+    method: 'get',
+    path: '/v1/payment-links',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'listPaymentLinks',
+    summary: "The project's payment links, newest first",
     responses: { 200: { description: 'The links', schema: PaymentLinkList } },
     async handler({ deps, principal, ctx }) {
       const origin = publicOrigin(deps.config, ctx);
-      return { body: { payment_links: (await listLinks(deps.db, scopeOf(principal))).map((row) => presentLink(row, origin)) } };
+      return {
+        body: {
+          payment_links: (await listLinks(deps.db, scopeOf(principal))).map((row) =>
+            presentLink(row, origin),
+          ),
+        },
+      };
     },
   }),
   route<unknown, unknown, { id: string }, 'key'>({
-    method: 'get', path: '/v1/payment-links/:id', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'getPaymentLink', summary: 'Retrieve a payment link',
+    method: 'get',
+    path: '/v1/payment-links/:id',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'getPaymentLink',
+    summary: 'Retrieve a payment link',
     responses: { 200: { description: 'The link', schema: PaymentLink }, 404: notFound },
     async handler({ deps, principal, params, ctx }) {
-      return { body: presentLink(await getLink(deps.db, scopeOf(principal), params.id), publicOrigin(deps.config, ctx)) };
+      return {
+        body: presentLink(
+          await getLink(deps.db, scopeOf(principal), params.id),
+          publicOrigin(deps.config, ctx),
+        ),
+      };
     },
   }),
   route<PaymentLinkUpdateBody, unknown, { id: string }, 'key'>({
-    method: 'patch', path: '/v1/payment-links/:id', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'updatePaymentLink', summary: 'Retitle, pause or resume, or change the expiry or redirect of a link',
+    method: 'patch',
+    path: '/v1/payment-links/:id',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'updatePaymentLink',
+    summary: 'Retitle, pause or resume, or change the expiry or redirect of a link',
     description: '`accepts` cannot be edited.',
     body: PaymentLinkUpdate,
     responses: {
       200: { description: 'The link', schema: PaymentLink },
-      400: { description: '`invalid_body` (details.issues)', schema: ErrorEnvelope }, 403: forbidden, 404: notFound,
+      400: { description: '`invalid_body` (details.issues)', schema: ErrorEnvelope },
+      403: forbidden,
+      404: notFound,
     },
     async handler({ deps, principal, params, body, ctx }) {
       await requireLinkWriter(deps, principal);
       const link = await updateLink(deps.db, scopeOf(principal), params.id, {
-        title: body.title, description: body.description, active: body.active, expiresAt: body.expires_at, redirectUrl: body.redirect_url,
+        title: body.title,
+        description: body.description,
+        active: body.active,
+        expiresAt: body.expires_at,
+        redirectUrl: body.redirect_url,
       });
       return { body: presentLink(link, publicOrigin(deps.config, ctx)) };
     },
   }),
   route<unknown, unknown, { id: string }, 'key'>({
-    method: 'delete', path: '/v1/payment-links/:id', auth: 'key', scope: 'unmapped', tags,
-    operationId: 'deletePaymentLink', summary: 'Delete a link; its settled payments and receipts are kept',
+    method: 'delete',
+    path: '/v1/payment-links/:id',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'deletePaymentLink',
+    summary: 'Delete a link; its settled payments and receipts are kept',
     responses: { 204: { description: 'Deleted' }, 403: forbidden, 404: notFound },
     async handler({ deps, principal, params }) {
       await requireLinkWriter(deps, principal);

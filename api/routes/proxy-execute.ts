@@ -10,33 +10,46 @@ import { oauthClientFor, OAuthGrantRefused } from '../../providers/auth/oauth-re
 import { proxyExecute, ProxyRefused, type ProxyAnswer } from '../../providers/proxy/proxy-execute';
 import { UpstreamUnreachable } from '../../providers/upstream/send';
 import { ErrorEnvelope, ForbiddenScope } from '../../schema/http/common';
-import { ProxyExecuteAnswer, ProxyExecuteBody, type ProxyExecuteBodyValues } from '../../schema/http/proxy-execute';
+import {
+  ProxyExecuteAnswer,
+  ProxyExecuteBody,
+  type ProxyExecuteBodyValues,
+} from '../../schema/http/proxy-execute';
 import { SessionParams } from '../../schema/http/sessions';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute } from '../route';
 
 const REFUSAL_STATUS: Record<ProxyRefused['code'], number> = {
-  proxy_path_invalid: 400, proxy_method_invalid: 400, proxy_body_too_large: 413, proxy_destination_forbidden: 403, endpoint_missing: 503,
+  proxy_path_invalid: 400,
+  proxy_method_invalid: 400,
+  proxy_body_too_large: 413,
+  proxy_destination_forbidden: 403,
+  endpoint_missing: 503,
 };
 
 function requestBody(body: ProxyExecuteBodyValues): { bytes: Buffer; contentType?: string } {
   if (body.body_base64 !== undefined) return { bytes: Buffer.from(body.body_base64, 'base64') };
   if (body.body === undefined) return { bytes: Buffer.alloc(0) };
-  if (typeof body.body === 'string') return { bytes: Buffer.from(body.body, 'utf8'), contentType: 'text/plain; charset=utf-8' };
+  if (typeof body.body === 'string')
+    return { bytes: Buffer.from(body.body, 'utf8'), contentType: 'text/plain; charset=utf-8' };
   return { bytes: Buffer.from(JSON.stringify(body.body), 'utf8'), contentType: 'application/json' };
 }
 
 function pathWithQuery(path: string, query: ProxyExecuteBodyValues['query']): string {
   const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query ?? {})) for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
+  for (const [name, value] of Object.entries(query ?? {}))
+    for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
   const extra = params.toString();
   if (!extra) return path;
   return `${path}${path.includes('?') ? '&' : '?'}${extra}`;
 }
 
 /** The provider's body as JSON when it says so and parses, as text when it is UTF-8, else base64. */
-function presentBody(answer: ProxyAnswer): { body: unknown; body_encoding: 'json' | 'text' | 'base64' | 'empty' } {
+function presentBody(answer: ProxyAnswer): {
+  body: unknown;
+  body_encoding: 'json' | 'text' | 'base64' | 'empty';
+} {
   if (answer.body.length === 0) return { body: null, body_encoding: 'empty' };
   const text = answer.body.toString('utf8');
   if (/\bjson\b/i.test(answer.headers['content-type'] ?? '')) {
@@ -59,32 +72,90 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
   ]);
   requireActive(session);
   if (!session.servers.includes(body.server_id)) {
-    throw new ApiError(404, 'server_not_in_session', `The session has no server "${body.server_id}"`, { server_id: body.server_id, servers: session.servers });
+    throw new ApiError(404, 'server_not_in_session', `The session has no server "${body.server_id}"`, {
+      server_id: body.server_id,
+      servers: session.servers,
+    });
   }
-  if (!server) throw new ApiError(400, 'server_not_proxyable', `"${body.server_id}" is not a provider with an upstream; call its tools instead`, { server_id: body.server_id });
+  if (!server)
+    throw new ApiError(
+      400,
+      'server_not_proxyable',
+      `"${body.server_id}" is not a provider with an upstream; call its tools instead`,
+      { server_id: body.server_id },
+    );
   if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) {
     throw new ApiError(424, 'not_connected', `${server.name} has no active connection in this project`, {
-      server_id: server.id, hint: server.auth_type === 'oauth' ? `POST /v1/providers/${server.id}/oauth/authorize` : `POST /v1/providers/${server.id}/connections`,
+      server_id: server.id,
+      hint:
+        server.auth_type === 'oauth'
+          ? `POST /v1/providers/${server.id}/oauth/authorize`
+          : `POST /v1/providers/${server.id}/connections`,
     });
   }
   const { bytes, contentType } = requestBody(body);
   const headers = { ...body.headers };
-  if (contentType && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['content-type'] = contentType;
+  if (contentType && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+    headers['content-type'] = contentType;
   try {
-    const answer = await proxyExecute({
-      db: deps.db, keys: keyServiceFor(deps.config.vault), oauthClient: oauthClientFor(server, principal.environment, deps.config.providerOAuthClients),
-      providerUrls: deps.config.providerUrls, timeoutMs: body.timeout_ms ?? deps.config.providerTimeoutMs,
-    }, { server, environment: principal.environment, connection, method: body.method, path: pathWithQuery(body.path, body.query), headers, body: bytes });
-    return { object: 'proxy_response', server_id: server.id, status: answer.status, headers: answer.headers, ...presentBody(answer), latency_ms: answer.latency_ms };
+    const answer = await proxyExecute(
+      {
+        db: deps.db,
+        keys: keyServiceFor(deps.config.vault),
+        oauthClient: oauthClientFor(server, principal.environment, deps.config.providerOAuthClients),
+        providerUrls: deps.config.providerUrls,
+        timeoutMs: body.timeout_ms ?? deps.config.providerTimeoutMs,
+      },
+      {
+        server,
+        environment: principal.environment,
+        connection,
+        method: body.method,
+        path: pathWithQuery(body.path, body.query),
+        headers,
+        body: bytes,
+      },
+    );
+    return {
+      object: 'proxy_response',
+      server_id: server.id,
+      status: answer.status,
+      headers: answer.headers,
+      ...presentBody(answer),
+      latency_ms: answer.latency_ms,
+    };
   } catch (error) {
-    if (error instanceof ProxyRefused) throw new ApiError(REFUSAL_STATUS[error.code], error.code, error.message, { server_id: server.id });
+    if (error instanceof ProxyRefused)
+      throw new ApiError(REFUSAL_STATUS[error.code], error.code, error.message, { server_id: server.id });
     if (error instanceof UpstreamUnreachable) {
-      if (error.reason === 'timeout') throw new ApiError(504, 'provider_timeout', `${server.name} gave no answer in time: ${error.message}`, { server_id: server.id });
-      if (error.reason === 'too_large') throw new ApiError(502, 'proxy_response_too_large', `${server.name}'s answer was too large: ${error.message}`, { server_id: server.id });
-      throw new ApiError(502, 'provider_unreachable', `${server.name} could not be reached: ${error.message}`, { server_id: server.id });
+      if (error.reason === 'timeout')
+        throw new ApiError(
+          504,
+          'provider_timeout',
+          `${server.name} gave no answer in time: ${error.message}`,
+          { server_id: server.id },
+        );
+      if (error.reason === 'too_large')
+        throw new ApiError(
+          502,
+          'proxy_response_too_large',
+          `${server.name}'s answer was too large: ${error.message}`,
+          { server_id: server.id },
+        );
+      throw new ApiError(
+        502,
+        'provider_unreachable',
+        `${server.name} could not be reached: ${error.message}`,
+        { server_id: server.id },
+      );
     }
     if (error instanceof OAuthGrantRefused) {
-      throw new ApiError(502, 'credential_rejected', `${server.name} refused to refresh the stored grant; reconnect it`, { server_id: server.id, status: error.status });
+      throw new ApiError(
+        502,
+        'credential_rejected',
+        `${server.name} refused to refresh the stored grant; reconnect it`,
+        { server_id: server.id, status: error.status },
+      );
     }
     throw error;
   }
@@ -92,20 +163,52 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
 
 export const proxyExecuteRoutes: AnyRoute[] = [
   route<ProxyExecuteBodyValues, unknown, { id: string }, 'key'>({
-    method: 'post', path: '/v1/sessions/:id/proxy_execute', auth: 'key', scope: 'proxy:execute', tags: ['Sessions'],
-    operationId: 'proxyExecute', summary: 'Send a raw HTTP request to a connected provider of the session, with the stored credential injected',
-    description: 'Only the provider\'s own base URL is reachable: `path` is relative to it and cannot leave it, and in live mode every address the provider\'s host resolves to must be public (loopback, private, link-local and reserved ranges are refused) and the connection is pinned to the checked address. Redirects are not followed. The request body is capped at 1 MiB, the answer at 5 MiB. The stored credential is never returned: the caller\'s own credential headers are dropped, and any credential value the provider echoes is redacted. `proxy:execute` cannot be granted to a restricted key, so only unrestricted keys (and OAuth grants made with one) call this.',
-    params: SessionParams, body: ProxyExecuteBody,
+    method: 'post',
+    path: '/v1/sessions/:id/proxy_execute',
+    auth: 'key',
+    scope: 'proxy:execute',
+    tags: ['Sessions'],
+    operationId: 'proxyExecute',
+    summary:
+      'Send a raw HTTP request to a connected provider of the session, with the stored credential injected',
+    description:
+      "Only the provider's own base URL is reachable: `path` is relative to it and cannot leave it, and in live mode every address the provider's host resolves to must be public (loopback, private, link-local and reserved ranges are refused) and the connection is pinned to the checked address. Redirects are not followed. The request body is capped at 1 MiB, the answer at 5 MiB. The stored credential is never returned: the caller's own credential headers are dropped, and any credential value the provider echoes is redacted. `proxy:execute` cannot be granted to a restricted key, so only unrestricted keys (and OAuth grants made with one) call this.",
+    params: SessionParams,
+    body: ProxyExecuteBody,
     responses: {
-      200: { description: 'The provider answered; its status (2xx or a refusal) is in `status`', schema: ProxyExecuteAnswer },
-      400: { description: '`invalid_body`, `proxy_path_invalid` (the path leaves the provider\'s base URL), `server_not_proxyable` (the gateway\'s own server)', schema: ErrorEnvelope },
-      403: { description: '`forbidden` (the key lacks `proxy:execute`), `proxy_destination_forbidden` (live mode: the provider\'s host resolves to a loopback, private or reserved address, or not at all)', schema: { anyOf: [ErrorEnvelope, ForbiddenScope] } },
-      404: { description: '`not_found` (no such session in the caller\'s project), `server_not_in_session`', schema: ErrorEnvelope },
+      200: {
+        description: 'The provider answered; its status (2xx or a refusal) is in `status`',
+        schema: ProxyExecuteAnswer,
+      },
+      400: {
+        description:
+          "`invalid_body`, `proxy_path_invalid` (the path leaves the provider's base URL), `server_not_proxyable` (the gateway's own server)",
+        schema: ErrorEnvelope,
+      },
+      403: {
+        description:
+          "`forbidden` (the key lacks `proxy:execute`), `proxy_destination_forbidden` (live mode: the provider's host resolves to a loopback, private or reserved address, or not at all)",
+        schema: { anyOf: [ErrorEnvelope, ForbiddenScope] },
+      },
+      404: {
+        description: "`not_found` (no such session in the caller's project), `server_not_in_session`",
+        schema: ErrorEnvelope,
+      },
       409: { description: '`session_closed` (details.close_reason)', schema: ErrorEnvelope },
       413: { description: '`payload_too_large` / `proxy_body_too_large`', schema: ErrorEnvelope },
-      424: { description: '`not_connected` with details.hint: the provider has no active connection', schema: ErrorEnvelope },
-      502: { description: '`provider_unreachable`, `proxy_response_too_large`, `credential_rejected` (an OAuth grant the provider will not refresh)', schema: ErrorEnvelope },
-      503: { description: '`endpoint_missing` (no endpoint for the environment), `vault_unavailable`', schema: ErrorEnvelope },
+      424: {
+        description: '`not_connected` with details.hint: the provider has no active connection',
+        schema: ErrorEnvelope,
+      },
+      502: {
+        description:
+          '`provider_unreachable`, `proxy_response_too_large`, `credential_rejected` (an OAuth grant the provider will not refresh)',
+        schema: ErrorEnvelope,
+      },
+      503: {
+        description: '`endpoint_missing` (no endpoint for the environment), `vault_unavailable`',
+        schema: ErrorEnvelope,
+      },
       504: { description: '`provider_timeout`: no answer within `timeout_ms`', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body }) {

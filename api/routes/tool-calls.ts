@@ -7,73 +7,185 @@ import { ErrorEnvelope } from '../../schema/http/common';
 import { GatewayPaymentResult } from '../../schema/http/execute';
 import { PolicyDenial } from '../../schema/http/policies';
 import {
-  RateLimited, SessionParams, ToolCall, ToolCallCreate, ToolCallFinalize, ToolCallList, ToolCallListQuery, ToolCallParams,
-  type ToolCallCreateBody, type ToolCallFinalizeBody, type ToolCallListQueryValues,
+  RateLimited,
+  SessionParams,
+  ToolCall,
+  ToolCallCreate,
+  ToolCallFinalize,
+  ToolCallList,
+  ToolCallListQuery,
+  ToolCallParams,
+  type ToolCallCreateBody,
+  type ToolCallFinalizeBody,
+  type ToolCallListQueryValues,
 } from '../../schema/http/sessions';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Sessions'];
-const badRequest = { description: '`invalid_body` / `invalid_query` / `invalid_params` with details.issues', schema: ErrorEnvelope };
+const badRequest = {
+  description: '`invalid_body` / `invalid_query` / `invalid_params` with details.issues',
+  schema: ErrorEnvelope,
+};
 
 export const toolCallRoutes: AnyRoute[] = [
   route<ToolCallCreateBody, unknown, { id: string }, 'key'>({
-    method: 'post', path: '/v1/sessions/:id/tool-calls', auth: 'key', scope: 'tools:execute', tags,
-    operationId: 'createToolCall', summary: 'Call a tool of the session: validated, policy-gated, dispatched and recorded',
-    description: 'The arguments are checked against the tool\'s input schema, then policy rules run with the tool\'s name as their tool. A provider tool is sent to the provider with the project\'s stored credential; `wallet.execute` runs as a wallet-execute attempt (idempotent by `arguments.attempt_id`, a replay carries `Idempotent-Replayed: true`). The call is recorded either way: 200 carries it with `status` `success` or `error` (a provider failure is `error_code` `provider_error`, `provider_unreachable`, `credential_rejected`). A rule that denies or holds the call answers the flat policy denial with `tool_call_id`; a held call is made once when a person approves it (poll `approvals.status` or `GET /v1/approvals/{id}/status`).',
-    params: SessionParams, body: ToolCallCreate,
+    method: 'post',
+    path: '/v1/sessions/:id/tool-calls',
+    auth: 'key',
+    scope: 'tools:execute',
+    tags,
+    operationId: 'createToolCall',
+    summary: 'Call a tool of the session: validated, policy-gated, dispatched and recorded',
+    description:
+      "The arguments are checked against the tool's input schema, then policy rules run with the tool's name as their tool. A provider tool is sent to the provider with the project's stored credential; `wallet.execute` runs as a wallet-execute attempt (idempotent by `arguments.attempt_id`, a replay carries `Idempotent-Replayed: true`). The call is recorded either way: 200 carries it with `status` `success` or `error` (a provider failure is `error_code` `provider_error`, `provider_unreachable`, `credential_rejected`). A rule that denies or holds the call answers the flat policy denial with `tool_call_id`; a held call is made once when a person approves it (poll `approvals.status` or `GET /v1/approvals/{id}/status`).",
+    params: SessionParams,
+    body: ToolCallCreate,
     responses: {
       200: { description: 'The recorded call', schema: ToolCall },
-      400: { description: '`invalid_body`: the body, or the arguments against the tool\'s schema (details.issues under `/arguments`)', schema: ErrorEnvelope },
-      403: { description: 'The flat policy denial `{reason, ruleType, ruleId}` (plus `approval_id`, `expires_at` when held) with `tool_call_id`; for `wallet.execute` merged with its GatewayPaymentResult', schema: { anyOf: [PolicyDenial, { allOf: [PolicyDenial, GatewayPaymentResult] }] } },
-      404: { description: '`not_found` (session, or the wallet of `wallet.execute`), `tool_not_found` (no server of the session publishes it)', schema: ErrorEnvelope },
-      409: { description: '`session_closed` (details.close_reason, `key_revoked` when its key was revoked, also for a call in flight at the revocation), `attempt_id_conflict`, `attempt_in_progress`, `wallet_not_active`', schema: ErrorEnvelope },
-      429: { description: 'Flat `rate_limited` with `Retry-After`: the session made `session_tool_calls_per_minute` calls this minute', schema: RateLimited },
+      400: {
+        description:
+          "`invalid_body`: the body, or the arguments against the tool's schema (details.issues under `/arguments`)",
+        schema: ErrorEnvelope,
+      },
+      403: {
+        description:
+          'The flat policy denial `{reason, ruleType, ruleId}` (plus `approval_id`, `expires_at` when held) with `tool_call_id`; for `wallet.execute` merged with its GatewayPaymentResult',
+        schema: { anyOf: [PolicyDenial, { allOf: [PolicyDenial, GatewayPaymentResult] }] },
+      },
+      404: {
+        description:
+          '`not_found` (session, or the wallet of `wallet.execute`), `tool_not_found` (no server of the session publishes it)',
+        schema: ErrorEnvelope,
+      },
+      409: {
+        description:
+          '`session_closed` (details.close_reason, `key_revoked` when its key was revoked, also for a call in flight at the revocation), `attempt_id_conflict`, `attempt_in_progress`, `wallet_not_active`',
+        schema: ErrorEnvelope,
+      },
+      429: {
+        description:
+          'Flat `rate_limited` with `Retry-After`: the session made `session_tool_calls_per_minute` calls this minute',
+        schema: RateLimited,
+      },
     },
     async handler({ deps, principal, params, body, requestId }) {
-      const answer = await callTool(deps, principal, params.id, { tool: body.tool, arguments: body.arguments }, requestId);
-      return { status: answer.status, body: answer.denial ?? presentToolCall(answer.call), headers: answer.headers };
+      const answer = await callTool(
+        deps,
+        principal,
+        params.id,
+        { tool: body.tool, arguments: body.arguments },
+        requestId,
+      );
+      return {
+        status: answer.status,
+        body: answer.denial ?? presentToolCall(answer.call),
+        headers: answer.headers,
+      };
     },
   }),
   route<unknown, ToolCallListQueryValues, { id: string }, 'key'>({
-    method: 'get', path: '/v1/sessions/:id/tool-calls', auth: 'key', scope: 'sessions:read', tags,
-    operationId: 'listToolCalls', summary: 'List a session\'s tool calls, newest first',
-    params: SessionParams, query: ToolCallListQuery,
-    responses: { 200: { description: 'A page of calls', schema: ToolCallList }, 400: badRequest, 404: { description: '`not_found`', schema: ErrorEnvelope } },
+    method: 'get',
+    path: '/v1/sessions/:id/tool-calls',
+    auth: 'key',
+    scope: 'sessions:read',
+    tags,
+    operationId: 'listToolCalls',
+    summary: "List a session's tool calls, newest first",
+    params: SessionParams,
+    query: ToolCallListQuery,
+    responses: {
+      200: { description: 'A page of calls', schema: ToolCallList },
+      400: badRequest,
+      404: { description: '`not_found`', schema: ErrorEnvelope },
+    },
     async handler({ deps, principal, params, query }) {
       const session = await getSession(deps.db, principal.orgId, principal.projectId, params.id);
-      const rows = await listToolCalls(deps.db, principal.orgId, principal.projectId, session.id, { limit: query.limit + 1, startingAfter: query.starting_after });
-      return { body: { tool_calls: rows.slice(0, query.limit).map(presentToolCall), has_more: rows.length > query.limit } };
+      const rows = await listToolCalls(deps.db, principal.orgId, principal.projectId, session.id, {
+        limit: query.limit + 1,
+        startingAfter: query.starting_after,
+      });
+      return {
+        body: {
+          tool_calls: rows.slice(0, query.limit).map(presentToolCall),
+          has_more: rows.length > query.limit,
+        },
+      };
     },
   }),
   route<unknown, unknown, { id: string; callId: string }, 'key'>({
-    method: 'get', path: '/v1/sessions/:id/tool-calls/:callId', auth: 'key', scope: 'sessions:read', tags,
-    operationId: 'getToolCall', summary: 'Retrieve one tool call of a session',
+    method: 'get',
+    path: '/v1/sessions/:id/tool-calls/:callId',
+    auth: 'key',
+    scope: 'sessions:read',
+    tags,
+    operationId: 'getToolCall',
+    summary: 'Retrieve one tool call of a session',
     params: ToolCallParams,
-    responses: { 200: { description: 'The call', schema: ToolCall }, 400: badRequest, 404: { description: '`not_found`', schema: ErrorEnvelope } },
+    responses: {
+      200: { description: 'The call', schema: ToolCall },
+      400: badRequest,
+      404: { description: '`not_found`', schema: ErrorEnvelope },
+    },
     async handler({ deps, principal, params }) {
-      return { body: presentToolCall(await getToolCall(deps.db, principal.orgId, principal.projectId, params.id, params.callId)) };
+      return {
+        body: presentToolCall(
+          await getToolCall(deps.db, principal.orgId, principal.projectId, params.id, params.callId),
+        ),
+      };
     },
   }),
   route<ToolCallFinalizeBody, unknown, { id: string; callId: string }, 'key'>({
-    method: 'post', path: '/v1/sessions/:id/tool-calls/:callId/finalize', auth: 'key', scope: 'tools:execute', tags,
-    operationId: 'finalizeToolCall', summary: 'Finalize a call still running: record it failed with `abandoned`',
-    description: 'For a call whose answer will never come (the caller stopped waiting, or the process making it went away): it is recorded `error` with `error_code` `abandoned` and its `tool_call.failed` event. An answer arriving later changes nothing. A paying call is never abandoned this way: present its `attempt_id` again instead.',
-    params: ToolCallParams, body: ToolCallFinalize,
+    method: 'post',
+    path: '/v1/sessions/:id/tool-calls/:callId/finalize',
+    auth: 'key',
+    scope: 'tools:execute',
+    tags,
+    operationId: 'finalizeToolCall',
+    summary: 'Finalize a call still running: record it failed with `abandoned`',
+    description:
+      'For a call whose answer will never come (the caller stopped waiting, or the process making it went away): it is recorded `error` with `error_code` `abandoned` and its `tool_call.failed` event. An answer arriving later changes nothing. A paying call is never abandoned this way: present its `attempt_id` again instead.',
+    params: ToolCallParams,
+    body: ToolCallFinalize,
     responses: {
-      200: { description: 'The finalized call', schema: ToolCall }, 400: badRequest, 404: { description: '`not_found`', schema: ErrorEnvelope },
-      409: { description: '`tool_call_finished` (details.status), `tool_call_pays` (a paying call: present its attempt_id again)', schema: ErrorEnvelope },
+      200: { description: 'The finalized call', schema: ToolCall },
+      400: badRequest,
+      404: { description: '`not_found`', schema: ErrorEnvelope },
+      409: {
+        description:
+          '`tool_call_finished` (details.status), `tool_call_pays` (a paying call: present its attempt_id again)',
+        schema: ErrorEnvelope,
+      },
     },
     async handler({ deps, principal, params, body }) {
       const call = await getToolCall(deps.db, principal.orgId, principal.projectId, params.id, params.callId);
-      if (call.status !== 'running') throw new ApiError(409, 'tool_call_finished', `The call already ended with ${call.status}`, { status: call.status });
+      if (call.status !== 'running')
+        throw new ApiError(409, 'tool_call_finished', `The call already ended with ${call.status}`, {
+          status: call.status,
+        });
       // Its attempt decides a paying call's outcome, not the caller's patience.
-      if (call.routing.engine === 'wallet_execute') throw new ApiError(409, 'tool_call_pays', 'A paying call ends with its attempt; present the same attempt_id again for its outcome', { attempt_id: call.attempt_id });
-      const done = await finishToolCall(deps.db, { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment }, call.seq, {
-        ok: false, errorCode: 'abandoned', output: { error: { code: 'abandoned', ...(body.reason ? { reason: body.reason } : {}) } },
-      });
-      if (done.error_code !== 'abandoned') throw new ApiError(409, 'tool_call_finished', `The call already ended with ${done.status}`, { status: done.status });
+      if (call.routing.engine === 'wallet_execute')
+        throw new ApiError(
+          409,
+          'tool_call_pays',
+          'A paying call ends with its attempt; present the same attempt_id again for its outcome',
+          { attempt_id: call.attempt_id },
+        );
+      const done = await finishToolCall(
+        deps.db,
+        { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment },
+        call.seq,
+        {
+          ok: false,
+          errorCode: 'abandoned',
+          output: { error: { code: 'abandoned', ...(body.reason ? { reason: body.reason } : {}) } },
+        },
+      );
+      if (done.error_code !== 'abandoned')
+        throw new ApiError(409, 'tool_call_finished', `The call already ended with ${done.status}`, {
+          status: done.status,
+        });
       return { body: presentToolCall(done) };
     },
   }),

@@ -22,14 +22,21 @@ const fail = (status: number, provider: string, error: string, extra: Record<str
   new FlatError(status, { ok: false, error, provider, ...extra });
 
 function alternativeTo(server: CatalogServer): string | undefined {
-  return catalogServers().find((s) => s.id !== server.id && s.category === server.category && s.verify !== null)?.id;
+  return catalogServers().find(
+    (s) => s.id !== server.id && s.category === server.category && s.verify !== null,
+  )?.id;
 }
 
-function accountOf(body: Buffer): { id: string; name: string | null; extras: Record<string, unknown> } | undefined {
+function accountOf(
+  body: Buffer,
+): { id: string; name: string | null; extras: Record<string, unknown> } | undefined {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     if (typeof parsed.id !== 'string' && typeof parsed.id !== 'number') return undefined;
-    const extras = parsed.extras && typeof parsed.extras === 'object' && !Array.isArray(parsed.extras) ? parsed.extras as Record<string, unknown> : {};
+    const extras =
+      parsed.extras && typeof parsed.extras === 'object' && !Array.isArray(parsed.extras)
+        ? (parsed.extras as Record<string, unknown>)
+        : {};
     return { id: String(parsed.id), name: typeof parsed.name === 'string' ? parsed.name : null, extras };
   } catch {
     return undefined;
@@ -38,18 +45,27 @@ function accountOf(body: Buffer): { id: string; name: string | null; extras: Rec
 
 async function verify(deps: AppDeps, principal: Principal, slug: string) {
   const resolved = await resolveServer(deps.db, principal, slug);
-  if (resolved.kind === 'foreign_generated') throw new FlatError(404, { error: 'not_found', server_id: slug });
+  if (resolved.kind === 'foreign_generated')
+    throw new FlatError(404, { error: 'not_found', server_id: slug });
   if (resolved.kind === 'unknown') throw fail(404, slug, 'server_unknown');
   const server = resolved.server;
-  if (!server.verify) throw fail(501, server.id, 'verify_unsupported', { detail: `${server.name} offers no credential check` });
+  if (!server.verify)
+    throw fail(501, server.id, 'verify_unsupported', { detail: `${server.name} offers no credential check` });
   const baseUrl = baseUrlOf(server, principal.environment, deps.config.providerUrls);
-  if (!baseUrl) throw fail(503, server.id, 'endpoint_missing', { detail: `The catalog has no ${principal.environment} endpoint for ${server.name}` });
+  if (!baseUrl)
+    throw fail(503, server.id, 'endpoint_missing', {
+      detail: `The catalog has no ${principal.environment} endpoint for ${server.name}`,
+    });
 
-  const connection = server.auth_type === 'none' ? null : await currentConnection(deps.db, principal, server.id);
+  const connection =
+    server.auth_type === 'none' ? null : await currentConnection(deps.db, principal, server.id);
   if (server.auth_type !== 'none' && (!connection || connection.status === 'inactive')) {
     const alternative = alternativeTo(server);
     throw fail(424, server.id, 'not_connected', {
-      hint: server.auth_type === 'oauth' ? `POST /v1/providers/${server.id}/oauth/authorize` : `POST /v1/providers/${server.id}/connections`,
+      hint:
+        server.auth_type === 'oauth'
+          ? `POST /v1/providers/${server.id}/oauth/authorize`
+          : `POST /v1/providers/${server.id}/connections`,
       ...(alternative ? { alternative } : {}),
     });
   }
@@ -57,11 +73,18 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
   const limits = { timeoutMs: deps.config.providerTimeoutMs, maxResponseBytes: MAX_ACCOUNT_BYTES };
   let outcome;
   try {
-    outcome = await callWithConnection({
-      db: deps.db, keys: keyServiceFor(deps.config.vault), oauthClient: oauthClientFor(server, principal.environment, deps.config.providerOAuthClients),
-    }, { server, baseUrl, connection, method: server.verify.method, path: server.verify.path }, limits);
+    outcome = await callWithConnection(
+      {
+        db: deps.db,
+        keys: keyServiceFor(deps.config.vault),
+        oauthClient: oauthClientFor(server, principal.environment, deps.config.providerOAuthClients),
+      },
+      { server, baseUrl, connection, method: server.verify.method, path: server.verify.path },
+      limits,
+    );
   } catch (error) {
-    if (error instanceof UpstreamUnreachable) throw fail(502, server.id, 'provider_unreachable', { detail: error.message });
+    if (error instanceof UpstreamUnreachable)
+      throw fail(502, server.id, 'provider_unreachable', { detail: error.message });
     if (error instanceof OAuthGrantRefused) {
       if (connection) await recordVerification(deps.db, connection, 'refused');
       throw fail(401, server.id, 'credential_rejected', { detail: error.words });
@@ -75,28 +98,56 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
     return { ok: true, provider: server.id, ...(account ? { account } : {}), latency_ms: answer.latencyMs };
   }
   if (answer.status >= 300 && answer.status < 400) {
-    throw fail(409, server.id, 'redirect_not_followed', { status: answer.status, detail: 'The provider answered with a redirect; the gateway does not follow redirects with credentials' });
+    throw fail(409, server.id, 'redirect_not_followed', {
+      status: answer.status,
+      detail: 'The provider answered with a redirect; the gateway does not follow redirects with credentials',
+    });
   }
   if (answer.status === 401 || answer.status === 403) {
     if (connection) await recordVerification(deps.db, connection, 'refused');
-    throw fail(401, server.id, 'credential_rejected', { status: answer.status, detail: providerWords(answer.body, credential) });
+    throw fail(401, server.id, 'credential_rejected', {
+      status: answer.status,
+      detail: providerWords(answer.body, credential),
+    });
   }
-  throw fail(502, server.id, 'provider_unreachable', { status: answer.status, detail: providerWords(answer.body, credential) });
+  throw fail(502, server.id, 'provider_unreachable', {
+    status: answer.status,
+    detail: providerWords(answer.body, credential),
+  });
 }
 
 export const verifyConnectionRoute = route<unknown, unknown, { slug: string }, 'key'>({
-  method: 'post', path: '/v1/providers/:slug/verify-connection', auth: 'key', scope: 'servers:read', tags: ['Providers'],
-  operationId: 'verifyProviderConnection', summary: 'Check the stored credential with one authenticated read at the provider',
+  method: 'post',
+  path: '/v1/providers/:slug/verify-connection',
+  auth: 'key',
+  scope: 'servers:read',
+  tags: ['Providers'],
+  operationId: 'verifyProviderConnection',
+  summary: 'Check the stored credential with one authenticated read at the provider',
   params: SlugParams,
   responses: {
     200: { description: '`{ok: true, provider, account?, latency_ms}`', schema: VerifyOk },
-    401: { description: '`credential_rejected`: the provider refused the stored credential; `detail` has its words (never about the caller\'s key)', schema: VerifyFailure },
-    404: { description: '`{ok: false, error: server_unknown}`, or the bare `{error, server_id}` of another project\'s generated server', schema: { anyOf: [VerifyFailure, ForeignServer] } },
+    401: {
+      description:
+        "`credential_rejected`: the provider refused the stored credential; `detail` has its words (never about the caller's key)",
+      schema: VerifyFailure,
+    },
+    404: {
+      description:
+        "`{ok: false, error: server_unknown}`, or the bare `{error, server_id}` of another project's generated server",
+      schema: { anyOf: [VerifyFailure, ForeignServer] },
+    },
     409: { description: '`redirect_not_followed`', schema: VerifyFailure },
     424: { description: '`not_connected`, with `hint` and `alternative`', schema: VerifyFailure },
     501: { description: '`verify_unsupported`', schema: VerifyFailure },
-    502: { description: '`provider_unreachable`; `status` present when the provider answered', schema: VerifyFailure },
-    503: { description: '`endpoint_missing`, or `vault_unavailable` in the error envelope', schema: { anyOf: [VerifyFailure, ErrorEnvelope] } },
+    502: {
+      description: '`provider_unreachable`; `status` present when the provider answered',
+      schema: VerifyFailure,
+    },
+    503: {
+      description: '`endpoint_missing`, or `vault_unavailable` in the error envelope',
+      schema: { anyOf: [VerifyFailure, ErrorEnvelope] },
+    },
   },
   async handler({ deps, principal, params }) {
     return { body: await verify(deps, principal, params.slug) };

@@ -19,7 +19,10 @@ export function openEventStream(timings: { heartbeatMs: number; closeDelayMs: nu
     id += 1;
     stream.write(`id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
-  const heartbeat = setInterval(() => write('heartbeat', { at: new Date().toISOString() }), timings.heartbeatMs);
+  const heartbeat = setInterval(
+    () => write('heartbeat', { at: new Date().toISOString() }),
+    timings.heartbeatMs,
+  );
   const stop = () => {
     clearInterval(heartbeat);
     ended = true;

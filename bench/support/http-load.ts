@@ -6,15 +6,25 @@ import { encodeRequest, lanesFor } from './socket-client';
 const options = JSON.parse(process.argv[2] ?? '{}') as HttpLoadOptions;
 const target = new URL(options.url);
 const lanes = lanesFor(target, options.concurrency);
-const request = encodeRequest({ method: options.method ?? 'GET', url: target, headers: options.headers ?? {}, body: options.body });
+const request = encodeRequest({
+  method: options.method ?? 'GET',
+  url: target,
+  headers: options.headers ?? {},
+  body: options.body,
+});
 
 async function send(_: number, lane: number): Promise<boolean> {
   return (await lanes.send(lane, request)) < 400;
 }
 
 async function main(): Promise<void> {
-  if (options.warmup) await runLoad('warmup', { total: options.warmup, concurrency: options.concurrency }, send);
-  const result = await runLoad(options.label, { total: options.total, concurrency: options.concurrency }, send);
+  if (options.warmup)
+    await runLoad('warmup', { total: options.warmup, concurrency: options.concurrency }, send);
+  const result = await runLoad(
+    options.label,
+    { total: options.total, concurrency: options.concurrency },
+    send,
+  );
   process.stdout.write(`${JSON.stringify(result)}\n`);
   lanes.close();
 }

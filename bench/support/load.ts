@@ -42,7 +42,11 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-export async function runLoad(label: string, options: { total: number; concurrency: number }, send: (i: number, lane: number) => Promise<boolean>): Promise<LoadResult> {
+export async function runLoad(
+  label: string,
+  options: { total: number; concurrency: number },
+  send: (i: number, lane: number) => Promise<boolean>,
+): Promise<LoadResult> {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;

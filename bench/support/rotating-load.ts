@@ -12,13 +12,23 @@ let next = 0;
 async function send(_: number, lane: number): Promise<boolean> {
   const index = next++;
   const body = options.bodies[index % options.bodies.length];
-  const bytes = encodeRequest({ method: options.method, url: urls[index % urls.length], headers: options.headers, body: body === '' ? undefined : body });
+  const bytes = encodeRequest({
+    method: options.method,
+    url: urls[index % urls.length],
+    headers: options.headers,
+    body: body === '' ? undefined : body,
+  });
   return (await lanes.send(lane, bytes)) < 400;
 }
 
 async function main(): Promise<void> {
-  if (options.warmup) await runLoad('warmup', { total: options.warmup, concurrency: options.concurrency }, send);
-  const result = await runLoad(options.label, { total: options.total, concurrency: options.concurrency }, send);
+  if (options.warmup)
+    await runLoad('warmup', { total: options.warmup, concurrency: options.concurrency }, send);
+  const result = await runLoad(
+    options.label,
+    { total: options.total, concurrency: options.concurrency },
+    send,
+  );
   process.stdout.write(`${JSON.stringify(result)}\n`);
   lanes.close();
 }

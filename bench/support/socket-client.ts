@@ -17,7 +17,8 @@ export function encodeRequest(request: PreparedRequest): Buffer {
   let head = `${request.method} ${request.url.pathname}${request.url.search} HTTP/1.1\r\nHost: ${request.url.host}\r\n`;
   for (const [name, value] of Object.entries(request.headers)) head += `${name}: ${value}\r\n`;
   if (body) {
-    if (!Object.keys(request.headers).some((name) => name.toLowerCase() === 'content-type')) head += 'Content-Type: application/json\r\n';
+    if (!Object.keys(request.headers).some((name) => name.toLowerCase() === 'content-type'))
+      head += 'Content-Type: application/json\r\n';
     head += `Content-Length: ${body.length}\r\n`;
   }
   head += '\r\n';
@@ -60,7 +61,10 @@ export class Lane {
   private buffered: Buffer = Buffer.alloc(0);
   private waiting: { resolve: (status: number) => void; reject: (error: Error) => void } | null = null;
 
-  constructor(private readonly host: string, private readonly port: number) {}
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
 
   send(bytes: Buffer): Promise<number> {
     return new Promise((resolve, reject) => {
@@ -104,7 +108,10 @@ export class Lane {
 }
 
 /** `concurrency` lanes to one host; `send(i, bytes)` uses lane i mod concurrency, which runLoad keeps busy one request at a time. */
-export function lanesFor(url: URL, concurrency: number): { send(lane: number, bytes: Buffer): Promise<number>; close(): void } {
+export function lanesFor(
+  url: URL,
+  concurrency: number,
+): { send(lane: number, bytes: Buffer): Promise<number>; close(): void } {
   const lanes = Array.from({ length: concurrency }, () => new Lane(url.hostname, Number(url.port || 80)));
   return {
     send: (lane, bytes) => lanes[lane].send(bytes),

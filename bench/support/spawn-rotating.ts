@@ -5,17 +5,21 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LoadResult, RotatingLoadOptions } from './load';
 
-
 export function spawnRotating(options: RotatingLoadOptions): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
   const file = path.join(dir, 'options.json');
   writeFileSync(file, JSON.stringify(options));
   const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
   return new Promise((resolve, reject) => {
-    execFile(tsx, [path.join(__dirname, 'rotating-load.ts'), file], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      rmSync(dir, { recursive: true, force: true });
-      if (error) return reject(new Error(`${error.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
-    });
+    execFile(
+      tsx,
+      [path.join(__dirname, 'rotating-load.ts'), file],
+      { maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        rmSync(dir, { recursive: true, force: true });
+        if (error) return reject(new Error(`${error.message}\n${stderr}`));
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
+      },
+    );
   });
 }

@@ -34,8 +34,17 @@ export interface BenchStack extends GatewayClient {
 export async function startBenchStack(options: { poolSize?: number } = {}): Promise<BenchStack> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
   chmodSync(root, 0o755);
-  const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), port: await freePort(), database: 'gateway' });
-  const temporal = await startDevServer({ dataDir: path.join(root, 'temporal'), port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: path.join(root, 'postgres'),
+    port: await freePort(),
+    database: 'gateway',
+  });
+  const temporal = await startDevServer({
+    dataDir: path.join(root, 'temporal'),
+    port: await freePort(),
+    uiPort: await freePort(),
+    namespace: 'default',
+  });
   const mocks = await startAllMocks();
   const serviceToken = randomBytes(24).toString('hex');
   const config = loadConfig({
@@ -52,14 +61,25 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
   const worker = await startWorker({ config, databaseUrl: postgres.url, temporalAddress: temporal.address });
   const connection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection, namespace: 'default' });
-  const deps: AppDeps = { db, config, log: createLogger('error'), keyCache: new KeyCache(), temporal: { client, taskQueue: config.temporal.taskQueue } };
+  const deps: AppDeps = {
+    db,
+    config,
+    log: createLogger('error'),
+    keyCache: new KeyCache(),
+    temporal: { client, taskQueue: config.temporal.taskQueue },
+  };
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
   server.keepAliveTimeout = 65_000;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    url, db, config, deps, serviceToken, mocks,
+    url,
+    db,
+    config,
+    deps,
+    serviceToken,
+    mocks,
     ...gatewayClient(url, serviceToken),
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

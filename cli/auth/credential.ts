@@ -29,7 +29,10 @@ export function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessEnv = p
   const config = readConfig(env);
   const profile = profileName(options.profile, config, env);
   const stored = config.profiles[profile] ?? {};
-  const baseUrl = (options.baseUrl ?? env.GATEWAY_BASE_URL ?? stored.base_url ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+  const baseUrl = (options.baseUrl ?? env.GATEWAY_BASE_URL ?? stored.base_url ?? DEFAULT_BASE_URL).replace(
+    /\/+$/,
+    '',
+  );
   return {
     baseUrl,
     profile,
@@ -37,14 +40,25 @@ export function resolveTarget(options: GlobalOptions, env: NodeJS.ProcessEnv = p
       const key = options.apiKey ?? env.GATEWAY_API_KEY ?? stored.api_key;
       if (key) return key;
       if (stored.oauth) return (await freshTokens(baseUrl, profile, stored.oauth, env)).access_token;
-      throw usageError(`no credential: pass --api-key, set GATEWAY_API_KEY, or run \`gateway login --profile ${profile}\``);
+      throw usageError(
+        `no credential: pass --api-key, set GATEWAY_API_KEY, or run \`gateway login --profile ${profile}\``,
+      );
     },
   };
 }
 
-async function freshTokens(baseUrl: string, profile: string, tokens: OAuthTokens, env: NodeJS.ProcessEnv): Promise<OAuthTokens> {
+async function freshTokens(
+  baseUrl: string,
+  profile: string,
+  tokens: OAuthTokens,
+  env: NodeJS.ProcessEnv,
+): Promise<OAuthTokens> {
   if (tokens.expires_at - REFRESH_MARGIN_MS > Date.now()) return tokens;
-  if (!tokens.refresh_token) throw new CliError(EXIT.api, `the login of profile ${profile} has expired: run \`gateway login --profile ${profile}\``);
+  if (!tokens.refresh_token)
+    throw new CliError(
+      EXIT.api,
+      `the login of profile ${profile} has expired: run \`gateway login --profile ${profile}\``,
+    );
   const client = createClient<paths>({ baseUrl });
   let result;
   try {
@@ -56,14 +70,20 @@ async function freshTokens(baseUrl: string, profile: string, tokens: OAuthTokens
   }
   if (!result.data) {
     const code = (result.error as { error?: string } | undefined)?.error ?? `HTTP ${result.response.status}`;
-    throw new CliError(EXIT.api, `error: ${code}: refreshing the login of profile ${profile} failed; run \`gateway login --profile ${profile}\``);
+    throw new CliError(
+      EXIT.api,
+      `error: ${code}: refreshing the login of profile ${profile} failed; run \`gateway login --profile ${profile}\``,
+    );
   }
   const next = storedTokens(tokens.client_id, result.data);
   updateProfile(profile, (p) => ({ ...p, oauth: next }), env);
   return next;
 }
 
-export function storedTokens(clientId: string, answer: { access_token: string; refresh_token?: string | null; expires_in: number; scope?: string }): OAuthTokens {
+export function storedTokens(
+  clientId: string,
+  answer: { access_token: string; refresh_token?: string | null; expires_in: number; scope?: string },
+): OAuthTokens {
   return {
     client_id: clientId,
     access_token: answer.access_token,

@@ -10,7 +10,10 @@ interface Node {
 }
 
 function walk(command: Command, prefix: string[], into: Node[], globalFlags: string[]): void {
-  const flags = [...command.options.map((o) => o.long).filter((f): f is string => Boolean(f)), ...globalFlags];
+  const flags = [
+    ...command.options.map((o) => o.long).filter((f): f is string => Boolean(f)),
+    ...globalFlags,
+  ];
   into.push({ key: prefix.join(' '), children: command.commands.map((c) => c.name()), flags });
   for (const child of command.commands) walk(child, [...prefix, child.name()], into, globalFlags);
 }
@@ -22,7 +25,12 @@ export function bashScript(root: Command): string {
   const globalFlags = root.options.map((o) => o.long).filter((f): f is string => Boolean(f));
   walk(root, [], nodes, []);
   const children = nodes.map((n) => `    ${quote(n.key)}) echo ${quote(n.children.join(' '))} ;;`).join('\n');
-  const flags = nodes.map((n) => `    ${quote(n.key)}) echo ${quote([...new Set([...n.flags, ...globalFlags, '--help'])].join(' '))} ;;`).join('\n');
+  const flags = nodes
+    .map(
+      (n) =>
+        `    ${quote(n.key)}) echo ${quote([...new Set([...n.flags, ...globalFlags, '--help'])].join(' '))} ;;`,
+    )
+    .join('\n');
   return `# gateway completion for bash: source <(gateway completion bash)
 _gateway_children() {
   case "$1" in

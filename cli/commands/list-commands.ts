@@ -15,6 +15,9 @@ export function registerCommandList(root: Command, table: NamedOperation[]): voi
         path: entry.path,
         operation_id: entry.operation.operationId,
       }));
-      printSuccess(outputMode(self.optsWithGlobals().json as boolean | undefined), JSON.stringify({ commands: rows }));
+      printSuccess(
+        outputMode(self.optsWithGlobals().json as boolean | undefined),
+        JSON.stringify({ commands: rows }),
+      );
     });
 }

@@ -11,12 +11,26 @@ import { usageError } from '../exit';
 import type { paths } from '../generated/api';
 import { apiClient, reach, type GatewayApi } from '../http/client';
 
-type EventType = paths['/v1/webhook-endpoints']['post']['requestBody']['content']['application/json']['event'];
+type EventType =
+  paths['/v1/webhook-endpoints']['post']['requestBody']['content']['application/json']['event'];
 import { apiFailure, outputMode } from '../output/render';
 
 /** The event types an endpoint can subscribe to, as the bundled document's create schema lists them. */
 export function subscribableEvents(): string[] {
-  const create = (document as unknown as { paths: Record<string, { post?: { requestBody?: { content: Record<string, { schema: { properties: { event: { enum?: string[] } } } }> } } }> }).paths['/v1/webhook-endpoints']?.post;
+  const create = (
+    document as unknown as {
+      paths: Record<
+        string,
+        {
+          post?: {
+            requestBody?: {
+              content: Record<string, { schema: { properties: { event: { enum?: string[] } } } }>;
+            };
+          };
+        }
+      >;
+    }
+  ).paths['/v1/webhook-endpoints']?.post;
   return create?.requestBody?.content['application/json']?.schema.properties.event.enum ?? [];
 }
 
@@ -24,7 +38,9 @@ export function subscribableEvents(): string[] {
 export function signatureValid(secret: string, headers: IncomingMessage['headers'], body: string): boolean {
   const id = String(headers['webhook-id'] ?? '');
   const timestamp = String(headers['webhook-timestamp'] ?? '');
-  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(`${id}.${timestamp}.${body}`).digest();
+  const expected = createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64'))
+    .update(`${id}.${timestamp}.${body}`)
+    .digest();
   return String(headers['webhook-signature'] ?? '')
     .split(' ')
     .map((part) => Buffer.from(part.replace(/^v1,/, ''), 'base64'))
@@ -44,7 +60,9 @@ interface Registered {
 }
 
 async function removeAll(client: GatewayApi, endpoints: Registered[]): Promise<void> {
-  await Promise.allSettled(endpoints.map((e) => client.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: e.id } } })));
+  await Promise.allSettled(
+    endpoints.map((e) => client.DELETE('/v1/webhook-endpoints/{id}', { params: { path: { id: e.id } } })),
+  );
 }
 
 export function registerListen(root: Command): void {
@@ -63,11 +81,21 @@ export function registerListen(root: Command): void {
         throw usageError(`--forward-to must be a URL, not "${options.forwardTo}"`);
       }
       const known = subscribableEvents();
-      const events = options.events ? options.events.split(',').map((e) => e.trim()).filter(Boolean) : known;
+      const events = options.events
+        ? options.events
+            .split(',')
+            .map((e) => e.trim())
+            .filter(Boolean)
+        : known;
       const unknown = events.filter((e) => !known.includes(e));
-      if (unknown.length || events.length === 0) throw usageError(`unknown event type ${unknown.join(', ') || '(none)'}; known: ${known.join(', ')}`);
+      if (unknown.length || events.length === 0)
+        throw usageError(`unknown event type ${unknown.join(', ') || '(none)'}; known: ${known.join(', ')}`);
       const target = resolveTarget(globals);
-      const client = apiClient({ baseUrl: target.baseUrl, credential: await target.credential(), verbose: globals.verbose });
+      const client = apiClient({
+        baseUrl: target.baseUrl,
+        credential: await target.credential(),
+        verbose: globals.verbose,
+      });
 
       const endpoints: Registered[] = [];
       const server = createServer(async (req, res) => {
@@ -80,18 +108,38 @@ export function registerListen(root: Command): void {
         } catch {
           /* shown without a type */
         }
-        const forwarded: Record<string, string> = { 'content-type': String(req.headers['content-type'] ?? 'application/json') };
-        for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) if (req.headers[name]) forwarded[name] = String(req.headers[name]);
+        const forwarded: Record<string, string> = {
+          'content-type': String(req.headers['content-type'] ?? 'application/json'),
+        };
+        for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+          if (req.headers[name]) forwarded[name] = String(req.headers[name]);
         let status: number | string;
         try {
-          const answer = await fetch(forwardTo, { method: 'POST', headers: forwarded, body, redirect: 'manual' });
+          const answer = await fetch(forwardTo, {
+            method: 'POST',
+            headers: forwarded,
+            body,
+            redirect: 'manual',
+          });
           status = answer.status;
           await answer.arrayBuffer();
         } catch (error) {
           status = `unreachable (${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message})`;
         }
-        const line = { at: new Date().toISOString(), type, webhook_id: forwarded['webhook-id'] ?? null, endpoint_id: endpoint?.id ?? null, signature: verified ? 'verified' : 'invalid', forwarded_to: forwardTo.toString(), status };
-        mode.out(mode.json ? JSON.stringify(line) : `${line.at}  ${type || '(no type)'}  ${line.webhook_id ?? ''}  signature ${line.signature}  → ${forwardTo} [${status}]`);
+        const line = {
+          at: new Date().toISOString(),
+          type,
+          webhook_id: forwarded['webhook-id'] ?? null,
+          endpoint_id: endpoint?.id ?? null,
+          signature: verified ? 'verified' : 'invalid',
+          forwarded_to: forwardTo.toString(),
+          status,
+        };
+        mode.out(
+          mode.json
+            ? JSON.stringify(line)
+            : `${line.at}  ${type || '(no type)'}  ${line.webhook_id ?? ''}  signature ${line.signature}  → ${forwardTo} [${status}]`,
+        );
         // The gateway sees the local app's answer, so its retries follow what the app did.
         res.writeHead(typeof status === 'number' ? status : 502).end();
       });
@@ -114,18 +162,32 @@ export function registerListen(root: Command): void {
         Promise.all(
           events.map(async (event) => {
             // Each endpoint gets its own path, so the listener knows which secret signs what arrives there.
-            const answer = await client.POST('/v1/webhook-endpoints', { body: { name: `gateway listen (${event})`, event: event as EventType, webhook_url: `http://127.0.0.1:${port}/${event}` } });
+            const answer = await client.POST('/v1/webhook-endpoints', {
+              body: {
+                name: `gateway listen (${event})`,
+                event: event as EventType,
+                webhook_url: `http://127.0.0.1:${port}/${event}`,
+              },
+            });
             return { event, answer };
           }),
         ),
       );
-      for (const { event, answer } of created) if (answer.data) endpoints.push({ id: answer.data.id, event, secret: answer.data.signing_secret });
+      for (const { event, answer } of created)
+        if (answer.data) endpoints.push({ id: answer.data.id, event, secret: answer.data.signing_secret });
       const refused = created.find((c) => !c.answer.data);
       if (refused) {
         await stop();
-        throw apiFailure(mode, refused.answer.response.status, JSON.stringify(refused.answer.error ?? ''), refused.answer.response.headers.get('x-request-id'));
+        throw apiFailure(
+          mode,
+          refused.answer.response.status,
+          JSON.stringify(refused.answer.error ?? ''),
+          refused.answer.response.headers.get('x-request-id'),
+        );
       }
-      process.stderr.write(`Ready: forwarding ${events.length === known.length ? 'every event type' : events.join(', ')} to ${forwardTo} (${endpoints.length} temporary endpoint${endpoints.length === 1 ? '' : 's'}; Ctrl-C removes them)\n`);
+      process.stderr.write(
+        `Ready: forwarding ${events.length === known.length ? 'every event type' : events.join(', ')} to ${forwardTo} (${endpoints.length} temporary endpoint${endpoints.length === 1 ? '' : 's'}; Ctrl-C removes them)\n`,
+      );
       await new Promise<void>((resolve) => server.on('close', () => resolve()));
     });
 }

@@ -7,7 +7,9 @@ import { usageError } from '../exit';
 import { outputMode, printSuccess } from '../output/render';
 
 export function registerProfiles(root: Command): void {
-  const profiles = root.command('profiles').description('named gateways and credentials, stored 0600 in the config dir');
+  const profiles = root
+    .command('profiles')
+    .description('named gateways and credentials, stored 0600 in the config dir');
   profiles
     .command('set <name>')
     .description('create or change a profile')
@@ -15,17 +17,27 @@ export function registerProfiles(root: Command): void {
     .option('--key-stdin', 'read the API key from stdin, keeping it out of the shell history')
     .option('--url <baseUrl>', 'the gateway base URL of this profile')
     .option('--default', 'use this profile when none is named')
-    .action(async (name: string, options: { key?: string; keyStdin?: boolean; url?: string; default?: boolean }) => {
-      let key = options.key;
-      if (options.keyStdin) key = (await readStdin()).trim();
-      if (options.url !== undefined && !/^https?:\/\//.test(options.url)) throw usageError(`--url must be an http(s) URL, not "${options.url}"`);
-      updateProfile(name, (p) => ({ ...p, ...(options.url ? { base_url: options.url } : {}), ...(key ? { api_key: key, oauth: undefined } : {}) }));
-      if (options.default) {
-        const config = readConfig();
-        writeConfig({ ...config, default_profile: name });
-      }
-      process.stderr.write(`profile ${name} saved in ${configPath()}\n`);
-    });
+    .action(
+      async (
+        name: string,
+        options: { key?: string; keyStdin?: boolean; url?: string; default?: boolean },
+      ) => {
+        let key = options.key;
+        if (options.keyStdin) key = (await readStdin()).trim();
+        if (options.url !== undefined && !/^https?:\/\//.test(options.url))
+          throw usageError(`--url must be an http(s) URL, not "${options.url}"`);
+        updateProfile(name, (p) => ({
+          ...p,
+          ...(options.url ? { base_url: options.url } : {}),
+          ...(key ? { api_key: key, oauth: undefined } : {}),
+        }));
+        if (options.default) {
+          const config = readConfig();
+          writeConfig({ ...config, default_profile: name });
+        }
+        process.stderr.write(`profile ${name} saved in ${configPath()}\n`);
+      },
+    );
   profiles
     .command('list')
     .description('the profiles, their base URLs and credential kinds (never the secrets)')
@@ -37,7 +49,10 @@ export function registerProfiles(root: Command): void {
         base_url: p.base_url ?? DEFAULT_BASE_URL,
         credential: p.api_key ? 'api key' : p.oauth ? `oauth (${p.oauth.scope || 'key scopes'})` : 'none',
       }));
-      printSuccess(outputMode(self.optsWithGlobals().json as boolean | undefined), JSON.stringify({ profiles: rows }));
+      printSuccess(
+        outputMode(self.optsWithGlobals().json as boolean | undefined),
+        JSON.stringify({ profiles: rows }),
+      );
     });
   profiles
     .command('delete <name>')

@@ -17,10 +17,12 @@ export function registerRaw(root: Command): void {
       .description(`send a raw ${method.toUpperCase()} to a path of the API, e.g. /v1/wallets`)
       .argument('<path>')
       .option('-q, --query <key=value>', 'a query parameter (repeat for more)', collect);
-    if (method !== 'get' && method !== 'delete') command.option('--data <json>', 'the request body: JSON, @file.json, or - for stdin');
+    if (method !== 'get' && method !== 'delete')
+      command.option('--data <json>', 'the request body: JSON, @file.json, or - for stdin');
     command.action(async (path: string, _options: unknown, self: Command) => {
       const options = self.optsWithGlobals() as GlobalOptions & { query?: string[]; data?: string };
-      if (!path.startsWith('/')) throw usageError(`the path must start with /, e.g. /v1/whoami (got "${path}")`);
+      if (!path.startsWith('/'))
+        throw usageError(`the path must start with /, e.g. /v1/whoami (got "${path}")`);
       const query: Record<string, string | string[]> = {};
       for (const pair of options.query ?? []) {
         const at = pair.indexOf('=');

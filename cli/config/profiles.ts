@@ -26,7 +26,10 @@ export interface ConfigFile {
 }
 
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  const base =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/')
+      ? env.XDG_CONFIG_HOME
+      : join(homedir(), '.config');
   return join(base, 'gateway');
 }
 
@@ -53,11 +56,19 @@ export function writeConfig(config: ConfigFile, env: NodeJS.ProcessEnv = process
   renameSync(temporary, target);
 }
 
-export function profileName(requested: string | undefined, config: ConfigFile, env: NodeJS.ProcessEnv = process.env): string {
+export function profileName(
+  requested: string | undefined,
+  config: ConfigFile,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return requested ?? env.GATEWAY_PROFILE ?? config.default_profile ?? 'default';
 }
 
-export function updateProfile(name: string, change: (profile: Profile) => Profile, env: NodeJS.ProcessEnv = process.env): Profile {
+export function updateProfile(
+  name: string,
+  change: (profile: Profile) => Profile,
+  env: NodeJS.ProcessEnv = process.env,
+): Profile {
   const config = readConfig(env);
   const next = change(config.profiles[name] ?? {});
   config.profiles[name] = next;

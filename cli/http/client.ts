@@ -26,7 +26,8 @@ function verboseMiddleware(log: (line: string) => void): Middleware {
       log(`< ${response.status} ${response.statusText}`);
       for (const line of redactHeaders(response.headers)) log(`< ${line}`);
       // A stream is printed as it arrives, not buffered here.
-      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) log(`< ${redactBody(await response.clone().text())}`);
+      if (!(response.headers.get('content-type') ?? '').includes('text/event-stream'))
+        log(`< ${redactBody(await response.clone().text())}`);
       return undefined;
     },
   };
@@ -37,7 +38,8 @@ export function apiClient(options: ClientOptions): GatewayApi {
     baseUrl: options.baseUrl,
     headers: options.credential ? { Authorization: `Bearer ${options.credential}` } : {},
   });
-  if (options.verbose) client.use(verboseMiddleware(options.log ?? ((line) => process.stderr.write(`${line}\n`))));
+  if (options.verbose)
+    client.use(verboseMiddleware(options.log ?? ((line) => process.stderr.write(`${line}\n`))));
   return client;
 }
 
@@ -47,6 +49,8 @@ export async function reach<T>(baseUrl: string, call: () => Promise<T>): Promise
     return await call();
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw networkError(`cannot reach ${baseUrl}: ${cause?.code ?? cause?.message ?? (error as Error).message}`);
+    throw networkError(
+      `cannot reach ${baseUrl}: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
+    );
   }
 }

@@ -6,10 +6,17 @@ export interface StreamEvent {
   data: string;
 }
 
-export async function readEvents(body: ReadableStream<Uint8Array>, onEvent: (event: StreamEvent) => void): Promise<void> {
+export async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  onEvent: (event: StreamEvent) => void,
+): Promise<void> {
   const decoder = new TextDecoder();
   let buffer = '';
-  let current: { id: string | null; event: string; data: string[] } = { id: null, event: 'message', data: [] };
+  let current: { id: string | null; event: string; data: string[] } = {
+    id: null,
+    event: 'message',
+    data: [],
+  };
   const reader = body.getReader();
   for (;;) {
     const { value, done } = await reader.read();
@@ -20,7 +27,8 @@ export async function readEvents(body: ReadableStream<Uint8Array>, onEvent: (eve
       const line = buffer.slice(0, newline);
       buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
       if (line === '') {
-        if (current.data.length > 0) onEvent({ id: current.id, event: current.event, data: current.data.join('\n') });
+        if (current.data.length > 0)
+          onEvent({ id: current.id, event: current.event, data: current.data.join('\n') });
         current = { id: null, event: 'message', data: [] };
         continue;
       }

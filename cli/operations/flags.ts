@@ -19,10 +19,22 @@ export interface FlagSpec {
 }
 
 /** Flags the CLI itself owns; an operation field of the same name is reachable through `--data`. */
-export const RESERVED_FLAGS = new Set(['data', 'json', 'verbose', 'api-key', 'base-url', 'profile', 'help', 'version']);
+export const RESERVED_FLAGS = new Set([
+  'data',
+  'json',
+  'verbose',
+  'api-key',
+  'base-url',
+  'profile',
+  'help',
+  'version',
+]);
 
 export function flagName(key: string): string {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/_/g, '-').toLowerCase();
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/_/g, '-')
+    .toLowerCase();
 }
 
 function scalarKind(schema: Schema): { kind: FlagKind; choices?: string[] } | undefined {
@@ -30,18 +42,27 @@ function scalarKind(schema: Schema): { kind: FlagKind; choices?: string[] } | un
     const values = schema.enum.filter((v) => v !== null);
     if (values.every((v) => typeof v === 'string')) return { kind: 'string', choices: values as string[] };
     if (values.every((v) => typeof v === 'boolean')) return { kind: 'boolean' };
-    if (values.every((v) => typeof v === 'number')) return { kind: Number.isInteger(values[0]) ? 'integer' : 'number', choices: values.map(String) };
+    if (values.every((v) => typeof v === 'number'))
+      return { kind: Number.isInteger(values[0]) ? 'integer' : 'number', choices: values.map(String) };
     return undefined;
   }
   if (typeof schema.const === 'string') return { kind: 'string', choices: [schema.const] };
-  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter((t) => t !== 'null' && t !== undefined);
+  const types = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(
+    (t) => t !== 'null' && t !== undefined,
+  );
   if (types.length !== 1) return undefined;
   const [type] = types;
-  if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean') return { kind: type };
+  if (type === 'string' || type === 'number' || type === 'integer' || type === 'boolean')
+    return { kind: type };
   return undefined;
 }
 
-function flagFor(key: string, schema: Schema, location: FlagSpec['location'], required: boolean): FlagSpec | undefined {
+function flagFor(
+  key: string,
+  schema: Schema,
+  location: FlagSpec['location'],
+  required: boolean,
+): FlagSpec | undefined {
   const flag = flagName(key);
   if (RESERVED_FLAGS.has(flag)) return undefined;
   const description = typeof schema.description === 'string' ? schema.description : '';
@@ -49,11 +70,29 @@ function flagFor(key: string, schema: Schema, location: FlagSpec['location'], re
   if (types.includes('array') && schema.items && typeof schema.items === 'object') {
     const item = scalarKind(schema.items as Schema);
     if (!item || item.kind === 'boolean') return undefined;
-    return { key, flag, location, kind: item.kind, array: true, choices: item.choices, required, description };
+    return {
+      key,
+      flag,
+      location,
+      kind: item.kind,
+      array: true,
+      choices: item.choices,
+      required,
+      description,
+    };
   }
   const scalar = scalarKind(schema);
   if (!scalar) return undefined;
-  return { key, flag, location, kind: scalar.kind, array: false, choices: scalar.choices, required, description };
+  return {
+    key,
+    flag,
+    location,
+    kind: scalar.kind,
+    array: false,
+    choices: scalar.choices,
+    required,
+    description,
+  };
 }
 
 function objectFlags(schema: Schema | undefined, location: FlagSpec['location']): FlagSpec[] {
@@ -81,7 +120,10 @@ export function operationFlags(operation: Operation): FlagSpec[] {
   const query: Schema = { type: 'object', properties: {}, required: [] };
   for (const parameter of operation.parameters ?? []) {
     if (parameter.in !== 'query') continue;
-    (query.properties as Record<string, Schema>)[parameter.name] = { ...(parameter.schema ?? {}), ...(parameter.description ? { description: parameter.description } : {}) };
+    (query.properties as Record<string, Schema>)[parameter.name] = {
+      ...(parameter.schema ?? {}),
+      ...(parameter.description ? { description: parameter.description } : {}),
+    };
     if (parameter.required) (query.required as string[]).push(parameter.name);
   }
   const flags = [...objectFlags(query, 'query'), ...objectFlags(bodySchema(operation), 'body')];
@@ -105,7 +147,9 @@ const NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
 /** JSON.stringify that writes each JsonNumber as its literal digits. */
 export function jsonBody(value: unknown): string {
   const marker = `__number_${Math.random().toString(36).slice(2)}__`;
-  const text = JSON.stringify(value, (_key, v: unknown) => (v instanceof JsonNumber ? `${marker}${v.literal}` : v));
+  const text = JSON.stringify(value, (_key, v: unknown) =>
+    v instanceof JsonNumber ? `${marker}${v.literal}` : v,
+  );
   return text.replace(new RegExp(`"${marker}([-0-9.eE+]+)"`, 'g'), '$1');
 }
 

@@ -32,7 +32,9 @@ export function readData(raw: string | undefined): Data | undefined {
     if (raw === '-') text = readFileSync(0, 'utf8');
     else if (raw.startsWith('@')) text = readFileSync(raw.slice(1), 'utf8');
   } catch (error) {
-    throw usageError(`--data: cannot read ${raw === '-' ? 'stdin' : raw.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw usageError(
+      `--data: cannot read ${raw === '-' ? 'stdin' : raw.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   try {
     return { value: JSON.parse(text), text };
@@ -48,12 +50,19 @@ export async function invoke(call: Call, options: GlobalOptions, needsCredential
   const client = apiClient({ baseUrl: target.baseUrl, credential, verbose: options.verbose });
   // The generated `paths` type names every documented path; a command reaches them by value, so the
   // call is typed at the client's boundary rather than per path.
-  const request = client.request as unknown as (method: string, url: string, init: Record<string, unknown>) => Promise<{ response: Response; data?: unknown; error?: unknown }>;
+  const request = client.request as unknown as (
+    method: string,
+    url: string,
+    init: Record<string, unknown>,
+  ) => Promise<{ response: Response; data?: unknown; error?: unknown }>;
   const result = await reach(target.baseUrl, () =>
     request(call.method, call.path, {
       params: { path: call.pathValues ?? {}, query: call.query ?? {} },
       ...(call.body === undefined ? {} : { body: call.body, bodySerializer: (text: string) => text }),
-      headers: { Accept: 'application/json, text/event-stream', ...(call.body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        Accept: 'application/json, text/event-stream',
+        ...(call.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       parseAs: 'stream',
     }),
   );
@@ -62,7 +71,8 @@ export async function invoke(call: Call, options: GlobalOptions, needsCredential
   if (response.ok && contentType.includes('text/event-stream') && response.body) {
     await reach(target.baseUrl, () =>
       readEvents(response.body as ReadableStream<Uint8Array>, (event) => {
-        if (mode.json) mode.out(JSON.stringify({ id: event.id, event: event.event, data: parseOrText(event.data) }));
+        if (mode.json)
+          mode.out(JSON.stringify({ id: event.id, event: event.event, data: parseOrText(event.data) }));
         else mode.out(`${event.event}${event.id ? ` [${event.id}]` : ''}: ${event.data}`);
       }),
     );
@@ -70,7 +80,12 @@ export async function invoke(call: Call, options: GlobalOptions, needsCredential
   }
   if (!response.ok) {
     // openapi-fetch has read an error body already: JSON comes back parsed, anything else as text.
-    const text = result.error === undefined ? '' : typeof result.error === 'string' ? result.error : JSON.stringify(result.error);
+    const text =
+      result.error === undefined
+        ? ''
+        : typeof result.error === 'string'
+          ? result.error
+          : JSON.stringify(result.error);
     throw apiFailure(mode, response.status, text, response.headers.get('x-request-id'));
   }
   const text = response.bodyUsed ? '' : await reach(target.baseUrl, () => response.text());

@@ -1,7 +1,12 @@
 // Names each operation as `resource … action <path params>` from its path alone, so a new route gets
 // a predictable command without anyone writing it: `/v1/wallets/{id}/execute` is `wallets execute <id>`,
 // `/v1/consumers/{consumerId}/receipts` is `consumers receipts list <consumerId>`.
-import { keyReachableOperations, type DocumentedOperation, type OpenApiDocument, type Schema } from './document';
+import {
+  keyReachableOperations,
+  type DocumentedOperation,
+  type OpenApiDocument,
+  type Schema,
+} from './document';
 
 export interface CommandName {
   /** Command words from the root, e.g. ['consumers', 'receipts', 'list']. */
@@ -32,7 +37,9 @@ function answersCollection(operation: DocumentedOperation['operation']): boolean
   if (schema.type === 'array') return true;
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const required = new Set((schema.required ?? []) as string[]);
-  return Object.entries(properties).some(([name, property]) => required.has(name) && property.type === 'array');
+  return Object.entries(properties).some(
+    ([name, property]) => required.has(name) && property.type === 'array',
+  );
 }
 
 export function commandName(document: OpenApiDocument, entry: DocumentedOperation): CommandName {
@@ -42,12 +49,15 @@ export function commandName(document: OpenApiDocument, entry: DocumentedOperatio
   const endsWithParam = isParam(segments[segments.length - 1] ?? '');
   const siblings = document.paths[entry.path] ?? {};
   if (endsWithParam) {
-    const action = { get: 'get', patch: 'update', put: 'replace', delete: 'delete', post: 'call' }[entry.method];
+    const action = { get: 'get', patch: 'update', put: 'replace', delete: 'delete', post: 'call' }[
+      entry.method
+    ];
     return { words: [...statics, action], pathParams };
   }
   switch (entry.method) {
     case 'get': {
-      if (siblings.post || answersCollection(entry.operation)) return { words: [...statics, 'list'], pathParams };
+      if (siblings.post || answersCollection(entry.operation))
+        return { words: [...statics, 'list'], pathParams };
       // A lone top-level read such as `whoami` is its own command.
       if (statics.length === 1 && pathParams.length === 0) return { words: statics, pathParams };
       return { words: [...statics, 'get'], pathParams };
@@ -75,16 +85,24 @@ export interface NamedOperation extends DocumentedOperation, CommandName {}
  * share a name are a build error, so a new route can never be left without its own command.
  */
 export function commandTable(document: OpenApiDocument): NamedOperation[] {
-  const named = keyReachableOperations(document).map((entry) => ({ ...entry, ...commandName(document, entry) }));
-  const isPrefix = (short: string[], long: string[]) => short.length < long.length && short.every((w, i) => long[i] === w);
+  const named = keyReachableOperations(document).map((entry) => ({
+    ...entry,
+    ...commandName(document, entry),
+  }));
+  const isPrefix = (short: string[], long: string[]) =>
+    short.length < long.length && short.every((w, i) => long[i] === w);
   for (const entry of named) {
-    if (named.some((other) => other !== entry && isPrefix(entry.words, other.words))) entry.words = [...entry.words, entry.method === 'get' ? 'get' : 'create'];
+    if (named.some((other) => other !== entry && isPrefix(entry.words, other.words)))
+      entry.words = [...entry.words, entry.method === 'get' ? 'get' : 'create'];
   }
   const seen = new Map<string, NamedOperation>();
   for (const entry of named) {
     const key = entry.words.join(' ');
     const earlier = seen.get(key);
-    if (earlier) throw new Error(`two operations would both be \`gateway ${key}\`: ${earlier.method} ${earlier.path} and ${entry.method} ${entry.path}`);
+    if (earlier)
+      throw new Error(
+        `two operations would both be \`gateway ${key}\`: ${earlier.method} ${earlier.path} and ${entry.method} ${entry.path}`,
+      );
     seen.set(key, entry);
   }
   return named;

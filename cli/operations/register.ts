@@ -5,7 +5,14 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { GlobalOptions } from '../auth/credential';
 import { usageError } from '../exit';
 import type { OpenApiDocument } from './document';
-import { FlagValueError, jsonBody, operationFlags, parseFlagValue, requiredBodyKeys, type FlagSpec } from './flags';
+import {
+  FlagValueError,
+  jsonBody,
+  operationFlags,
+  parseFlagValue,
+  requiredBodyKeys,
+  type FlagSpec,
+} from './flags';
 import { invoke, readData } from './invoke';
 import { commandTable, type NamedOperation } from './naming';
 
@@ -27,13 +34,17 @@ function parser(spec: FlagSpec) {
 }
 
 function addFlag(command: Command, spec: FlagSpec): void {
-  const describe = (text: string) => `${text}${spec.required ? ' (required)' : ''}${spec.array ? ' (repeat for more)' : ''}`;
+  const describe = (text: string) =>
+    `${text}${spec.required ? ' (required)' : ''}${spec.array ? ' (repeat for more)' : ''}`;
   if (spec.kind === 'boolean' && !spec.array) {
     command.addOption(new Option(`--${spec.flag}`, describe(spec.description || `${spec.key}: true`)));
     command.addOption(new Option(`--no-${spec.flag}`, `${spec.key}: false`));
     return;
   }
-  const option = new Option(`--${spec.flag} <${spec.kind}>`, describe(spec.description || spec.key)).argParser(parser(spec));
+  const option = new Option(
+    `--${spec.flag} <${spec.kind}>`,
+    describe(spec.description || spec.key),
+  ).argParser(parser(spec));
   if (spec.choices) option.choices(spec.choices);
   command.addOption(option);
 }
@@ -50,12 +61,18 @@ function groupFor(root: Command, words: string[]): Command {
 function addOperation(root: Command, entry: NamedOperation): void {
   const parent = groupFor(root, entry.words.slice(0, -1));
   const leaf = parent.command(entry.words[entry.words.length - 1]);
-  leaf.description(`${entry.operation.summary ?? entry.operation.operationId}  [${entry.method.toUpperCase()} ${entry.path}]`);
+  leaf.description(
+    `${entry.operation.summary ?? entry.operation.operationId}  [${entry.method.toUpperCase()} ${entry.path}]`,
+  );
   for (const name of entry.pathParams) leaf.argument(`<${name}>`);
   const flags = operationFlags(entry.operation);
   for (const spec of flags) addFlag(leaf, spec);
   const hasBody = Boolean(entry.operation.requestBody);
-  if (hasBody) leaf.option('--data <json>', 'the whole request body: JSON, @file.json, or - for stdin; flags override its keys');
+  if (hasBody)
+    leaf.option(
+      '--data <json>',
+      'the whole request body: JSON, @file.json, or - for stdin; flags override its keys',
+    );
   const required = requiredBodyKeys(entry.operation);
   const requiredQuery = flags.filter((f) => f.location === 'query' && f.required);
   leaf.action(async (...args: unknown[]) => {
@@ -77,7 +94,8 @@ function addOperation(root: Command, entry: NamedOperation): void {
       const read = readData(options.data as string | undefined);
       const data = read?.value;
       const isObject = typeof data === 'object' && data !== null && !Array.isArray(data);
-      if (read && !isObject && Object.keys(bodyFlags).length > 0) throw usageError('--data must be a JSON object when flags add fields to it');
+      if (read && !isObject && Object.keys(bodyFlags).length > 0)
+        throw usageError('--data must be a JSON object when flags add fields to it');
       body = read && !isObject ? data : { ...((data as object | undefined) ?? {}), ...bodyFlags };
       serialized = read && Object.keys(bodyFlags).length === 0 ? read.text : jsonBody(body);
       if (body && typeof body === 'object' && !Array.isArray(body)) {

@@ -24,20 +24,34 @@ function cell(value: unknown): string {
 
 export function table(rows: Array<Record<string, unknown>>): string {
   if (rows.length === 0) return '(none)';
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter((c) => rows.some((r) => typeof r[c] !== 'object' || r[c] === null));
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter((c) =>
+    rows.some((r) => typeof r[c] !== 'object' || r[c] === null),
+  );
   const widths = columns.map((c) => Math.min(40, Math.max(c.length, ...rows.map((r) => cell(r[c]).length))));
-  const line = (values: string[]) => values.map((v, i) => (v.length > widths[i] ? `${v.slice(0, widths[i] - 1)}…` : v.padEnd(widths[i]))).join('  ').trimEnd();
-  return [line(columns.map((c) => c.toUpperCase())), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (v.length > widths[i] ? `${v.slice(0, widths[i] - 1)}…` : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(columns.map((c) => c.toUpperCase())),
+    ...rows.map((r) => line(columns.map((c) => cell(r[c])))),
+  ].join('\n');
 }
 
 function human(body: unknown): string {
   if (Array.isArray(body)) return table(body as Array<Record<string, unknown>>);
   if (body && typeof body === 'object') {
     const entries = Object.entries(body as Record<string, unknown>);
-    const lists = entries.filter(([, v]) => Array.isArray(v) && (v as unknown[]).every((x) => x && typeof x === 'object'));
+    const lists = entries.filter(
+      ([, v]) => Array.isArray(v) && (v as unknown[]).every((x) => x && typeof x === 'object'),
+    );
     if (lists.length === 1) {
       const rest = entries.filter(([k]) => k !== lists[0][0]);
-      return [table(lists[0][1] as Array<Record<string, unknown>>), ...rest.map(([k, v]) => `${k}: ${cell(v)}`)].join('\n');
+      return [
+        table(lists[0][1] as Array<Record<string, unknown>>),
+        ...rest.map(([k, v]) => `${k}: ${cell(v)}`),
+      ].join('\n');
     }
     const width = Math.max(...entries.map(([k]) => k.length));
     return entries.map(([k, v]) => `${k.padEnd(width)}  ${cell(v)}`).join('\n');
@@ -64,16 +78,25 @@ interface Envelope {
 }
 
 /** Prints an API error (the body on stdout with `--json`) and returns the exit error to throw. */
-export function apiFailure(mode: OutputMode, status: number, text: string, headerRequestId: string | null): CliError {
+export function apiFailure(
+  mode: OutputMode,
+  status: number,
+  text: string,
+  headerRequestId: string | null,
+): CliError {
   let body: Envelope = {};
   try {
     body = JSON.parse(text) as Envelope;
   } catch {
     /* not JSON: only the status is known */
   }
-  const code = typeof body.error === 'string' ? body.error : body.error?.code ?? `http_${status}`;
-  const message = typeof body.error === 'object' ? body.error?.message : body.message ?? body.error_description;
+  const code = typeof body.error === 'string' ? body.error : (body.error?.code ?? `http_${status}`);
+  const message =
+    typeof body.error === 'object' ? body.error?.message : (body.message ?? body.error_description);
   const requestId = body.request_id ?? headerRequestId ?? 'none';
   if (mode.json && text) mode.out(text);
-  return new CliError(EXIT.api, `error: ${code} (HTTP ${status})${message ? `: ${message}` : ''}\nrequest id: ${requestId}`);
+  return new CliError(
+    EXIT.api,
+    `error: ${code} (HTTP ${status})${message ? `: ${message}` : ''}\nrequest id: ${requestId}`,
+  );
 }

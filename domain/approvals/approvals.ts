@@ -51,7 +51,11 @@ export interface NewApproval {
   ttlSeconds: number;
 }
 
-export async function createApproval(tx: CommonQueryMethods, scope: EventScope, input: NewApproval): Promise<ApprovalRow> {
+export async function createApproval(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  input: NewApproval,
+): Promise<ApprovalRow> {
   const existing = await tx.maybeOne(sql.type(approvalRow)`
     SELECT ${COLUMNS} FROM approvals WHERE org_id = ${scope.orgId} AND kind = ${input.kind} AND origin_ref = ${input.originRef}`);
   if (existing) return existing;
@@ -66,31 +70,64 @@ export async function createApproval(tx: CommonQueryMethods, scope: EventScope, 
 }
 
 export function presentEventData(row: ApprovalRow): Record<string, unknown> {
-  return { approval_id: row.id, status: row.status, agent_id: row.agent_id, tool_name: row.tool_name, matched_rule_id: row.matched_rule_id, expires_at: row.expires_at, decided_by: row.decided_by };
+  return {
+    approval_id: row.id,
+    status: row.status,
+    agent_id: row.agent_id,
+    tool_name: row.tool_name,
+    matched_rule_id: row.matched_rule_id,
+    expires_at: row.expires_at,
+    decided_by: row.decided_by,
+  };
 }
 
-export async function findApproval(db: CommonQueryMethods, orgId: string, id: string): Promise<ApprovalRow | null> {
-  return db.maybeOne(sql.type(approvalRow)`SELECT ${COLUMNS} FROM approvals WHERE org_id = ${orgId} AND id = ${id}`);
+export async function findApproval(
+  db: CommonQueryMethods,
+  orgId: string,
+  id: string,
+): Promise<ApprovalRow | null> {
+  return db.maybeOne(
+    sql.type(approvalRow)`SELECT ${COLUMNS} FROM approvals WHERE org_id = ${orgId} AND id = ${id}`,
+  );
 }
 
 /** Read by an API key: the approval must belong to the caller's organization and project. */
-export async function getApproval(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<ApprovalRow> {
+export async function getApproval(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<ApprovalRow> {
   const row = await db.maybeOne(sql.type(approvalRow)`
     SELECT ${COLUMNS} FROM approvals WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id}`);
   if (!row) throw notFound('Approval');
   return row;
 }
 
-const scopeOf = (row: ApprovalRow, environment: EventScope['environment']): EventScope => ({ orgId: row.org_id, projectId: row.project_id ?? '', environment });
+const scopeOf = (row: ApprovalRow, environment: EventScope['environment']): EventScope => ({
+  orgId: row.org_id,
+  projectId: row.project_id ?? '',
+  environment,
+});
 
-async function environmentOf(tx: CommonQueryMethods, projectId: string | null): Promise<EventScope['environment']> {
-  const env = await tx.maybeOneFirst(sql.type(z.object({ environment: z.enum(['live', 'test']) }))`SELECT environment FROM projects WHERE id = ${projectId}`);
+async function environmentOf(
+  tx: CommonQueryMethods,
+  projectId: string | null,
+): Promise<EventScope['environment']> {
+  const env = await tx.maybeOneFirst(
+    sql.type(
+      z.object({ environment: z.enum(['live', 'test']) }),
+    )`SELECT environment FROM projects WHERE id = ${projectId}`,
+  );
   return env ?? 'test';
 }
 
 /** pending → approved | denied. Returns null when the approval had already left pending (nothing written). */
 export async function decideApproval(
-  db: DatabasePool, orgId: string, id: string, decision: { approve: boolean; reason: string | null; decidedBy: string },
+  db: DatabasePool,
+  orgId: string,
+  id: string,
+  decision: { approve: boolean; reason: string | null; decidedBy: string },
 ): Promise<ApprovalRow | null> {
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(approvalRow)`
@@ -99,7 +136,12 @@ export async function decideApproval(
       WHERE org_id = ${orgId} AND id = ${id} AND status = 'pending'
       RETURNING ${COLUMNS}`);
     if (!row) return null;
-    await recordEvent(tx, scopeOf(row, await environmentOf(tx, row.project_id)), decision.approve ? 'approval.approved' : 'approval.denied', presentEventData(row));
+    await recordEvent(
+      tx,
+      scopeOf(row, await environmentOf(tx, row.project_id)),
+      decision.approve ? 'approval.approved' : 'approval.denied',
+      presentEventData(row),
+    );
     return row;
   });
 }
@@ -110,7 +152,12 @@ export async function expireApproval(db: DatabasePool, orgId: string, id: string
     const row = await tx.maybeOne(sql.type(approvalRow)`
       UPDATE approvals SET status = 'expired' WHERE org_id = ${orgId} AND id = ${id} AND status = 'pending' RETURNING ${COLUMNS}`);
     if (row) {
-      await recordEvent(tx, scopeOf(row, await environmentOf(tx, row.project_id)), 'approval.expired', presentEventData(row));
+      await recordEvent(
+        tx,
+        scopeOf(row, await environmentOf(tx, row.project_id)),
+        'approval.expired',
+        presentEventData(row),
+      );
       return row;
     }
     const current = await findApproval(tx, orgId, id);
@@ -120,14 +167,25 @@ export async function expireApproval(db: DatabasePool, orgId: string, id: string
 }
 
 /** Records the replay of an approved call once: executed_at and execution_result, or execution_failed. */
-export async function recordExecution(db: DatabasePool, orgId: string, id: string, ok: boolean, result: Record<string, unknown>): Promise<ApprovalRow> {
+export async function recordExecution(
+  db: DatabasePool,
+  orgId: string,
+  id: string,
+  ok: boolean,
+  result: Record<string, unknown>,
+): Promise<ApprovalRow> {
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(approvalRow)`
       UPDATE approvals SET executed_at = now(), execution_result = ${sql.jsonb(result as never)}, status = ${ok ? 'approved' : 'execution_failed'}
       WHERE org_id = ${orgId} AND id = ${id} AND status = 'approved' AND executed_at IS NULL
       RETURNING ${COLUMNS}`);
     if (row) {
-      await recordEvent(tx, scopeOf(row, await environmentOf(tx, row.project_id)), ok ? 'approval.executed' : 'approval.execution_failed', { ...presentEventData(row), execution_result: result });
+      await recordEvent(
+        tx,
+        scopeOf(row, await environmentOf(tx, row.project_id)),
+        ok ? 'approval.executed' : 'approval.execution_failed',
+        { ...presentEventData(row), execution_result: result },
+      );
       return row;
     }
     const current = await findApproval(tx, orgId, id);

@@ -5,7 +5,11 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { recordEvent } from '../events/record';
 import { approvalRow, presentEventData } from './approvals';
 
-const healthRow = z.object({ pending_count: z.number(), oldest_pending_age_seconds: z.number().nullable(), last_sweep_at: z.string().nullable() });
+const healthRow = z.object({
+  pending_count: z.number(),
+  oldest_pending_age_seconds: z.number().nullable(),
+  last_sweep_at: z.string().nullable(),
+});
 
 export async function approvalHealth(db: CommonQueryMethods, orgId: string, projectId: string) {
   return db.one(sql.type(healthRow)`
@@ -19,7 +23,10 @@ export async function approvalHealth(db: CommonQueryMethods, orgId: string, proj
  * Expires pending approvals past their expiry by more than a grace period (the workflow's own timer normally
  * wins), across every tenant, and records the sweep. Deployment-wide by design: it runs as one cron workflow.
  */
-export async function sweepApprovals(db: DatabasePool, graceSeconds = 60): Promise<{ expired: number; swept_at: string }> {
+export async function sweepApprovals(
+  db: DatabasePool,
+  graceSeconds = 60,
+): Promise<{ expired: number; swept_at: string }> {
   return db.transaction(async (tx) => {
     const rows = await tx.any(sql.type(approvalRow.extend({ environment: z.enum(['live', 'test']) }))`
       WITH expired AS (
@@ -30,7 +37,12 @@ export async function sweepApprovals(db: DatabasePool, graceSeconds = 60): Promi
         e.status, e.created_at, e.expires_at, e.decided_at, e.decided_by, e.decision_reason, e.executed_at, e.execution_result, p.environment
       FROM expired e JOIN projects p ON p.id = e.project_id`);
     for (const row of rows) {
-      await recordEvent(tx, { orgId: row.org_id, projectId: row.project_id ?? '', environment: row.environment }, 'approval.expired', { ...presentEventData(row), expired_by: 'sweep' });
+      await recordEvent(
+        tx,
+        { orgId: row.org_id, projectId: row.project_id ?? '', environment: row.environment },
+        'approval.expired',
+        { ...presentEventData(row), expired_by: 'sweep' },
+      );
     }
     const swept = await tx.oneFirst(sql.type(z.object({ swept_at: z.string() }))`
       INSERT INTO approval_sweeps (expired_count) VALUES (${rows.length}) RETURNING swept_at`);

@@ -23,7 +23,10 @@ const pendingRow = z.object({
 export type PendingApproval = z.infer<typeof pendingRow>;
 
 /** Oldest first, since the oldest is closest to expiring unanswered; `limit` keeps the page bounded. */
-export async function listPendingApprovals(db: CommonQueryMethods, filter: { orgId?: string; limit: number }): Promise<PendingApproval[]> {
+export async function listPendingApprovals(
+  db: CommonQueryMethods,
+  filter: { orgId?: string; limit: number },
+): Promise<PendingApproval[]> {
   const org = filter.orgId ? sql.fragment`AND a.org_id = ${filter.orgId}` : sql.fragment``;
   const rows = await db.any(sql.type(pendingRow)`
     SELECT a.id, a.org_id, a.project_id, a.agent_id, a.tool_name,

@@ -15,7 +15,13 @@ export interface AuditStep {
 }
 
 /** Appends a step stamped now, or at the previous step's time when this clock reads earlier. */
-export function appendStep(audit: AuditStep[], step: string, status: AuditStatus, detail: string, now: Date = new Date()): void {
+export function appendStep(
+  audit: AuditStep[],
+  step: string,
+  status: AuditStatus,
+  detail: string,
+  now: Date = new Date(),
+): void {
   audit.push({ timestamp: notBefore(audit, now.toISOString()), step, status, detail });
 }
 

@@ -44,7 +44,16 @@ export function tenantOf(row: Pick<ConsentRow, 'org_id' | 'project_id' | 'enviro
 export async function insertConsent(
   tx: CommonQueryMethods,
   tenant: Tenant,
-  input: { id: string; token: string; keyId: string | null; agentId: string; surface: 'hosted' | 'partner'; intent: IntentInput; callbackUrl: string | null; consumerEmailHint: string | null },
+  input: {
+    id: string;
+    token: string;
+    keyId: string | null;
+    agentId: string;
+    surface: 'hosted' | 'partner';
+    intent: IntentInput;
+    callbackUrl: string | null;
+    consumerEmailHint: string | null;
+  },
 ): Promise<ConsentRow> {
   const row = await tx.one(sql.type(consentRow)`
     INSERT INTO consents (id, org_id, project_id, environment, token_digest, token_hint, key_id, agent_id, surface, intent, callback_url, consumer_email_hint, expires_at)
@@ -53,30 +62,50 @@ export async function insertConsent(
             now() + make_interval(secs => ${CONSENT_TOKEN_TTL_SECONDS}))
     RETURNING ${COLUMNS}`);
   await recordEvent(tx, tenant, 'consent.created', {
-    consent_id: row.id, agent_id: row.agent_id, surface: row.surface, purpose: input.intent.purpose, currency: input.intent.currency, expires_at: row.expires_at,
+    consent_id: row.id,
+    agent_id: row.agent_id,
+    surface: row.surface,
+    purpose: input.intent.purpose,
+    currency: input.intent.currency,
+    expires_at: row.expires_at,
   });
   return row;
 }
 
 /** By token digest alone: the public page and submit hold only the token, which is their credential. */
-export async function findConsentByDigest(db: CommonQueryMethods, digest: string, options: { forUpdate?: boolean } = {}): Promise<ConsentRow | null> {
+export async function findConsentByDigest(
+  db: CommonQueryMethods,
+  digest: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ConsentRow | null> {
   const row = await db.maybeOne(sql.type(consentRow)`
     SELECT ${COLUMNS} FROM consents WHERE token_digest = ${digest} ${options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
   return row;
 }
 
 /** By token within the caller's project: another project's token is simply not found. */
-export async function findConsentForTenant(db: CommonQueryMethods, tenant: Tenant, digest: string): Promise<ConsentRow | null> {
+export async function findConsentForTenant(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  digest: string,
+): Promise<ConsentRow | null> {
   const row = await db.maybeOne(sql.type(consentRow)`
     SELECT ${COLUMNS} FROM consents WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND token_digest = ${digest}`);
   return row;
 }
 
-export async function markConsentConsumed(tx: CommonQueryMethods, consentId: string, mandateId: string): Promise<void> {
-  await tx.query(sql.unsafe`UPDATE consents SET status = 'consumed', consumed_at = now(), mandate_id = ${mandateId} WHERE id = ${consentId} AND status = 'pending'`);
+export async function markConsentConsumed(
+  tx: CommonQueryMethods,
+  consentId: string,
+  mandateId: string,
+): Promise<void> {
+  await tx.query(
+    sql.unsafe`UPDATE consents SET status = 'consumed', consumed_at = now(), mandate_id = ${mandateId} WHERE id = ${consentId} AND status = 'pending'`,
+  );
 }
 
-export type ConsentExpiry = { outcome: 'expired' } | { outcome: 'consumed'; mandateId: string } | { outcome: 'missing' };
+export type ConsentExpiry =
+  { outcome: 'expired' } | { outcome: 'consumed'; mandateId: string } | { outcome: 'missing' };
 
 /**
  * Run by the lifecycle when the token's 24-hour timer fires: a still-pending token expires (nothing is
@@ -85,12 +114,20 @@ export type ConsentExpiry = { outcome: 'expired' } | { outcome: 'consumed'; mand
  */
 export async function expireConsent(db: CommonQueryMethods, consentId: string): Promise<ConsentExpiry> {
   return db.transaction(async (tx) => {
-    const row = await tx.maybeOne(sql.type(consentRow)`SELECT ${COLUMNS} FROM consents WHERE id = ${consentId} FOR UPDATE`);
+    const row = await tx.maybeOne(
+      sql.type(consentRow)`SELECT ${COLUMNS} FROM consents WHERE id = ${consentId} FOR UPDATE`,
+    );
     if (!row) return { outcome: 'missing' };
     if (row.status === 'consumed') return { outcome: 'consumed', mandateId: row.mandate_id! };
     if (row.status === 'pending') {
-      await tx.query(sql.unsafe`UPDATE consents SET status = 'expired', expired_at = now() WHERE id = ${consentId}`);
-      await recordEvent(tx, tenantOf(row), 'consent.expired', { consent_id: row.id, agent_id: row.agent_id, expires_at: row.expires_at });
+      await tx.query(
+        sql.unsafe`UPDATE consents SET status = 'expired', expired_at = now() WHERE id = ${consentId}`,
+      );
+      await recordEvent(tx, tenantOf(row), 'consent.expired', {
+        consent_id: row.id,
+        agent_id: row.agent_id,
+        expires_at: row.expires_at,
+      });
     }
     return { outcome: 'expired' };
   });

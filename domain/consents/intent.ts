@@ -17,20 +17,26 @@ export function railFunds(rail: string, currency: string): boolean {
 
 export function intentIssues(intent: IntentInput, at = '/intent'): IntentIssue[] {
   const issues: IntentIssue[] = [];
-  const issue = (path: string, message: string, keyword = 'consistency') => issues.push({ path: `${at}${path}`, message, keyword });
+  const issue = (path: string, message: string, keyword = 'consistency') =>
+    issues.push({ path: `${at}${path}`, message, keyword });
   if (intent.per_tx_cap_minor > intent.cap_minor) issue('/per_tx_cap_minor', 'must not exceed cap_minor');
-  if (intent.periodic_cap && intent.periodic_cap.cap_minor > intent.cap_minor) issue('/periodic_cap/cap_minor', 'must not exceed cap_minor');
+  if (intent.periodic_cap && intent.periodic_cap.cap_minor > intent.cap_minor)
+    issue('/periodic_cap/cap_minor', 'must not exceed cap_minor');
   (intent.dda_allowlist ?? []).forEach((entry, index) => {
-    if (documentKind(entry) === null) issue(`/dda_allowlist/${index}`, 'is not a valid CPF or CNPJ (check digits do not match)', 'format');
+    if (documentKind(entry) === null)
+      issue(`/dda_allowlist/${index}`, 'is not a valid CPF or CNPJ (check digits do not match)', 'format');
   });
   const seen = new Set<string>();
   (intent.slots ?? []).forEach((slot, index) => {
     const key = `${slot.currency}/${slot.rail}`;
     if (seen.has(key)) issue(`/slots/${index}`, `repeats the ${key} slot`, 'uniqueItems');
     seen.add(key);
-    if (slot.per_tx_cap_minor > slot.cap_minor) issue(`/slots/${index}/per_tx_cap_minor`, 'must not exceed the slot cap_minor');
-    if (slot.currency === intent.currency && slot.cap_minor > intent.cap_minor) issue(`/slots/${index}/cap_minor`, 'a slot in the intent currency must not exceed cap_minor');
-    if (!railFunds(slot.rail, slot.currency)) issue(`/slots/${index}/rail`, `${slot.rail} cannot fund ${slot.currency}`);
+    if (slot.per_tx_cap_minor > slot.cap_minor)
+      issue(`/slots/${index}/per_tx_cap_minor`, 'must not exceed the slot cap_minor');
+    if (slot.currency === intent.currency && slot.cap_minor > intent.cap_minor)
+      issue(`/slots/${index}/cap_minor`, 'a slot in the intent currency must not exceed cap_minor');
+    if (!railFunds(slot.rail, slot.currency))
+      issue(`/slots/${index}/rail`, `${slot.rail} cannot fund ${slot.currency}`);
   });
   return issues;
 }
@@ -38,7 +44,9 @@ export function intentIssues(intent: IntentInput, at = '/intent'): IntentIssue[]
 export function checkIntent(intent: IntentInput): void {
   const issues = intentIssues(intent);
   if (issues.length === 0) return;
-  throw new ApiError(400, 'invalid_body', `Request body is invalid: ${issues[0].path} ${issues[0].message}`, { issues });
+  throw new ApiError(400, 'invalid_body', `Request body is invalid: ${issues[0].path} ${issues[0].message}`, {
+    issues,
+  });
 }
 
 /** The rails a submit may choose for this intent: those funding its currency or named by a slot. */

@@ -30,7 +30,9 @@ const rowFields = z.object({
  * reader (a replay, a retried settle step, a joined caller) sees the keys in the order of the first answer.
  */
 const withOriginalBody = <T extends z.infer<typeof rowFields>>(row: T): T =>
-  row.response_text === null ? row : { ...row, response_body: JSON.parse(row.response_text) as Record<string, unknown> };
+  row.response_text === null
+    ? row
+    : { ...row, response_body: JSON.parse(row.response_text) as Record<string, unknown> };
 
 export const attemptRow = rowFields.transform(withOriginalBody);
 export type AttemptRow = z.infer<typeof attemptRow>;
@@ -46,7 +48,10 @@ const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOrigin
  * has no target because the row has two unique keys, (org_id, attempt_id) and dispatch_key (derived from
  * the same pair): a racing first presentation can trip either one first, and both mean the id is taken.
  */
-export async function claimAttempt(db: CommonQueryMethods, req: SpendRequest): Promise<{ row: AttemptRow; created: boolean }> {
+export async function claimAttempt(
+  db: CommonQueryMethods,
+  req: SpendRequest,
+): Promise<{ row: AttemptRow; created: boolean }> {
   const claimed = await db.maybeOne(sql.type(claimRow)`
     WITH inserted AS (
       INSERT INTO consumer_spend_attempts (org_id, attempt_id, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
@@ -68,20 +73,42 @@ export async function claimAttempt(db: CommonQueryMethods, req: SpendRequest): P
 }
 
 /** Attempt ids are per organization (the workflow id is too); the row says which project made it. */
-export async function readAttempt(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<AttemptRow | null> {
-  return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
+export async function readAttempt(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<AttemptRow | null> {
+  return db.maybeOne(
+    sql.type(
+      attemptRow,
+    )`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`,
+  );
 }
 
-export async function lockAttempt(tx: CommonQueryMethods, scope: Pick<EventScope, 'orgId' | 'projectId'>, attemptId: string): Promise<AttemptRow> {
+export async function lockAttempt(
+  tx: CommonQueryMethods,
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  attemptId: string,
+): Promise<AttemptRow> {
   return tx.one(sql.type(attemptRow)`
     SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} FOR UPDATE`);
 }
 
-export async function findByDispatchKey(db: CommonQueryMethods, dispatchKey: string): Promise<AttemptRow | null> {
-  return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE dispatch_key = ${dispatchKey}`);
+export async function findByDispatchKey(
+  db: CommonQueryMethods,
+  dispatchKey: string,
+): Promise<AttemptRow | null> {
+  return db.maybeOne(
+    sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE dispatch_key = ${dispatchKey}`,
+  );
 }
 
-export async function markHeld(tx: CommonQueryMethods, scope: EventScope, attemptId: string, mark: { consumerId: string; holdId: string }): Promise<void> {
+export async function markHeld(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  attemptId: string,
+  mark: { consumerId: string; holdId: string },
+): Promise<void> {
   await tx.query(sql.unsafe`
     UPDATE consumer_spend_attempts SET holds_money = true, hold_id = ${mark.holdId}, consumer_id = ${mark.consumerId}, updated_at = now()
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
@@ -89,8 +116,17 @@ export async function markHeld(tx: CommonQueryMethods, scope: EventScope, attemp
 
 /** Stores the answer the caller gets (and a replay gets verbatim); `completed` also ends the money hold. */
 export async function storeAnswer(
-  tx: CommonQueryMethods, scope: EventScope, attemptId: string, answer: SpendAnswer,
-  extra: { consumerId?: string | null; providerPaymentId?: string | null; receiptId?: string | null; approvalId?: string | null; holdsMoney?: boolean } = {},
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  attemptId: string,
+  answer: SpendAnswer,
+  extra: {
+    consumerId?: string | null;
+    providerPaymentId?: string | null;
+    receiptId?: string | null;
+    approvalId?: string | null;
+    holdsMoney?: boolean;
+  } = {},
 ): Promise<void> {
   const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
   await tx.query(sql.unsafe`
@@ -102,7 +138,12 @@ export async function storeAnswer(
 }
 
 /** A person approved the held attempt: its replay workflow runs it, and a caller presenting it joins that run. */
-export async function reopenForApproval(tx: CommonQueryMethods, scope: EventScope, attemptId: string, workflowId: string): Promise<void> {
+export async function reopenForApproval(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  attemptId: string,
+  workflowId: string,
+): Promise<void> {
   await tx.query(sql.unsafe`
     UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, response_text = NULL, workflow_id = ${workflowId}, updated_at = now()
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'requires_approval'`);

@@ -16,8 +16,23 @@ import type { AuditStep, SpendRefusalInfo, SpendRequest } from './types';
 
 export type Authorization =
   | { kind: 'refused'; refusal: SpendRefusalInfo; audit: AuditStep[]; terms: TermsSummary | null }
-  | { kind: 'requires_approval'; approvalId: string; expiresAt: string; reason: string; policy?: DeniedBy; audit: AuditStep[]; terms: TermsSummary }
-  | { kind: 'held'; holdId: string; audit: AuditStep[]; terms: TermsSummary; sourceAccount: string | null; retried: boolean };
+  | {
+      kind: 'requires_approval';
+      approvalId: string;
+      expiresAt: string;
+      reason: string;
+      policy?: DeniedBy;
+      audit: AuditStep[];
+      terms: TermsSummary;
+    }
+  | {
+      kind: 'held';
+      holdId: string;
+      audit: AuditStep[];
+      terms: TermsSummary;
+      sourceAccount: string | null;
+      retried: boolean;
+    };
 
 /**
  * Where the money comes from. Pix under a `pix-consent` mandate is pulled at the PSP through the consumer's
@@ -44,8 +59,15 @@ export interface TermsSummary {
 }
 
 const summary = (t: MandateTerms, rail: SpendRequest['rail']): TermsSummary => ({
-  mandateId: t.mandateId, consumerId: t.consumerId, currency: t.currency, capMinor: t.capMinor.toString(), nonce: t.nonce, scope: t.scope, signature: t.signature,
-  funding: fundingOf(rail, t.fundingRail), fundingSourceId: t.fundingSourceId,
+  mandateId: t.mandateId,
+  consumerId: t.consumerId,
+  currency: t.currency,
+  capMinor: t.capMinor.toString(),
+  nonce: t.nonce,
+  scope: t.scope,
+  signature: t.signature,
+  funding: fundingOf(rail, t.fundingRail),
+  fundingSourceId: t.fundingSourceId,
 });
 
 class Refusal extends Error {
@@ -53,17 +75,27 @@ class Refusal extends Error {
     super(info.message);
   }
 }
-const refuse = (status: number, code: string, message: string, details?: Record<string, unknown>) => new Refusal({ status, code, message, details });
+const refuse = (status: number, code: string, message: string, details?: Record<string, unknown>) =>
+  new Refusal({ status, code, message, details });
 
 function slotFor(terms: MandateTerms, currency: string, rail: string) {
-  if (terms.slots.length > 0) return terms.slots.find((s) => s.currency === currency && (s.rail === rail || s.rail === '*')) ?? null;
-  return terms.currency === currency ? { currency, rail, capMinor: terms.capMinor, perTxCapMinor: terms.perTxCapMinor } : null;
+  if (terms.slots.length > 0)
+    return terms.slots.find((s) => s.currency === currency && (s.rail === rail || s.rail === '*')) ?? null;
+  return terms.currency === currency
+    ? { currency, rail, capMinor: terms.capMinor, perTxCapMinor: terms.perTxCapMinor }
+    : null;
 }
 
-export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSeams, req: SpendRequest, settings: { tedMerchantFallback: boolean }): Promise<Authorization> {
+export async function authorizeSpend(
+  db: DatabasePool,
+  seams: ConsumerPaymentSeams,
+  req: SpendRequest,
+  settings: { tedMerchantFallback: boolean },
+): Promise<Authorization> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
   const audit: AuditStep[] = [];
-  const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
+  const step = (name: string, status: AuditStep['status'], detail: string) =>
+    appendStep(audit, name, status, detail);
   let terms: MandateTerms | null = null;
   try {
     return await db.transaction(async (tx) => {
@@ -76,8 +108,13 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
       // its balance slot. Settling takes the mandate before the wallet too, so the two cannot deadlock.
       const attempt = await lockAttempt(tx, scope, req.attemptId);
       // An approved hold replays the attempt under its own workflow: the stored 403 no longer answers it.
-      if (req.approvedBy && attempt.status === 'requires_approval') await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
-      terms = await seams.mandates.verify(tx, scope, { mandate: req.mandate, signature: req.signature, agentId: req.agentId });
+      if (req.approvedBy && attempt.status === 'requires_approval')
+        await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
+      terms = await seams.mandates.verify(tx, scope, {
+        mandate: req.mandate,
+        signature: req.signature,
+        agentId: req.agentId,
+      });
       step('signature', 'pass', `HMAC over the canonical mandate ${terms.mandateId} verifies`);
       step('agent', 'pass', `agent_id ${req.agentId} is the signed agent`);
       step('mandate', 'pass', `active, expires ${terms.expiresAt}`);
@@ -86,32 +123,77 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
         // Rule 2: money is already held for this attempt; it is not judged again, only finished.
         step('policy', 'skip', 'attempt already holds money; not re-evaluated');
         step('hold', 'pass', `existing hold ${attempt.hold_id}`);
-        const source = req.rail === 'ted' ? await seams.funds.sourceAccount(tx, scope, terms.consumerId) : null;
-        return { kind: 'held', holdId: attempt.hold_id, audit, terms: summary(terms, req.rail), sourceAccount: source, retried: true };
+        const source =
+          req.rail === 'ted' ? await seams.funds.sourceAccount(tx, scope, terms.consumerId) : null;
+        return {
+          kind: 'held',
+          holdId: attempt.hold_id,
+          audit,
+          terms: summary(terms, req.rail),
+          sourceAccount: source,
+          retried: true,
+        };
       }
       const actor = req.actor;
-      if (actor && ((actor.type === 'consumer' && actor.id !== undefined && actor.id !== terms.consumerId) || (actor.on_behalf_of !== undefined && actor.on_behalf_of !== terms.consumerId))) {
-        throw refuse(400, 'actor_consumer_mismatch', 'actor names a consumer other than the mandate\'s', { consumer_id: terms.consumerId });
+      if (
+        actor &&
+        ((actor.type === 'consumer' && actor.id !== undefined && actor.id !== terms.consumerId) ||
+          (actor.on_behalf_of !== undefined && actor.on_behalf_of !== terms.consumerId))
+      ) {
+        throw refuse(400, 'actor_consumer_mismatch', "actor names a consumer other than the mandate's", {
+          consumer_id: terms.consumerId,
+        });
       }
-      if (req.purpose !== terms.purpose) throw refuse(422, 'purpose_mismatch', `purpose "${req.purpose}" is not the signed purpose`, { signed_purpose: terms.purpose });
+      if (req.purpose !== terms.purpose)
+        throw refuse(422, 'purpose_mismatch', `purpose "${req.purpose}" is not the signed purpose`, {
+          signed_purpose: terms.purpose,
+        });
       step('purpose', 'pass', `purpose ${req.purpose}`);
 
       const slot = slotFor(terms, req.currency, req.rail);
-      if (!slot) throw refuse(403, 'currency_not_authorized', `The mandate authorizes no ${req.currency} slot for ${req.rail}`, { currency: req.currency, rail: req.rail });
+      if (!slot)
+        throw refuse(
+          403,
+          'currency_not_authorized',
+          `The mandate authorizes no ${req.currency} slot for ${req.rail}`,
+          { currency: req.currency, rail: req.rail },
+        );
       step('currency', 'pass', `${req.currency} slot for ${req.rail}`);
 
       const amount = BigInt(req.amountMinor);
       if (amount > slot.perTxCapMinor) {
-        const details = { amount_minor: req.amountMinor, per_tx_cap_minor: slot.perTxCapMinor.toString(), currency: req.currency };
+        const details = {
+          amount_minor: req.amountMinor,
+          per_tx_cap_minor: slot.perTxCapMinor.toString(),
+          currency: req.currency,
+        };
         if (req.rail === 'ted' || req.approvedBy === null) {
-          if (req.rail === 'ted') throw refuse(422, 'per_tx_cap_exceeded', 'The amount is above the mandate\'s per-transaction cap', details);
+          if (req.rail === 'ted')
+            throw refuse(
+              422,
+              'per_tx_cap_exceeded',
+              "The amount is above the mandate's per-transaction cap",
+              details,
+            );
           step('per_tx_cap', 'fail', `${req.amountMinor} above ${slot.perTxCapMinor}: waits for a person`);
           const held = await seams.approvals.raise(tx, scope, {
-            attemptId: req.attemptId, agentId: req.agentId, sessionId: req.sessionId, reason: 'per_tx_cap_exceeded', ruleId: null, ruleName: null,
+            attemptId: req.attemptId,
+            agentId: req.agentId,
+            sessionId: req.sessionId,
+            reason: 'per_tx_cap_exceeded',
+            ruleId: null,
+            ruleName: null,
             payload: req as unknown as Record<string, unknown>,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
-          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: 'per_tx_cap_exceeded', audit, terms: summary(terms, req.rail) };
+          return {
+            kind: 'requires_approval',
+            approvalId: held.approvalId,
+            expiresAt: held.expiresAt,
+            reason: 'per_tx_cap_exceeded',
+            audit,
+            terms: summary(terms, req.rail),
+          };
         }
         step('per_tx_cap', 'pass', `above ${slot.perTxCapMinor}, approved by ${req.approvedBy}`);
       } else {
@@ -119,63 +201,162 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
       }
 
       const caps = await reserveCaps(tx, scope, {
-        mandateId: terms.mandateId, currency: req.currency, attemptId: req.attemptId, amountMinor: amount, capMinor: slot.capMinor, periodic: terms.periodicCap,
+        mandateId: terms.mandateId,
+        currency: req.currency,
+        attemptId: req.attemptId,
+        amountMinor: amount,
+        capMinor: slot.capMinor,
+        periodic: terms.periodicCap,
       });
       if (!caps.ok) {
-        throw refuse(422, caps.code, caps.code === 'cumulative_cap_exceeded' ? 'The spend would exceed the mandate\'s cumulative cap' : 'The spend would exceed the mandate\'s periodic cap', {
-          amount_minor: req.amountMinor, cap_minor: caps.capMinor.toString(), used_minor: caps.usedMinor.toString(), currency: req.currency,
-        });
+        throw refuse(
+          422,
+          caps.code,
+          caps.code === 'cumulative_cap_exceeded'
+            ? "The spend would exceed the mandate's cumulative cap"
+            : "The spend would exceed the mandate's periodic cap",
+          {
+            amount_minor: req.amountMinor,
+            cap_minor: caps.capMinor.toString(),
+            used_minor: caps.usedMinor.toString(),
+            currency: req.currency,
+          },
+        );
       }
       step('cumulative_cap', 'pass', `${caps.cumulativeAfter} of ${slot.capMinor} reserved`);
-      step('periodic_cap', caps.periodicAfter === null ? 'skip' : 'pass', caps.periodicAfter === null ? 'no periodic cap signed' : `${caps.periodicAfter} of ${terms.periodicCap!.capMinor} per ${terms.periodicCap!.window}`);
+      step(
+        'periodic_cap',
+        caps.periodicAfter === null ? 'skip' : 'pass',
+        caps.periodicAfter === null
+          ? 'no periodic cap signed'
+          : `${caps.periodicAfter} of ${terms.periodicCap!.capMinor} per ${terms.periodicCap!.window}`,
+      );
 
       if (req.rail === 'ted') {
         const t = req.ted!;
-        const verdict = authorizeTedDestination({ ispb: t.ispb, branch: t.branch, account: t.account }, { withdrawalAllowlist: terms.withdrawalAllowlist, merchantAllowlist: terms.merchantAllowlist }, settings.tedMerchantFallback);
-        if (!verdict.ok) throw refuse(403, 'withdrawal_pin', 'The TED destination is not named in the signed withdrawal allowlist', { payee: req.payeeCanonical });
+        const verdict = authorizeTedDestination(
+          { ispb: t.ispb, branch: t.branch, account: t.account },
+          { withdrawalAllowlist: terms.withdrawalAllowlist, merchantAllowlist: terms.merchantAllowlist },
+          settings.tedMerchantFallback,
+        );
+        if (!verdict.ok)
+          throw refuse(
+            403,
+            'withdrawal_pin',
+            'The TED destination is not named in the signed withdrawal allowlist',
+            { payee: req.payeeCanonical },
+          );
         step('allowlist', 'pass', `destination named in the signed ${verdict.via}`);
       } else {
         const key = { type: req.pix!.keyType as never, key: req.pix!.key };
-        const named = terms.merchantAllowlist.includes('*') || terms.merchantAllowlist.some((entry) => pixAllowlistMatches(entry, key) || entry === req.payeeCanonical);
-        if (!named) throw refuse(403, 'merchant_not_allowed', 'The payee is not in the signed merchant allowlist', { payee: req.payeeCanonical });
-        step('allowlist', 'pass', terms.merchantAllowlist.includes('*') ? 'wildcard merchant allowlist (bounded by caps, purpose, expiry)' : 'payee named in the signed merchant allowlist');
+        const named =
+          terms.merchantAllowlist.includes('*') ||
+          terms.merchantAllowlist.some(
+            (entry) => pixAllowlistMatches(entry, key) || entry === req.payeeCanonical,
+          );
+        if (!named)
+          throw refuse(403, 'merchant_not_allowed', 'The payee is not in the signed merchant allowlist', {
+            payee: req.payeeCanonical,
+          });
+        step(
+          'allowlist',
+          'pass',
+          terms.merchantAllowlist.includes('*')
+            ? 'wildcard merchant allowlist (bounded by caps, purpose, expiry)'
+            : 'payee named in the signed merchant allowlist',
+        );
       }
 
       if (req.approvedBy) {
         step('policy', 'skip', `approved by ${req.approvedBy}`);
       } else {
-        const decision = await seams.policies.evaluate(tx, scope, { agentId: req.agentId, toolName: `consumer_payments.${req.rail}`, amountMinor: amount, currency: req.currency });
+        const decision = await seams.policies.evaluate(tx, scope, {
+          agentId: req.agentId,
+          toolName: `consumer_payments.${req.rail}`,
+          amountMinor: amount,
+          currency: req.currency,
+        });
         if (decision.decision === 'deny') {
-          const policy = { reason: decision.reason, ruleType: decision.ruleType, ruleId: decision.ruleId, ruleName: decision.ruleName };
-          throw new Refusal({ status: 403, code: decision.reason, message: `Denied by ${decision.ruleType} rule ${decision.ruleId}`, policy });
+          const policy = {
+            reason: decision.reason,
+            ruleType: decision.ruleType,
+            ruleId: decision.ruleId,
+            ruleName: decision.ruleName,
+          };
+          throw new Refusal({
+            status: 403,
+            code: decision.reason,
+            message: `Denied by ${decision.ruleType} rule ${decision.ruleId}`,
+            policy,
+          });
         }
         if (decision.decision === 'approval') {
           step('policy', 'fail', `approval_required by rule ${decision.ruleId}`);
           const held = await seams.approvals.raise(tx, scope, {
-            attemptId: req.attemptId, agentId: req.agentId, sessionId: req.sessionId, reason: decision.reason, ruleId: decision.ruleId, ruleName: decision.ruleName,
+            attemptId: req.attemptId,
+            agentId: req.agentId,
+            sessionId: req.sessionId,
+            reason: decision.reason,
+            ruleId: decision.ruleId,
+            ruleName: decision.ruleName,
             payload: req as unknown as Record<string, unknown>,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
           // No money is held and nothing counts against the caps while a person decides; the replay reserves again.
           await resolveReservation(tx, scope, req.attemptId, 'released');
-          const policy = { reason: decision.reason, ruleType: decision.ruleType, ruleId: decision.ruleId, ruleName: decision.ruleName };
-          return { kind: 'requires_approval', approvalId: held.approvalId, expiresAt: held.expiresAt, reason: decision.reason, policy, audit, terms: summary(terms, req.rail) };
+          const policy = {
+            reason: decision.reason,
+            ruleType: decision.ruleType,
+            ruleId: decision.ruleId,
+            ruleName: decision.ruleName,
+          };
+          return {
+            kind: 'requires_approval',
+            approvalId: held.approvalId,
+            expiresAt: held.expiresAt,
+            reason: decision.reason,
+            policy,
+            audit,
+            terms: summary(terms, req.rail),
+          };
         }
         step('policy', 'pass', decision.ruleId ? `allowed by rule ${decision.ruleId}` : 'allowed');
       }
 
       const funding = fundingOf(req.rail, terms.fundingRail);
-      const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail, funding };
+      const move = {
+        consumerId: terms.consumerId,
+        mandateId: terms.mandateId,
+        attemptId: req.attemptId,
+        currency: req.currency,
+        amountMinor: amount,
+        rail: req.rail,
+        funding,
+      };
       const hold = await seams.funds.hold(tx, scope, move);
       if ('insufficientFunds' in hold) {
-        throw refuse(422, 'insufficient_funds', 'The consumer\'s balance cannot cover the amount', { available_minor: hold.availableMinor.toString(), amount_minor: req.amountMinor });
+        throw refuse(422, 'insufficient_funds', "The consumer's balance cannot cover the amount", {
+          available_minor: hold.availableMinor.toString(),
+          amount_minor: req.amountMinor,
+        });
       }
       await markHeld(tx, scope, req.attemptId, { consumerId: terms.consumerId, holdId: hold.holdId });
-      step('hold', 'pass', funding === 'consent_pull'
-        ? `${req.amountMinor} ${req.currency} to be pulled through the consumer's consented funding source (${hold.holdId})`
-        : `held ${req.amountMinor} ${req.currency} as ${hold.holdId}`);
+      step(
+        'hold',
+        'pass',
+        funding === 'consent_pull'
+          ? `${req.amountMinor} ${req.currency} to be pulled through the consumer's consented funding source (${hold.holdId})`
+          : `held ${req.amountMinor} ${req.currency} as ${hold.holdId}`,
+      );
       const source = req.rail === 'ted' ? await seams.funds.sourceAccount(tx, scope, terms.consumerId) : null;
-      return { kind: 'held', holdId: hold.holdId, audit, terms: summary(terms, req.rail), sourceAccount: source, retried: false };
+      return {
+        kind: 'held',
+        holdId: hold.holdId,
+        audit,
+        terms: summary(terms, req.rail),
+        sourceAccount: source,
+        retried: false,
+      };
     });
   } catch (error) {
     // The transaction rolled back: no reservation, hold or approval from this try remains.
@@ -186,7 +367,12 @@ export async function authorizeSpend(db: DatabasePool, seams: ConsumerPaymentSea
     }
     if (error instanceof ApiError) {
       step(audit.length === 0 ? 'mandate' : 'authorize', 'fail', `${error.code}: ${error.message}`);
-      return { kind: 'refused', refusal: { status: error.status, code: error.code, message: error.message, details: error.details }, audit, terms: t ? summary(t, req.rail) : null };
+      return {
+        kind: 'refused',
+        refusal: { status: error.status, code: error.code, message: error.message, details: error.details },
+        audit,
+        terms: t ? summary(t, req.rail) : null,
+      };
     }
     throw error;
   }

@@ -13,16 +13,27 @@ export type ClearingKind = 'pix-consent';
 
 const walletIdRow = z.object({ wallet_id: z.string() });
 
-async function findClearing(tx: DatabaseTransactionConnection, scope: EventScope, kind: ClearingKind): Promise<string | null> {
+async function findClearing(
+  tx: DatabaseTransactionConnection,
+  scope: EventScope,
+  kind: ClearingKind,
+): Promise<string | null> {
   return tx.maybeOneFirst(sql.type(walletIdRow)`
     SELECT wallet_id FROM clearing_accounts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND kind = ${kind}`);
 }
 
 /** The project's clearing wallet of this kind, opened on first use (two first uses serialize on an advisory lock). */
-async function ensureClearing(tx: DatabaseTransactionConnection, scope: EventScope, kind: ClearingKind, currency: string): Promise<string> {
+async function ensureClearing(
+  tx: DatabaseTransactionConnection,
+  scope: EventScope,
+  kind: ClearingKind,
+  currency: string,
+): Promise<string> {
   const existing = await findClearing(tx, scope, kind);
   if (existing) return existing;
-  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`clearing:${scope.orgId}:${scope.projectId}:${kind}`}, 0))`);
+  await tx.query(
+    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`clearing:${scope.orgId}:${scope.projectId}:${kind}`}, 0))`,
+  );
   const raced = await findClearing(tx, scope, kind);
   if (raced) return raced;
   const walletId = prefixedId('wal');
@@ -31,7 +42,12 @@ async function ensureClearing(tx: DatabaseTransactionConnection, scope: EventSco
     VALUES (${walletId}, ${scope.orgId}, ${scope.projectId}, NULL, ${`Clearing (${kind})`}, ${currency}, ${sql.jsonb({ clearing: kind })})`);
   await tx.query(sql.unsafe`
     INSERT INTO clearing_accounts (org_id, project_id, kind, wallet_id) VALUES (${scope.orgId}, ${scope.projectId}, ${kind}, ${walletId})`);
-  await recordEvent(tx, scope, 'wallet.created', { wallet_id: walletId, currency, agent_id: null, consumer_id: null });
+  await recordEvent(tx, scope, 'wallet.created', {
+    wallet_id: walletId,
+    currency,
+    agent_id: null,
+    consumer_id: null,
+  });
   return walletId;
 }
 
@@ -41,16 +57,37 @@ async function ensureClearing(tx: DatabaseTransactionConnection, scope: EventSco
  * once per attempt. Returns the debit entry's id.
  */
 export async function postPassThrough(
-  tx: DatabaseTransactionConnection, scope: EventScope, kind: ClearingKind,
-  move: { currency: string; amountMinor: bigint; mandateId: string; attemptId: string; externalRef: string; consumerId: string },
+  tx: DatabaseTransactionConnection,
+  scope: EventScope,
+  kind: ClearingKind,
+  move: {
+    currency: string;
+    amountMinor: bigint;
+    mandateId: string;
+    attemptId: string;
+    externalRef: string;
+    consumerId: string;
+  },
 ): Promise<string> {
   const walletId = await ensureClearing(tx, scope, kind, move.currency);
   await ledgerTransactionSettings(tx);
   // Clearing wallets are never frozen or closed by an API call; the slot lock is the ledger's serialization point.
   let slot = await lockSlot(tx, scope, walletId, move.currency);
-  const entry = { walletId, currency: move.currency, amount: move.amountMinor, mandateId: move.mandateId, attemptId: move.attemptId, metadata: { rail: 'pix', funding: kind, consumer_id: move.consumerId } };
+  const entry = {
+    walletId,
+    currency: move.currency,
+    amount: move.amountMinor,
+    mandateId: move.mandateId,
+    attemptId: move.attemptId,
+    metadata: { rail: 'pix', funding: kind, consumer_id: move.consumerId },
+  };
   const pulled = await postLocked(tx, scope, { ...entry, kind: 'fund', externalRef: move.externalRef }, slot);
   slot = pulled.balance;
-  const paid = await postLocked(tx, scope, { ...entry, kind: 'debit', externalRef: `${move.externalRef}:out` }, slot);
+  const paid = await postLocked(
+    tx,
+    scope,
+    { ...entry, kind: 'debit', externalRef: `${move.externalRef}:out` },
+    slot,
+  );
   return paid.entry.id.toString();
 }

@@ -14,35 +14,77 @@ import { prefixedId } from '../ids';
 import { postPassThrough } from './clearing';
 import { ensureSubAccount, findSubAccount } from './sub-accounts';
 
-const holdRow = z.object({ id: z.string(), status: z.enum(['open', 'debited', 'released']), resolved_entry_id: z.bigint().nullable() });
+const holdRow = z.object({
+  id: z.string(),
+  status: z.enum(['open', 'debited', 'released']),
+  resolved_entry_id: z.bigint().nullable(),
+});
 
 async function holdOf(tx: DatabaseTransactionConnection, walletId: string, attemptId: string) {
-  return tx.maybeOne(sql.type(holdRow)`SELECT id, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${walletId} AND attempt_id = ${attemptId}`);
+  return tx.maybeOne(
+    sql.type(
+      holdRow,
+    )`SELECT id, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${walletId} AND attempt_id = ${attemptId}`,
+  );
 }
 
-async function walletOf(tx: DatabaseTransactionConnection, scope: EventScope, consumerId: string): Promise<string> {
+async function walletOf(
+  tx: DatabaseTransactionConnection,
+  scope: EventScope,
+  consumerId: string,
+): Promise<string> {
   const sub = await findSubAccount(tx, scope, consumerId);
   // A debit or release always follows this attempt's hold, which opened the sub-account.
-  if (!sub) throw new ApiError(409, 'ledger_conflict', 'The consumer has no sub-account holding this attempt', { reason: 'hold_not_found' });
+  if (!sub)
+    throw new ApiError(409, 'ledger_conflict', 'The consumer has no sub-account holding this attempt', {
+      reason: 'hold_not_found',
+    });
   return sub.wallet_id;
 }
 
-const entryFields = (move: MoneyMove) => ({ currency: move.currency, amount: move.amountMinor, mandateId: move.mandateId, attemptId: move.attemptId });
+const entryFields = (move: MoneyMove) => ({
+  currency: move.currency,
+  amount: move.amountMinor,
+  mandateId: move.mandateId,
+  attemptId: move.attemptId,
+});
 
 /**
  * Debits or releases the attempt's hold; a retry finds the entry that already resolved it. A frozen
  * sub-account still settles holds it granted (the provider may already have paid), so the wallet is
  * locked without the active check that new holds need, in the ledger's lock order: wallet, slot, hold.
  */
-async function resolveHold(tx: DatabaseTransactionConnection, scope: EventScope, walletId: string, move: MoneyMove & { externalRef?: string }, kind: 'debit' | 'release'): Promise<string> {
+async function resolveHold(
+  tx: DatabaseTransactionConnection,
+  scope: EventScope,
+  walletId: string,
+  move: MoneyMove & { externalRef?: string },
+  kind: 'debit' | 'release',
+): Promise<string> {
   await ledgerTransactionSettings(tx);
-  await tx.query(sql.unsafe`SELECT id FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`);
+  await tx.query(
+    sql.unsafe`SELECT id FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`,
+  );
   const slot = await lockSlot(tx, scope, walletId, move.currency);
   const hold = await holdOf(tx, walletId, move.attemptId);
-  if (!hold) throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on the consumer\'s sub-account', { reason: 'hold_not_found' });
+  if (!hold)
+    throw new ApiError(409, 'ledger_conflict', "The attempt holds nothing on the consumer's sub-account", {
+      reason: 'hold_not_found',
+    });
   const wanted = kind === 'debit' ? 'debited' : 'released';
   if (hold.status === wanted && hold.resolved_entry_id !== null) return hold.resolved_entry_id.toString();
-  const posted = await postLocked(tx, scope, { walletId, kind, ...entryFields(move), externalRef: move.externalRef ?? null, metadata: { rail: move.rail } }, slot);
+  const posted = await postLocked(
+    tx,
+    scope,
+    {
+      walletId,
+      kind,
+      ...entryFields(move),
+      externalRef: move.externalRef ?? null,
+      metadata: { rail: move.rail },
+    },
+    slot,
+  );
   return posted.entry.id.toString();
 }
 
@@ -57,13 +99,25 @@ export function ledgerFundsSeam(): FundsSeam {
       if (earlier) return { holdId: earlier.id };
       await lockActiveWallet(tx, scope, walletId);
       const slot = await lockSlot(tx, scope, walletId, move.currency);
-      if (slot.available_minor < move.amountMinor) return { insufficientFunds: true, availableMinor: slot.available_minor };
-      const posted = await postLocked(tx, scope, { walletId, kind: 'hold', ...entryFields(move), metadata: { rail: move.rail, consumer_id: move.consumerId } }, slot);
+      if (slot.available_minor < move.amountMinor)
+        return { insufficientFunds: true, availableMinor: slot.available_minor };
+      const posted = await postLocked(
+        tx,
+        scope,
+        {
+          walletId,
+          kind: 'hold',
+          ...entryFields(move),
+          metadata: { rail: move.rail, consumer_id: move.consumerId },
+        },
+        slot,
+      );
       return { holdId: posted.entry.hold_id! };
     },
 
     async debit(tx, scope, move) {
-      if (move.funding === 'consent_pull') return { debitId: await postPassThrough(tx, scope, 'pix-consent', move) };
+      if (move.funding === 'consent_pull')
+        return { debitId: await postPassThrough(tx, scope, 'pix-consent', move) };
       const walletId = await walletOf(tx, scope, move.consumerId);
       return { debitId: await resolveHold(tx, scope, walletId, move, 'debit') };
     },
@@ -77,7 +131,10 @@ export function ledgerFundsSeam(): FundsSeam {
 
     async sourceAccount(tx, scope, consumerId) {
       const sub = await findSubAccount(tx, scope, consumerId);
-      if (!sub) throw new ApiError(409, 'ledger_conflict', 'The consumer has no sub-account to send from', { reason: 'sub_account_missing' });
+      if (!sub)
+        throw new ApiError(409, 'ledger_conflict', 'The consumer has no sub-account to send from', {
+          reason: 'sub_account_missing',
+        });
       return sub.wallet_id;
     },
   };

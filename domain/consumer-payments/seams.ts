@@ -38,7 +38,11 @@ export interface MandateSeam {
    * Checks the HMAC over the canonical mandate, the signed agent, and that the mandate is active and
    * unexpired, locking it until the transaction ends. Throws the mandates area's refusals as ApiError.
    */
-  verify(tx: DatabaseTransactionConnection, scope: EventScope, presented: PresentedMandate): Promise<MandateTerms>;
+  verify(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    presented: PresentedMandate,
+  ): Promise<MandateTerms>;
   /** Reads a registered mandate's signed document, for the spend on `/v1/consumers/mandates/{id}/spend` (one read, no transaction). */
   registered(db: CommonQueryMethods, scope: EventScope, mandateId: string): Promise<unknown>;
   /**
@@ -48,7 +52,11 @@ export interface MandateSeam {
    */
   lockForSettle(tx: DatabaseTransactionConnection, scope: EventScope, mandateId: string): Promise<void>;
   /** Records the settled spend in the mandates area's seam table; a retry finds its own row. */
-  recordSpend(tx: DatabaseTransactionConnection, scope: EventScope, spend: { mandateId: string; amountMinor: bigint; currency: string; attemptId: string }): Promise<void>;
+  recordSpend(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    spend: { mandateId: string; amountMinor: bigint; currency: string; attemptId: string },
+  ): Promise<void>;
 }
 
 /**
@@ -73,10 +81,22 @@ export interface FundsSeam {
    * Holds the amount: on the consumer's balance, or for a consent pull only the attempt's claim (its caps
    * are already reserved and nothing rests with the gateway). A retry of the same attempt finds its hold.
    */
-  hold(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove): Promise<{ holdId: string } | { insufficientFunds: true; availableMinor: bigint }>;
+  hold(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    move: MoneyMove,
+  ): Promise<{ holdId: string } | { insufficientFunds: true; availableMinor: bigint }>;
   /** Debits the hold; a consent pull posts its pass-through (in from the funding source, out to the payee) instead. */
-  debit(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove & { externalRef: string }): Promise<{ debitId: string }>;
-  release(tx: DatabaseTransactionConnection, scope: EventScope, move: MoneyMove): Promise<{ releaseId: string | null }>;
+  debit(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    move: MoneyMove & { externalRef: string },
+  ): Promise<{ debitId: string }>;
+  release(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    move: MoneyMove,
+  ): Promise<{ releaseId: string | null }>;
   /** The consumer's own sub-account TED money leaves from. */
   sourceAccount(tx: DatabaseTransactionConnection, scope: EventScope, consumerId: string): Promise<string>;
 }
@@ -87,12 +107,28 @@ export type PolicyDecision =
   | { decision: 'approval'; reason: string; ruleType: string; ruleId: string; ruleName: string | null };
 
 export interface PolicySeam {
-  evaluate(tx: DatabaseTransactionConnection, scope: EventScope, call: { agentId: string; toolName: string; amountMinor: bigint; currency: string }): Promise<PolicyDecision>;
+  evaluate(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    call: { agentId: string; toolName: string; amountMinor: bigint; currency: string },
+  ): Promise<PolicyDecision>;
 }
 
 export interface ApprovalSeam {
   /** Raises an approval hold whose approval replays this attempt; one per attempt. */
-  raise(tx: DatabaseTransactionConnection, scope: EventScope, held: { attemptId: string; agentId: string; sessionId: string | null; reason: string; ruleId: string | null; ruleName: string | null; payload: Record<string, unknown> }): Promise<{ approvalId: string; expiresAt: string }>;
+  raise(
+    tx: DatabaseTransactionConnection,
+    scope: EventScope,
+    held: {
+      attemptId: string;
+      agentId: string;
+      sessionId: string | null;
+      reason: string;
+      ruleId: string | null;
+      ruleName: string | null;
+      payload: Record<string, unknown>;
+    },
+  ): Promise<{ approvalId: string; expiresAt: string }>;
 }
 
 export interface ConsumerPaymentSeams {

@@ -24,13 +24,24 @@ export interface Settlement {
   chargedMinor: string | null;
 }
 
-const stored = (row: { response_status: number | null; response_body: Record<string, unknown> | null; status: string }): SpendAnswer | null =>
+const stored = (row: {
+  response_status: number | null;
+  response_body: Record<string, unknown> | null;
+  status: string;
+}): SpendAnswer | null =>
   row.response_body && row.status !== 'dispatch_uncertain' && row.status !== 'processing'
-    ? { httpStatus: row.response_status ?? 200, status: row.status as SpendAnswer['status'], body: row.response_body }
+    ? {
+        httpStatus: row.response_status ?? 200,
+        status: row.status as SpendAnswer['status'],
+        body: row.response_body,
+      }
     : null;
 
 export async function settleSpend(
-  db: DatabasePool, seams: ConsumerPaymentSeams, ring: KeyRing, req: SpendRequest,
+  db: DatabasePool,
+  seams: ConsumerPaymentSeams,
+  ring: KeyRing,
+  req: SpendRequest,
   input: { terms: TermsSummary; holdId: string; settlement: Settlement; audit: AuditStep[] },
 ): Promise<SpendAnswer> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
@@ -39,69 +50,147 @@ export async function settleSpend(
     const earlier = stored(attempt);
     if (earlier) return earlier;
     const audit = [...input.audit];
-    const step = (name: string, status: AuditStep['status'], detail: string) => appendStep(audit, name, status, detail);
+    const step = (name: string, status: AuditStep['status'], detail: string) =>
+      appendStep(audit, name, status, detail);
     const amount = BigInt(req.amountMinor);
     const { terms, settlement } = input;
     const funding = terms.funding ?? 'sub_account';
-    const move = { consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: amount, rail: req.rail, funding };
+    const move = {
+      consumerId: terms.consumerId,
+      mandateId: terms.mandateId,
+      attemptId: req.attemptId,
+      currency: req.currency,
+      amountMinor: amount,
+      rail: req.rail,
+      funding,
+    };
     // The lock order of authorize.ts: attempt, mandate, then the consumer's wallet. Recording the spend
     // below locks the mandate anyway (its foreign key); taken after the wallet, that deadlocked with
     // authorizations, which hold the mandate while they wait for the wallet.
     await seams.mandates.lockForSettle(tx, scope, terms.mandateId);
-    const externalRef = funding === 'consent_pull' ? `pix-consent:${settlement.providerPaymentId}` : `${req.rail}:${settlement.providerPaymentId}`;
+    const externalRef =
+      funding === 'consent_pull'
+        ? `pix-consent:${settlement.providerPaymentId}`
+        : `${req.rail}:${settlement.providerPaymentId}`;
     const debit = await seams.funds.debit(tx, scope, { ...move, externalRef });
-    step('debit', 'pass', funding === 'consent_pull'
-      ? `pulled ${req.amountMinor} ${req.currency} through the consented funding source and paid out (${debit.debitId}, clearing)`
-      : `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`);
+    step(
+      'debit',
+      'pass',
+      funding === 'consent_pull'
+        ? `pulled ${req.amountMinor} ${req.currency} through the consented funding source and paid out (${debit.debitId}, clearing)`
+        : `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`,
+    );
     await resolveReservation(tx, scope, req.attemptId, 'spent');
-    await seams.mandates.recordSpend(tx, scope, { mandateId: terms.mandateId, amountMinor: amount, currency: req.currency, attemptId: req.attemptId });
+    await seams.mandates.recordSpend(tx, scope, {
+      mandateId: terms.mandateId,
+      amountMinor: amount,
+      currency: req.currency,
+      attemptId: req.attemptId,
+    });
 
     const exceptions: Array<{ code: string; detail: string }> = [];
     const charged = settlement.chargedMinor ?? req.amountMinor;
-    if (charged !== req.amountMinor) exceptions.push({ code: 'settlement_divergence', detail: `provider charged ${charged}, authorized ${req.amountMinor}` });
+    if (charged !== req.amountMinor)
+      exceptions.push({
+        code: 'settlement_divergence',
+        detail: `provider charged ${charged}, authorized ${req.amountMinor}`,
+      });
     if (req.quote?.price_minor !== undefined && String(req.quote.price_minor) !== req.amountMinor) {
-      exceptions.push({ code: 'quote_divergence', detail: `quoted ${req.quote.price_minor}, settled ${req.amountMinor}` });
+      exceptions.push({
+        code: 'quote_divergence',
+        detail: `quoted ${req.quote.price_minor}, settled ${req.amountMinor}`,
+      });
     }
     const quote = req.quote && (req.quote.seller || req.quote.resource) ? { ...req.quote } : null;
     const receipt = await sealReceipt(tx, ring, scope, {
-      consumerId: terms.consumerId, attemptId: req.attemptId,
-      mandate: { id: terms.mandateId, nonce: terms.nonce, scope: terms.scope, currency: terms.currency, sig: terms.signature },
+      consumerId: terms.consumerId,
+      attemptId: req.attemptId,
+      mandate: {
+        id: terms.mandateId,
+        nonce: terms.nonce,
+        scope: terms.scope,
+        currency: terms.currency,
+        sig: terms.signature,
+      },
       quote,
       payment: {
-        rail: req.rail, amount_minor: req.amountMinor, amount_authorized: req.amountMinor, amount_charged: charged, amount_refunded: '0',
-        metering: { basis: 'fixed', units: 1, unit_price: req.amountMinor }, sandbox: req.environment === 'test', attempt_id: req.attemptId,
-        money_moved: true, at: settlement.settledAt, payee: req.payeeCanonical, provider_payment_id: settlement.providerPaymentId, end_to_end_id: settlement.endToEndId,
+        rail: req.rail,
+        amount_minor: req.amountMinor,
+        amount_authorized: req.amountMinor,
+        amount_charged: charged,
+        amount_refunded: '0',
+        metering: { basis: 'fixed', units: 1, unit_price: req.amountMinor },
+        sandbox: req.environment === 'test',
+        attempt_id: req.attemptId,
+        money_moved: true,
+        at: settlement.settledAt,
+        payee: req.payeeCanonical,
+        provider_payment_id: settlement.providerPaymentId,
+        end_to_end_id: settlement.endToEndId,
       },
       actor: req.actor ? { ...req.actor } : null,
       approval: req.approval,
       exceptions,
     });
-    step('receipt', receipt ? 'pass' : 'skip', receipt ? `sealed ${receipt.id} (chain seq ${receipt.chain_seq})` : 'the consumer has no receipt secret to sign with');
+    step(
+      'receipt',
+      receipt ? 'pass' : 'skip',
+      receipt
+        ? `sealed ${receipt.id} (chain seq ${receipt.chain_seq})`
+        : 'the consumer has no receipt secret to sign with',
+    );
     const answer: SpendAnswer = {
       httpStatus: 200,
       status: 'completed',
       body: {
-        status: 'completed', requestId: req.requestId, attempt_id: req.attemptId, idempotent_replay: false, audit,
-        mandate: { id: terms.mandateId, consumer_id: terms.consumerId, currency: terms.currency, cap_minor: terms.capMinor },
+        status: 'completed',
+        requestId: req.requestId,
+        attempt_id: req.attemptId,
+        idempotent_replay: false,
+        audit,
+        mandate: {
+          id: terms.mandateId,
+          consumer_id: terms.consumerId,
+          currency: terms.currency,
+          cap_minor: terms.capMinor,
+        },
         payment: {
-          rail: req.rail, amount_minor: req.amountMinor, currency: req.currency, payee: req.payeeCanonical, provider_payment_id: settlement.providerPaymentId,
-          end_to_end_id: settlement.endToEndId, settled_at: settlement.settledAt, sandbox: req.environment === 'test',
+          rail: req.rail,
+          amount_minor: req.amountMinor,
+          currency: req.currency,
+          payee: req.payeeCanonical,
+          provider_payment_id: settlement.providerPaymentId,
+          end_to_end_id: settlement.endToEndId,
+          settled_at: settlement.settledAt,
+          sandbox: req.environment === 'test',
         },
         wallet: { holdId: input.holdId, debitId: debit.debitId, releaseId: null, insufficientFunds: false },
         receipt: receipt ? presentReceipt(receipt) : null,
       },
     };
-    await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: terms.consumerId, providerPaymentId: settlement.providerPaymentId, receiptId: receipt?.id ?? null });
+    await storeAnswer(tx, scope, req.attemptId, answer, {
+      consumerId: terms.consumerId,
+      providerPaymentId: settlement.providerPaymentId,
+      receiptId: receipt?.id ?? null,
+    });
     await recordEvent(tx, scope, 'payment.succeeded', {
-      attempt_id: req.attemptId, consumer_id: terms.consumerId, mandate_id: terms.mandateId, rail: req.rail, amount_minor: req.amountMinor, currency: req.currency,
-      provider_payment_id: settlement.providerPaymentId, receipt_id: receipt?.id ?? null,
+      attempt_id: req.attemptId,
+      consumer_id: terms.consumerId,
+      mandate_id: terms.mandateId,
+      rail: req.rail,
+      amount_minor: req.amountMinor,
+      currency: req.currency,
+      provider_payment_id: settlement.providerPaymentId,
+      receipt_id: receipt?.id ?? null,
     });
     return answer;
   });
 }
 
 export async function releaseSpend(
-  db: DatabasePool, seams: ConsumerPaymentSeams, req: SpendRequest,
+  db: DatabasePool,
+  seams: ConsumerPaymentSeams,
+  req: SpendRequest,
   input: { terms: TermsSummary; refusal: SpendRefusalInfo; audit: AuditStep[] },
 ): Promise<SpendAnswer> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
@@ -112,29 +201,64 @@ export async function releaseSpend(
     const audit = [...input.audit];
     const { terms } = input;
     const released = await seams.funds.release(tx, scope, {
-      consumerId: terms.consumerId, mandateId: terms.mandateId, attemptId: req.attemptId, currency: req.currency, amountMinor: BigInt(req.amountMinor), rail: req.rail,
+      consumerId: terms.consumerId,
+      mandateId: terms.mandateId,
+      attemptId: req.attemptId,
+      currency: req.currency,
+      amountMinor: BigInt(req.amountMinor),
+      rail: req.rail,
       funding: terms.funding ?? 'sub_account',
     });
     await resolveReservation(tx, scope, req.attemptId, 'released');
-    appendStep(audit, 'release', 'pass', `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}`);
+    appendStep(
+      audit,
+      'release',
+      'pass',
+      `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}`,
+    );
     const answer = refusalAnswer(req, input.refusal, audit, 'failed');
     await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: terms.consumerId });
     await recordEvent(tx, scope, 'payment.failed', {
-      attempt_id: req.attemptId, consumer_id: terms.consumerId, mandate_id: terms.mandateId, rail: req.rail, amount_minor: req.amountMinor, code: input.refusal.code,
+      attempt_id: req.attemptId,
+      consumer_id: terms.consumerId,
+      mandate_id: terms.mandateId,
+      rail: req.rail,
+      amount_minor: req.amountMinor,
+      code: input.refusal.code,
     });
     return answer;
   });
 }
 
 /** Stores an answer reached before any money was held (refusal, approval) or while it is uncertain. */
-export async function recordAnswer(db: DatabasePool, req: SpendRequest, answer: SpendAnswer, extra: { consumerId?: string | null; approvalId?: string | null } = {}): Promise<void> {
+export async function recordAnswer(
+  db: DatabasePool,
+  req: SpendRequest,
+  answer: SpendAnswer,
+  extra: { consumerId?: string | null; approvalId?: string | null } = {},
+): Promise<void> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
-  const type: EventType = answer.status === 'requires_approval' ? 'payment.requires_approval' : answer.status === 'dispatch_uncertain' ? 'payment.uncertain' : 'payment.failed';
+  const type: EventType =
+    answer.status === 'requires_approval'
+      ? 'payment.requires_approval'
+      : answer.status === 'dispatch_uncertain'
+        ? 'payment.uncertain'
+        : 'payment.failed';
   await db.transaction(async (tx) => {
-    await storeAnswer(tx, scope, req.attemptId, answer, { ...extra, holdsMoney: answer.status === 'dispatch_uncertain' });
+    await storeAnswer(tx, scope, req.attemptId, answer, {
+      ...extra,
+      holdsMoney: answer.status === 'dispatch_uncertain',
+    });
     // A policy denial's body is the flat one: its reason is the code.
     const error = answer.body.error as { code?: string } | undefined;
     const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
-    await recordEvent(tx, scope, type, { attempt_id: req.attemptId, mandate_id: req.mandateId, rail: req.rail, amount_minor: req.amountMinor, code, approval_id: extra.approvalId ?? null });
+    await recordEvent(tx, scope, type, {
+      attempt_id: req.attemptId,
+      mandate_id: req.mandateId,
+      rail: req.rail,
+      amount_minor: req.amountMinor,
+      code,
+      approval_id: extra.approvalId ?? null,
+    });
   });
 }

@@ -11,13 +11,22 @@ import { prefixedId } from '../ids';
 const subAccountRow = z.object({ wallet_id: z.string(), created_at: z.string() });
 export type SubAccountRow = z.infer<typeof subAccountRow>;
 
-export async function findSubAccount(db: CommonQueryMethods, scope: Pick<EventScope, 'orgId' | 'projectId'>, consumerId: string): Promise<SubAccountRow | null> {
+export async function findSubAccount(
+  db: CommonQueryMethods,
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  consumerId: string,
+): Promise<SubAccountRow | null> {
   return db.maybeOne(sql.type(subAccountRow)`
     SELECT wallet_id, created_at FROM consumer_sub_accounts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}`);
 }
 
 /** The consumer's sub-account wallet, opened in `currency` when the consumer has none yet. */
-export async function ensureSubAccount(tx: CommonQueryMethods, scope: EventScope, consumerId: string, currency: string): Promise<SubAccountRow & { created: boolean }> {
+export async function ensureSubAccount(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  consumerId: string,
+  currency: string,
+): Promise<SubAccountRow & { created: boolean }> {
   const existing = await findSubAccount(tx, scope, consumerId);
   if (existing) return { ...existing, created: false };
   const consumer = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
@@ -35,6 +44,11 @@ export async function ensureSubAccount(tx: CommonQueryMethods, scope: EventScope
   const row = await tx.one(sql.type(subAccountRow)`
     INSERT INTO consumer_sub_accounts (org_id, project_id, consumer_id, wallet_id) VALUES (${scope.orgId}, ${scope.projectId}, ${consumerId}, ${walletId})
     RETURNING wallet_id, created_at`);
-  await recordEvent(tx, scope, 'wallet.created', { wallet_id: walletId, currency, agent_id: null, consumer_id: consumerId });
+  await recordEvent(tx, scope, 'wallet.created', {
+    wallet_id: walletId,
+    currency,
+    agent_id: null,
+    consumer_id: consumerId,
+  });
   return { ...row, created: true };
 }

@@ -27,14 +27,36 @@ export interface SpendRequest {
   /** The payee as the caller sent it, and the canonical form the fingerprint and receipt use. */
   payee: string;
   payeeCanonical: string;
-  pix: { key: string; keyType: string; txid: string | null; merchantName: string | null; codeAmountMinor: string | null } | null;
-  ted: { ispb: string; branch: string; account: string; taxId: string | null; name: string | null; accountType: string | null; personType: string | null; clientFinality: string | null } | null;
+  pix: {
+    key: string;
+    keyType: string;
+    txid: string | null;
+    merchantName: string | null;
+    codeAmountMinor: string | null;
+  } | null;
+  ted: {
+    ispb: string;
+    branch: string;
+    account: string;
+    taxId: string | null;
+    name: string | null;
+    accountType: string | null;
+    personType: string | null;
+    clientFinality: string | null;
+  } | null;
   purpose: string;
   agentId: string;
   signature: string;
   mandate: unknown;
   mandateId: string;
-  quote: { seller?: string; resource?: string; price_minor?: number; payee?: string; session_id?: string; at?: string } | null;
+  quote: {
+    seller?: string;
+    resource?: string;
+    price_minor?: number;
+    payee?: string;
+    session_id?: string;
+    at?: string;
+  } | null;
   approval: { items_hash: string; batch_hash: string } | null;
   actor: { type?: string; id?: string; on_behalf_of?: string } | null;
   sessionId: string | null;

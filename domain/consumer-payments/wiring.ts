@@ -23,13 +23,31 @@ function policyGate(): PolicySeam {
   return {
     async evaluate(tx, scope, call) {
       const gate = await runGate(tx, scope.orgId, scope.projectId, {
-        agentId: call.agentId, toolName: call.toolName, amountMinor: call.amountMinor, currency: call.currency, now: new Date(), approved: false,
+        agentId: call.agentId,
+        toolName: call.toolName,
+        amountMinor: call.amountMinor,
+        currency: call.currency,
+        now: new Date(),
+        approved: false,
       });
       const { decision } = gate;
       if (decision.decision === 'allow') return { decision: 'allow', ruleId: decision.rule?.id ?? null };
-      if (decision.decision === 'deny') return { decision: 'deny', reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name };
+      if (decision.decision === 'deny')
+        return {
+          decision: 'deny',
+          reason: decision.reason,
+          ruleType: decision.rule.type,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+        };
       heldEvaluations.set(tx, gate.evaluationId);
-      return { decision: 'approval', reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name };
+      return {
+        decision: 'approval',
+        reason: decision.reason,
+        ruleType: decision.rule.type,
+        ruleId: decision.rule.id,
+        ruleName: decision.rule.name,
+      };
     },
   };
 }
@@ -39,14 +57,33 @@ function approvalHolds(): ApprovalSeam {
     async raise(tx, scope, held) {
       const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
         SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
-      const request = held.payload as { rail?: string; amountMinor?: string; currency?: string; payeeCanonical?: string; purpose?: string; mandateId?: string };
+      const request = held.payload as {
+        rail?: string;
+        amountMinor?: string;
+        currency?: string;
+        payeeCanonical?: string;
+        purpose?: string;
+        mandateId?: string;
+      };
       const approval = await createApproval(tx, scope, {
-        agentId: held.agentId, sessionId: held.sessionId, ruleId: held.ruleId, ruleName: held.ruleName, toolName: consumerSpendTool(request.rail ?? 'pix'),
+        agentId: held.agentId,
+        sessionId: held.sessionId,
+        ruleId: held.ruleId,
+        ruleName: held.ruleName,
+        toolName: consumerSpendTool(request.rail ?? 'pix'),
         toolInput: {
-          attempt_id: held.attemptId, mandate_id: request.mandateId, amount_minor: request.amountMinor, currency: request.currency,
-          payee: request.payeeCanonical, purpose: request.purpose, reason: held.reason,
+          attempt_id: held.attemptId,
+          mandate_id: request.mandateId,
+          amount_minor: request.amountMinor,
+          currency: request.currency,
+          payee: request.payeeCanonical,
+          purpose: request.purpose,
+          reason: held.reason,
         },
-        kind: CONSUMER_SPEND_KIND, payload: held.payload, originRef: held.attemptId, ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
+        kind: CONSUMER_SPEND_KIND,
+        payload: held.payload,
+        originRef: held.attemptId,
+        ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
       });
       const evaluationId = heldEvaluations.get(tx);
       if (evaluationId) await linkEvaluationToApproval(tx, scope.orgId, evaluationId, approval.id);
@@ -56,5 +93,10 @@ function approvalHolds(): ApprovalSeam {
 }
 
 export function wiredSeams(ring: KeyRing): ConsumerPaymentSeams {
-  return { mandates: mandatePaymentSeam(ring), funds: ledgerFundsSeam(), policies: policyGate(), approvals: approvalHolds() };
+  return {
+    mandates: mandatePaymentSeam(ring),
+    funds: ledgerFundsSeam(),
+    policies: policyGate(),
+    approvals: approvalHolds(),
+  };
 }

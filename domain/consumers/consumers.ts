@@ -44,11 +44,20 @@ export async function insertConsumer(
   return row;
 }
 
-export async function createConsumer(db: DatabasePool, tenant: Tenant, input: { displayName: string | null; metadata: Record<string, unknown> }): Promise<ConsumerRow> {
+export async function createConsumer(
+  db: DatabasePool,
+  tenant: Tenant,
+  input: { displayName: string | null; metadata: Record<string, unknown> },
+): Promise<ConsumerRow> {
   return db.transaction((tx) => insertConsumer(tx, tenant, input));
 }
 
-export async function findConsumer(db: CommonQueryMethods, tenant: Tenant, id: string, options: { forUpdate?: boolean } = {}): Promise<ConsumerRow | null> {
+export async function findConsumer(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<ConsumerRow | null> {
   return db.maybeOne(sql.type(consumerRow)`
     SELECT ${COLUMNS} FROM consumers WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND id = ${id}
     ${options.forUpdate ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
@@ -60,8 +69,15 @@ export async function getConsumer(db: CommonQueryMethods, tenant: Tenant, id: st
   return row;
 }
 
-export async function listConsumers(db: CommonQueryMethods, tenant: Tenant, filter: { verified?: boolean; limit: number }): Promise<ConsumerRow[]> {
-  const status = filter.verified === undefined ? sql.fragment`` : sql.fragment`AND status = ${filter.verified ? 'verified' : 'unverified'}`;
+export async function listConsumers(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  filter: { verified?: boolean; limit: number },
+): Promise<ConsumerRow[]> {
+  const status =
+    filter.verified === undefined
+      ? sql.fragment``
+      : sql.fragment`AND status = ${filter.verified ? 'verified' : 'unverified'}`;
   const rows = await db.any(sql.type(consumerRow)`
     SELECT ${COLUMNS} FROM consumers
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} ${status}
@@ -76,7 +92,10 @@ export interface ConsumerPatch {
 }
 
 /** Metadata merges like Stripe's: a key set to null is removed, other keys are kept. */
-export function mergeMetadata(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+export function mergeMetadata(
+  current: Record<string, unknown>,
+  patch: Record<string, unknown>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
@@ -85,12 +104,18 @@ export function mergeMetadata(current: Record<string, unknown>, patch: Record<st
   return merged;
 }
 
-export async function updateConsumer(db: DatabasePool, tenant: Tenant, id: string, patch: ConsumerPatch): Promise<ConsumerRow> {
+export async function updateConsumer(
+  db: DatabasePool,
+  tenant: Tenant,
+  id: string,
+  patch: ConsumerPatch,
+): Promise<ConsumerRow> {
   return db.transaction(async (tx) => {
     const current = await findConsumer(tx, tenant, id, { forUpdate: true });
     if (!current) throw notFound('Consumer');
     const displayName = patch.display_name === undefined ? current.display_name : patch.display_name;
-    const metadata = patch.metadata === undefined ? current.metadata : mergeMetadata(current.metadata, patch.metadata);
+    const metadata =
+      patch.metadata === undefined ? current.metadata : mergeMetadata(current.metadata, patch.metadata);
     const taxType = patch.tax_type ?? current.tax_type;
     const row = await tx.one(sql.type(consumerRow)`
       UPDATE consumers SET display_name = ${displayName}, metadata = ${sql.jsonb(metadata as never)}, tax_type = ${taxType}
@@ -113,7 +138,8 @@ export async function markConsumerVerified(
 ): Promise<ConsumerRow> {
   const current = await findConsumer(tx, tenant, id, { forUpdate: true });
   if (!current) throw notFound('Consumer');
-  const personType = evidence.document === null ? current.person_type : evidence.document.length === 11 ? 'natural' : 'legal';
+  const personType =
+    evidence.document === null ? current.person_type : evidence.document.length === 11 ? 'natural' : 'legal';
   const row = await tx.one(sql.type(consumerRow)`
     UPDATE consumers SET
       status = 'verified',

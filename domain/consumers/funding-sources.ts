@@ -48,19 +48,28 @@ export async function insertFundingSource(
 ): Promise<FundingSourceRow> {
   const id = prefixedId('cfs');
   // The row id is the associated data, so a sealed token copied onto another row does not open.
-  const sealed = input.providerToken === null ? null : seal(ring, input.providerToken, `funding-source:${id}`);
+  const sealed =
+    input.providerToken === null ? null : seal(ring, input.providerToken, `funding-source:${id}`);
   const row = await tx.one(sql.type(fundingSourceRow)`
     INSERT INTO consumer_funding_sources
       (id, org_id, project_id, consumer_id, rail, currency, display_label, provider_token_sealed, provider_token_hint, holder_document, consent_id)
     VALUES (${id}, ${tenant.orgId}, ${tenant.projectId}, ${input.consumerId}, ${input.rail}, ${input.currency}, ${input.displayLabel},
             ${sealed}, ${input.providerToken === null ? null : tokenHint(input.providerToken)}, ${input.holderDocument}, ${input.consentId})
     RETURNING ${COLUMNS}`);
-  await recordEvent(tx, tenant, 'consumer.funding_source.created', { consumer_id: input.consumerId, funding_source_id: id, rail: input.rail });
+  await recordEvent(tx, tenant, 'consumer.funding_source.created', {
+    consumer_id: input.consumerId,
+    funding_source_id: id,
+    rail: input.rail,
+  });
   return row;
 }
 
 /** The consumer's newest active partner account, or null: contact verification requires one. */
-export async function findActivePartnerAccount(db: CommonQueryMethods, tenant: Tenant, consumerId: string): Promise<FundingSourceRow | null> {
+export async function findActivePartnerAccount(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  consumerId: string,
+): Promise<FundingSourceRow | null> {
   return db.maybeOne(sql.type(fundingSourceRow)`
     SELECT ${COLUMNS} FROM consumer_funding_sources
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND consumer_id = ${consumerId}

@@ -42,7 +42,15 @@ export function rollUp(mandates: RollupMandate[], spent: Map<string, Map<string,
   const entry = (currency: string) => {
     let found = byCurrency.get(currency);
     if (!found) {
-      found = { currency, authorized_minor: 0n, spent_minor: 0n, available_minor: 0n, overspent: false, funding_source_ids: [], mandate_ids: [] };
+      found = {
+        currency,
+        authorized_minor: 0n,
+        spent_minor: 0n,
+        available_minor: 0n,
+        overspent: false,
+        funding_source_ids: [],
+        mandate_ids: [],
+      };
       byCurrency.set(currency, found);
     }
     return found;
@@ -53,7 +61,8 @@ export function rollUp(mandates: RollupMandate[], spent: Map<string, Map<string,
       row.authorized_minor += authorized;
       row.spent_minor += spent.get(mandate.id)?.get(currency) ?? 0n;
       if (!row.mandate_ids.includes(mandate.id)) row.mandate_ids.push(mandate.id);
-      if (!row.funding_source_ids.includes(mandate.fundingSourceId)) row.funding_source_ids.push(mandate.fundingSourceId);
+      if (!row.funding_source_ids.includes(mandate.fundingSourceId))
+        row.funding_source_ids.push(mandate.fundingSourceId);
     }
   }
   const rows = [...byCurrency.values()].sort((a, b) => (a.currency < b.currency ? -1 : 1));
@@ -70,13 +79,24 @@ export function rollupMandate(row: MandateRow): RollupMandate {
     currency: row.currency,
     capMinor: row.cap_minor,
     fundingSourceId: row.funding_source_id,
-    slots: (row.document.slots ?? []).map((slot) => ({ currency: slot.currency, capMinor: BigInt(slot.cap_minor) })),
+    slots: (row.document.slots ?? []).map((slot) => ({
+      currency: slot.currency,
+      capMinor: BigInt(slot.cap_minor),
+    })),
   };
 }
 
-export async function consumerWallet(db: CommonQueryMethods, tenant: Tenant, consumerId: string): Promise<{ consumer_id: string; currencies: CurrencyRollup[] }> {
+export async function consumerWallet(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  consumerId: string,
+): Promise<{ consumer_id: string; currencies: CurrencyRollup[] }> {
   await getConsumer(db, tenant, consumerId);
   const active = (await listConsumerMandates(db, tenant, consumerId, 'active')).filter((row) => !row.lapsed);
-  const spent = await spentByMandate(db, tenant, active.map((row) => row.id));
+  const spent = await spentByMandate(
+    db,
+    tenant,
+    active.map((row) => row.id),
+  );
   return { consumer_id: consumerId, currencies: rollUp(active.map(rollupMandate), spent) };
 }

@@ -4,7 +4,12 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { KeyRing } from '../crypto/secret-box';
 
-export function deriveCode(ring: KeyRing, keyVersion: number, verificationId: string, length: number): string {
+export function deriveCode(
+  ring: KeyRing,
+  keyVersion: number,
+  verificationId: string,
+  length: number,
+): string {
   const key = ring.keys.get(keyVersion);
   if (!key) throw new Error(`code key version ${keyVersion} is not in the key ring`);
   const digest = createHmac('sha256', key).update(`contact-code:${verificationId}`).digest();
@@ -17,8 +22,16 @@ export function hashCode(pepper: string, verificationId: string, code: string): 
   return createHmac('sha256', pepper).update(`contact-code:${verificationId}:${code}`).digest('hex');
 }
 
-export function codeMatches(pepper: string, verificationId: string, code: string, storedHash: string): boolean {
-  return timingSafeEqual(Buffer.from(hashCode(pepper, verificationId, code), 'hex'), Buffer.from(storedHash, 'hex'));
+export function codeMatches(
+  pepper: string,
+  verificationId: string,
+  code: string,
+  storedHash: string,
+): boolean {
+  return timingSafeEqual(
+    Buffer.from(hashCode(pepper, verificationId, code), 'hex'),
+    Buffer.from(storedHash, 'hex'),
+  );
 }
 
 /** Associated data for a target or code sealed into workflow input: it only opens for its own verification. */

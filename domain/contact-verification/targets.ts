@@ -20,7 +20,8 @@ export function normalizeTarget(channel: Channel, raw: string): string | null {
 export function requireTarget(channel: Channel, raw: string): string {
   const target = normalizeTarget(channel, raw);
   if (target === null) {
-    const expected = channel === 'email' ? 'an email address' : 'a phone number in E.164 form (+5511987654321)';
+    const expected =
+      channel === 'email' ? 'an email address' : 'a phone number in E.164 form (+5511987654321)';
     throw new ApiError(400, 'invalid_target', `target must be ${expected}`, { channel });
   }
   return target;

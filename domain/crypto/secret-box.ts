@@ -11,7 +11,10 @@ export interface KeyRing {
 /** Parses `1:<base64 32 bytes>,2:<base64 32 bytes>`; the highest version encrypts, all decrypt. */
 export function parseKeyRing(spec: string): KeyRing {
   const keys = new Map<number, Buffer>();
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^(\d+):(.+)$/.exec(part);
     if (!match) throw new Error('encryption keys must look like "1:<base64>,2:<base64>"');
     const key = Buffer.from(match[2], 'base64');
@@ -24,7 +27,10 @@ export function parseKeyRing(spec: string): KeyRing {
 
 /** A fixed key for local development and tests only; production sets GATEWAY_ENCRYPTION_KEYS. */
 export function developmentKeyRing(): KeyRing {
-  return { current: 1, keys: new Map([[1, createHash('sha256').update('gateway-development-key').digest()]]) };
+  return {
+    current: 1,
+    keys: new Map([[1, createHash('sha256').update('gateway-development-key').digest()]]),
+  };
 }
 
 export function seal(ring: KeyRing, plaintext: string, associatedData = ''): string {
@@ -33,17 +39,25 @@ export function seal(ring: KeyRing, plaintext: string, associatedData = ''): str
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(associatedData));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [`v${ring.current}`, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+  return [
+    `v${ring.current}`,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    ciphertext.toString('base64url'),
+  ].join('.');
 }
 
 export function open(ring: KeyRing, sealed: string, associatedData = ''): string {
   const [version, iv, tag, ciphertext] = sealed.split('.');
   const key = ring.keys.get(Number(version?.slice(1)));
-  if (!key || !iv || !tag || ciphertext === undefined) throw new Error('sealed secret is malformed or its key version is unknown');
+  if (!key || !iv || !tag || ciphertext === undefined)
+    throw new Error('sealed secret is malformed or its key version is unknown');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
   decipher.setAAD(Buffer.from(associatedData));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString(
+    'utf8',
+  );
 }
 
 /** The key version a sealed value was written under, to find rows due for re-encryption. */

@@ -4,8 +4,20 @@
 // `event_catalog_types()` equal to it; test/event-catalog.test.ts checks both ways). Names are dot-separated lowercase.
 
 export type EventArea =
-  | 'tools' | 'commerce' | 'payments' | 'receipts' | 'approvals' | 'consumers' | 'contact_verification'
-  | 'consents' | 'mandates' | 'wallets' | 'ledger' | 'oauth' | 'webhooks' | 'payment_links';
+  | 'tools'
+  | 'commerce'
+  | 'payments'
+  | 'receipts'
+  | 'approvals'
+  | 'consumers'
+  | 'contact_verification'
+  | 'consents'
+  | 'mandates'
+  | 'wallets'
+  | 'ledger'
+  | 'oauth'
+  | 'webhooks'
+  | 'payment_links';
 
 export interface EventTypeSpec {
   area: EventArea;
@@ -17,72 +29,175 @@ export interface EventTypeSpec {
 export const EVENT_CATALOG = {
   // Tool calls of sessions (REST and MCP alike). Reserved: inbound TED, named by the spec, emitted by a
   // capability being built (inbound provider notifications).
-  'tool_call.succeeded': { area: 'tools', description: 'A dispatched tool call finished successfully (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
-  'tool_call.failed': { area: 'tools', description: 'A dispatched tool call ended in an error (written to the audit chain for every dispatched tool call, chat-loop calls included).' },
-  'commerce.ted_in.succeeded': { area: 'commerce', reserved: true, description: 'An inbound TED transfer arrived.' },
+  'tool_call.succeeded': {
+    area: 'tools',
+    description:
+      'A dispatched tool call finished successfully (written to the audit chain for every dispatched tool call, chat-loop calls included).',
+  },
+  'tool_call.failed': {
+    area: 'tools',
+    description:
+      'A dispatched tool call ended in an error (written to the audit chain for every dispatched tool call, chat-loop calls included).',
+  },
+  'commerce.ted_in.succeeded': {
+    area: 'commerce',
+    reserved: true,
+    description: 'An inbound TED transfer arrived.',
+  },
 
   // Payments: wallet execute (`data.wallet`) and mandate-bound consumer spends (`data.mandate_id`, `data.rail`).
-  'payment.succeeded': { area: 'payments', description: 'A payment settled: wallet execute debited its hold, or a consumer spend settled and sealed its receipt (`receipt_id`).' },
-  'payment.failed': { area: 'payments', description: 'A payment was refused or failed after it started; any hold was released and nothing was debited (`code` says why).' },
-  'payment.denied': { area: 'payments', description: 'A wallet execute was denied by a policy rule before any money was held.' },
-  'payment.requires_approval': { area: 'payments', description: 'A payment is held until a person decides its approval (`approval_id`).' },
-  'payment.uncertain': { area: 'payments', description: 'The provider outcome of a consumer spend is unknown (`psp_dispatch_uncertain`); its hold stays until the same attempt_id is presented again.' },
+  'payment.succeeded': {
+    area: 'payments',
+    description:
+      'A payment settled: wallet execute debited its hold, or a consumer spend settled and sealed its receipt (`receipt_id`).',
+  },
+  'payment.failed': {
+    area: 'payments',
+    description:
+      'A payment was refused or failed after it started; any hold was released and nothing was debited (`code` says why).',
+  },
+  'payment.denied': {
+    area: 'payments',
+    description: 'A wallet execute was denied by a policy rule before any money was held.',
+  },
+  'payment.requires_approval': {
+    area: 'payments',
+    description: 'A payment is held until a person decides its approval (`approval_id`).',
+  },
+  'payment.uncertain': {
+    area: 'payments',
+    description:
+      'The provider outcome of a consumer spend is unknown (`psp_dispatch_uncertain`); its hold stays until the same attempt_id is presented again.',
+  },
 
   // Receipts of consumer spends.
-  'receipt.sealed': { area: 'receipts', description: 'A receipt was sealed on the consumer\'s chain for a settled spend (state `paid`).' },
+  'receipt.sealed': {
+    area: 'receipts',
+    description: "A receipt was sealed on the consumer's chain for a settled spend (state `paid`).",
+  },
   'receipt.delivered': { area: 'receipts', description: 'A delivery proof was sealed on a receipt.' },
   'receipt.exception': { area: 'receipts', description: 'An exception was recorded on a receipt.' },
   'receipt.voided': { area: 'receipts', description: 'A receipt was voided.' },
 
   // Approvals of held calls.
-  'approval.requested': { area: 'approvals', description: 'A policy rule held a call; an approval is pending a person\'s decision.' },
+  'approval.requested': {
+    area: 'approvals',
+    description: "A policy rule held a call; an approval is pending a person's decision.",
+  },
   'approval.approved': { area: 'approvals', description: 'A pending approval was approved.' },
   'approval.denied': { area: 'approvals', description: 'A pending approval was denied.' },
   'approval.expired': { area: 'approvals', description: 'A pending approval expired undecided.' },
-  'approval.executed': { area: 'approvals', description: 'An approved call was replayed; `execution_result` is set.' },
-  'approval.execution_failed': { area: 'approvals', description: 'An approved call was replayed and failed; `execution_result` says how.' },
+  'approval.executed': {
+    area: 'approvals',
+    description: 'An approved call was replayed; `execution_result` is set.',
+  },
+  'approval.execution_failed': {
+    area: 'approvals',
+    description: 'An approved call was replayed and failed; `execution_result` says how.',
+  },
 
   // Consumers (titulars) and their contact verification.
   'consumer.created': { area: 'consumers', description: 'A consumer was created.' },
-  'consumer.updated': { area: 'consumers', description: 'A consumer\'s fields changed (`fields` names them).' },
-  'consumer.verified': { area: 'consumers', description: 'A consumer\'s identity was verified (or its verified document changed).' },
-  'consumer.funding_source.created': { area: 'consumers', description: 'A funding source was added to a consumer.' },
-  'contact_verification.sent': { area: 'contact_verification', description: 'A one-time code was sent to a consumer\'s contact.' },
-  'contact_verification.verified': { area: 'contact_verification', description: 'A consumer\'s contact was verified with its one-time code.' },
+  'consumer.updated': {
+    area: 'consumers',
+    description: "A consumer's fields changed (`fields` names them).",
+  },
+  'consumer.verified': {
+    area: 'consumers',
+    description: "A consumer's identity was verified (or its verified document changed).",
+  },
+  'consumer.funding_source.created': {
+    area: 'consumers',
+    description: 'A funding source was added to a consumer.',
+  },
+  'contact_verification.sent': {
+    area: 'contact_verification',
+    description: "A one-time code was sent to a consumer's contact.",
+  },
+  'contact_verification.verified': {
+    area: 'contact_verification',
+    description: "A consumer's contact was verified with its one-time code.",
+  },
 
   // Hosted consents and the mandates they produce.
   'consent.created': { area: 'consents', description: 'A consent token was issued (valid 24 hours).' },
-  'consent.consumed': { area: 'consents', description: 'A consumer submitted a consent; its mandate is signed.' },
+  'consent.consumed': {
+    area: 'consents',
+    description: 'A consumer submitted a consent; its mandate is signed.',
+  },
   'consent.expired': { area: 'consents', description: 'A consent token expired unused.' },
   'mandate.signed': { area: 'mandates', description: 'A mandate was signed server-side.' },
-  'mandate.amended': { area: 'mandates', description: 'A mandate was amended (a new consent record of kind `amend`).' },
+  'mandate.amended': {
+    area: 'mandates',
+    description: 'A mandate was amended (a new consent record of kind `amend`).',
+  },
   'mandate.revoked': { area: 'mandates', description: 'A mandate was revoked.' },
   'mandate.expired': { area: 'mandates', description: 'A mandate reached its expiry.' },
 
   // Wallets.
-  'wallet.created': { area: 'wallets', description: 'A wallet was created (an agent wallet, or a consumer\'s sub-account with `consumer_id`).' },
+  'wallet.created': {
+    area: 'wallets',
+    description: "A wallet was created (an agent wallet, or a consumer's sub-account with `consumer_id`).",
+  },
   'wallet.frozen': { area: 'wallets', description: 'A wallet was frozen; it accepts no ledger entries.' },
   'wallet.unfrozen': { area: 'wallets', description: 'A frozen wallet was made active again.' },
   'wallet.closed': { area: 'wallets', description: 'A wallet was closed (final).' },
-  'wallet.funding_source_bound': { area: 'wallets', description: 'A provider connection was bound to a wallet as a funding source for a currency.' },
-  'wallet.funding_source_unbound': { area: 'wallets', description: 'A funding source was removed from a wallet.' },
-  'wallet.anomaly_detected': { area: 'wallets', description: 'Reconciliation found a debit without receipt or a receipt without debit; an anomaly is open.' },
-  'wallet.anomaly_resolved': { area: 'wallets', description: 'An open reconciliation anomaly was resolved (`status`, `note`).' },
+  'wallet.funding_source_bound': {
+    area: 'wallets',
+    description: 'A provider connection was bound to a wallet as a funding source for a currency.',
+  },
+  'wallet.funding_source_unbound': {
+    area: 'wallets',
+    description: 'A funding source was removed from a wallet.',
+  },
+  'wallet.anomaly_detected': {
+    area: 'wallets',
+    description:
+      'Reconciliation found a debit without receipt or a receipt without debit; an anomaly is open.',
+  },
+  'wallet.anomaly_resolved': {
+    area: 'wallets',
+    description: 'An open reconciliation anomaly was resolved (`status`, `note`).',
+  },
 
   // The ledger: one event per entry, whatever its kind (`fund`, `hold`, `release`, `debit`, `reconcile`, `reverse`, `fee`).
-  'ledger.entry_posted': { area: 'ledger', description: 'A ledger entry was posted; `kind` and `amount_minor` say what moved, with the balance after it.' },
-  'ledger.entry_refused': { area: 'ledger', description: 'A ledger post was refused (`wallet_not_active`, `ledger_conflict`, `balance_constraint_violation`); nothing was written.' },
+  'ledger.entry_posted': {
+    area: 'ledger',
+    description:
+      'A ledger entry was posted; `kind` and `amount_minor` say what moved, with the balance after it.',
+  },
+  'ledger.entry_refused': {
+    area: 'ledger',
+    description:
+      'A ledger post was refused (`wallet_not_active`, `ledger_conflict`, `balance_constraint_violation`); nothing was written.',
+  },
 
   // OAuth grants to clients.
-  'oauth_grant.created': { area: 'oauth', description: 'An OAuth client was granted access with a pasted API key\'s authority.' },
-  'oauth_grant.revoked': { area: 'oauth', description: 'An OAuth grant and every token under it were revoked.' },
+  'oauth_grant.created': {
+    area: 'oauth',
+    description: "An OAuth client was granted access with a pasted API key's authority.",
+  },
+  'oauth_grant.revoked': {
+    area: 'oauth',
+    description: 'An OAuth grant and every token under it were revoked.',
+  },
 
   // Payment links: a buyer's payment of a link over one rail.
-  'payment_link.payment_succeeded': { area: 'payment_links', description: 'A buyer paid a payment link; the payment is confirmed by the rail and counted as a use of the link.' },
-  'payment_link.payment_expired': { area: 'payment_links', description: 'A link payment was not paid in time; its reserved use of the link was released.' },
+  'payment_link.payment_succeeded': {
+    area: 'payment_links',
+    description:
+      'A buyer paid a payment link; the payment is confirmed by the rail and counted as a use of the link.',
+  },
+  'payment_link.payment_expired': {
+    area: 'payment_links',
+    description: 'A link payment was not paid in time; its reserved use of the link was released.',
+  },
 
   // Webhooks themselves.
-  'webhook_endpoint.test': { area: 'webhooks', description: 'A test-fire sent to one endpoint (never fanned out to subscribers).' },
+  'webhook_endpoint.test': {
+    area: 'webhooks',
+    description: 'A test-fire sent to one endpoint (never fanned out to subscribers).',
+  },
 } as const satisfies Record<string, EventTypeSpec>;
 
 export type EventType = keyof typeof EVENT_CATALOG;
@@ -90,7 +205,9 @@ export type EventType = keyof typeof EVENT_CATALOG;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOG) as EventType[];
 
 /** Types nothing emits yet (see the `reserved` flag). */
-export const RESERVED_EVENT_TYPES = EVENT_TYPES.filter((type) => (EVENT_CATALOG[type] as EventTypeSpec).reserved === true);
+export const RESERVED_EVENT_TYPES = EVENT_TYPES.filter(
+  (type) => (EVENT_CATALOG[type] as EventTypeSpec).reserved === true,
+);
 
 /** The outbox's own rule for a type name (schema/sql/0002_events.sql checks the same pattern). */
 export const EVENT_TYPE_PATTERN = /^[a-z0-9_]+(\.[a-z0-9_]+)+$/;
@@ -110,6 +227,8 @@ export function describeEventType(type: EventType): string {
 
 /** A markdown table of the catalog for the OpenAPI document. */
 export function catalogMarkdown(): string {
-  const rows = EVENT_TYPES.map((type) => `| \`${type}\` | ${EVENT_CATALOG[type].area} | ${describeEventType(type)} |`);
+  const rows = EVENT_TYPES.map(
+    (type) => `| \`${type}\` | ${EVENT_CATALOG[type].area} | ${describeEventType(type)} |`,
+  );
   return ['| Type | Area | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

@@ -11,6 +11,20 @@ export interface EventPayload {
   data: unknown;
 }
 
-export function eventPayload(event: { id: string; type: string; created_at: string; project_id: string; environment: Environment; data?: unknown }): EventPayload {
-  return { id: event.id, type: event.type, created_at: event.created_at, project_id: event.project_id, environment: event.environment, data: event.data ?? null };
+export function eventPayload(event: {
+  id: string;
+  type: string;
+  created_at: string;
+  project_id: string;
+  environment: Environment;
+  data?: unknown;
+}): EventPayload {
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at,
+    project_id: event.project_id,
+    environment: event.environment,
+    data: event.data ?? null,
+  };
 }

@@ -40,8 +40,16 @@ export async function listEvents(
   return { rows: page, nextBefore: rows.length > filter.limit ? page[page.length - 1].id : null };
 }
 
-export async function findEvent(db: CommonQueryMethods, scope: EventScope, id: string): Promise<EventRow | null> {
-  return db.maybeOne(sql.type(eventRow)`SELECT ${COLUMNS} FROM events WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}`);
+export async function findEvent(
+  db: CommonQueryMethods,
+  scope: EventScope,
+  id: string,
+): Promise<EventRow | null> {
+  return db.maybeOne(
+    sql.type(
+      eventRow,
+    )`SELECT ${COLUMNS} FROM events WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}`,
+  );
 }
 
 export async function getEvent(db: CommonQueryMethods, scope: EventScope, id: string): Promise<EventRow> {

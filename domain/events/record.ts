@@ -29,7 +29,12 @@ export function toEventData(value: unknown): unknown {
 }
 
 /** `type` comes from the catalog; the database refuses any other (schema/sql/0560_event_catalog.sql). */
-export async function recordEvent(tx: CommonQueryMethods, scope: EventScope, type: EventType, data: unknown): Promise<RecordedEvent> {
+export async function recordEvent(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  type: EventType,
+  data: unknown,
+): Promise<RecordedEvent> {
   const event = await tx.one(sql.type(recorded)`
     INSERT INTO events (id, org_id, project_id, environment, type, data)
     VALUES (${sortableId('evt')}, ${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${type}, ${sql.jsonb(toEventData(data) as never)})

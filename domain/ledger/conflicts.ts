@@ -9,7 +9,6 @@ import type { Refusal } from './effects';
 
 const CONFLICT_CODES = new Set(['40001', '40P01', '55P03']);
 
-
 export const ledgerConflict = (message: string, details?: Record<string, unknown>): ApiError =>
   new ApiError(409, 'ledger_conflict', message, details);
 
@@ -17,26 +16,47 @@ export const balanceViolation = (message: string, details?: Record<string, unkno
   new ApiError(409, 'balance_constraint_violation', message, details);
 
 /** The error for a refusal of effectOf (or its SQL twin ledger_effect), with the slot's available balance then. */
-export function effectRefusalError(code: Refusal['code'], reason: string, available: bigint, holdId?: string | null): ApiError {
+export function effectRefusalError(
+  code: Refusal['code'],
+  reason: string,
+  available: bigint,
+  holdId?: string | null,
+): ApiError {
   const details = { reason, available_minor: available.toString(), ...(holdId ? { hold_id: holdId } : {}) };
-  if (code === 'balance_constraint_violation') return balanceViolation('The entry would make available_minor negative or exceed its hold; nothing was written', details);
+  if (code === 'balance_constraint_violation')
+    return balanceViolation(
+      'The entry would make available_minor negative or exceed its hold; nothing was written',
+      details,
+    );
   return ledgerConflict(`The entry conflicts with the ledger: ${reason}`, details);
 }
 
-export const externalRefConflict = (): ApiError => ledgerConflict('An entry with this external_ref already exists on the wallet', { reason: 'external_ref_exists' });
+export const externalRefConflict = (): ApiError =>
+  ledgerConflict('An entry with this external_ref already exists on the wallet', {
+    reason: 'external_ref_exists',
+  });
 
 export function translateLedgerError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof UniqueIntegrityConstraintViolationError) {
     if (error.constraint === 'wallet_ledger_entries_external_ref_key') return externalRefConflict();
-    if (error.constraint === 'wallet_holds_attempt_key') return ledgerConflict('This attempt already holds funds on the wallet', { reason: 'hold_exists' });
+    if (error.constraint === 'wallet_holds_attempt_key')
+      return ledgerConflict('This attempt already holds funds on the wallet', { reason: 'hold_exists' });
   }
   if (error instanceof CheckIntegrityConstraintViolationError) {
-    return balanceViolation('The entry would make available_minor negative', { reason: 'insufficient_available' });
+    return balanceViolation('The entry would make available_minor negative', {
+      reason: 'insufficient_available',
+    });
   }
   const state = sqlState(error);
-  if (state === '22003') return balanceViolation('The entry would take the balance beyond the largest amount a wallet can hold', { reason: 'balance_out_of_range' });
-  if (state && CONFLICT_CODES.has(state)) return ledgerConflict('A concurrent write to the same wallet conflicted; retry the request', { reason: 'concurrent_write' });
+  if (state === '22003')
+    return balanceViolation('The entry would take the balance beyond the largest amount a wallet can hold', {
+      reason: 'balance_out_of_range',
+    });
+  if (state && CONFLICT_CODES.has(state))
+    return ledgerConflict('A concurrent write to the same wallet conflicted; retry the request', {
+      reason: 'concurrent_write',
+    });
   return error;
 }
 

@@ -26,7 +26,10 @@ export interface Effect {
 
 export type Refusal =
   | { code: 'balance_constraint_violation'; reason: 'insufficient_available' | 'debit_exceeds_hold' }
-  | { code: 'ledger_conflict'; reason: 'hold_not_found' | 'hold_already_resolved' | 'hold_exists' | 'release_amount_mismatch' };
+  | {
+      code: 'ledger_conflict';
+      reason: 'hold_not_found' | 'hold_already_resolved' | 'hold_exists' | 'release_amount_mismatch';
+    };
 
 /**
  * Effects per kind, for an unsigned amount `a`:
@@ -37,9 +40,15 @@ export type Refusal =
  *   without a hold it is balance −a, available −a.
  * - fee: money out; balance −a, available −a.
  */
-export function effectOf(kind: EntryKind, amount: bigint, slot: Slot, hold: OpenHold | null | undefined): Effect | Refusal {
+export function effectOf(
+  kind: EntryKind,
+  amount: bigint,
+  slot: Slot,
+  hold: OpenHold | null | undefined,
+): Effect | Refusal {
   const plain = (balanceDelta: bigint, availableDelta: bigint, shown: bigint): Effect | Refusal => {
-    if (slot.available + availableDelta < 0n) return { code: 'balance_constraint_violation', reason: 'insufficient_available' };
+    if (slot.available + availableDelta < 0n)
+      return { code: 'balance_constraint_violation', reason: 'insufficient_available' };
     return { amount: shown, balanceDelta, availableDelta, releaseRemainder: 0n };
   };
   switch (kind) {
@@ -61,7 +70,12 @@ export function effectOf(kind: EntryKind, amount: bigint, slot: Slot, hold: Open
       if (!hold) return plain(-amount, -amount, -amount);
       if (hold.status !== 'open') return { code: 'ledger_conflict', reason: 'hold_already_resolved' };
       if (amount > hold.amount) return { code: 'balance_constraint_violation', reason: 'debit_exceeds_hold' };
-      return { amount: -amount, balanceDelta: -amount, availableDelta: 0n, releaseRemainder: hold.amount - amount };
+      return {
+        amount: -amount,
+        balanceDelta: -amount,
+        availableDelta: 0n,
+        releaseRemainder: hold.amount - amount,
+      };
   }
 }
 

@@ -31,8 +31,18 @@ export interface EntryFilter {
   before?: bigint;
 }
 
-export async function listEntries(db: CommonQueryMethods, orgId: string, projectId: string, walletId: string, filter: EntryFilter): Promise<EntryRow[]> {
-  const where = [sql.fragment`org_id = ${orgId}`, sql.fragment`project_id = ${projectId}`, sql.fragment`wallet_id = ${walletId}`];
+export async function listEntries(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  walletId: string,
+  filter: EntryFilter,
+): Promise<EntryRow[]> {
+  const where = [
+    sql.fragment`org_id = ${orgId}`,
+    sql.fragment`project_id = ${projectId}`,
+    sql.fragment`wallet_id = ${walletId}`,
+  ];
   if (filter.kind) where.push(sql.fragment`kind = ${filter.kind}`);
   if (filter.currency) where.push(sql.fragment`currency = ${filter.currency}`);
   if (filter.before !== undefined) where.push(sql.fragment`id < ${filter.before.toString()}::bigint`);

@@ -30,7 +30,12 @@ export interface PostResult {
   balance: BalanceRow;
 }
 
-const holdRow = z.object({ id: z.string(), currency: z.string(), amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']) });
+const holdRow = z.object({
+  id: z.string(),
+  currency: z.string(),
+  amount_minor: z.bigint(),
+  status: z.enum(['open', 'debited', 'released']),
+});
 const statusRow = z.object({ status: z.string(), lock_timeout: z.string() });
 export const LOCK_TIMEOUT = '5s';
 
@@ -38,19 +43,34 @@ export const LOCK_TIMEOUT = '5s';
  * Locks the wallet row for key share: posts run side by side, while a freeze or close (FOR UPDATE) waits for
  * them and they for it. The same statement sets this transaction's lock wait, saving a round trip.
  */
-export async function lockActiveWallet(tx: CommonQueryMethods, scope: EventScope, walletId: string): Promise<void> {
+export async function lockActiveWallet(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  walletId: string,
+): Promise<void> {
   const wallet = await tx.maybeOne(sql.type(statusRow)`
     SELECT status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
     FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR KEY SHARE`);
   if (!wallet) throw notFound('Wallet');
   if (wallet.status !== 'active') {
-    throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets accept ledger entries`, { status: wallet.status });
+    throw new ApiError(
+      409,
+      'wallet_not_active',
+      `The wallet is ${wallet.status}; only active wallets accept ledger entries`,
+      { status: wallet.status },
+    );
   }
 }
 
 /** Locks the (wallet, currency) slot, creating it on first use. */
-export async function lockSlot(tx: CommonQueryMethods, scope: EventScope, walletId: string, currency: string): Promise<BalanceRow> {
-  const lock = () => tx.maybeOne(sql.type(balanceRow)`
+export async function lockSlot(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  walletId: string,
+  currency: string,
+): Promise<BalanceRow> {
+  const lock = () =>
+    tx.maybeOne(sql.type(balanceRow)`
     SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
     WHERE wallet_id = ${walletId} AND currency = ${currency} FOR UPDATE`);
   const existing = await lock();
@@ -62,8 +82,17 @@ export async function lockSlot(tx: CommonQueryMethods, scope: EventScope, wallet
 }
 
 async function insertEntry(
-  tx: CommonQueryMethods, scope: EventScope, input: PostInput,
-  effect: { kind: EntryKind; amount: bigint; balanceDelta: bigint; availableDelta: bigint; holdId: string | null; externalRef: string | null },
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  input: PostInput,
+  effect: {
+    kind: EntryKind;
+    amount: bigint;
+    balanceDelta: bigint;
+    availableDelta: bigint;
+    holdId: string | null;
+    externalRef: string | null;
+  },
 ): Promise<EntryRow> {
   return tx.one(sql.type(entryRow)`
     INSERT INTO wallet_ledger_entries
@@ -78,8 +107,16 @@ async function insertEntry(
  * Posts one entry inside the caller's transaction; the caller has locked the wallet and slot (lockActiveWallet,
  * lockSlot) in the fixed order. Throws balance_constraint_violation / ledger_conflict and writes nothing then.
  */
-export async function postLocked(tx: DatabaseTransactionConnection, scope: EventScope, input: PostInput, slot: BalanceRow): Promise<PostResult> {
-  if (input.amount <= 0n) throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', { issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }] });
+export async function postLocked(
+  tx: DatabaseTransactionConnection,
+  scope: EventScope,
+  input: PostInput,
+  slot: BalanceRow,
+): Promise<PostResult> {
+  if (input.amount <= 0n)
+    throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', {
+      issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }],
+    });
   const usesHold = input.kind === 'hold' || input.kind === 'release' || input.kind === 'debit';
   let hold: (OpenHold & { currency: string }) | null = null;
   if (usesHold && input.attemptId) {
@@ -87,21 +124,45 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
       SELECT id, currency, amount_minor, status FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
     if (row) hold = { id: row.id, currency: row.currency, amount: row.amount_minor, status: row.status };
   }
-  if (hold && hold.currency !== input.currency) throw ledgerConflict('The hold for this attempt is in another currency', { reason: 'hold_currency_mismatch', hold_currency: hold.currency });
+  if (hold && hold.currency !== input.currency)
+    throw ledgerConflict('The hold for this attempt is in another currency', {
+      reason: 'hold_currency_mismatch',
+      hold_currency: hold.currency,
+    });
   // A debit with an attempt whose hold was already resolved must not fall through to a plain debit.
-  const effect = effectOf(input.kind, input.amount, { balance: slot.balance_minor, available: slot.available_minor }, hold);
+  const effect = effectOf(
+    input.kind,
+    input.amount,
+    { balance: slot.balance_minor, available: slot.available_minor },
+    hold,
+  );
   if (isRefusal(effect)) throw effectRefusalError(effect.code, effect.reason, slot.available_minor, hold?.id);
-  const holdId = input.kind === 'hold' ? prefixedId('hld') : hold?.id ?? null;
+  const holdId = input.kind === 'hold' ? prefixedId('hld') : (hold?.id ?? null);
   let release: EntryRow | null = null;
   if (effect.releaseRemainder > 0n) {
-    release = await insertEntry(tx, scope, { ...input, metadata: { remainder_of_hold: holdId } }, {
-      kind: 'release', amount: effect.releaseRemainder, balanceDelta: 0n, availableDelta: effect.releaseRemainder, holdId,
-      externalRef: input.externalRef ? `${input.externalRef}:remainder` : null,
-    });
+    release = await insertEntry(
+      tx,
+      scope,
+      { ...input, metadata: { remainder_of_hold: holdId } },
+      {
+        kind: 'release',
+        amount: effect.releaseRemainder,
+        balanceDelta: 0n,
+        availableDelta: effect.releaseRemainder,
+        holdId,
+        externalRef: input.externalRef ? `${input.externalRef}:remainder` : null,
+      },
+    );
   }
   // The entry and the balance change are one statement: one round trip while the slot is locked.
   const availableDelta = effect.availableDelta + effect.releaseRemainder;
-  const written = await tx.one(sql.type(entryRow.extend({ balance_minor: z.bigint(), available_minor: z.bigint(), balance_updated_at: z.string() }))`
+  const written = await tx.one(sql.type(
+    entryRow.extend({
+      balance_minor: z.bigint(),
+      available_minor: z.bigint(),
+      balance_updated_at: z.string(),
+    }),
+  )`
     WITH entry AS (
       INSERT INTO wallet_ledger_entries
         (wallet_id, org_id, project_id, currency, kind, amount_minor, balance_delta, available_delta, hold_id, mandate_id, attempt_id, external_ref, metadata)
@@ -117,7 +178,13 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
     SELECT entry.*, balance.balance_minor, balance.available_minor, balance.updated_at AS balance_updated_at FROM entry, balance`);
   const { balance_minor, available_minor, balance_updated_at, ...entryFields } = written;
   const entry: EntryRow = entryFields;
-  const balance: BalanceRow = { wallet_id: input.walletId, currency: input.currency, balance_minor, available_minor, updated_at: balance_updated_at };
+  const balance: BalanceRow = {
+    wallet_id: input.walletId,
+    currency: input.currency,
+    balance_minor,
+    available_minor,
+    updated_at: balance_updated_at,
+  };
   if (input.kind === 'hold') {
     await tx.query(sql.unsafe`
       INSERT INTO wallet_holds (id, wallet_id, currency, amount_minor, attempt_id, hold_entry_id)
@@ -129,9 +196,16 @@ export async function postLocked(tx: DatabaseTransactionConnection, scope: Event
   }
   for (const posted of release ? [entry, release] : [entry]) {
     await recordEvent(tx, scope, 'ledger.entry_posted', {
-      entry_id: posted.id, wallet_id: posted.wallet_id, currency: posted.currency, kind: posted.kind, amount_minor: posted.amount_minor,
-      hold_id: posted.hold_id, attempt_id: posted.attempt_id, external_ref: posted.external_ref,
-      balance_minor: balance.balance_minor, available_minor: balance.available_minor,
+      entry_id: posted.id,
+      wallet_id: posted.wallet_id,
+      currency: posted.currency,
+      kind: posted.kind,
+      amount_minor: posted.amount_minor,
+      hold_id: posted.hold_id,
+      attempt_id: posted.attempt_id,
+      external_ref: posted.external_ref,
+      balance_minor: balance.balance_minor,
+      available_minor: balance.available_minor,
     });
   }
   return { entry, release, balance };

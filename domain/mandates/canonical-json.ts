@@ -3,7 +3,10 @@
 // ECMAScript shortest round-trip form; strings use ECMAScript escaping and must be well-formed Unicode.
 
 export class CanonicalizationError extends Error {
-  constructor(message: string, readonly path: string) {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
     super(`${message} at ${path || '/'}`);
     this.name = 'CanonicalizationError';
   }
@@ -51,10 +54,13 @@ function serialize(value: unknown, path: string, seen: Set<object>): string {
   seen.add(object);
   try {
     if (Array.isArray(object)) {
-      return `[${object.map((item, index) => {
-        if (item === undefined) throw new CanonicalizationError('array holds undefined', `${path}/${index}`);
-        return serialize(item, `${path}/${index}`, seen);
-      }).join(',')}]`;
+      return `[${object
+        .map((item, index) => {
+          if (item === undefined)
+            throw new CanonicalizationError('array holds undefined', `${path}/${index}`);
+          return serialize(item, `${path}/${index}`, seen);
+        })
+        .join(',')}]`;
     }
     const prototype = Object.getPrototypeOf(object);
     if (prototype !== Object.prototype && prototype !== null) {
@@ -62,7 +68,9 @@ function serialize(value: unknown, path: string, seen: Set<object>): string {
     }
     const record = object as Record<string, unknown>;
     // Members whose value is undefined are absent, as in JSON.stringify.
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort(compareUtf16);
+    const keys = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort(compareUtf16);
     return `{${keys.map((key) => `${serializeString(key, `${path}/${key}`)}:${serialize(record[key], `${path}/${key}`, seen)}`).join(',')}}`;
   } finally {
     seen.delete(object);

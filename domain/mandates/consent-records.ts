@@ -54,7 +54,9 @@ export interface ConsentRecordInput {
 }
 
 /** The signed form of a row: every column but the signature and the version that signs it. */
-export function recordPayload(row: Omit<ConsentRecordRow, 'signature' | 'hmac_secret_version'>): Record<string, unknown> {
+export function recordPayload(
+  row: Omit<ConsentRecordRow, 'signature' | 'hmac_secret_version'>,
+): Record<string, unknown> {
   return {
     id: row.id,
     org_id: row.org_id,
@@ -127,7 +129,11 @@ export async function insertConsentRecord(
  * One row by id anywhere in the caller's organization, as the spec scopes this read, but only among the
  * projects of the caller's environment: a test key never reads a live consumer's consent.
  */
-export async function getConsentRecord(db: CommonQueryMethods, tenant: Tenant, id: string): Promise<ConsentRecordRow> {
+export async function getConsentRecord(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  id: string,
+): Promise<ConsentRecordRow> {
   const row = await db.maybeOne(sql.type(consentRecordRow)`
     SELECT ${COLUMNS} FROM consent_records
     WHERE org_id = ${tenant.orgId} AND id = ${id}
@@ -136,7 +142,11 @@ export async function getConsentRecord(db: CommonQueryMethods, tenant: Tenant, i
   return row;
 }
 
-export async function listConsentRecordsForMandate(db: CommonQueryMethods, tenant: Tenant, mandateId: string): Promise<ConsentRecordRow[]> {
+export async function listConsentRecordsForMandate(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  mandateId: string,
+): Promise<ConsentRecordRow[]> {
   const rows = await db.any(sql.type(consentRecordRow)`
     SELECT ${COLUMNS} FROM consent_records WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND mandate_id = ${mandateId}
     ORDER BY signed_at, id`);
@@ -144,7 +154,11 @@ export async function listConsentRecordsForMandate(db: CommonQueryMethods, tenan
 }
 
 /** True when the row's signature still verifies under the secret version it records. */
-export async function consentRecordVerifies(db: CommonQueryMethods, ring: KeyRing, row: ConsentRecordRow): Promise<boolean> {
+export async function consentRecordVerifies(
+  db: CommonQueryMethods,
+  ring: KeyRing,
+  row: ConsentRecordRow,
+): Promise<boolean> {
   const secret = await signingSecret(db, ring, row.hmac_secret_version);
   if (!secret) return false;
   return signatureMatches(secret.secret, canonicalize(recordPayload(row)), row.signature);

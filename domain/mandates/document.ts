@@ -71,8 +71,15 @@ export function buildMandateDocument(input: {
     merchant_pin_kind: intent.merchant_pin_kind,
     withdrawal_allowlist: intent.withdrawal_allowlist,
     dda_allowlist: intent.dda_allowlist,
-    periodic_cap: intent.periodic_cap ? { window: intent.periodic_cap.window, cap_minor: String(intent.periodic_cap.cap_minor) } : undefined,
-    slots: intent.slots?.map((slot) => ({ currency: slot.currency, rail: slot.rail, cap_minor: String(slot.cap_minor), per_tx_cap_minor: String(slot.per_tx_cap_minor) })),
+    periodic_cap: intent.periodic_cap
+      ? { window: intent.periodic_cap.window, cap_minor: String(intent.periodic_cap.cap_minor) }
+      : undefined,
+    slots: intent.slots?.map((slot) => ({
+      currency: slot.currency,
+      rail: slot.rail,
+      cap_minor: String(slot.cap_minor),
+      per_tx_cap_minor: String(slot.per_tx_cap_minor),
+    })),
     shipping: intent.shipping,
     attestation: input.attestation,
     issued_at: input.issuedAt.toISOString(),

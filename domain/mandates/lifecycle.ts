@@ -8,7 +8,15 @@ import { ApiError } from '../errors';
 import type { Tenant } from '../consumers/tenant';
 import { insertConsentRecord, type ConsentRecordRow } from './consent-records';
 import { compactDocument } from './document';
-import { findMandate, findMandateById, mandateTenant, writeAmendment, writeExpiry, writeRevocation, type MandateRow } from './mandates';
+import {
+  findMandate,
+  findMandateById,
+  mandateTenant,
+  writeAmendment,
+  writeExpiry,
+  writeRevocation,
+  type MandateRow,
+} from './mandates';
 import { currentSigningSecret } from './secrets';
 import { signDocument } from './signature';
 import { spentByMandate } from './spends';
@@ -23,7 +31,12 @@ async function lockMandate(tx: CommonQueryMethods, tenant: Tenant, id: string): 
     row = await findMandate(tx, tenant, id, 'nowait');
   } catch (error) {
     if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-      throw new ApiError(409, 'transition_conflict', 'Another change to this mandate is in progress; read it again and retry if still needed', { mandate_id: id });
+      throw new ApiError(
+        409,
+        'transition_conflict',
+        'Another change to this mandate is in progress; read it again and retry if still needed',
+        { mandate_id: id },
+      );
     }
     throw error;
   }
@@ -43,7 +56,13 @@ export interface TransitionResult {
   changes?: Changes;
 }
 
-export async function revokeMandate(db: DatabasePool, ring: KeyRing, tenant: Tenant, id: string, context: TransitionContext): Promise<TransitionResult> {
+export async function revokeMandate(
+  db: DatabasePool,
+  ring: KeyRing,
+  tenant: Tenant,
+  id: string,
+  context: TransitionContext,
+): Promise<TransitionResult> {
   return db.transaction(async (tx) => {
     const current = await lockMandate(tx, tenant, id);
     const refusal = transitionRefusal(current.status, current.lapsed, 'revoke');
@@ -61,11 +80,20 @@ export async function revokeMandate(db: DatabasePool, ring: KeyRing, tenant: Ten
       perTxCapMinor: null,
       expiresAt: null,
       ipAddress: context.ipAddress,
-      metadata: { action: 'revoke', from: 'active', to: 'revoked', actor: context.actor, ...(context.reason ? { reason: context.reason } : {}) },
+      metadata: {
+        action: 'revoke',
+        from: 'active',
+        to: 'revoked',
+        actor: context.actor,
+        ...(context.reason ? { reason: context.reason } : {}),
+      },
       signedAt: new Date(),
     });
     await recordEvent(tx, tenant, 'mandate.revoked', {
-      mandate_id: mandate.id, consumer_id: mandate.consumer_id, consent_record_id: record.id, reason: context.reason ?? null,
+      mandate_id: mandate.id,
+      consumer_id: mandate.consumer_id,
+      consent_record_id: record.id,
+      reason: context.reason ?? null,
     });
     return { mandate, record };
   });
@@ -88,7 +116,12 @@ export async function amendMandate(
     const secret = await currentSigningSecret(tx, ring);
     const document = compactDocument(plan.document);
     const { canonical, signature } = signDocument(secret.secret, document);
-    const mandate = await writeAmendment(tx, id, { document, canonical, signature, secretVersion: secret.version });
+    const mandate = await writeAmendment(tx, id, {
+      document,
+      canonical,
+      signature,
+      secretVersion: secret.version,
+    });
     const record = await insertConsentRecord(tx, ring, tenant, {
       consumerId: mandate.consumer_id,
       mandateId: mandate.id,
@@ -102,13 +135,22 @@ export async function amendMandate(
       expiresAt: mandate.expires_at,
       ipAddress: context.ipAddress,
       metadata: {
-        action: 'amend', from: 'active', to: 'active', actor: context.actor, revision: mandate.revision, changes: plan.changes,
+        action: 'amend',
+        from: 'active',
+        to: 'active',
+        actor: context.actor,
+        revision: mandate.revision,
+        changes: plan.changes,
         ...(context.reason ? { reason: context.reason } : {}),
       },
       signedAt: new Date(),
     });
     await recordEvent(tx, tenant, 'mandate.amended', {
-      mandate_id: mandate.id, consumer_id: mandate.consumer_id, consent_record_id: record.id, revision: mandate.revision, changes: plan.changes,
+      mandate_id: mandate.id,
+      consumer_id: mandate.consumer_id,
+      consent_record_id: record.id,
+      revision: mandate.revision,
+      changes: plan.changes,
     });
     return { mandate, record, changes: plan.changes };
   });
@@ -118,13 +160,21 @@ export async function amendMandate(
  * The lifecycle's expiry timer fired for this revision: mark the mandate expired (once) and record the
  * event. A later amendment or a revocation makes this a no-op.
  */
-export async function expireMandate(db: DatabasePool, id: string, revision: number): Promise<{ expired: boolean }> {
+export async function expireMandate(
+  db: DatabasePool,
+  id: string,
+  revision: number,
+): Promise<{ expired: boolean }> {
   return db.transaction(async (tx) => {
     const current = await findMandateById(tx, id, 'wait');
     if (!current) return { expired: false };
     const row = await writeExpiry(tx, id, revision);
     if (!row) return { expired: false };
-    await recordEvent(tx, mandateTenant(row), 'mandate.expired', { mandate_id: row.id, consumer_id: row.consumer_id, expires_at: row.expires_at });
+    await recordEvent(tx, mandateTenant(row), 'mandate.expired', {
+      mandate_id: row.id,
+      consumer_id: row.consumer_id,
+      expires_at: row.expires_at,
+    });
     return { expired: true };
   });
 }

@@ -46,7 +46,13 @@ export function mandateTenant(row: Pick<MandateRow, 'org_id' | 'project_id' | 'e
 export async function insertMandate(
   tx: CommonQueryMethods,
   tenant: Tenant,
-  input: { document: MandateDocument; canonical: string; signature: string; secretVersion: number; consentId: string },
+  input: {
+    document: MandateDocument;
+    canonical: string;
+    signature: string;
+    secretVersion: number;
+    consentId: string;
+  },
 ): Promise<MandateRow> {
   const doc = input.document;
   const row = await tx.one(sql.type(mandateRow)`
@@ -62,21 +68,41 @@ export async function insertMandate(
 export type LockMode = 'none' | 'wait' | 'nowait';
 
 const lockClause = (mode: LockMode) =>
-  mode === 'wait' ? sql.fragment`FOR UPDATE` : mode === 'nowait' ? sql.fragment`FOR UPDATE NOWAIT` : sql.fragment``;
+  mode === 'wait'
+    ? sql.fragment`FOR UPDATE`
+    : mode === 'nowait'
+      ? sql.fragment`FOR UPDATE NOWAIT`
+      : sql.fragment``;
 
-export async function findMandate(db: CommonQueryMethods, tenant: Pick<Tenant, 'orgId' | 'projectId'>, id: string, lock: LockMode = 'none'): Promise<MandateRow | null> {
+export async function findMandate(
+  db: CommonQueryMethods,
+  tenant: Pick<Tenant, 'orgId' | 'projectId'>,
+  id: string,
+  lock: LockMode = 'none',
+): Promise<MandateRow | null> {
   const row = await db.maybeOne(sql.type(mandateRow)`
     SELECT ${COLUMNS} FROM mandates WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND id = ${id} ${lockClause(lock)}`);
   return row;
 }
 
 /** For the lifecycle worker, which knows the mandate by id from its own workflow state. */
-export async function findMandateById(db: CommonQueryMethods, id: string, lock: LockMode = 'none'): Promise<MandateRow | null> {
-  const row = await db.maybeOne(sql.type(mandateRow)`SELECT ${COLUMNS} FROM mandates WHERE id = ${id} ${lockClause(lock)}`);
+export async function findMandateById(
+  db: CommonQueryMethods,
+  id: string,
+  lock: LockMode = 'none',
+): Promise<MandateRow | null> {
+  const row = await db.maybeOne(
+    sql.type(mandateRow)`SELECT ${COLUMNS} FROM mandates WHERE id = ${id} ${lockClause(lock)}`,
+  );
   return row;
 }
 
-export async function listConsumerMandates(db: CommonQueryMethods, tenant: Tenant, consumerId: string, status?: string): Promise<MandateRow[]> {
+export async function listConsumerMandates(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  consumerId: string,
+  status?: string,
+): Promise<MandateRow[]> {
   const filter = status ? sql.fragment`AND status = ${status}` : sql.fragment``;
   const rows = await db.any(sql.type(mandateRow)`
     SELECT ${COLUMNS} FROM mandates WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND consumer_id = ${consumerId} ${filter}
@@ -105,7 +131,11 @@ export async function writeAmendment(
 }
 
 /** The lifecycle's expiry: only the revision its timer was set for, so an amendment's new expiry wins. */
-export async function writeExpiry(tx: CommonQueryMethods, id: string, revision: number): Promise<MandateRow | null> {
+export async function writeExpiry(
+  tx: CommonQueryMethods,
+  id: string,
+  revision: number,
+): Promise<MandateRow | null> {
   const row = await tx.maybeOne(sql.type(mandateRow)`
     UPDATE mandates SET status = 'expired', expired_at = now() WHERE id = ${id} AND status = 'active' AND revision = ${revision}
     RETURNING ${COLUMNS}`);

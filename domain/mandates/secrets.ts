@@ -49,25 +49,42 @@ export async function currentSigningSecret(db: CommonQueryMethods, ring: KeyRing
 }
 
 /** A given version's secret, for verification; null when that version never existed. */
-export async function signingSecret(db: CommonQueryMethods, ring: KeyRing, version: number): Promise<SigningSecret | null> {
+export async function signingSecret(
+  db: CommonQueryMethods,
+  ring: KeyRing,
+  version: number,
+): Promise<SigningSecret | null> {
   const row = await db.maybeOne(sql.type(secretRow)`
     SELECT version, secret_sealed, created_at FROM mandate_signing_secrets WHERE version = ${version}`);
   return row ? openSecret(ring, row) : null;
 }
 
 /** Adds the next version; from then on it signs, and every earlier version keeps verifying. */
-export async function rotateSigningSecret(db: CommonQueryMethods, ring: KeyRing): Promise<{ version: number; created_at: string }> {
+export async function rotateSigningSecret(
+  db: CommonQueryMethods,
+  ring: KeyRing,
+): Promise<{ version: number; created_at: string }> {
   for (;;) {
-    const latest = await db.oneFirst(sql.type(z.object({ version: z.number().nullable() }))`SELECT max(version) AS version FROM mandate_signing_secrets`);
+    const latest = await db.oneFirst(
+      sql.type(
+        z.object({ version: z.number().nullable() }),
+      )`SELECT max(version) AS version FROM mandate_signing_secrets`,
+    );
     const next = (latest ?? 0) + 1;
     if (await insertVersion(db, ring, next)) {
-      const row = await db.one(sql.type(secretRow)`SELECT version, secret_sealed, created_at FROM mandate_signing_secrets WHERE version = ${next}`);
+      const row = await db.one(
+        sql.type(
+          secretRow,
+        )`SELECT version, secret_sealed, created_at FROM mandate_signing_secrets WHERE version = ${next}`,
+      );
       return { version: row.version, created_at: row.created_at };
     }
   }
 }
 
-export async function listSigningSecretVersions(db: CommonQueryMethods): Promise<Array<{ version: number; created_at: string }>> {
+export async function listSigningSecretVersions(
+  db: CommonQueryMethods,
+): Promise<Array<{ version: number; created_at: string }>> {
   const rows = await db.any(sql.type(z.object({ version: z.number(), created_at: z.string() }))`
     SELECT version, created_at FROM mandate_signing_secrets ORDER BY version`);
   return [...rows];

@@ -13,7 +13,14 @@ export interface MandateSpend {
   attemptId: string;
 }
 
-const spendRow = z.object({ id: z.bigint(), mandate_id: z.string(), amount_minor: z.bigint(), currency: z.string(), attempt_id: z.string(), created_at: z.string() });
+const spendRow = z.object({
+  id: z.bigint(),
+  mandate_id: z.string(),
+  amount_minor: z.bigint(),
+  currency: z.string(),
+  attempt_id: z.string(),
+  created_at: z.string(),
+});
 export type MandateSpendRow = z.infer<typeof spendRow>;
 
 /**
@@ -21,7 +28,11 @@ export type MandateSpendRow = z.infer<typeof spendRow>;
  * it back unchanged (`replayed: true`). Call it inside the transaction that settles the payment, after
  * verifyPresentedMandate(..., { lock: true }) so the caps are checked against a locked mandate.
  */
-export async function recordMandateSpend(tx: CommonQueryMethods, tenant: Pick<Tenant, 'orgId' | 'projectId'>, spend: MandateSpend): Promise<{ row: MandateSpendRow; replayed: boolean }> {
+export async function recordMandateSpend(
+  tx: CommonQueryMethods,
+  tenant: Pick<Tenant, 'orgId' | 'projectId'>,
+  spend: MandateSpend,
+): Promise<{ row: MandateSpendRow; replayed: boolean }> {
   const inserted = await tx.maybeOne(sql.type(spendRow)`
     INSERT INTO mandate_spends (org_id, project_id, mandate_id, amount_minor, currency, attempt_id)
     VALUES (${tenant.orgId}, ${tenant.projectId}, ${spend.mandateId}, ${spend.amountMinor}, ${spend.currency}, ${spend.attemptId})
@@ -35,10 +46,16 @@ export async function recordMandateSpend(tx: CommonQueryMethods, tenant: Pick<Te
 }
 
 /** Spent per mandate and currency, for the given mandates of one tenant. */
-export async function spentByMandate(db: CommonQueryMethods, tenant: Pick<Tenant, 'orgId' | 'projectId'>, mandateIds: string[]): Promise<Map<string, Map<string, bigint>>> {
+export async function spentByMandate(
+  db: CommonQueryMethods,
+  tenant: Pick<Tenant, 'orgId' | 'projectId'>,
+  mandateIds: string[],
+): Promise<Map<string, Map<string, bigint>>> {
   const spent = new Map<string, Map<string, bigint>>();
   if (mandateIds.length === 0) return spent;
-  const rows = await db.any(sql.type(z.object({ mandate_id: z.string(), currency: z.string(), spent: z.bigint() }))`
+  const rows = await db.any(sql.type(
+    z.object({ mandate_id: z.string(), currency: z.string(), spent: z.bigint() }),
+  )`
     SELECT mandate_id, currency, sum(amount_minor)::bigint AS spent FROM mandate_spends
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND mandate_id = ANY(${sql.array(mandateIds, 'text')})
     GROUP BY mandate_id, currency`);

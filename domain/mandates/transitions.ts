@@ -9,9 +9,20 @@ export type MandateStatus = 'active' | 'revoked' | 'expired';
 export type MandateAction = 'revoke' | 'amend';
 
 /** The refusal for acting on a mandate in this state, or null when the action may proceed. */
-export function transitionRefusal(status: MandateStatus, lapsed: boolean, action: MandateAction): ApiError | null {
-  if (status === 'revoked') return new ApiError(409, 'mandate_already_revoked', `The mandate is revoked; it cannot be ${action === 'revoke' ? 'revoked again' : 'amended'}`, { status });
-  if (status === 'expired' || lapsed) return new ApiError(410, 'mandate_already_expired', 'The mandate has expired', { status: 'expired' });
+export function transitionRefusal(
+  status: MandateStatus,
+  lapsed: boolean,
+  action: MandateAction,
+): ApiError | null {
+  if (status === 'revoked')
+    return new ApiError(
+      409,
+      'mandate_already_revoked',
+      `The mandate is revoked; it cannot be ${action === 'revoke' ? 'revoked again' : 'amended'}`,
+      { status },
+    );
+  if (status === 'expired' || lapsed)
+    return new ApiError(410, 'mandate_already_expired', 'The mandate has expired', { status: 'expired' });
   return null;
 }
 
@@ -27,9 +38,17 @@ export interface AmendmentPatch {
 export type Changes = Record<string, { from: unknown; to: unknown }>;
 
 function widens(field: string, from: unknown, to: unknown, detail: string): ApiError {
-  return new ApiError(409, 'invalid_transition', `An amendment may only narrow a mandate: ${field} ${detail}; ask the consumer for a new consent instead`, {
-    field, from, to, reason: 'widens',
-  });
+  return new ApiError(
+    409,
+    'invalid_transition',
+    `An amendment may only narrow a mandate: ${field} ${detail}; ask the consumer for a new consent instead`,
+    {
+      field,
+      from,
+      to,
+      reason: 'widens',
+    },
+  );
 }
 
 function sameSet(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
@@ -38,7 +57,12 @@ function sameSet(a: readonly string[] | undefined, b: readonly string[] | undefi
   return left.size === right.size && [...left].every((item) => right.has(item));
 }
 
-function checkSubset(field: string, current: string[] | undefined, next: string[], wildcardAllowed: boolean): void {
+function checkSubset(
+  field: string,
+  current: string[] | undefined,
+  next: string[],
+  wildcardAllowed: boolean,
+): void {
   const allowed = new Set(current ?? []);
   if (wildcardAllowed && allowed.has('*')) return;
   const added = next.filter((entry) => !allowed.has(entry));
@@ -49,7 +73,11 @@ function checkSubset(field: string, current: string[] | undefined, next: string[
  * The re-signed document an amendment produces, and what changed. `spentMinor` keeps the cap from
  * dropping below what was already spent; `now` refuses an expiry in the past.
  */
-export function planAmendment(current: MandateDocument, patch: AmendmentPatch, context: { spentMinor: bigint; now: Date }): { document: MandateDocument; changes: Changes } {
+export function planAmendment(
+  current: MandateDocument,
+  patch: AmendmentPatch,
+  context: { spentMinor: bigint; now: Date },
+): { document: MandateDocument; changes: Changes } {
   const next: MandateDocument = { ...current };
   const changes: Changes = {};
   const capNow = BigInt(current.cap_minor);
@@ -59,16 +87,26 @@ export function planAmendment(current: MandateDocument, patch: AmendmentPatch, c
     const cap = BigInt(patch.cap_minor);
     if (cap > capNow) throw widens('cap_minor', current.cap_minor, String(cap), 'would rise');
     if (cap < context.spentMinor) {
-      throw new ApiError(409, 'invalid_transition', `cap_minor cannot drop below the ${context.spentMinor} already spent`, {
-        field: 'cap_minor', from: current.cap_minor, to: String(cap), spent_minor: context.spentMinor.toString(), reason: 'below_spent',
-      });
+      throw new ApiError(
+        409,
+        'invalid_transition',
+        `cap_minor cannot drop below the ${context.spentMinor} already spent`,
+        {
+          field: 'cap_minor',
+          from: current.cap_minor,
+          to: String(cap),
+          spent_minor: context.spentMinor.toString(),
+          reason: 'below_spent',
+        },
+      );
     }
     next.cap_minor = String(cap);
     changes.cap_minor = { from: current.cap_minor, to: next.cap_minor };
   }
   if (patch.per_tx_cap_minor !== undefined && BigInt(patch.per_tx_cap_minor) !== perTxNow) {
     const perTx = BigInt(patch.per_tx_cap_minor);
-    if (perTx > perTxNow) throw widens('per_tx_cap_minor', current.per_tx_cap_minor, String(perTx), 'would rise');
+    if (perTx > perTxNow)
+      throw widens('per_tx_cap_minor', current.per_tx_cap_minor, String(perTx), 'would rise');
     next.per_tx_cap_minor = String(perTx);
     changes.per_tx_cap_minor = { from: current.per_tx_cap_minor, to: next.per_tx_cap_minor };
   }
@@ -80,16 +118,28 @@ export function planAmendment(current: MandateDocument, patch: AmendmentPatch, c
   if (patch.expires_at !== undefined) {
     const expiresAt = new Date(patch.expires_at);
     if (expiresAt.getTime() <= context.now.getTime()) {
-      throw new ApiError(400, 'expires_at_in_past', 'expires_at must be in the future', { expires_at: patch.expires_at });
+      throw new ApiError(400, 'expires_at_in_past', 'expires_at must be in the future', {
+        expires_at: patch.expires_at,
+      });
     }
-    if (expiresAt.getTime() > new Date(current.expires_at).getTime()) throw widens('expires_at', current.expires_at, expiresAt.toISOString(), 'would be later');
+    if (expiresAt.getTime() > new Date(current.expires_at).getTime())
+      throw widens('expires_at', current.expires_at, expiresAt.toISOString(), 'would be later');
     if (expiresAt.toISOString() !== current.expires_at) {
       next.expires_at = expiresAt.toISOString();
       changes.expires_at = { from: current.expires_at, to: next.expires_at };
     }
   }
-  if (patch.merchant_allowlist !== undefined && !sameSet(patch.merchant_allowlist, current.merchant_allowlist)) {
-    if (patch.merchant_allowlist.includes('*') && !current.merchant_allowlist.includes('*')) throw widens('merchant_allowlist', current.merchant_allowlist, patch.merchant_allowlist, 'would add the * wildcard');
+  if (
+    patch.merchant_allowlist !== undefined &&
+    !sameSet(patch.merchant_allowlist, current.merchant_allowlist)
+  ) {
+    if (patch.merchant_allowlist.includes('*') && !current.merchant_allowlist.includes('*'))
+      throw widens(
+        'merchant_allowlist',
+        current.merchant_allowlist,
+        patch.merchant_allowlist,
+        'would add the * wildcard',
+      );
     checkSubset('merchant_allowlist', current.merchant_allowlist, patch.merchant_allowlist, true);
     next.merchant_allowlist = patch.merchant_allowlist;
     changes.merchant_allowlist = { from: current.merchant_allowlist, to: patch.merchant_allowlist };

@@ -53,11 +53,15 @@ function parsePresented(mandate: unknown): Record<string, unknown> {
     try {
       return parsePresented(JSON.parse(mandate));
     } catch {
-      throw new ApiError(400, 'invalid_body', 'mandate is neither a JSON object nor its canonical text', { issues: [{ path: '/mandate', message: 'is not JSON', keyword: 'type' }] });
+      throw new ApiError(400, 'invalid_body', 'mandate is neither a JSON object nor its canonical text', {
+        issues: [{ path: '/mandate', message: 'is not JSON', keyword: 'type' }],
+      });
     }
   }
   if (mandate === null || typeof mandate !== 'object' || Array.isArray(mandate)) {
-    throw new ApiError(400, 'invalid_body', 'mandate must be an object', { issues: [{ path: '/mandate', message: 'must be object', keyword: 'type' }] });
+    throw new ApiError(400, 'invalid_body', 'mandate must be an object', {
+      issues: [{ path: '/mandate', message: 'must be object', keyword: 'type' }],
+    });
   }
   return mandate as Record<string, unknown>;
 }
@@ -79,8 +83,15 @@ function termsOf(row: MandateRow, spent: Map<string, bigint>): VerifiedMandate {
     merchantPinKind: doc.merchant_pin_kind ?? null,
     withdrawalAllowlist: doc.withdrawal_allowlist ?? null,
     ddaAllowlist: doc.dda_allowlist ?? null,
-    periodicCap: doc.periodic_cap ? { window: doc.periodic_cap.window, capMinor: BigInt(doc.periodic_cap.cap_minor) } : null,
-    slots: (doc.slots ?? []).map((slot) => ({ currency: slot.currency, rail: slot.rail, capMinor: BigInt(slot.cap_minor), perTxCapMinor: BigInt(slot.per_tx_cap_minor) })),
+    periodicCap: doc.periodic_cap
+      ? { window: doc.periodic_cap.window, capMinor: BigInt(doc.periodic_cap.cap_minor) }
+      : null,
+    slots: (doc.slots ?? []).map((slot) => ({
+      currency: slot.currency,
+      rail: slot.rail,
+      capMinor: BigInt(slot.cap_minor),
+      perTxCapMinor: BigInt(slot.per_tx_cap_minor),
+    })),
     expiresAt: row.expires_at,
     revision: row.revision,
     hmacSecretVersion: row.hmac_secret_version,
@@ -127,8 +138,10 @@ export async function verifyPresentedMandate(
   if (presented.agentId !== undefined && presented.agentId !== row.agent_id) {
     throw new ApiError(403, 'agent_mismatch', 'agent_id does not match the agent the mandate was signed for');
   }
-  if (row.status === 'revoked') throw new ApiError(409, 'mandate_not_active', 'The mandate was revoked', { status: 'revoked' });
-  if (row.status === 'expired' || row.lapsed) throw new ApiError(410, 'mandate_already_expired', 'The mandate has expired', { status: 'expired' });
+  if (row.status === 'revoked')
+    throw new ApiError(409, 'mandate_not_active', 'The mandate was revoked', { status: 'revoked' });
+  if (row.status === 'expired' || row.lapsed)
+    throw new ApiError(410, 'mandate_already_expired', 'The mandate has expired', { status: 'expired' });
 
   const spent = (await spentByMandate(db, tenant, [row.id])).get(row.id) ?? new Map<string, bigint>();
   return termsOf(row, spent);

@@ -25,7 +25,10 @@ export interface AccessTokenCredential {
   scopes: string[];
 }
 
-export async function findLiveAccessToken(db: CommonQueryMethods, token: string): Promise<AccessTokenCredential | null> {
+export async function findLiveAccessToken(
+  db: CommonQueryMethods,
+  token: string,
+): Promise<AccessTokenCredential | null> {
   if (!isCredentialOf('access_token', token)) return null;
   const row = await db.maybeOne(sql.type(liveToken)`
     SELECT t.org_id, t.project_id, g.environment, g.api_key_id, t.scopes AS token_scopes, k.scopes AS key_scopes

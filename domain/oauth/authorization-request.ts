@@ -29,22 +29,33 @@ export interface AuthorizationRequest {
   state: string | null;
 }
 
-export function checkAuthorizationRequest(client: OAuthClient | null, params: AuthorizationParams): AuthorizationRequest {
+export function checkAuthorizationRequest(
+  client: OAuthClient | null,
+  params: AuthorizationParams,
+): AuthorizationRequest {
   if (!params.client_id) throw new OAuthError('invalid_request', 'The client_id parameter is missing');
   if (!client) throw new OAuthError('invalid_client', 'No client is registered with this client_id');
   if (!params.redirect_uri) throw new OAuthError('invalid_request', 'The redirect_uri parameter is missing');
   if (!client.redirect_uris.includes(params.redirect_uri)) {
-    throw new OAuthError('invalid_request', 'The redirect_uri is not one this client registered (it must match exactly)');
+    throw new OAuthError(
+      'invalid_request',
+      'The redirect_uri is not one this client registered (it must match exactly)',
+    );
   }
-  if (params.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be "code"');
+  if (params.response_type !== 'code')
+    throw new OAuthError('unsupported_response_type', 'response_type must be "code"');
   if (params.code_challenge_method !== 'S256') {
     throw new OAuthError('invalid_request', 'PKCE is required: code_challenge_method must be "S256"');
   }
   if (!params.code_challenge || !isS256Challenge(params.code_challenge)) {
-    throw new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+    throw new OAuthError(
+      'invalid_request',
+      'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)',
+    );
   }
   const state = params.state === undefined || params.state === '' ? null : params.state;
-  if (state !== null && state.length > MAX_STATE_LENGTH) throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters`);
+  if (state !== null && state.length > MAX_STATE_LENGTH)
+    throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters`);
   return {
     client,
     redirectUri: params.redirect_uri,

@@ -34,7 +34,8 @@ export function normalizeClientName(raw: string | undefined): string | null {
 }
 
 export function checkClientMetadata(input: ClientRegistrationInput): ClientMetadata {
-  if (input.redirect_uris.length === 0) throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list at least one URI');
+  if (input.redirect_uris.length === 0)
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must list at least one URI');
   input.redirect_uris.forEach((uri, index) => {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError('invalid_redirect_uri', `redirect_uris[${index}] ${problem}`);

@@ -22,20 +22,35 @@ export type StoredCode = z.infer<typeof storedCode>;
 export type RedemptionVerdict = { kind: 'issue' } | { kind: 'reuse' } | { kind: 'refuse'; reason: string };
 
 /** The pure rule, judged at `stored.now` (the database clock, so every API process agrees). */
-export function judgeRedemption(stored: Omit<StoredCode, 'scopes' | 'org_id' | 'project_id' | 'environment' | 'api_key_id' | 'grant_id'>, request: Pick<AuthorizationCodeGrant, 'clientId' | 'redirectUri' | 'codeVerifier'>): RedemptionVerdict {
+export function judgeRedemption(
+  stored: Omit<StoredCode, 'scopes' | 'org_id' | 'project_id' | 'environment' | 'api_key_id' | 'grant_id'>,
+  request: Pick<AuthorizationCodeGrant, 'clientId' | 'redirectUri' | 'codeVerifier'>,
+): RedemptionVerdict {
   if (stored.redeemed_at !== null) return { kind: 'reuse' };
-  if (stored.client_id !== request.clientId) return { kind: 'refuse', reason: 'The code was issued to another client' };
-  if (stored.redirect_uri !== request.redirectUri) return { kind: 'refuse', reason: 'The redirect_uri differs from the one the code was issued for' };
-  if (!verifyS256(request.codeVerifier, stored.code_challenge)) return { kind: 'refuse', reason: 'PKCE verification failed: the code_verifier does not match the code_challenge' };
-  if (Date.parse(stored.now) >= Date.parse(stored.expires_at)) return { kind: 'refuse', reason: 'The code has expired' };
-  if (stored.grant_revoked || stored.key_revoked) return { kind: 'refuse', reason: 'The grant behind this code has been revoked' };
+  if (stored.client_id !== request.clientId)
+    return { kind: 'refuse', reason: 'The code was issued to another client' };
+  if (stored.redirect_uri !== request.redirectUri)
+    return { kind: 'refuse', reason: 'The redirect_uri differs from the one the code was issued for' };
+  if (!verifyS256(request.codeVerifier, stored.code_challenge))
+    return {
+      kind: 'refuse',
+      reason: 'PKCE verification failed: the code_verifier does not match the code_challenge',
+    };
+  if (Date.parse(stored.now) >= Date.parse(stored.expires_at))
+    return { kind: 'refuse', reason: 'The code has expired' };
+  if (stored.grant_revoked || stored.key_revoked)
+    return { kind: 'refuse', reason: 'The grant behind this code has been revoked' };
   return { kind: 'issue' };
 }
 
 type Outcome = { kind: 'issued'; tokens: TokenResponse } | { kind: 'refused'; reason: string };
 
-export async function redeemAuthorizationCode(db: DatabasePool, request: AuthorizationCodeGrant): Promise<TokenResponse> {
-  if (!isCredentialOf('authorization_code', request.code)) throw new OAuthError('invalid_grant', 'The code is invalid');
+export async function redeemAuthorizationCode(
+  db: DatabasePool,
+  request: AuthorizationCodeGrant,
+): Promise<TokenResponse> {
+  if (!isCredentialOf('authorization_code', request.code))
+    throw new OAuthError('invalid_grant', 'The code is invalid');
   const codeHash = hashCredential(request.code);
   const outcome = await db.transaction(async (tx): Promise<Outcome> => {
     // FOR UPDATE serializes concurrent redemptions of one code: the second sees it spent.
@@ -50,8 +65,12 @@ export async function redeemAuthorizationCode(db: DatabasePool, request: Authori
       FOR UPDATE OF c`);
     if (!stored) return { kind: 'refused', reason: 'The code is invalid' };
     const grant: GrantRef = {
-      id: stored.grant_id, org_id: stored.org_id, project_id: stored.project_id, environment: stored.environment,
-      client_id: stored.client_id, api_key_id: stored.api_key_id,
+      id: stored.grant_id,
+      org_id: stored.org_id,
+      project_id: stored.project_id,
+      environment: stored.environment,
+      client_id: stored.client_id,
+      api_key_id: stored.api_key_id,
     };
     const verdict = judgeRedemption(stored, request);
     if (verdict.kind === 'reuse') {

@@ -17,16 +17,22 @@ export interface ApprovedAuthorization {
   scopes: string[];
 }
 
-const KEY_REFUSED = 'That API key was not accepted: check that it is complete, not revoked, and a key of the project you mean to connect';
+const KEY_REFUSED =
+  'That API key was not accepted: check that it is complete, not revoked, and a key of the project you mean to connect';
 
 /** The live key behind a pasted value, or `access_denied` without saying which check failed. */
-export async function resolvePastedKey(db: DatabasePool, pepper: string, pasted: string): Promise<KeyCredential> {
+export async function resolvePastedKey(
+  db: DatabasePool,
+  pepper: string,
+  pasted: string,
+): Promise<KeyCredential> {
   const value = pasted.trim();
   if (value === '') throw new OAuthError('access_denied', 'Paste an API key to approve');
   const claimed = keyEnvironment(value);
   if (!claimed) throw new OAuthError('access_denied', KEY_REFUSED);
   const key = await findActiveKey(db, hashApiKey(value, pepper));
-  if (!key || key.key_environment !== claimed || key.project_environment !== claimed) throw new OAuthError('access_denied', KEY_REFUSED);
+  if (!key || key.key_environment !== claimed || key.project_environment !== claimed)
+    throw new OAuthError('access_denied', KEY_REFUSED);
   return key;
 }
 
@@ -41,8 +47,13 @@ export async function approveAuthorization(
   const code = mintCredential('authorization_code');
   const grant = await db.transaction(async (tx) => {
     const created = await createGrant(tx, {
-      orgId: key.org_id, projectId: key.project_id, environment: key.project_environment,
-      clientId: request.client.id, clientName: request.client.client_name, apiKeyId: key.key_id, scopes,
+      orgId: key.org_id,
+      projectId: key.project_id,
+      environment: key.project_environment,
+      clientId: request.client.id,
+      clientName: request.client.client_name,
+      apiKeyId: key.key_id,
+      scopes,
     });
     await tx.query(sql.unsafe`
       INSERT INTO oauth_authorization_codes (code_hash, org_id, project_id, grant_id, client_id, redirect_uri, code_challenge, expires_at)

@@ -30,32 +30,72 @@ export interface TokenResponse {
 
 export async function createGrant(
   tx: CommonQueryMethods,
-  input: { orgId: string; projectId: string; environment: Environment; clientId: string; clientName: string | null; apiKeyId: string; scopes: string[] },
+  input: {
+    orgId: string;
+    projectId: string;
+    environment: Environment;
+    clientId: string;
+    clientName: string | null;
+    apiKeyId: string;
+    scopes: string[];
+  },
 ): Promise<GrantRef> {
   const id = sortableId('ogr');
   await tx.query(sql.unsafe`
     INSERT INTO oauth_grants (id, org_id, project_id, environment, client_id, api_key_id, scopes)
     VALUES (${id}, ${input.orgId}, ${input.projectId}, ${input.environment}, ${input.clientId}, ${input.apiKeyId}, ${sql.array(input.scopes, 'text')})`);
-  await recordEvent(tx, { orgId: input.orgId, projectId: input.projectId, environment: input.environment }, 'oauth_grant.created', {
-    grant_id: id, client_id: input.clientId, client_name: input.clientName, api_key_id: input.apiKeyId, scope: formatScope(input.scopes),
-  });
-  return { id, org_id: input.orgId, project_id: input.projectId, environment: input.environment, client_id: input.clientId, api_key_id: input.apiKeyId };
+  await recordEvent(
+    tx,
+    { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
+    'oauth_grant.created',
+    {
+      grant_id: id,
+      client_id: input.clientId,
+      client_name: input.clientName,
+      api_key_id: input.apiKeyId,
+      scope: formatScope(input.scopes),
+    },
+  );
+  return {
+    id,
+    org_id: input.orgId,
+    project_id: input.projectId,
+    environment: input.environment,
+    client_id: input.clientId,
+    api_key_id: input.apiKeyId,
+  };
 }
 
 /** Ends every token of the family at once. Revoking an already revoked grant changes nothing and records nothing. */
-export async function revokeGrant(tx: CommonQueryMethods, grant: GrantRef, reason: RevocationReason): Promise<void> {
+export async function revokeGrant(
+  tx: CommonQueryMethods,
+  grant: GrantRef,
+  reason: RevocationReason,
+): Promise<void> {
   const revoked = await tx.maybeOne(sql.type(z.object({ id: z.string() }))`
     UPDATE oauth_grants SET revoked_at = now(), revoked_reason = ${reason}
     WHERE org_id = ${grant.org_id} AND project_id = ${grant.project_id} AND id = ${grant.id} AND revoked_at IS NULL
     RETURNING id`);
   if (!revoked) return;
-  await recordEvent(tx, { orgId: grant.org_id, projectId: grant.project_id, environment: grant.environment }, 'oauth_grant.revoked', {
-    grant_id: grant.id, client_id: grant.client_id, api_key_id: grant.api_key_id, reason,
-  });
+  await recordEvent(
+    tx,
+    { orgId: grant.org_id, projectId: grant.project_id, environment: grant.environment },
+    'oauth_grant.revoked',
+    {
+      grant_id: grant.id,
+      client_id: grant.client_id,
+      api_key_id: grant.api_key_id,
+      reason,
+    },
+  );
 }
 
 /** Issues a fresh access token (1 hour) and refresh token (30 days) under a grant. */
-export async function issueTokens(tx: CommonQueryMethods, grant: GrantRef, scopes: readonly string[]): Promise<TokenResponse> {
+export async function issueTokens(
+  tx: CommonQueryMethods,
+  grant: GrantRef,
+  scopes: readonly string[],
+): Promise<TokenResponse> {
   const accessToken = mintCredential('access_token');
   const refreshToken = mintCredential('refresh_token');
   await tx.query(sql.unsafe`

@@ -23,31 +23,54 @@ export type RefreshVerdict =
 
 /** The pure rule, judged at `stored.now` (the database clock). A narrower `scope` may be asked for. */
 export function judgeRefresh(
-  stored: Pick<StoredRefresh, 'client_id' | 'scopes' | 'expires_at' | 'rotated_at' | 'grant_revoked' | 'key_revoked' | 'now'>,
+  stored: Pick<
+    StoredRefresh,
+    'client_id' | 'scopes' | 'expires_at' | 'rotated_at' | 'grant_revoked' | 'key_revoked' | 'now'
+  >,
   request: Pick<RefreshTokenGrant, 'clientId' | 'scope'>,
 ): RefreshVerdict {
   if (stored.rotated_at !== null) return { kind: 'reuse' };
-  if (stored.grant_revoked || stored.key_revoked) return { kind: 'refuse', code: 'invalid_grant', reason: 'The grant behind this refresh token has been revoked' };
-  if (Date.parse(stored.now) >= Date.parse(stored.expires_at)) return { kind: 'refuse', code: 'invalid_grant', reason: 'The refresh token has expired' };
-  if (request.clientId !== null && request.clientId !== stored.client_id) return { kind: 'refuse', code: 'invalid_grant', reason: 'The refresh token was issued to another client' };
+  if (stored.grant_revoked || stored.key_revoked)
+    return {
+      kind: 'refuse',
+      code: 'invalid_grant',
+      reason: 'The grant behind this refresh token has been revoked',
+    };
+  if (Date.parse(stored.now) >= Date.parse(stored.expires_at))
+    return { kind: 'refuse', code: 'invalid_grant', reason: 'The refresh token has expired' };
+  if (request.clientId !== null && request.clientId !== stored.client_id)
+    return {
+      kind: 'refuse',
+      code: 'invalid_grant',
+      reason: 'The refresh token was issued to another client',
+    };
   if (request.scope === null) return { kind: 'issue', scopes: stored.scopes };
   let asked: string[] | null;
   try {
     asked = parseScope(request.scope);
   } catch (error) {
-    if (error instanceof OAuthError) return { kind: 'refuse', code: 'invalid_scope', reason: error.description };
+    if (error instanceof OAuthError)
+      return { kind: 'refuse', code: 'invalid_scope', reason: error.description };
     throw error;
   }
   if (asked === null) return { kind: 'issue', scopes: stored.scopes };
   const beyond = asked.filter((scope) => !stored.scopes.includes(scope));
-  if (beyond.length > 0) return { kind: 'refuse', code: 'invalid_scope', reason: `The grant does not include ${beyond.join(' ')}` };
+  if (beyond.length > 0)
+    return {
+      kind: 'refuse',
+      code: 'invalid_scope',
+      reason: `The grant does not include ${beyond.join(' ')}`,
+    };
   return { kind: 'issue', scopes: asked };
 }
 
-type Outcome = { kind: 'issued'; tokens: TokenResponse } | { kind: 'refused'; code: 'invalid_grant' | 'invalid_scope'; reason: string };
+type Outcome =
+  | { kind: 'issued'; tokens: TokenResponse }
+  | { kind: 'refused'; code: 'invalid_grant' | 'invalid_scope'; reason: string };
 
 export async function refreshTokens(db: DatabasePool, request: RefreshTokenGrant): Promise<TokenResponse> {
-  if (!isCredentialOf('refresh_token', request.refreshToken)) throw new OAuthError('invalid_grant', 'The refresh token is invalid');
+  if (!isCredentialOf('refresh_token', request.refreshToken))
+    throw new OAuthError('invalid_grant', 'The refresh token is invalid');
   const tokenHash = hashCredential(request.refreshToken);
   const outcome = await db.transaction(async (tx): Promise<Outcome> => {
     // FOR UPDATE makes rotation atomic: of two concurrent refreshes with one token, the second sees it rotated.
@@ -61,13 +84,21 @@ export async function refreshTokens(db: DatabasePool, request: RefreshTokenGrant
       FOR UPDATE OF r`);
     if (!stored) return { kind: 'refused', code: 'invalid_grant', reason: 'The refresh token is invalid' };
     const grant: GrantRef = {
-      id: stored.grant_id, org_id: stored.org_id, project_id: stored.project_id, environment: stored.environment,
-      client_id: stored.client_id, api_key_id: stored.api_key_id,
+      id: stored.grant_id,
+      org_id: stored.org_id,
+      project_id: stored.project_id,
+      environment: stored.environment,
+      client_id: stored.client_id,
+      api_key_id: stored.api_key_id,
     };
     const verdict = judgeRefresh(stored, request);
     if (verdict.kind === 'reuse') {
       await revokeGrant(tx, grant, 'refresh_token_reuse');
-      return { kind: 'refused', code: 'invalid_grant', reason: 'The refresh token was already used; every token of this grant is revoked' };
+      return {
+        kind: 'refused',
+        code: 'invalid_grant',
+        reason: 'The refresh token was already used; every token of this grant is revoked',
+      };
     }
     if (verdict.kind === 'refuse') return { kind: 'refused', code: verdict.code, reason: verdict.reason };
     await tx.query(sql.unsafe`

@@ -25,7 +25,10 @@ export function parseScope(raw: string | undefined | null): Scope[] | null {
   if (names.length === 0) return null;
   const unknown = [...new Set(names.filter((name) => !isScope(name)))];
   if (unknown.length > 0) {
-    throw new OAuthError('invalid_scope', `Unknown scope ${unknown.map((name) => `"${name}"`).join(', ')}; grantable scopes: ${GRANTABLE_SCOPES.join(' ')}`);
+    throw new OAuthError(
+      'invalid_scope',
+      `Unknown scope ${unknown.map((name) => `"${name}"`).join(', ')}; grantable scopes: ${GRANTABLE_SCOPES.join(' ')}`,
+    );
   }
   return canonicalScopes(names);
 }
@@ -39,11 +42,16 @@ export function grantableBy(keyScopes: readonly string[]): Scope[] {
 export function grantScopes(requested: readonly Scope[] | null, keyScopes: readonly string[]): Scope[] {
   const allowed = grantableBy(keyScopes);
   if (requested === null) {
-    if (allowed.length === 0) throw new OAuthError('invalid_scope', 'This key holds no scope that can be granted');
+    if (allowed.length === 0)
+      throw new OAuthError('invalid_scope', 'This key holds no scope that can be granted');
     return allowed;
   }
   const beyond = requested.filter((scope) => !allowed.includes(scope));
-  if (beyond.length > 0) throw new OAuthError('invalid_scope', `This key cannot grant ${beyond.join(' ')}: a grant cannot exceed the scopes of the key it is made with`);
+  if (beyond.length > 0)
+    throw new OAuthError(
+      'invalid_scope',
+      `This key cannot grant ${beyond.join(' ')}: a grant cannot exceed the scopes of the key it is made with`,
+    );
   return [...requested];
 }
 

@@ -54,5 +54,10 @@ export async function sweepOAuthBatch(db: CommonQueryMethods, batch = SWEEP_BATC
         SELECT token_hash FROM oauth_refresh_tokens WHERE expires_at < now() - interval '1 day' LIMIT ${batch})
       RETURNING 1)
     SELECT count(*)::int AS n FROM gone`);
-  return { grants, authorization_codes: authorizationCodes, access_tokens: accessTokens, refresh_tokens: refreshTokens };
+  return {
+    grants,
+    authorization_codes: authorizationCodes,
+    access_tokens: accessTokens,
+    refresh_tokens: refreshTokens,
+  };
 }

@@ -19,11 +19,20 @@ export interface RefreshTokenGrant {
 
 export type TokenRequest = AuthorizationCodeGrant | RefreshTokenGrant;
 
-const FIELDS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'client_id', 'refresh_token', 'scope'] as const;
+const FIELDS = [
+  'grant_type',
+  'code',
+  'code_verifier',
+  'redirect_uri',
+  'client_id',
+  'refresh_token',
+  'scope',
+] as const;
 type Field = (typeof FIELDS)[number];
 
 function textFields(body: unknown): Partial<Record<Field, string>> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new OAuthError('invalid_request', 'The request body must be form-encoded or a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new OAuthError('invalid_request', 'The request body must be form-encoded or a JSON object');
   const source = body as Record<string, unknown>;
   const out: Partial<Record<Field, string>> = {};
   for (const field of FIELDS) {
@@ -56,7 +65,15 @@ export function parseTokenRequest(body: unknown): TokenRequest {
   if (grantType === 'refresh_token') {
     // The refresh token is bound to its client; a client_id sent with it must match, and one left out
     // widens nothing.
-    return { grantType, refreshToken: required(fields, 'refresh_token'), clientId: fields.client_id ?? null, scope: fields.scope ?? null };
+    return {
+      grantType,
+      refreshToken: required(fields, 'refresh_token'),
+      clientId: fields.client_id ?? null,
+      scope: fields.scope ?? null,
+    };
   }
-  throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use authorization_code or refresh_token`);
+  throw new OAuthError(
+    'unsupported_grant_type',
+    `grant_type "${grantType}" is not supported; use authorization_code or refresh_token`,
+  );
 }

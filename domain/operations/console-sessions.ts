@@ -12,7 +12,8 @@ export const sha256Hex = (value: string): string => createHash('sha256').update(
 
 /** Opens a session and returns the cookie value; the database never sees it, only its hash. */
 export async function openConsoleSession(
-  db: CommonQueryMethods, input: { operator: string; credentialDigest: string; ttlMs: number },
+  db: CommonQueryMethods,
+  input: { operator: string; credentialDigest: string; ttlMs: number },
 ): Promise<{ token: string; expiresAt: string }> {
   const token = randomBytes(32).toString('base64url');
   // Sign-ins are rare, so each one also clears the sessions that have run out.
@@ -25,7 +26,10 @@ export async function openConsoleSession(
 }
 
 /** The live session behind a cookie value, or null (unknown, expired or signed out). */
-export async function findConsoleSession(db: CommonQueryMethods, token: string): Promise<ConsoleSession | null> {
+export async function findConsoleSession(
+  db: CommonQueryMethods,
+  token: string,
+): Promise<ConsoleSession | null> {
   return db.maybeOne(sql.type(sessionRow)`
     SELECT operator, credential_digest, expires_at FROM console_sessions
     WHERE token_hash = ${sha256Hex(token)} AND expires_at > now()`);

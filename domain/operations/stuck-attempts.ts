@@ -20,7 +20,8 @@ const stuckRow = z.object({
 export type StuckAttempt = z.infer<typeof stuckRow>;
 
 export async function listStuckAttempts(
-  db: CommonQueryMethods, filter: { olderThanMs: number; orgId?: string; limit: number },
+  db: CommonQueryMethods,
+  filter: { olderThanMs: number; orgId?: string; limit: number },
 ): Promise<StuckAttempt[]> {
   const before = sql.fragment`now() - make_interval(secs => ${filter.olderThanMs / 1000})`;
   const org = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;

@@ -16,7 +16,12 @@ export interface Accept {
 }
 
 export type AcceptRequest =
-  | { rail: 'x402'; amount: string; currency: 'USDC'; pay_to: { kind: 'provisioned' | 'byo'; consumer_id?: string; address?: string } }
+  | {
+      rail: 'x402';
+      amount: string;
+      currency: 'USDC';
+      pay_to: { kind: 'provisioned' | 'byo'; consumer_id?: string; address?: string };
+    }
   | { rail: 'pix'; amount: string; currency: 'BRL'; pix: { key?: string; partner_account?: string } };
 
 const DECIMALS: Record<Rail, number> = { x402: 6, pix: 2 };
@@ -31,7 +36,8 @@ export function toAtomic(amount: string, decimals: number): bigint | null {
   return BigInt(match[1]) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
 }
 
-const invalidPayTo = (index: number, message: string) => new ApiError(400, 'invalid_payto', message, { index });
+const invalidPayTo = (index: number, message: string) =>
+  new ApiError(400, 'invalid_payto', message, { index });
 
 /** A provisioned x402 accept: its consumer must get a receiving wallet, which the caller provides. */
 export interface ProvisionedNeed {
@@ -49,34 +55,75 @@ export function normalizeAccepts(requested: AcceptRequest[]): NormalizedAccepts 
   const accepts: Accept[] = [];
   const provisioned: ProvisionedNeed[] = [];
   requested.forEach((accept, index) => {
-    if (seen.has(accept.rail)) throw new ApiError(400, 'invalid_rail', `The rail ${accept.rail} appears more than once`, { index, rail: accept.rail });
+    if (seen.has(accept.rail))
+      throw new ApiError(400, 'invalid_rail', `The rail ${accept.rail} appears more than once`, {
+        index,
+        rail: accept.rail,
+      });
     seen.add(accept.rail);
     const atomic = toAtomic(accept.amount, DECIMALS[accept.rail]);
     if (atomic === null || atomic <= 0n) {
-      throw new ApiError(400, 'invalid_body', `accepts[${index}].amount must be above zero with at most ${DECIMALS[accept.rail]} decimals`, {
-        issues: [{ path: `/accepts/${index}/amount`, message: `greater than zero, at most ${DECIMALS[accept.rail]} decimals` }],
-      });
+      throw new ApiError(
+        400,
+        'invalid_body',
+        `accepts[${index}].amount must be above zero with at most ${DECIMALS[accept.rail]} decimals`,
+        {
+          issues: [
+            {
+              path: `/accepts/${index}/amount`,
+              message: `greater than zero, at most ${DECIMALS[accept.rail]} decimals`,
+            },
+          ],
+        },
+      );
     }
     if (accept.rail === 'x402') {
       if (accept.pay_to.kind === 'byo') {
-        if (!accept.pay_to.address || !EVM_ADDRESS.test(accept.pay_to.address)) throw invalidPayTo(index, 'A byo x402 pay_to needs a 0x EVM address (40 hex digits)');
-        accepts.push({ rail: 'x402', currency: 'USDC', amount_atomic: atomic.toString(), pay_to: accept.pay_to.address, pay_to_kind: 'byo' });
+        if (!accept.pay_to.address || !EVM_ADDRESS.test(accept.pay_to.address))
+          throw invalidPayTo(index, 'A byo x402 pay_to needs a 0x EVM address (40 hex digits)');
+        accepts.push({
+          rail: 'x402',
+          currency: 'USDC',
+          amount_atomic: atomic.toString(),
+          pay_to: accept.pay_to.address,
+          pay_to_kind: 'byo',
+        });
       } else {
-        if (!accept.pay_to.consumer_id) throw invalidPayTo(index, 'A provisioned x402 pay_to needs consumer_id');
+        if (!accept.pay_to.consumer_id)
+          throw invalidPayTo(index, 'A provisioned x402 pay_to needs consumer_id');
         provisioned.push({ index, consumerId: accept.pay_to.consumer_id });
         // The address is filled in once the consumer's wallet exists.
-        accepts.push({ rail: 'x402', currency: 'USDC', amount_atomic: atomic.toString(), pay_to: '', pay_to_kind: 'provisioned' });
+        accepts.push({
+          rail: 'x402',
+          currency: 'USDC',
+          amount_atomic: atomic.toString(),
+          pay_to: '',
+          pay_to_kind: 'provisioned',
+        });
       }
       return;
     }
     const { key, partner_account: account } = accept.pix;
-    if (key !== undefined && account !== undefined) throw invalidPayTo(index, 'A Pix accept names a key or a partner account, not both');
+    if (key !== undefined && account !== undefined)
+      throw invalidPayTo(index, 'A Pix accept names a key or a partner account, not both');
     if (key !== undefined) {
       const classified = classifyPixKey(key);
       if (!classified.ok) throw invalidPayTo(index, `The Pix key is not a DICT key (${classified.reason})`);
-      accepts.push({ rail: 'pix', currency: 'BRL', amount_atomic: atomic.toString(), pay_to: classified.value.key, pay_to_kind: 'byo' });
+      accepts.push({
+        rail: 'pix',
+        currency: 'BRL',
+        amount_atomic: atomic.toString(),
+        pay_to: classified.value.key,
+        pay_to_kind: 'byo',
+      });
     } else if (account !== undefined && account.trim() !== '') {
-      accepts.push({ rail: 'pix', currency: 'BRL', amount_atomic: atomic.toString(), pay_to: account.trim(), pay_to_kind: 'provisioned' });
+      accepts.push({
+        rail: 'pix',
+        currency: 'BRL',
+        amount_atomic: atomic.toString(),
+        pay_to: account.trim(),
+        pay_to_kind: 'provisioned',
+      });
     } else {
       throw invalidPayTo(index, 'A Pix accept needs a key or a partner account');
     }

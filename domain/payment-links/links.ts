@@ -15,9 +15,15 @@ export const linkRow = z.object({
   slug: z.string(),
   title: z.string(),
   description: z.string().nullable(),
-  accepts: z.array(z.object({
-    rail: z.enum(['x402', 'pix']), currency: z.enum(['USDC', 'BRL']), amount_atomic: z.string(), pay_to: z.string(), pay_to_kind: z.enum(['byo', 'provisioned']),
-  })),
+  accepts: z.array(
+    z.object({
+      rail: z.enum(['x402', 'pix']),
+      currency: z.enum(['USDC', 'BRL']),
+      amount_atomic: z.string(),
+      pay_to: z.string(),
+      pay_to_kind: z.enum(['byo', 'provisioned']),
+    }),
+  ),
   environment: z.enum(['live', 'test']),
   one_time: z.boolean(),
   status: z.enum(['active', 'paid', 'expired', 'void']),
@@ -43,8 +49,10 @@ const COLUMNS = sql.fragment`
        ELSE 'active' END AS status,
   l.use_count, l.max_uses, l.expires_at, l.redirect_url, l.active, l.metadata, l.created_at`;
 
-export const paymentLinkNotFound = (): ApiError => new ApiError(404, 'payment_link_not_found', 'Payment link not found');
-const slugConflict = (slug: string) => new ApiError(409, 'slug_conflict', `The slug "${slug}" is taken`, { slug });
+export const paymentLinkNotFound = (): ApiError =>
+  new ApiError(404, 'payment_link_not_found', 'Payment link not found');
+const slugConflict = (slug: string) =>
+  new ApiError(409, 'slug_conflict', `The slug "${slug}" is taken`, { slug });
 
 export interface LinkInput {
   slug?: string;
@@ -62,7 +70,11 @@ export interface LinkInput {
 // 12 characters over 36 symbols: collisions of generated slugs are retried, never shown.
 const generatedSlug = () => randomToken(12, '0123456789abcdefghijklmnopqrstuvwxyz');
 
-export async function createLink(db: CommonQueryMethods, scope: LinkScope, input: LinkInput): Promise<LinkRow> {
+export async function createLink(
+  db: CommonQueryMethods,
+  scope: LinkScope,
+  input: LinkInput,
+): Promise<LinkRow> {
   for (let tries = 0; ; tries++) {
     const slug = input.slug ?? generatedSlug();
     try {
@@ -75,7 +87,11 @@ export async function createLink(db: CommonQueryMethods, scope: LinkScope, input
           RETURNING *)
         SELECT ${COLUMNS} FROM l`);
     } catch (error) {
-      if (!(error instanceof UniqueIntegrityConstraintViolationError) || error.constraint !== 'payment_links_slug_key') throw error;
+      if (
+        !(error instanceof UniqueIntegrityConstraintViolationError) ||
+        error.constraint !== 'payment_links_slug_key'
+      )
+        throw error;
       if (input.slug !== undefined) throw slugConflict(slug);
       if (tries >= 3) throw error;
     }
@@ -92,7 +108,9 @@ export async function getLink(db: CommonQueryMethods, scope: LinkScope, id: stri
 
 /** The public pay page's read: any tenant's link, by its global slug. */
 export async function findLinkBySlug(db: CommonQueryMethods, slug: string): Promise<LinkRow | null> {
-  return db.maybeOne(sql.type(linkRow)`SELECT ${COLUMNS} FROM payment_links l WHERE l.slug = ${slug} AND l.deleted_at IS NULL`);
+  return db.maybeOne(
+    sql.type(linkRow)`SELECT ${COLUMNS} FROM payment_links l WHERE l.slug = ${slug} AND l.deleted_at IS NULL`,
+  );
 }
 
 export async function listLinks(db: CommonQueryMethods, scope: LinkScope): Promise<readonly LinkRow[]> {
@@ -111,7 +129,12 @@ export interface LinkChanges {
   redirectUrl?: string | null;
 }
 
-export async function updateLink(db: CommonQueryMethods, scope: LinkScope, id: string, changes: LinkChanges): Promise<LinkRow> {
+export async function updateLink(
+  db: CommonQueryMethods,
+  scope: LinkScope,
+  id: string,
+  changes: LinkChanges,
+): Promise<LinkRow> {
   // Absent fields keep their value; a present null clears a nullable one.
   const keep = (present: boolean) => (present ? sql.fragment`false` : sql.fragment`true`);
   const row = await db.maybeOne(sql.type(linkRow)`

@@ -35,19 +35,30 @@ const COLUMNS = sql.fragment`id, link_id, org_id, project_id, environment, rail,
 /** How long a buyer has to pay a charge before the reserved use returns to the link. */
 export const LINK_CHARGE_SECONDS = 900;
 
-export type NotPayableReason = 'paused' | 'void' | 'paid' | 'expired' | 'max_uses_reached' | 'rail_not_accepted';
+export type NotPayableReason =
+  'paused' | 'void' | 'paid' | 'expired' | 'max_uses_reached' | 'rail_not_accepted';
 const notPayable = (reason: NotPayableReason) =>
-  new ApiError(409, 'payment_link_not_payable', `This payment link cannot be paid now (${reason})`, { reason });
+  new ApiError(409, 'payment_link_not_payable', `This payment link cannot be paid now (${reason})`, {
+    reason,
+  });
 
 /** A Pix txid: 26..35 alphanumerics, derived from the payment so a retried charge names the same one. */
-export const pixTxidOf = (paymentId: string): string => paymentId.replace(/[^0-9A-Za-z]/g, '').padEnd(26, '0').slice(0, 35);
+export const pixTxidOf = (paymentId: string): string =>
+  paymentId
+    .replace(/[^0-9A-Za-z]/g, '')
+    .padEnd(26, '0')
+    .slice(0, 35);
 
 /**
  * Reserves one use of the link by slug and opens a pending payment over `rail`, or says why not.
  * The reservation and the cap check are one UPDATE: PostgreSQL re-checks the WHERE clause against the
  * row's newest version after waiting for a concurrent buyer's lock, so the cap holds under any race.
  */
-export async function reserveLinkPayment(db: DatabasePool, slug: string, rail: Rail): Promise<LinkPaymentRow> {
+export async function reserveLinkPayment(
+  db: DatabasePool,
+  slug: string,
+  rail: Rail,
+): Promise<LinkPaymentRow> {
   const link = await findLinkBySlug(db, slug);
   if (!link) throw paymentLinkNotFound();
   const accept = link.accepts.find((candidate) => candidate.rail === rail);
@@ -71,7 +82,9 @@ export async function reserveLinkPayment(db: DatabasePool, slug: string, rail: R
 }
 
 async function whyNotPayable(tx: CommonQueryMethods, linkId: string): Promise<NotPayableReason> {
-  const row = await tx.one(sql.type(z.object({ active: z.boolean(), status: z.string(), expired: z.boolean(), deleted: z.boolean() }))`
+  const row = await tx.one(sql.type(
+    z.object({ active: z.boolean(), status: z.string(), expired: z.boolean(), deleted: z.boolean() }),
+  )`
     SELECT active, status, coalesce(expires_at <= now(), false) AS expired, deleted_at IS NOT NULL AS deleted FROM payment_links WHERE id = ${linkId}`);
   if (row.deleted || row.status === 'void') return 'void';
   if (row.status === 'paid') return 'paid';
@@ -80,16 +93,32 @@ async function whyNotPayable(tx: CommonQueryMethods, linkId: string): Promise<No
   return 'max_uses_reached';
 }
 
-export async function getLinkPayment(db: CommonQueryMethods, paymentId: string): Promise<LinkPaymentRow | null> {
-  return db.maybeOne(sql.type(linkPaymentRow)`SELECT ${COLUMNS} FROM payment_link_payments WHERE id = ${paymentId}`);
+export async function getLinkPayment(
+  db: CommonQueryMethods,
+  paymentId: string,
+): Promise<LinkPaymentRow | null> {
+  return db.maybeOne(
+    sql.type(linkPaymentRow)`SELECT ${COLUMNS} FROM payment_link_payments WHERE id = ${paymentId}`,
+  );
 }
 
-export async function findLinkPaymentByRailRef(db: CommonQueryMethods, railRef: string): Promise<LinkPaymentRow | null> {
-  return db.maybeOne(sql.type(linkPaymentRow)`SELECT ${COLUMNS} FROM payment_link_payments WHERE rail_ref = ${railRef}`);
+export async function findLinkPaymentByRailRef(
+  db: CommonQueryMethods,
+  railRef: string,
+): Promise<LinkPaymentRow | null> {
+  return db.maybeOne(
+    sql.type(linkPaymentRow)`SELECT ${COLUMNS} FROM payment_link_payments WHERE rail_ref = ${railRef}`,
+  );
 }
 
-export async function recordPayCode(db: CommonQueryMethods, paymentId: string, payCode: string): Promise<void> {
-  await db.query(sql.unsafe`UPDATE payment_link_payments SET pay_code = ${payCode} WHERE id = ${paymentId} AND pay_code IS NULL`);
+export async function recordPayCode(
+  db: CommonQueryMethods,
+  paymentId: string,
+  payCode: string,
+): Promise<void> {
+  await db.query(
+    sql.unsafe`UPDATE payment_link_payments SET pay_code = ${payCode} WHERE id = ${paymentId} AND pay_code IS NULL`,
+  );
 }
 
 /**
@@ -97,39 +126,72 @@ export async function recordPayCode(db: CommonQueryMethods, paymentId: string, p
  * or one-time link that reached its cap closes as `paid`, and the event is written. A retry finds the
  * payment already settled and changes nothing.
  */
-export async function settleLinkPayment(db: DatabasePool, paymentId: string, providerRef: string): Promise<LinkPaymentRow> {
+export async function settleLinkPayment(
+  db: DatabasePool,
+  paymentId: string,
+  providerRef: string,
+): Promise<LinkPaymentRow> {
   return db.transaction(async (tx) => {
     const settled = await tx.maybeOne(sql.type(linkPaymentRow)`
       UPDATE payment_link_payments SET status = 'succeeded', settled_at = now(), provider_ref = ${providerRef}
       WHERE id = ${paymentId} AND status = 'pending'
       RETURNING ${COLUMNS}`);
     if (!settled) return (await getLinkPayment(tx, paymentId))!;
-    const link = await tx.one(sql.type(z.object({ slug: z.string(), use_count: z.number(), status: z.string() }))`
+    const link = await tx.one(sql.type(
+      z.object({ slug: z.string(), use_count: z.number(), status: z.string() }),
+    )`
       UPDATE payment_links SET use_count = use_count + 1, reserved_count = reserved_count - 1, updated_at = now(),
         status = CASE WHEN status = 'active' AND (one_time OR (max_uses IS NOT NULL AND use_count + 1 >= max_uses)) THEN 'paid' ELSE status END
       WHERE id = ${settled.link_id}
       RETURNING slug, use_count, status`);
-    await recordEvent(tx, { orgId: settled.org_id, projectId: settled.project_id, environment: settled.environment }, 'payment_link.payment_succeeded', {
-      payment_id: settled.id, link_id: settled.link_id, slug: link.slug, rail: settled.rail, currency: settled.currency,
-      amount_minor: settled.amount_minor.toString(), provider_ref: providerRef, use_count: link.use_count, link_status: link.status,
-    });
+    await recordEvent(
+      tx,
+      { orgId: settled.org_id, projectId: settled.project_id, environment: settled.environment },
+      'payment_link.payment_succeeded',
+      {
+        payment_id: settled.id,
+        link_id: settled.link_id,
+        slug: link.slug,
+        rail: settled.rail,
+        currency: settled.currency,
+        amount_minor: settled.amount_minor.toString(),
+        provider_ref: providerRef,
+        use_count: link.use_count,
+        link_status: link.status,
+      },
+    );
     return settled;
   });
 }
 
 /** The payment ended without money (expired, or its charge could not be made): the reserved use returns. */
-export async function releaseLinkPayment(db: DatabasePool, paymentId: string, outcome: 'failed' | 'expired', reason: string): Promise<LinkPaymentRow> {
+export async function releaseLinkPayment(
+  db: DatabasePool,
+  paymentId: string,
+  outcome: 'failed' | 'expired',
+  reason: string,
+): Promise<LinkPaymentRow> {
   return db.transaction(async (tx) => {
     const released = await tx.maybeOne(sql.type(linkPaymentRow)`
       UPDATE payment_link_payments SET status = ${outcome}, settled_at = now(), failure_reason = ${reason}
       WHERE id = ${paymentId} AND status = 'pending'
       RETURNING ${COLUMNS}`);
     if (!released) return (await getLinkPayment(tx, paymentId))!;
-    await tx.query(sql.unsafe`UPDATE payment_links SET reserved_count = reserved_count - 1, updated_at = now() WHERE id = ${released.link_id}`);
+    await tx.query(
+      sql.unsafe`UPDATE payment_links SET reserved_count = reserved_count - 1, updated_at = now() WHERE id = ${released.link_id}`,
+    );
     if (outcome === 'expired') {
-      await recordEvent(tx, { orgId: released.org_id, projectId: released.project_id, environment: released.environment }, 'payment_link.payment_expired', {
-        payment_id: released.id, link_id: released.link_id, rail: released.rail, reason,
-      });
+      await recordEvent(
+        tx,
+        { orgId: released.org_id, projectId: released.project_id, environment: released.environment },
+        'payment_link.payment_expired',
+        {
+          payment_id: released.id,
+          link_id: released.link_id,
+          rail: released.rail,
+          reason,
+        },
+      );
     }
     return released;
   });

@@ -74,7 +74,8 @@ function pixAccount(fields: Map<string, string>): { template: Map<string, string
     const inner = readTlv(value);
     if (!inner.ok) return refuse('carrier_malformed', `merchant account field ${id}: ${inner.reason}`);
     const template = byId(inner.fields);
-    if (typeof template === 'string') return refuse('carrier_duplicate_field', `merchant account field ${id} repeats ${template}`);
+    if (typeof template === 'string')
+      return refuse('carrier_duplicate_field', `merchant account field ${id} repeats ${template}`);
     if ((template.get('00') ?? '').toLowerCase() === PIX_GUI) return { template };
   }
   return refuse('carrier_not_pix', `no merchant account template names ${PIX_GUI}`);
@@ -83,34 +84,51 @@ function pixAccount(fields: Map<string, string>): { template: Map<string, string
 export function parseBrCode(raw: string): BrCodeResult {
   // Copy-and-paste tends to bring a trailing newline or spaces along; nothing inside is touched.
   const text = raw.trim();
-  if (text.length > BRCODE_MAX_LENGTH) return refuse('carrier_too_long', `longer than ${BRCODE_MAX_LENGTH} characters`);
+  if (text.length > BRCODE_MAX_LENGTH)
+    return refuse('carrier_too_long', `longer than ${BRCODE_MAX_LENGTH} characters`);
   const tlv = readTlv(text);
   if (!tlv.ok) return refuse('carrier_malformed', `at offset ${tlv.at}: ${tlv.reason}`);
   const last = tlv.fields[tlv.fields.length - 1];
-  if (!last || last.id !== '63' || last.value.length !== 4) return refuse('carrier_crc_missing', 'the last field must be 63 with four hex digits');
+  if (!last || last.id !== '63' || last.value.length !== 4)
+    return refuse('carrier_crc_missing', 'the last field must be 63 with four hex digits');
   const expected = crc16Hex(text.slice(0, last.at + 4));
-  if (last.value.toUpperCase() !== expected) return refuse('carrier_crc_mismatch', `checksum ${last.value} does not match the content (${expected})`);
+  if (last.value.toUpperCase() !== expected)
+    return refuse('carrier_crc_mismatch', `checksum ${last.value} does not match the content (${expected})`);
 
   const first = tlv.fields[0];
-  if (first.id !== '00' || first.value !== '01') return refuse('carrier_payload_format', 'the first field must be 00 with value 01');
+  if (first.id !== '00' || first.value !== '01')
+    return refuse('carrier_payload_format', 'the first field must be 00 with value 01');
   const fields = byId(tlv.fields);
   if (typeof fields === 'string') return refuse('carrier_duplicate_field', `field ${fields} appears twice`);
 
   const account = pixAccount(fields);
   if ('ok' in account) return account;
-  for (const [id, name] of [['52', 'merchant category code'], ['53', 'transaction currency'], ['58', 'country code'], ['59', 'merchant name'], ['60', 'merchant city']]) {
+  for (const [id, name] of [
+    ['52', 'merchant category code'],
+    ['53', 'transaction currency'],
+    ['58', 'country code'],
+    ['59', 'merchant name'],
+    ['60', 'merchant city'],
+  ]) {
     if (!fields.has(id)) return refuse('carrier_field_missing', `field ${id} (${name}) is required`);
   }
   if (!/^\d{4}$/.test(fields.get('52')!)) return refuse('carrier_malformed', 'field 52 must be four digits');
-  if (fields.get('53') !== '986') return refuse('carrier_currency', `currency ${fields.get('53')} is not BRL (986)`);
+  if (fields.get('53') !== '986')
+    return refuse('carrier_currency', `currency ${fields.get('53')} is not BRL (986)`);
   if (fields.get('58') !== 'BR') return refuse('carrier_country', `country ${fields.get('58')} is not BR`);
-  if (fields.get('59')!.length > 25) return refuse('carrier_malformed', 'merchant name is longer than 25 characters');
-  if (fields.get('60')!.length > 15) return refuse('carrier_malformed', 'merchant city is longer than 15 characters');
+  if (fields.get('59')!.length > 25)
+    return refuse('carrier_malformed', 'merchant name is longer than 25 characters');
+  if (fields.get('60')!.length > 15)
+    return refuse('carrier_malformed', 'merchant city is longer than 15 characters');
 
   let amountMinor: bigint | null = null;
   if (fields.has('54')) {
     amountMinor = amountToMinor(fields.get('54')!);
-    if (amountMinor === null) return refuse('carrier_invalid_amount', `amount "${fields.get('54')}" is not a positive decimal with at most two places`);
+    if (amountMinor === null)
+      return refuse(
+        'carrier_invalid_amount',
+        `amount "${fields.get('54')}" is not a positive decimal with at most two places`,
+      );
   }
   const initiationField = fields.get('01');
   if (initiationField !== undefined && initiationField !== '11' && initiationField !== '12') {
@@ -119,7 +137,11 @@ export function parseBrCode(raw: string): BrCodeResult {
   const keyText = account.template.get('01');
   if (!keyText) {
     // A dynamic code names a location to fetch a signed payload from; this gateway never fetches it.
-    if (account.template.has('25')) return refuse('carrier_dynamic_unsupported', 'dynamic codes that carry only a payload location are not supported');
+    if (account.template.has('25'))
+      return refuse(
+        'carrier_dynamic_unsupported',
+        'dynamic codes that carry only a payload location are not supported',
+      );
     return refuse('carrier_invalid_key', 'the Pix template carries no key');
   }
   const key = classifyPixKey(keyText);
@@ -132,7 +154,8 @@ export function parseBrCode(raw: string): BrCodeResult {
     const sub = byId(additional.fields);
     if (typeof sub === 'string') return refuse('carrier_duplicate_field', `additional data repeats ${sub}`);
     txid = sub.get('05') ?? null;
-    if (txid !== null && txid !== '***' && !/^[A-Za-z0-9]{1,25}$/.test(txid)) return refuse('carrier_malformed', 'txid must be 1..25 alphanumerics or ***');
+    if (txid !== null && txid !== '***' && !/^[A-Za-z0-9]{1,25}$/.test(txid))
+      return refuse('carrier_malformed', 'txid must be 1..25 alphanumerics or ***');
   }
   return {
     ok: true,
@@ -164,7 +187,10 @@ export interface BrCodeInput {
 
 /** Builds a checksummed static BR Code, the way a receiving bank's app prints one. */
 export function buildBrCode(input: BrCodeInput): string {
-  const account = writeTlv('00', PIX_GUI) + writeTlv('01', input.key) + (input.description ? writeTlv('02', input.description) : '');
+  const account =
+    writeTlv('00', PIX_GUI) +
+    writeTlv('01', input.key) +
+    (input.description ? writeTlv('02', input.description) : '');
   const body = [
     writeTlv('00', '01'),
     input.initiation ? writeTlv('01', input.initiation === 'static' ? '11' : '12') : '',

@@ -15,12 +15,14 @@ export function readTlv(text: string): TlvResult {
   let at = 0;
   while (at < text.length) {
     const head = text.slice(at, at + 4);
-    if (!/^\d{4}$/.test(head)) return { ok: false, at, reason: 'field header is not two-digit id and length' };
+    if (!/^\d{4}$/.test(head))
+      return { ok: false, at, reason: 'field header is not two-digit id and length' };
     const length = Number(head.slice(2));
     if (length === 0) return { ok: false, at, reason: `field ${head.slice(0, 2)} is empty` };
     const value = text.slice(at + 4, at + 4 + length);
     // Lengths count characters; a value cut short means the string was truncated.
-    if ([...value].length !== length || value.length !== length) return { ok: false, at, reason: `field ${head.slice(0, 2)} is truncated` };
+    if ([...value].length !== length || value.length !== length)
+      return { ok: false, at, reason: `field ${head.slice(0, 2)} is truncated` };
     fields.push({ id: head.slice(0, 2), value, at });
     at += 4 + length;
   }

@@ -3,11 +3,10 @@
 import { looksLikeBrCode, parseBrCode, type BrCode, type CarrierCode } from './brcode';
 import { classifyPixKey, type PixKey } from './pix-key';
 
-export type PixPayee =
-  | { kind: 'key'; key: PixKey }
-  | { kind: 'brcode'; key: PixKey; brcode: BrCode };
+export type PixPayee = { kind: 'key'; key: PixKey } | { kind: 'brcode'; key: PixKey; brcode: BrCode };
 
-export type PixPayeeResult = { ok: true; payee: PixPayee } | { ok: false; code: CarrierCode | 'invalid_pix_key'; detail: string };
+export type PixPayeeResult =
+  { ok: true; payee: PixPayee } | { ok: false; code: CarrierCode | 'invalid_pix_key'; detail: string };
 
 export function resolvePixPayee(raw: string): PixPayeeResult {
   if (looksLikeBrCode(raw)) {
@@ -16,7 +15,12 @@ export function resolvePixPayee(raw: string): PixPayeeResult {
     return { ok: true, payee: { kind: 'brcode', key: parsed.code.key, brcode: parsed.code } };
   }
   const key = classifyPixKey(raw.startsWith('pix:') ? raw.slice(4) : raw);
-  if (!key.ok) return { ok: false, code: 'invalid_pix_key', detail: `payee is neither a Pix key nor a BR Code (${key.reason})` };
+  if (!key.ok)
+    return {
+      ok: false,
+      code: 'invalid_pix_key',
+      detail: `payee is neither a Pix key nor a BR Code (${key.reason})`,
+    };
   return { ok: true, payee: { kind: 'key', key: key.value } };
 }
 

@@ -5,46 +5,102 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import type { JsonSchema } from '../../schema/http/json-schema';
 import { CURRENCY_CODES, type Currency } from '../wallets/currencies';
 
-export const POLICY_TYPES = ['allow', 'deny', 'budget', 'rate-limit', 'time-window', 'approval-required'] as const;
+export const POLICY_TYPES = [
+  'allow',
+  'deny',
+  'budget',
+  'rate-limit',
+  'time-window',
+  'approval-required',
+] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
 export const BUDGET_WINDOWS = { hour: 3_600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-export interface BudgetConfig { currency: Currency; cap_minor: string; window: keyof typeof BUDGET_WINDOWS }
-export interface RateLimitConfig { max_calls: number; window_seconds: number }
-export interface TimeWindowConfig { timezone: string; days: Weekday[]; start: string; end: string }
-export interface ApprovalConfig { above_minor?: string; currency?: Currency }
+export interface BudgetConfig {
+  currency: Currency;
+  cap_minor: string;
+  window: keyof typeof BUDGET_WINDOWS;
+}
+export interface RateLimitConfig {
+  max_calls: number;
+  window_seconds: number;
+}
+export interface TimeWindowConfig {
+  timezone: string;
+  days: Weekday[];
+  start: string;
+  end: string;
+}
+export interface ApprovalConfig {
+  above_minor?: string;
+  currency?: Currency;
+}
 
 const Digits: JsonSchema = { type: 'string', pattern: '^[0-9]{1,30}$' };
 const Clock: JsonSchema = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' };
 
 export const POLICY_CONFIG_SCHEMAS: Record<PolicyType, JsonSchema> = {
-  allow: { title: 'AllowPolicyConfig', type: 'object', properties: {}, description: 'No settings: the rule\'s `agents` and `tools` patterns are the allowlist; a match allows the call and ends evaluation. Any keys are kept.' },
-  deny: { title: 'DenyPolicyConfig', type: 'object', properties: {}, description: 'No settings: a match denies with reason `denied_by_rule`. Any keys are kept (e.g. a `note`).' },
+  allow: {
+    title: 'AllowPolicyConfig',
+    type: 'object',
+    properties: {},
+    description:
+      "No settings: the rule's `agents` and `tools` patterns are the allowlist; a match allows the call and ends evaluation. Any keys are kept.",
+  },
+  deny: {
+    title: 'DenyPolicyConfig',
+    type: 'object',
+    properties: {},
+    description:
+      'No settings: a match denies with reason `denied_by_rule`. Any keys are kept (e.g. a `note`).',
+  },
   budget: {
-    title: 'BudgetPolicyConfig', type: 'object', required: ['currency', 'cap_minor', 'window'],
-    description: 'Spend cap in minor units per currency over a rolling window, counted from the ledger (debits and fees posted in the window plus open holds) across the wallets of the matched agents. Over the cap: `budget_exceeded`.',
-    properties: { currency: { enum: [...CURRENCY_CODES] }, cap_minor: Digits, window: { enum: Object.keys(BUDGET_WINDOWS), description: 'Rolling: hour 3600 s, day 86400 s, week 7 days, month 30 days.' } },
+    title: 'BudgetPolicyConfig',
+    type: 'object',
+    required: ['currency', 'cap_minor', 'window'],
+    description:
+      'Spend cap in minor units per currency over a rolling window, counted from the ledger (debits and fees posted in the window plus open holds) across the wallets of the matched agents. Over the cap: `budget_exceeded`.',
+    properties: {
+      currency: { enum: [...CURRENCY_CODES] },
+      cap_minor: Digits,
+      window: {
+        enum: Object.keys(BUDGET_WINDOWS),
+        description: 'Rolling: hour 3600 s, day 86400 s, week 7 days, month 30 days.',
+      },
+    },
   },
   'rate-limit': {
-    title: 'RateLimitPolicyConfig', type: 'object', required: ['max_calls', 'window_seconds'],
-    description: 'At most `max_calls` allowed calls per agent per rolling window of matching tools. Over: `rate_limited`.',
-    properties: { max_calls: { type: 'integer', minimum: 1, maximum: 1_000_000 }, window_seconds: { type: 'integer', minimum: 1, maximum: 2_592_000 } },
+    title: 'RateLimitPolicyConfig',
+    type: 'object',
+    required: ['max_calls', 'window_seconds'],
+    description:
+      'At most `max_calls` allowed calls per agent per rolling window of matching tools. Over: `rate_limited`.',
+    properties: {
+      max_calls: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      window_seconds: { type: 'integer', minimum: 1, maximum: 2_592_000 },
+    },
   },
   'time-window': {
-    title: 'TimeWindowPolicyConfig', type: 'object', required: ['timezone', 'days', 'start', 'end'],
-    description: 'Calls are allowed on `days` between `start` (inclusive) and `end` (exclusive) local time in `timezone` (IANA); end before start spans midnight. Outside: `outside_time_window`.',
+    title: 'TimeWindowPolicyConfig',
+    type: 'object',
+    required: ['timezone', 'days', 'start', 'end'],
+    description:
+      'Calls are allowed on `days` between `start` (inclusive) and `end` (exclusive) local time in `timezone` (IANA); end before start spans midnight. Outside: `outside_time_window`.',
     properties: {
       timezone: { type: 'string', minLength: 1, maxLength: 64, examples: ['America/Sao_Paulo'] },
       days: { type: 'array', minItems: 1, maxItems: 7, uniqueItems: true, items: { enum: [...WEEKDAYS] } },
-      start: Clock, end: Clock,
+      start: Clock,
+      end: Clock,
     },
   },
   'approval-required': {
-    title: 'ApprovalRequiredPolicyConfig', type: 'object',
-    description: 'Holds a matching call for a human decision, optionally only above `above_minor` in `currency`. The held call answers 403 with `approval_id` and `expires_at`.',
+    title: 'ApprovalRequiredPolicyConfig',
+    type: 'object',
+    description:
+      'Holds a matching call for a human decision, optionally only above `above_minor` in `currency`. The held call answers 403 with `approval_id` and `expires_at`.',
     properties: { above_minor: Digits, currency: { enum: [...CURRENCY_CODES] } },
     dependentRequired: { above_minor: ['currency'], currency: ['above_minor'] },
   },
@@ -61,11 +117,15 @@ export function isTimeZone(name: string): boolean {
 }
 
 /** Types whose config has keys the evaluator needs: a rule of these types cannot be created without a config. */
-export const CONFIG_REQUIRED: readonly PolicyType[] = POLICY_TYPES.filter((type) => ((POLICY_CONFIG_SCHEMAS[type].required as string[] | undefined) ?? []).length > 0);
+export const CONFIG_REQUIRED: readonly PolicyType[] = POLICY_TYPES.filter(
+  (type) => ((POLICY_CONFIG_SCHEMAS[type].required as string[] | undefined) ?? []).length > 0,
+);
 
 // Its own validator: no defaults filled and no coercion, because it judges stored rows and must not change them.
 const storedAjv = new Ajv2020({ allErrors: false, strict: false });
-const storedValidators = Object.fromEntries(POLICY_TYPES.map((type) => [type, storedAjv.compile(POLICY_CONFIG_SCHEMAS[type])])) as Record<PolicyType, ValidateFunction>;
+const storedValidators = Object.fromEntries(
+  POLICY_TYPES.map((type) => [type, storedAjv.compile(POLICY_CONFIG_SCHEMAS[type])]),
+) as Record<PolicyType, ValidateFunction>;
 
 /**
  * Whether the evaluator can read a stored config: the same schema create and update apply, and a time zone the

@@ -12,7 +12,10 @@ export interface DeniedBy {
   ruleName: string | null;
 }
 
-export function flatDenial(denied: DeniedBy, approval?: { id: string; expires_at: string }): Record<string, unknown> {
+export function flatDenial(
+  denied: DeniedBy,
+  approval?: { id: string; expires_at: string },
+): Record<string, unknown> {
   return {
     reason: denied.reason,
     ruleType: denied.ruleType,
@@ -22,8 +25,19 @@ export function flatDenial(denied: DeniedBy, approval?: { id: string; expires_at
   };
 }
 
-export function denialBody(decision: Exclude<Decision, { decision: 'allow' }>, approval?: { id: string; expires_at: string }): Record<string, unknown> {
-  return flatDenial({ reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name }, approval);
+export function denialBody(
+  decision: Exclude<Decision, { decision: 'allow' }>,
+  approval?: { id: string; expires_at: string },
+): Record<string, unknown> {
+  return flatDenial(
+    {
+      reason: decision.reason,
+      ruleType: decision.rule.type,
+      ruleId: decision.rule.id,
+      ruleName: decision.rule.name,
+    },
+    approval,
+  );
 }
 
 export function policyDenial(body: Record<string, unknown>): FlatError {

@@ -2,7 +2,14 @@
 // rate-limit, time-window and approval-required are constraints that either stop the call or let
 // evaluation continue. No deciding rule means allow. Usage counters are loaded by the caller. A stored
 // rule is never trusted to be well-formed: evaluation reads a config only after `configUsable` passed it.
-import type { ApprovalConfig, BudgetConfig, PolicyType, RateLimitConfig, TimeWindowConfig, Weekday } from './config';
+import type {
+  ApprovalConfig,
+  BudgetConfig,
+  PolicyType,
+  RateLimitConfig,
+  TimeWindowConfig,
+  Weekday,
+} from './config';
 import { configUsable, WEEKDAYS } from './config';
 import { matchesAny } from './glob';
 
@@ -35,7 +42,13 @@ export interface Usage {
   calls: Map<string, number>;
 }
 
-export type DenialReason = 'denied_by_rule' | 'budget_exceeded' | 'rate_limited' | 'outside_time_window' | 'approval_required' | 'rule_config_invalid';
+export type DenialReason =
+  | 'denied_by_rule'
+  | 'budget_exceeded'
+  | 'rate_limited'
+  | 'outside_time_window'
+  | 'approval_required'
+  | 'rule_config_invalid';
 
 export type Decision =
   | { decision: 'allow'; rule: Rule | null }
@@ -48,7 +61,13 @@ export function ruleApplies(rule: Rule, ctx: Pick<CallContext, 'agentId' | 'tool
 
 /** Weekday and minutes after midnight of `now` in `timeZone`. */
 export function localClock(now: Date, timeZone: string): { day: Weekday; minutes: number } {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    weekday: 'short',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(now);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   const day = part('weekday').toLowerCase().slice(0, 3) as Weekday;
   return { day, minutes: Number(part('hour')) * 60 + Number(part('minute')) };
@@ -93,19 +112,23 @@ export function evaluate(rules: Rule[], ctx: CallContext, usage: Usage): Decisio
         const config = rule.config as unknown as BudgetConfig;
         if (ctx.amountMinor === null || ctx.currency !== config.currency) break;
         const spent = usage.spent.get(rule.id) ?? 0n;
-        if (spent + ctx.amountMinor > BigInt(config.cap_minor)) return { decision: 'deny', rule, reason: 'budget_exceeded' };
+        if (spent + ctx.amountMinor > BigInt(config.cap_minor))
+          return { decision: 'deny', rule, reason: 'budget_exceeded' };
         break;
       }
       case 'rate-limit': {
         const config = rule.config as unknown as RateLimitConfig;
-        if ((usage.calls.get(rule.id) ?? 0) + 1 > config.max_calls) return { decision: 'deny', rule, reason: 'rate_limited' };
+        if ((usage.calls.get(rule.id) ?? 0) + 1 > config.max_calls)
+          return { decision: 'deny', rule, reason: 'rate_limited' };
         break;
       }
       case 'time-window':
-        if (!insideTimeWindow(rule.config as unknown as TimeWindowConfig, ctx.now)) return { decision: 'deny', rule, reason: 'outside_time_window' };
+        if (!insideTimeWindow(rule.config as unknown as TimeWindowConfig, ctx.now))
+          return { decision: 'deny', rule, reason: 'outside_time_window' };
         break;
       case 'approval-required':
-        if (!ctx.approved && approvalNeeded(rule.config as ApprovalConfig, ctx)) return { decision: 'hold', rule, reason: 'approval_required' };
+        if (!ctx.approved && approvalNeeded(rule.config as ApprovalConfig, ctx))
+          return { decision: 'hold', rule, reason: 'approval_required' };
         break;
     }
   }

@@ -17,8 +17,16 @@ export const evaluationRow = z.object({
 export type EvaluationRow = z.infer<typeof evaluationRow>;
 
 export async function listEvaluations(
-  db: CommonQueryMethods, orgId: string, projectId: string,
-  filter: { agentId?: string; toolName?: string; decision?: 'allow' | 'deny'; limit: number; before?: string },
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  filter: {
+    agentId?: string;
+    toolName?: string;
+    decision?: 'allow' | 'deny';
+    limit: number;
+    before?: string;
+  },
 ): Promise<EvaluationRow[]> {
   const where = [sql.fragment`org_id = ${orgId}`, sql.fragment`project_id = ${projectId}`];
   if (filter.agentId) where.push(sql.fragment`agent_id = ${filter.agentId}`);

@@ -18,7 +18,13 @@ export interface GateResult {
 const agentSum = z.object({ agent: z.string(), total: z.bigint() });
 const toolCount = z.object({ tool_name: z.string(), n: z.number() });
 
-async function budgetSpend(tx: CommonQueryMethods, orgId: string, projectId: string, config: BudgetConfig, agents: string[]): Promise<bigint> {
+async function budgetSpend(
+  tx: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  config: BudgetConfig,
+  agents: string[],
+): Promise<bigint> {
   const seconds = BUDGET_WINDOWS[config.window];
   // Debits and fees in the window, plus open holds; transfers between the project's own wallets are not spend.
   const spent = await tx.any(sql.type(agentSum)`
@@ -32,10 +38,19 @@ async function budgetSpend(tx: CommonQueryMethods, orgId: string, projectId: str
     FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id
     WHERE w.org_id = ${orgId} AND w.project_id = ${projectId} AND h.currency = ${config.currency} AND h.status = 'open'
     GROUP BY 1`);
-  return [...spent, ...held].filter((row) => matchesAny(agents, row.agent)).reduce((sum, row) => sum + row.total, 0n);
+  return [...spent, ...held]
+    .filter((row) => matchesAny(agents, row.agent))
+    .reduce((sum, row) => sum + row.total, 0n);
 }
 
-async function allowedCalls(tx: CommonQueryMethods, orgId: string, projectId: string, agentId: string, config: RateLimitConfig, tools: string[]): Promise<number> {
+async function allowedCalls(
+  tx: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  agentId: string,
+  config: RateLimitConfig,
+  tools: string[],
+): Promise<number> {
   const rows = await tx.any(sql.type(toolCount)`
     SELECT tool_name, count(*)::int AS n FROM policy_evaluations
     WHERE org_id = ${orgId} AND project_id = ${projectId} AND agent_id = ${agentId} AND decision = 'allow'
@@ -44,15 +59,37 @@ async function allowedCalls(tx: CommonQueryMethods, orgId: string, projectId: st
   return rows.filter((row) => matchesAny(tools, row.tool_name)).reduce((sum, row) => sum + row.n, 0);
 }
 
-export async function runGate(tx: CommonQueryMethods, orgId: string, projectId: string, ctx: CallContext): Promise<GateResult> {
-  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`policy-agent:${projectId}:${ctx.agentId}`}, 0))`);
+export async function runGate(
+  tx: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  ctx: CallContext,
+): Promise<GateResult> {
+  await tx.query(
+    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`policy-agent:${projectId}:${ctx.agentId}`}, 0))`,
+  );
   const rules = (await listPolicies(tx, orgId, projectId)).map(toRule);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
     // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
     if (!ruleApplies(rule, ctx) || !configUsable(rule.type, rule.config)) continue;
-    if (rule.type === 'budget') usage.spent.set(rule.id, await budgetSpend(tx, orgId, projectId, rule.config as unknown as BudgetConfig, rule.agents));
-    if (rule.type === 'rate-limit') usage.calls.set(rule.id, await allowedCalls(tx, orgId, projectId, ctx.agentId, rule.config as unknown as RateLimitConfig, rule.tools));
+    if (rule.type === 'budget')
+      usage.spent.set(
+        rule.id,
+        await budgetSpend(tx, orgId, projectId, rule.config as unknown as BudgetConfig, rule.agents),
+      );
+    if (rule.type === 'rate-limit')
+      usage.calls.set(
+        rule.id,
+        await allowedCalls(
+          tx,
+          orgId,
+          projectId,
+          ctx.agentId,
+          rule.config as unknown as RateLimitConfig,
+          rule.tools,
+        ),
+      );
   }
   const decision = evaluate(rules, ctx, usage);
   const evaluationId = sortableId('pev');
@@ -64,6 +101,13 @@ export async function runGate(tx: CommonQueryMethods, orgId: string, projectId: 
   return { decision, evaluationId };
 }
 
-export async function linkEvaluationToApproval(tx: CommonQueryMethods, orgId: string, evaluationId: string, approvalId: string): Promise<void> {
-  await tx.query(sql.unsafe`UPDATE policy_evaluations SET approval_id = ${approvalId} WHERE org_id = ${orgId} AND id = ${evaluationId}`);
+export async function linkEvaluationToApproval(
+  tx: CommonQueryMethods,
+  orgId: string,
+  evaluationId: string,
+  approvalId: string,
+): Promise<void> {
+  await tx.query(
+    sql.unsafe`UPDATE policy_evaluations SET approval_id = ${approvalId} WHERE org_id = ${orgId} AND id = ${evaluationId}`,
+  );
 }

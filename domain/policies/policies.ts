@@ -33,7 +33,12 @@ export interface PolicyInput {
   enabled: boolean;
 }
 
-export async function createPolicy(db: DatabasePool, orgId: string, projectId: string, input: PolicyInput): Promise<PolicyRow> {
+export async function createPolicy(
+  db: DatabasePool,
+  orgId: string,
+  projectId: string,
+  input: PolicyInput,
+): Promise<PolicyRow> {
   return db.transaction(async (tx) => {
     // Serialize appends per project so two creates never take the same order.
     await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`policies:${projectId}`}, 0))`);
@@ -46,20 +51,35 @@ export async function createPolicy(db: DatabasePool, orgId: string, projectId: s
   });
 }
 
-export async function listPolicies(db: CommonQueryMethods, orgId: string, projectId: string): Promise<PolicyRow[]> {
+export async function listPolicies(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+): Promise<PolicyRow[]> {
   const rows = await db.any(sql.type(policyRow)`
     SELECT ${COLUMNS} FROM policies WHERE org_id = ${orgId} AND project_id = ${projectId} ORDER BY "order", id`);
   return [...rows];
 }
 
-export async function getPolicy(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<PolicyRow> {
+export async function getPolicy(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<PolicyRow> {
   const row = await db.maybeOne(sql.type(policyRow)`
     SELECT ${COLUMNS} FROM policies WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id}`);
   if (!row) throw notFound('Policy');
   return row;
 }
 
-export async function updatePolicy(db: CommonQueryMethods, orgId: string, projectId: string, id: string, patch: Partial<PolicyInput>): Promise<PolicyRow> {
+export async function updatePolicy(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+  patch: Partial<PolicyInput>,
+): Promise<PolicyRow> {
   const current = await getPolicy(db, orgId, projectId, id);
   const next = { ...current, ...patch };
   const row = await db.maybeOne(sql.type(policyRow)`
@@ -71,14 +91,29 @@ export async function updatePolicy(db: CommonQueryMethods, orgId: string, projec
   return row;
 }
 
-export async function deletePolicy(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<void> {
-  const row = await db.maybeOne(sql.unsafe`DELETE FROM policies WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id} RETURNING id`);
+export async function deletePolicy(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<void> {
+  const row = await db.maybeOne(
+    sql.unsafe`DELETE FROM policies WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id} RETURNING id`,
+  );
   if (!row) throw notFound('Policy');
 }
 
 /** The listed ids run first, in the given order; the others keep their relative order after them. */
-export async function reorderPolicies(db: DatabasePool, orgId: string, projectId: string, ids: string[]): Promise<PolicyRow[]> {
-  if (new Set(ids).size !== ids.length) throw new ApiError(400, 'invalid_body', 'ids must not repeat', { issues: [{ path: '/ids', message: 'must not repeat', keyword: 'uniqueItems' }] });
+export async function reorderPolicies(
+  db: DatabasePool,
+  orgId: string,
+  projectId: string,
+  ids: string[],
+): Promise<PolicyRow[]> {
+  if (new Set(ids).size !== ids.length)
+    throw new ApiError(400, 'invalid_body', 'ids must not repeat', {
+      issues: [{ path: '/ids', message: 'must not repeat', keyword: 'uniqueItems' }],
+    });
   return db.transaction(async (tx) => {
     await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`policies:${projectId}`}, 0))`);
     const current = await listPolicies(tx, orgId, projectId);
@@ -96,5 +131,14 @@ export async function reorderPolicies(db: DatabasePool, orgId: string, projectId
 }
 
 export function toRule(row: PolicyRow): Rule {
-  return { id: row.id, name: row.name, type: row.type, config: row.config, agents: row.agents, tools: row.tools, enabled: row.enabled, order: row.order };
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    config: row.config,
+    agents: row.agents,
+    tools: row.tools,
+    enabled: row.enabled,
+    order: row.order,
+  };
 }

@@ -5,7 +5,17 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import catalogFile from './catalog.json';
 
-export const AUTH_TYPES = ['api_key', 'path_secret', 'oauth', 'cert', 'none', 'hmac_signed', 'jwt_ecdsa', 'two_header', 'cdp'] as const;
+export const AUTH_TYPES = [
+  'api_key',
+  'path_secret',
+  'oauth',
+  'cert',
+  'none',
+  'hmac_signed',
+  'jwt_ecdsa',
+  'two_header',
+  'cdp',
+] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
 
 const field = z.object({
@@ -50,10 +60,14 @@ const server = z.object({
   endpoints: z.object({ live: z.string().optional(), test_mock: z.string().optional() }),
   path_template: z.string().optional(),
   // sandbox_client: the sandbox's published OAuth client for test keys; live clients come from configuration.
-  oauth: z.object({
-    authorize_path: z.string(), token_path: z.string(), scope: z.string(),
-    sandbox_client: z.object({ client_id: z.string(), client_secret: z.string() }).optional(),
-  }).optional(),
+  oauth: z
+    .object({
+      authorize_path: z.string(),
+      token_path: z.string(),
+      scope: z.string(),
+      sandbox_client: z.object({ client_id: z.string(), client_secret: z.string() }).optional(),
+    })
+    .optional(),
   fields: z.array(field),
   verify: z.object({ method: z.enum(['GET', 'POST']), path: z.string() }).nullable(),
   tools: z.array(tool).min(1),
@@ -67,7 +81,8 @@ function loadCatalog(): { version: number; servers: Map<string, CatalogServer> }
   const servers = new Map<string, CatalogServer>();
   for (const entry of parsed.servers) {
     if (servers.has(entry.id)) throw new Error(`catalog lists ${entry.id} twice`);
-    if (entry.auth_type === 'oauth' && !entry.oauth) throw new Error(`catalog: OAuth server ${entry.id} has no oauth endpoints`);
+    if (entry.auth_type === 'oauth' && !entry.oauth)
+      throw new Error(`catalog: OAuth server ${entry.id} has no oauth endpoints`);
     servers.set(entry.id, entry);
   }
   return { version: parsed.version, servers };
@@ -90,10 +105,15 @@ export interface CatalogFilter {
 
 export function filterCatalog(filter: CatalogFilter): CatalogServer[] {
   const q = filter.q?.trim().toLowerCase();
-  return catalogServers().filter((s) =>
-    (!filter.category || s.category === filter.category)
-    && (!filter.country || s.country === filter.country)
-    && (!q || [s.id, s.name, s.description ?? '', s.category, ...s.tools.map((t) => t.name)].some((text) => text.toLowerCase().includes(q))));
+  return catalogServers().filter(
+    (s) =>
+      (!filter.category || s.category === filter.category) &&
+      (!filter.country || s.country === filter.country) &&
+      (!q ||
+        [s.id, s.name, s.description ?? '', s.category, ...s.tools.map((t) => t.name)].some((text) =>
+          text.toLowerCase().includes(q),
+        )),
+  );
 }
 
 /** A generated provider belongs to one project; `null` owner means no such generated server. */
@@ -106,7 +126,10 @@ export interface GeneratedServerRef {
  * The seam for generated providers: a `generated_servers` table does not exist yet, so none is found.
  * When it lands, this looks the slug up there and the routes already answer another project's with 404.
  */
-export async function generatedServerOf(_db: CommonQueryMethods, _slug: string): Promise<GeneratedServerRef | null> {
+export async function generatedServerOf(
+  _db: CommonQueryMethods,
+  _slug: string,
+): Promise<GeneratedServerRef | null> {
   return null;
 }
 
@@ -116,9 +139,13 @@ export async function catalogServerExists(db: CommonQueryMethods, slug: string):
 }
 
 /** Where a server answers for an environment; '' when the catalog has no endpoint for it. */
-export function baseUrlOf(s: CatalogServer, environment: 'live' | 'test', providerUrls: Record<string, string>): string {
+export function baseUrlOf(
+  s: CatalogServer,
+  environment: 'live' | 'test',
+  providerUrls: Record<string, string>,
+): string {
   if (environment === 'live') return s.endpoints.live ?? '';
-  return s.endpoints.test_mock ? providerUrls[s.endpoints.test_mock] ?? '' : '';
+  return s.endpoints.test_mock ? (providerUrls[s.endpoints.test_mock] ?? '') : '';
 }
 
 /** The fields the account supplies when it connects (OAuth tokens are filled by the gateway). */

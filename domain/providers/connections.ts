@@ -7,7 +7,13 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { sortableId } from '../ids';
 import type { Environment } from '../tenancy/api-key-format';
-import { connectionContext, openSecret, sealSecret, type SealedSecret, type SecretFields } from '../vault/envelope';
+import {
+  connectionContext,
+  openSecret,
+  sealSecret,
+  type SealedSecret,
+  type SecretFields,
+} from '../vault/envelope';
 import { SealBroken, VaultUnavailable, type KeyService } from '../vault/key-service';
 import type { CatalogServer } from './catalog';
 
@@ -38,16 +44,30 @@ export type ConnectionRow = z.infer<typeof connectionRow>;
 
 const COLUMNS = sql.fragment`id, org_id, project_id, provider, rail, status, status_reason, environment, auth_type, label, settings,
   secret_fields, created_at, updated_at, rotated_at, last_verified_at`;
-const sealedRow = z.object({ secret_ciphertext: z.string().nullable(), secret_wrapped_key: z.string().nullable(), secret_key_ref: z.string().nullable() });
+const sealedRow = z.object({
+  secret_ciphertext: z.string().nullable(),
+  secret_wrapped_key: z.string().nullable(),
+  secret_key_ref: z.string().nullable(),
+});
 
 /** Runs a key-service call; any failure of the service itself is the spec's 503 `vault_unavailable`. */
 async function withVault<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof VaultUnavailable) throw new ApiError(503, 'vault_unavailable', 'The credential store is unavailable; nothing was written', undefined, { 'Retry-After': '5' });
+    if (error instanceof VaultUnavailable)
+      throw new ApiError(
+        503,
+        'vault_unavailable',
+        'The credential store is unavailable; nothing was written',
+        undefined,
+        { 'Retry-After': '5' },
+      );
     // A sealed credential that no longer opens under its own row (moved or altered) is unusable, not a crash.
-    if (error instanceof SealBroken) throw new ApiError(503, 'vault_unavailable', 'The stored credential cannot be opened; rotate it', { reason: 'seal_broken' });
+    if (error instanceof SealBroken)
+      throw new ApiError(503, 'vault_unavailable', 'The stored credential cannot be opened; rotate it', {
+        reason: 'seal_broken',
+      });
     throw error;
   }
 }
@@ -60,10 +80,17 @@ export interface NewConnection {
   settings: Record<string, string>;
 }
 
-export async function createConnection(db: DatabasePool, keys: KeyService, tenant: Tenant, input: NewConnection): Promise<ConnectionRow> {
+export async function createConnection(
+  db: DatabasePool,
+  keys: KeyService,
+  tenant: Tenant,
+  input: NewConnection,
+): Promise<ConnectionRow> {
   const id = sortableId('conn');
   const sealed = Object.keys(input.secrets).length
-    ? await withVault(() => sealSecret(keys, connectionContext(tenant.orgId, tenant.projectId, id), input.secrets))
+    ? await withVault(() =>
+        sealSecret(keys, connectionContext(tenant.orgId, tenant.projectId, id), input.secrets),
+      )
     : null;
   return db.one(sql.type(connectionRow)`
     INSERT INTO provider_connections (id, org_id, project_id, provider, rail, status, environment, auth_type, label, settings,
@@ -74,7 +101,11 @@ export async function createConnection(db: DatabasePool, keys: KeyService, tenan
     RETURNING ${COLUMNS}`);
 }
 
-export async function listConnections(db: CommonQueryMethods, tenant: Tenant, filter: { provider?: string }): Promise<ConnectionRow[]> {
+export async function listConnections(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  filter: { provider?: string },
+): Promise<ConnectionRow[]> {
   const rows = await db.any(sql.type(connectionRow)`
     SELECT ${COLUMNS} FROM provider_connections
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId}
@@ -83,7 +114,11 @@ export async function listConnections(db: CommonQueryMethods, tenant: Tenant, fi
   return [...rows];
 }
 
-export async function getConnection(db: CommonQueryMethods, tenant: Tenant, id: string): Promise<ConnectionRow> {
+export async function getConnection(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  id: string,
+): Promise<ConnectionRow> {
   const row = await db.maybeOne(sql.type(connectionRow)`
     SELECT ${COLUMNS} FROM provider_connections WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND id = ${id}`);
   if (!row) throw notFound('Connection');
@@ -91,7 +126,11 @@ export async function getConnection(db: CommonQueryMethods, tenant: Tenant, id: 
 }
 
 /** The connection verify-connection and the proxy use for a server: the newest active one, else the newest. */
-export async function currentConnection(db: CommonQueryMethods, tenant: Tenant, provider: string): Promise<ConnectionRow | null> {
+export async function currentConnection(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  provider: string,
+): Promise<ConnectionRow | null> {
   return db.maybeOne(sql.type(connectionRow)`
     SELECT ${COLUMNS} FROM provider_connections WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND provider = ${provider}
     ORDER BY status = 'active' DESC, created_at DESC, id DESC LIMIT 1`);
@@ -104,27 +143,48 @@ export async function deleteConnection(db: DatabasePool, tenant: Tenant, id: str
 }
 
 /** Replaces the stored credential with a new one under a fresh data key; the connection is active again. */
-export async function rotateConnection(db: DatabasePool, keys: KeyService, tenant: Tenant, id: string, secrets: SecretFields, settings: Record<string, string>): Promise<ConnectionRow> {
+export async function rotateConnection(
+  db: DatabasePool,
+  keys: KeyService,
+  tenant: Tenant,
+  id: string,
+  secrets: SecretFields,
+  settings: Record<string, string>,
+): Promise<ConnectionRow> {
   await getConnection(db, tenant, id);
-  const sealed = await withVault(() => sealSecret(keys, connectionContext(tenant.orgId, tenant.projectId, id), secrets));
+  const sealed = await withVault(() =>
+    sealSecret(keys, connectionContext(tenant.orgId, tenant.projectId, id), secrets),
+  );
   const row = await db.maybeOne(sql.type(connectionRow)`
     UPDATE provider_connections SET secret_ciphertext = ${sealed.ciphertext}, secret_wrapped_key = ${sealed.wrappedKey}, secret_key_ref = ${sealed.keyRef},
       secret_fields = ${sql.array(Object.keys(secrets).sort(), 'text')}, settings = ${sql.jsonb(settings)},
       status = 'active', status_reason = NULL, rotated_at = now(), updated_at = now()
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND id = ${id}
     RETURNING ${COLUMNS}`);
-  if (!row) throw new ApiError(409, 'metadata_update_failed', 'The connection vanished while it was being rotated', { connection_id: id });
+  if (!row)
+    throw new ApiError(409, 'metadata_update_failed', 'The connection vanished while it was being rotated', {
+      connection_id: id,
+    });
   return row;
 }
 
 /** Holds the connection's row until the transaction ends (serializes token refreshes). */
 export async function lockConnection(tx: CommonQueryMethods, connection: ConnectionRow): Promise<void> {
-  await tx.query(sql.unsafe`SELECT 1 FROM provider_connections WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id} FOR UPDATE`);
+  await tx.query(
+    sql.unsafe`SELECT 1 FROM provider_connections WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id} FOR UPDATE`,
+  );
 }
 
 /** Re-seals a connection's credential the gateway itself renewed (OAuth tokens); not a rotation by the account. */
-export async function resealCredential(db: CommonQueryMethods, keys: KeyService, connection: ConnectionRow, secrets: SecretFields): Promise<void> {
-  const sealed = await withVault(() => sealSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secrets));
+export async function resealCredential(
+  db: CommonQueryMethods,
+  keys: KeyService,
+  connection: ConnectionRow,
+  secrets: SecretFields,
+): Promise<void> {
+  const sealed = await withVault(() =>
+    sealSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secrets),
+  );
   await db.query(sql.unsafe`
     UPDATE provider_connections SET secret_ciphertext = ${sealed.ciphertext}, secret_wrapped_key = ${sealed.wrappedKey}, secret_key_ref = ${sealed.keyRef},
       secret_fields = ${sql.array(Object.keys(secrets).sort(), 'text')}, updated_at = now()
@@ -132,17 +192,31 @@ export async function resealCredential(db: CommonQueryMethods, keys: KeyService,
 }
 
 /** Opens a connection's credential for one upstream call. Never logged, never returned. */
-export async function openCredential(db: CommonQueryMethods, keys: KeyService, connection: ConnectionRow): Promise<SecretFields> {
+export async function openCredential(
+  db: CommonQueryMethods,
+  keys: KeyService,
+  connection: ConnectionRow,
+): Promise<SecretFields> {
   const sealed = await db.one(sql.type(sealedRow)`
     SELECT secret_ciphertext, secret_wrapped_key, secret_key_ref FROM provider_connections
     WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id}`);
   if (!sealed.secret_ciphertext || !sealed.secret_wrapped_key || !sealed.secret_key_ref) return {};
-  const secret: SealedSecret = { ciphertext: sealed.secret_ciphertext, wrappedKey: sealed.secret_wrapped_key, keyRef: sealed.secret_key_ref };
-  return withVault(() => openSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secret));
+  const secret: SealedSecret = {
+    ciphertext: sealed.secret_ciphertext,
+    wrappedKey: sealed.secret_wrapped_key,
+    keyRef: sealed.secret_key_ref,
+  };
+  return withVault(() =>
+    openSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secret),
+  );
 }
 
 /** Records what the provider said of the credential: a refusal marks the connection `error`. */
-export async function recordVerification(db: CommonQueryMethods, connection: ConnectionRow, outcome: 'accepted' | 'refused'): Promise<void> {
+export async function recordVerification(
+  db: CommonQueryMethods,
+  connection: ConnectionRow,
+  outcome: 'accepted' | 'refused',
+): Promise<void> {
   await db.query(sql.unsafe`
     UPDATE provider_connections
     SET last_verified_at = now(), updated_at = now(),

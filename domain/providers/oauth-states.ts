@@ -16,8 +16,16 @@ export interface StartedFlow {
 }
 
 export async function startOAuthFlow(
-  db: CommonQueryMethods, ring: KeyRing,
-  input: { orgId: string; projectId: string; provider: string; environment: Environment; label: string | null; redirectUri: string },
+  db: CommonQueryMethods,
+  ring: KeyRing,
+  input: {
+    orgId: string;
+    projectId: string;
+    provider: string;
+    environment: Environment;
+    label: string | null;
+    redirectUri: string;
+  },
 ): Promise<StartedFlow> {
   const state = randomBytes(24).toString('base64url');
   const verifier = randomBytes(32).toString('base64url');
@@ -30,8 +38,13 @@ export async function startOAuthFlow(
 }
 
 const flowRow = z.object({
-  org_id: z.string(), project_id: z.string(), provider: z.string(), environment: z.enum(['live', 'test']),
-  label: z.string().nullable(), redirect_uri: z.string(), code_verifier: z.string(),
+  org_id: z.string(),
+  project_id: z.string(),
+  provider: z.string(),
+  environment: z.enum(['live', 'test']),
+  label: z.string().nullable(),
+  redirect_uri: z.string(),
+  code_verifier: z.string(),
 });
 
 export interface ConsumedFlow {
@@ -45,18 +58,33 @@ export interface ConsumedFlow {
 }
 
 /** Takes a live, unused state exactly once; null when it is unknown, used or expired. */
-export async function consumeOAuthFlow(db: CommonQueryMethods, ring: KeyRing, state: string): Promise<ConsumedFlow | null> {
+export async function consumeOAuthFlow(
+  db: CommonQueryMethods,
+  ring: KeyRing,
+  state: string,
+): Promise<ConsumedFlow | null> {
   const row = await db.maybeOne(sql.type(flowRow)`
     UPDATE provider_oauth_states SET consumed_at = now()
     WHERE state = ${state} AND consumed_at IS NULL AND expires_at > now()
     RETURNING org_id, project_id, provider, environment, label, redirect_uri, code_verifier`);
   if (!row) return null;
   return {
-    orgId: row.org_id, projectId: row.project_id, provider: row.provider, environment: row.environment, label: row.label,
-    redirectUri: row.redirect_uri, codeVerifier: open(ring, row.code_verifier, `oauth-state:${state}`),
+    orgId: row.org_id,
+    projectId: row.project_id,
+    provider: row.provider,
+    environment: row.environment,
+    label: row.label,
+    redirectUri: row.redirect_uri,
+    codeVerifier: open(ring, row.code_verifier, `oauth-state:${state}`),
   };
 }
 
-export async function recordFlowConnection(db: CommonQueryMethods, state: string, connectionId: string): Promise<void> {
-  await db.query(sql.unsafe`UPDATE provider_oauth_states SET connection_id = ${connectionId} WHERE state = ${state}`);
+export async function recordFlowConnection(
+  db: CommonQueryMethods,
+  state: string,
+  connectionId: string,
+): Promise<void> {
+  await db.query(
+    sql.unsafe`UPDATE provider_oauth_states SET connection_id = ${connectionId} WHERE state = ${state}`,
+  );
 }

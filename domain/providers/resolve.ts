@@ -5,22 +5,30 @@ import type { CommonQueryMethods } from '../../runtime/database';
 import { catalogServer, generatedServerOf, type CatalogServer } from './catalog';
 
 export type ResolvedServer =
-  | { kind: 'catalog'; server: CatalogServer }
-  | { kind: 'foreign_generated' }
-  | { kind: 'unknown' };
+  { kind: 'catalog'; server: CatalogServer } | { kind: 'foreign_generated' } | { kind: 'unknown' };
 
-export async function resolveServer(db: CommonQueryMethods, tenant: { orgId: string; projectId: string }, slug: string): Promise<ResolvedServer> {
+export async function resolveServer(
+  db: CommonQueryMethods,
+  tenant: { orgId: string; projectId: string },
+  slug: string,
+): Promise<ResolvedServer> {
   const server = catalogServer(slug);
   if (server) return { kind: 'catalog', server };
   const generated = await generatedServerOf(db, slug);
-  if (generated && (generated.ownerOrgId !== tenant.orgId || generated.ownerProjectId !== tenant.projectId)) return { kind: 'foreign_generated' };
+  if (generated && (generated.ownerOrgId !== tenant.orgId || generated.ownerProjectId !== tenant.projectId))
+    return { kind: 'foreign_generated' };
   return { kind: 'unknown' };
 }
 
-export const serverUnknown = (slug: string): ApiError => new ApiError(404, 'server_unknown', `No server "${slug}" in the catalog`, { server_id: slug });
+export const serverUnknown = (slug: string): ApiError =>
+  new ApiError(404, 'server_unknown', `No server "${slug}" in the catalog`, { server_id: slug });
 
 /** The catalog server a slug names, or the 404 every catalog route answers (another project's generated server included). */
-export async function requireServer(db: CommonQueryMethods, tenant: { orgId: string; projectId: string }, slug: string): Promise<CatalogServer> {
+export async function requireServer(
+  db: CommonQueryMethods,
+  tenant: { orgId: string; projectId: string },
+  slug: string,
+): Promise<CatalogServer> {
   const resolved = await resolveServer(db, tenant, slug);
   if (resolved.kind !== 'catalog') throw serverUnknown(slug);
   return resolved.server;

@@ -8,7 +8,13 @@ import type { DatabasePool } from '../../runtime/database';
 import { connectionContext } from '../vault/envelope';
 import { SealBroken, type KeyService } from '../vault/key-service';
 
-const pending = z.object({ id: z.string(), org_id: z.string(), project_id: z.string(), secret_wrapped_key: z.string(), secret_key_ref: z.string() });
+const pending = z.object({
+  id: z.string(),
+  org_id: z.string(),
+  project_id: z.string(),
+  secret_wrapped_key: z.string(),
+  secret_key_ref: z.string(),
+});
 
 export interface RewrapReport {
   rewrapped: number;
@@ -18,7 +24,11 @@ export interface RewrapReport {
   key_ref: string;
 }
 
-export async function rewrapConnections(db: DatabasePool, keys: KeyService, batchSize = 100): Promise<RewrapReport> {
+export async function rewrapConnections(
+  db: DatabasePool,
+  keys: KeyService,
+  batchSize = 100,
+): Promise<RewrapReport> {
   const current = keys.currentKeyRef();
   const rows = await db.any(sql.type(pending)`
     SELECT id, org_id, project_id, secret_wrapped_key, secret_key_ref FROM provider_connections
@@ -29,7 +39,11 @@ export async function rewrapConnections(db: DatabasePool, keys: KeyService, batc
   for (const row of rows) {
     let next: { wrapped: string; keyRef: string };
     try {
-      next = await keys.rewrap(row.secret_wrapped_key, row.secret_key_ref, connectionContext(row.org_id, row.project_id, row.id));
+      next = await keys.rewrap(
+        row.secret_wrapped_key,
+        row.secret_key_ref,
+        connectionContext(row.org_id, row.project_id, row.id),
+      );
     } catch (error) {
       if (!(error instanceof SealBroken)) throw error;
       unreadable.push(row.id);

@@ -11,7 +11,8 @@ export function canonicalJson(value: unknown): string {
     return JSON.stringify(value);
   }
   if (typeof value === 'bigint') throw new CanonicalizationError('bigints must travel as decimal strings');
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
   if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
     // Default sort compares UTF-16 code units, which is exactly what RFC 8785 asks for.

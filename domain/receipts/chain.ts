@@ -28,14 +28,30 @@ export function bodyHash(body: unknown): string {
 
 /** The approval link: the caller's sealed claim, hashed in canonical form; null when there was none. */
 export function approvalHash(approval: SpendApprovalClaim | null | undefined): string | null {
-  return approval ? sha256(`approval:${canonicalJson({ batch_hash: approval.batch_hash, items_hash: approval.items_hash })}`) : null;
+  return approval
+    ? sha256(
+        `approval:${canonicalJson({ batch_hash: approval.batch_hash, items_hash: approval.items_hash })}`,
+      )
+    : null;
 }
 
 export function linkHash(link: Omit<ChainLink, 'hash'>): string {
-  return sha256(canonicalJson({ approval_hash: link.approval_hash, body_hash: link.body_hash, prev_hash: link.prev_hash, seq: link.seq, version: link.version }));
+  return sha256(
+    canonicalJson({
+      approval_hash: link.approval_hash,
+      body_hash: link.body_hash,
+      prev_hash: link.prev_hash,
+      seq: link.seq,
+      version: link.version,
+    }),
+  );
 }
 
-export function nextLink(previous: Pick<ChainLink, 'seq' | 'hash'> | null, body: unknown, approval: SpendApprovalClaim | null | undefined): ChainLink {
+export function nextLink(
+  previous: Pick<ChainLink, 'seq' | 'hash'> | null,
+  body: unknown,
+  approval: SpendApprovalClaim | null | undefined,
+): ChainLink {
   const partial = {
     version: CHAIN_VERSION,
     seq: previous ? previous.seq + 1 : 1,
@@ -47,13 +63,19 @@ export function nextLink(previous: Pick<ChainLink, 'seq' | 'hash'> | null, body:
 }
 
 /** Checks a run of one consumer's receipts, oldest first: each body hash, each link, each back-pointer. */
-export function verifyChain(receipts: Array<{ body: unknown; approval: SpendApprovalClaim | null; chain: ChainLink }>): { ok: true } | { ok: false; at: number; reason: string } {
+export function verifyChain(
+  receipts: Array<{ body: unknown; approval: SpendApprovalClaim | null; chain: ChainLink }>,
+): { ok: true } | { ok: false; at: number; reason: string } {
   for (let i = 0; i < receipts.length; i++) {
     const { body, approval, chain } = receipts[i];
     if (bodyHash(body) !== chain.body_hash) return { ok: false, at: i, reason: 'body_hash' };
     if (approvalHash(approval) !== chain.approval_hash) return { ok: false, at: i, reason: 'approval_hash' };
     if (linkHash(chain) !== chain.hash) return { ok: false, at: i, reason: 'hash' };
-    if (i > 0 && (chain.prev_hash !== receipts[i - 1].chain.hash || chain.seq !== receipts[i - 1].chain.seq + 1)) return { ok: false, at: i, reason: 'prev_hash' };
+    if (
+      i > 0 &&
+      (chain.prev_hash !== receipts[i - 1].chain.hash || chain.seq !== receipts[i - 1].chain.seq + 1)
+    )
+      return { ok: false, at: i, reason: 'prev_hash' };
   }
   return { ok: true };
 }

@@ -23,8 +23,15 @@ function decode(text: string): Buffer {
 }
 
 /** Creates the next version and returns the secret in clear, the only time it is ever shown. */
-export async function rotateReceiptSecret(tx: CommonQueryMethods, ring: KeyRing, scope: EventScope, consumerId: string): Promise<{ version: number; secret: string; created_at: string }> {
-  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`receipt-secret:${consumerId}`}, 0))`);
+export async function rotateReceiptSecret(
+  tx: CommonQueryMethods,
+  ring: KeyRing,
+  scope: EventScope,
+  consumerId: string,
+): Promise<{ version: number; secret: string; created_at: string }> {
+  await tx.query(
+    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`receipt-secret:${consumerId}`}, 0))`,
+  );
   const latest = await tx.maybeOneFirst(sql.type(z.object({ v: z.number().nullable() }))`
     SELECT max(version) AS v FROM consumer_receipt_secrets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}`);
   const version = (latest ?? 0) + 1;
@@ -37,12 +44,19 @@ export async function rotateReceiptSecret(tx: CommonQueryMethods, ring: KeyRing,
 }
 
 /** The newest secret, the one that signs; null when the consumer has none. */
-export async function currentReceiptSecret(db: CommonQueryMethods, ring: KeyRing, scope: Pick<EventScope, 'orgId' | 'projectId'>, consumerId: string): Promise<ReceiptSecret | null> {
+export async function currentReceiptSecret(
+  db: CommonQueryMethods,
+  ring: KeyRing,
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  consumerId: string,
+): Promise<ReceiptSecret | null> {
   const row = await db.maybeOne(sql.type(secretRow)`
     SELECT version, secret_sealed, created_at FROM consumer_receipt_secrets
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}
     ORDER BY version DESC LIMIT 1`);
-  return row ? { version: row.version, secret: decode(open(ring, row.secret_sealed, aad(consumerId, row.version))) } : null;
+  return row
+    ? { version: row.version, secret: decode(open(ring, row.secret_sealed, aad(consumerId, row.version))) }
+    : null;
 }
 
 /** What the holder computes with: the secret text as shown, decoded the same way. */

@@ -75,7 +75,12 @@ export interface SealInput {
  * Seals the attempt's receipt in the caller's transaction; a retry finds the receipt it sealed before.
  * Returns null when the consumer has no receipt secret to sign with.
  */
-export async function sealReceipt(tx: CommonQueryMethods, ring: KeyRing, scope: EventScope, input: SealInput): Promise<ReceiptRow | null> {
+export async function sealReceipt(
+  tx: CommonQueryMethods,
+  ring: KeyRing,
+  scope: EventScope,
+  input: SealInput,
+): Promise<ReceiptRow | null> {
   const existing = await tx.maybeOne(sql.type(receiptRow)`
     SELECT ${COLUMNS} FROM receipts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${input.attemptId}`);
   if (existing) return existing;
@@ -83,15 +88,27 @@ export async function sealReceipt(tx: CommonQueryMethods, ring: KeyRing, scope: 
   if (!secret) return null;
   const key = await currentSigningKey(tx, ring);
   // One chain per consumer: the lock orders concurrent seals so every receipt links to the one before.
-  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`receipt-chain:${input.consumerId}`}, 0))`);
+  await tx.query(
+    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`receipt-chain:${input.consumerId}`}, 0))`,
+  );
   const previous = await tx.maybeOne(sql.type(z.object({ chain_seq: z.number(), chain_hash: z.string() }))`
     SELECT chain_seq, chain_hash FROM receipts WHERE consumer_id = ${input.consumerId} ORDER BY chain_seq DESC LIMIT 1`);
   const id = prefixedId('rcpt', 20);
   const sealedAt = new Date().toISOString();
   const body = {
-    receipt_id: id, consumer_id: input.consumerId, mandate: input.mandate, quote: input.quote, payment: input.payment, actor: input.actor, sealed_at: sealedAt,
+    receipt_id: id,
+    consumer_id: input.consumerId,
+    mandate: input.mandate,
+    quote: input.quote,
+    payment: input.payment,
+    actor: input.actor,
+    sealed_at: sealedAt,
   };
-  const link = nextLink(previous ? { seq: previous.chain_seq, hash: previous.chain_hash } : null, body, input.approval);
+  const link = nextLink(
+    previous ? { seq: previous.chain_seq, hash: previous.chain_hash } : null,
+    body,
+    input.approval,
+  );
   const exceptions = input.exceptions.map((e) => ({ ...e, at: sealedAt }));
   const row = await tx.one(sql.type(receiptRow)`
     INSERT INTO receipts (id, org_id, project_id, consumer_id, attempt_id, body, approval, chain_seq, chain_prev_hash, chain_approval_hash, chain_body_hash,
@@ -101,11 +118,22 @@ export async function sealReceipt(tx: CommonQueryMethods, ring: KeyRing, scope: 
       ${link.hash}, ${link.version}, ${hmacSignature(secret.secret, link.hash)}, ${secret.version}, ${ed25519Signature(key.privateKey, link.hash)},
       ${key.kid}, ${sql.jsonb(exceptions as never)}, ${sealedAt})
     RETURNING ${COLUMNS}`);
-  await recordEvent(tx, scope, 'receipt.sealed', { receipt_id: id, consumer_id: input.consumerId, attempt_id: input.attemptId, chain_hash: link.hash, state: 'paid' });
+  await recordEvent(tx, scope, 'receipt.sealed', {
+    receipt_id: id,
+    consumer_id: input.consumerId,
+    attempt_id: input.attemptId,
+    chain_hash: link.hash,
+    state: 'paid',
+  });
   return row;
 }
 
-export async function getReceipt(db: CommonQueryMethods, scope: Pick<EventScope, 'orgId' | 'projectId'>, id: string, lock = false): Promise<ReceiptRow> {
+export async function getReceipt(
+  db: CommonQueryMethods,
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  id: string,
+  lock = false,
+): Promise<ReceiptRow> {
   const row = await db.maybeOne(sql.type(receiptRow)`
     SELECT ${COLUMNS} FROM receipts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}
     ${lock ? sql.fragment`FOR UPDATE` : sql.fragment``}`);
@@ -114,7 +142,10 @@ export async function getReceipt(db: CommonQueryMethods, scope: Pick<EventScope,
 }
 
 export async function listReceipts(
-  db: CommonQueryMethods, scope: Pick<EventScope, 'orgId' | 'projectId'>, consumerId: string, page: { limit: number; beforeSeq?: number },
+  db: CommonQueryMethods,
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  consumerId: string,
+  page: { limit: number; beforeSeq?: number },
 ): Promise<ReceiptRow[]> {
   const rows = await db.any(sql.type(receiptRow)`
     SELECT ${COLUMNS} FROM receipts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}
@@ -123,26 +154,46 @@ export async function listReceipts(
   return [...rows];
 }
 
-export const proofHash = (proof: unknown): string => createHash('sha256').update(canonicalJson(proof), 'utf8').digest('hex');
+export const proofHash = (proof: unknown): string =>
+  createHash('sha256').update(canonicalJson(proof), 'utf8').digest('hex');
 
 export type MoveInput =
   | { move: 'deliver'; result: string; proof: Record<string, unknown> }
   | { move: 'exception'; code: string; detail: string }
   | { move: 'void'; reason: string };
 
-const EVENT_OF: Record<ReceiptMove, EventType> = { deliver: 'receipt.delivered', exception: 'receipt.exception', void: 'receipt.voided' };
+const EVENT_OF: Record<ReceiptMove, EventType> = {
+  deliver: 'receipt.delivered',
+  exception: 'receipt.exception',
+  void: 'receipt.voided',
+};
 
 /**
  * Moves a receipt after sealing. Sealing the same delivery proof again, or voiding a voided receipt, is a
  * replay that changes nothing; any other move the state refuses is 409 invalid_transition.
  */
-export async function moveReceipt(tx: CommonQueryMethods, ring: KeyRing, scope: EventScope, id: string, input: MoveInput): Promise<ReceiptRow> {
+export async function moveReceipt(
+  tx: CommonQueryMethods,
+  ring: KeyRing,
+  scope: EventScope,
+  id: string,
+  input: MoveInput,
+): Promise<ReceiptRow> {
   const row = await getReceipt(tx, scope, id, true);
-  if (input.move === 'deliver' && row.state === 'delivered' && row.delivery?.proof_hash === proofHash(input.proof) && row.delivery?.result === input.result) return row;
+  if (
+    input.move === 'deliver' &&
+    row.state === 'delivered' &&
+    row.delivery?.proof_hash === proofHash(input.proof) &&
+    row.delivery?.result === input.result
+  )
+    return row;
   if (input.move === 'void' && row.state === 'voided') return row;
   const moved = applyMove(row.state, input.move);
   if (!moved.ok) {
-    throw new ApiError(409, 'invalid_transition', `A ${row.state} receipt cannot take a ${input.move}`, { state: row.state, move: input.move });
+    throw new ApiError(409, 'invalid_transition', `A ${row.state} receipt cannot take a ${input.move}`, {
+      state: row.state,
+      move: input.move,
+    });
   }
   const at = new Date().toISOString();
   let delivery = row.delivery;
@@ -152,15 +203,31 @@ export async function moveReceipt(tx: CommonQueryMethods, ring: KeyRing, scope: 
     const key = await currentSigningKey(tx, ring);
     // The delivery proof is sealed to the receipt it belongs to: its signature covers the chain hash too.
     const sig = ed25519Signature(key.privateKey, `${row.chain_hash}:delivery:${hash}`);
-    delivery = { result: input.result, proof: input.proof, proof_hash: hash, sealed_at: at, sig_ed25519: sig, kid: key.kid };
+    delivery = {
+      result: input.result,
+      proof: input.proof,
+      proof_hash: hash,
+      sealed_at: at,
+      sig_ed25519: sig,
+      kid: key.kid,
+    };
   } else {
-    const entry = input.move === 'exception' ? { code: input.code, detail: input.detail, at } : { code: 'voided', detail: input.reason, at };
+    const entry =
+      input.move === 'exception'
+        ? { code: input.code, detail: input.detail, at }
+        : { code: 'voided', detail: input.reason, at };
     exceptions = [...exceptions, entry];
   }
   const updated = await tx.one(sql.type(receiptRow)`
     UPDATE receipts SET state = ${moved.to}, delivery = ${delivery ? sql.jsonb(delivery as never) : null}, exceptions = ${sql.jsonb(exceptions as never)}, updated_at = now()
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}
     RETURNING ${COLUMNS}`);
-  await recordEvent(tx, scope, EVENT_OF[input.move], { receipt_id: id, consumer_id: row.consumer_id, attempt_id: row.attempt_id, from: row.state, to: moved.to });
+  await recordEvent(tx, scope, EVENT_OF[input.move], {
+    receipt_id: id,
+    consumer_id: row.consumer_id,
+    attempt_id: row.attempt_id,
+    from: row.state,
+    to: moved.to,
+  });
   return updated;
 }

@@ -1,7 +1,16 @@
 // The two signatures on a sealed receipt, both over the same message (the chain hash, domain-separated):
 // `receipt_sig`, HMAC-SHA256 under the consumer's receipt secret, for the consumer who holds the secret;
 // `receipt_sig_ed25519`, under the gateway's published signing key, for anyone verifying offline.
-import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  sign,
+  timingSafeEqual,
+  verify,
+  type KeyObject,
+} from 'node:crypto';
 
 export function signedMessage(chainHash: string): string {
   return `receipt:v4:${chainHash}`;
@@ -26,7 +35,10 @@ export interface Ed25519Pair {
 export function generateEd25519(): Ed25519Pair {
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const jwk = publicKey.export({ format: 'jwk' }) as { x: string };
-  return { publicKey: jwk.x, privateKeyPkcs8: (privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer).toString('base64') };
+  return {
+    publicKey: jwk.x,
+    privateKeyPkcs8: (privateKey.export({ format: 'der', type: 'pkcs8' }) as Buffer).toString('base64'),
+  };
 }
 
 export function privateKeyOf(pkcs8: string): KeyObject {
@@ -44,7 +56,12 @@ export function ed25519Signature(privateKey: KeyObject, chainHash: string): stri
 
 export function ed25519Matches(publicKeyX: string, chainHash: string, signature: string): boolean {
   try {
-    return verify(null, Buffer.from(signedMessage(chainHash), 'utf8'), publicKeyOf(publicKeyX), Buffer.from(signature, 'base64url'));
+    return verify(
+      null,
+      Buffer.from(signedMessage(chainHash), 'utf8'),
+      publicKeyOf(publicKeyX),
+      Buffer.from(signature, 'base64url'),
+    );
   } catch {
     return false;
   }

@@ -8,7 +8,13 @@ import { open, seal, type KeyRing } from '../crypto/secret-box';
 import { sortableId } from '../ids';
 import { generateEd25519, privateKeyOf } from './signatures';
 
-const keyRow = z.object({ kid: z.string(), public_key: z.string(), private_key_sealed: z.string(), created_at: z.string(), retired_at: z.string().nullable() });
+const keyRow = z.object({
+  kid: z.string(),
+  public_key: z.string(),
+  private_key_sealed: z.string(),
+  created_at: z.string(),
+  retired_at: z.string().nullable(),
+});
 const publicRow = keyRow.omit({ private_key_sealed: true });
 export type PublicSigningKey = z.infer<typeof publicRow>;
 
@@ -21,7 +27,10 @@ export interface SigningKey {
   privateKey: KeyObject;
 }
 
-async function insertKey(db: CommonQueryMethods, ring: KeyRing): Promise<{ kid: string; public_key: string }> {
+async function insertKey(
+  db: CommonQueryMethods,
+  ring: KeyRing,
+): Promise<{ kid: string; public_key: string }> {
   const pair = generateEd25519();
   const kid = sortableId('rsk');
   await db.query(sql.unsafe`
@@ -44,8 +53,14 @@ export async function currentSigningKey(db: CommonQueryMethods, ring: KeyRing): 
       }
       return { kid: row.kid, publicKey: row.public_key, privateKey: key };
     }
-    await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended('receipt-signing-key-create', 0))`);
-    const again = await db.maybeOneFirst(sql.type(z.object({ kid: z.string() }))`SELECT kid FROM receipt_signing_keys WHERE retired_at IS NULL LIMIT 1`);
+    await db.query(
+      sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended('receipt-signing-key-create', 0))`,
+    );
+    const again = await db.maybeOneFirst(
+      sql.type(
+        z.object({ kid: z.string() }),
+      )`SELECT kid FROM receipt_signing_keys WHERE retired_at IS NULL LIMIT 1`,
+    );
     if (!again) await insertKey(db, ring);
   }
   throw new Error('no receipt signing key could be created');
@@ -53,7 +68,10 @@ export async function currentSigningKey(db: CommonQueryMethods, ring: KeyRing): 
 
 /** Adds a newer key and retires the others from signing; they stay published for verification. */
 /** Run in a transaction, so no moment is left without a signing key. */
-export async function rotateSigningKey(tx: CommonQueryMethods, ring: KeyRing): Promise<{ kid: string; public_key: string; retired: string[] }> {
+export async function rotateSigningKey(
+  tx: CommonQueryMethods,
+  ring: KeyRing,
+): Promise<{ kid: string; public_key: string; retired: string[] }> {
   // The same lock as a first use's, so a rotation and a first use never leave two current keys.
   await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended('receipt-signing-key-create', 0))`);
   const retired = await tx.anyFirst(sql.type(z.object({ kid: z.string() }))`
@@ -62,6 +80,10 @@ export async function rotateSigningKey(tx: CommonQueryMethods, ring: KeyRing): P
 }
 
 export async function publishedSigningKeys(db: CommonQueryMethods): Promise<PublicSigningKey[]> {
-  const rows = await db.any(sql.type(publicRow)`SELECT kid, public_key, created_at, retired_at FROM receipt_signing_keys ORDER BY created_at, kid`);
+  const rows = await db.any(
+    sql.type(
+      publicRow,
+    )`SELECT kid, public_key, created_at, retired_at FROM receipt_signing_keys ORDER BY created_at, kid`,
+  );
   return [...rows];
 }

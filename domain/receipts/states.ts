@@ -12,7 +12,8 @@ const MOVES: Record<ReceiptMove, { from: readonly ReceiptState[]; to: ReceiptSta
   void: { from: ['paid', 'exception'], to: 'voided' },
 };
 
-export type MoveResult = { ok: true; to: ReceiptState } | { ok: false; from: ReceiptState; move: ReceiptMove };
+export type MoveResult =
+  { ok: true; to: ReceiptState } | { ok: false; from: ReceiptState; move: ReceiptMove };
 
 export function applyMove(from: ReceiptState, move: ReceiptMove): MoveResult {
   const rule = MOVES[move];

@@ -36,7 +36,11 @@ export interface Finding {
 }
 
 /** Opens the anomaly unless the same finding was already recorded; returns true when it is new. */
-export async function openAnomaly(tx: CommonQueryMethods, scope: EventScope, finding: Finding): Promise<boolean> {
+export async function openAnomaly(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  finding: Finding,
+): Promise<boolean> {
   const row = await tx.maybeOne(sql.type(anomalyRow)`
     INSERT INTO wallet_recon_anomalies (id, wallet_id, org_id, project_id, kind, ledger_entry_id, external_ref, amount_minor, currency, metadata)
     VALUES (${prefixedId('anm')}, ${finding.walletId}, ${scope.orgId}, ${scope.projectId}, ${finding.kind}, ${finding.ledgerEntryId?.toString() ?? null},
@@ -44,12 +48,22 @@ export async function openAnomaly(tx: CommonQueryMethods, scope: EventScope, fin
     ON CONFLICT ON CONSTRAINT wallet_recon_anomalies_finding_key DO NOTHING
     RETURNING ${COLUMNS}`);
   if (!row) return false;
-  await recordEvent(tx, scope, 'wallet.anomaly_detected', { anomaly_id: row.id, kind: row.kind, wallet_id: row.wallet_id, external_ref: row.external_ref, amount_minor: row.amount_minor, currency: row.currency });
+  await recordEvent(tx, scope, 'wallet.anomaly_detected', {
+    anomaly_id: row.id,
+    kind: row.kind,
+    wallet_id: row.wallet_id,
+    external_ref: row.external_ref,
+    amount_minor: row.amount_minor,
+    currency: row.currency,
+  });
   return true;
 }
 
 export async function listAnomalies(
-  db: CommonQueryMethods, orgId: string, projectId: string, filter: { status?: AnomalyRow['status']; walletId?: string; limit: number },
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  filter: { status?: AnomalyRow['status']; walletId?: string; limit: number },
 ): Promise<AnomalyRow[]> {
   const where = [sql.fragment`org_id = ${orgId}`, sql.fragment`project_id = ${projectId}`];
   if (filter.status) where.push(sql.fragment`status = ${filter.status}`);
@@ -59,16 +73,28 @@ export async function listAnomalies(
   return [...rows];
 }
 
-export async function resolveAnomaly(db: DatabasePool, scope: EventScope, id: string, input: { status: 'resolved' | 'dismissed'; note: string | null }): Promise<AnomalyRow> {
+export async function resolveAnomaly(
+  db: DatabasePool,
+  scope: EventScope,
+  id: string,
+  input: { status: 'resolved' | 'dismissed'; note: string | null },
+): Promise<AnomalyRow> {
   return db.transaction(async (tx) => {
     const current = await tx.maybeOne(sql.type(anomalyRow)`
       SELECT ${COLUMNS} FROM wallet_recon_anomalies WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id} FOR UPDATE`);
     if (!current) throw notFound('Anomaly');
-    if (current.status !== 'open') throw new ApiError(409, 'invalid_transition', `The anomaly is already ${current.status}`, { status: current.status });
+    if (current.status !== 'open')
+      throw new ApiError(409, 'invalid_transition', `The anomaly is already ${current.status}`, {
+        status: current.status,
+      });
     const row = await tx.one(sql.type(anomalyRow)`
       UPDATE wallet_recon_anomalies SET status = ${input.status}, resolved_at = now(), resolution_note = ${input.note}
       WHERE id = ${id} RETURNING ${COLUMNS}`);
-    await recordEvent(tx, scope, 'wallet.anomaly_resolved', { anomaly_id: id, status: row.status, note: row.resolution_note });
+    await recordEvent(tx, scope, 'wallet.anomaly_resolved', {
+      anomaly_id: id,
+      status: row.status,
+      note: row.resolution_note,
+    });
     return row;
   });
 }

@@ -30,7 +30,8 @@ export function compare(debits: LedgerDebit[], records: ProviderRecord[]): Compa
   for (const debit of debits) {
     debited.add(debit.paymentId);
     const record = byPayment.get(debit.paymentId);
-    if (record && record.amountMinor === debit.amountMinor && record.currency === debit.currency) result.matched.push(debit);
+    if (record && record.amountMinor === debit.amountMinor && record.currency === debit.currency)
+      result.matched.push(debit);
     else {
       result.debitsWithoutReceipt.push(debit);
       if (record) result.receiptsWithoutDebit.push(record);

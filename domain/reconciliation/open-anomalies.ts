@@ -16,7 +16,10 @@ const anomalyRow = z.object({
 });
 export type OpenAnomaly = z.infer<typeof anomalyRow>;
 
-export async function listOpenAnomalies(db: CommonQueryMethods, filter: { orgId?: string; limit: number }): Promise<OpenAnomaly[]> {
+export async function listOpenAnomalies(
+  db: CommonQueryMethods,
+  filter: { orgId?: string; limit: number },
+): Promise<OpenAnomaly[]> {
   const org = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;
   const rows = await db.any(sql.type(anomalyRow)`
     SELECT id, org_id, project_id, wallet_id, kind, external_ref, amount_minor, currency, detected_at

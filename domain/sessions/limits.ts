@@ -9,22 +9,38 @@ import { FlatError } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
 import type { SessionRow } from './sessions';
 
-async function setting(db: CommonQueryMethods, orgId: string, projectId: string, key: 'session_max_active' | 'session_tool_calls_per_minute'): Promise<number> {
+async function setting(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  key: 'session_max_active' | 'session_tool_calls_per_minute',
+): Promise<number> {
   const stored = await db.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
     SELECT settings FROM projects WHERE org_id = ${orgId} AND id = ${projectId}`);
   return Number(effectiveSettings(stored)[key]);
 }
 
 /** Runs `open` (which writes the session) only while the project holds fewer open sessions than its quota. */
-export async function withinSessionQuota<T>(db: DatabasePool, orgId: string, projectId: string, open: (tx: CommonQueryMethods) => Promise<T>): Promise<T> {
+export async function withinSessionQuota<T>(
+  db: DatabasePool,
+  orgId: string,
+  projectId: string,
+  open: (tx: CommonQueryMethods) => Promise<T>,
+): Promise<T> {
   return db.transaction(async (tx) => {
-    await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`session-quota:${projectId}`}, 0))`);
+    await tx.query(
+      sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`session-quota:${projectId}`}, 0))`,
+    );
     const limit = await setting(tx, orgId, projectId, 'session_max_active');
     const active = await tx.oneFirst(sql.type(z.object({ n: z.number() }))`
       SELECT count(*)::int AS n FROM sessions WHERE org_id = ${orgId} AND project_id = ${projectId} AND status = 'active'`);
     if (active >= limit) {
       throw new FlatError(403, {
-        error: 'quota_exceeded', message: `The project already holds ${active} open sessions; close one first`, setting: 'session_max_active', limit, active,
+        error: 'quota_exceeded',
+        message: `The project already holds ${active} open sessions; close one first`,
+        setting: 'session_max_active',
+        limit,
+        active,
       });
     }
     return open(tx);
@@ -41,10 +57,21 @@ export async function enforceCallLimits(db: CommonQueryMethods, session: Session
     ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + 1
     RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after`);
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
-  if (counted.calls === 1) await db.query(sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`);
+  if (counted.calls === 1)
+    await db.query(
+      sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`,
+    );
   if (counted.calls <= limit) return;
-  throw new FlatError(429, {
-    error: 'rate_limited', message: `The session made ${limit} tool calls this minute`, setting: 'session_tool_calls_per_minute',
-    limit, window_seconds: 60, retry_after_seconds: counted.retry_after,
-  }, { 'Retry-After': String(counted.retry_after) });
+  throw new FlatError(
+    429,
+    {
+      error: 'rate_limited',
+      message: `The session made ${limit} tool calls this minute`,
+      setting: 'session_tool_calls_per_minute',
+      limit,
+      window_seconds: 60,
+      retry_after_seconds: counted.retry_after,
+    },
+    { 'Retry-After': String(counted.retry_after) },
+  );
 }

@@ -39,7 +39,11 @@ export interface NewSession {
   metadata: Record<string, unknown>;
 }
 
-export async function createSession(db: CommonQueryMethods, owner: SessionOwner, input: NewSession): Promise<SessionRow> {
+export async function createSession(
+  db: CommonQueryMethods,
+  owner: SessionOwner,
+  input: NewSession,
+): Promise<SessionRow> {
   const id = sortableId('ses');
   const { servers, metadata } = input;
   return db.one(sql.type(sessionRow)`
@@ -50,7 +54,12 @@ export async function createSession(db: CommonQueryMethods, owner: SessionOwner,
 }
 
 /** A session of the caller's project; another project's is not found. */
-export async function getSession(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<SessionRow> {
+export async function getSession(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<SessionRow> {
   const row = await db.maybeOne(sql.type(sessionRow)`
     SELECT ${COLUMNS} FROM sessions WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id}`);
   if (!row) throw notFound('Session');
@@ -60,13 +69,21 @@ export async function getSession(db: CommonQueryMethods, orgId: string, projectI
 /** The session must still be open for a new call; a closed one answers 409 with why it closed. */
 export function requireActive(row: SessionRow): void {
   if (row.status === 'active') return;
-  throw new ApiError(409, 'session_closed', row.close_reason === 'key_revoked'
-    ? 'The session ended when the key it was opened with was revoked'
-    : `The session is ${row.status}; open a new one`, { status: row.status, close_reason: row.close_reason });
+  throw new ApiError(
+    409,
+    'session_closed',
+    row.close_reason === 'key_revoked'
+      ? 'The session ended when the key it was opened with was revoked'
+      : `The session is ${row.status}; open a new one`,
+    { status: row.status, close_reason: row.close_reason },
+  );
 }
 
 export async function listSessions(
-  db: CommonQueryMethods, orgId: string, projectId: string, filter: { status?: SessionStatus; limit: number; startingAfter?: string },
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  filter: { status?: SessionStatus; limit: number; startingAfter?: string },
 ): Promise<SessionRow[]> {
   const where = [sql.fragment`org_id = ${orgId}`, sql.fragment`project_id = ${projectId}`];
   if (filter.status) where.push(sql.fragment`status = ${filter.status}`);
@@ -77,7 +94,12 @@ export async function listSessions(
 }
 
 /** Closing is idempotent: a session already closed is answered as it stands. */
-export async function closeSession(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<SessionRow> {
+export async function closeSession(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<SessionRow> {
   const closed = await db.maybeOne(sql.type(sessionRow)`
     UPDATE sessions SET status = 'closed', close_reason = 'closed_by_caller', closed_at = now()
     WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id} AND status = 'active'
@@ -86,7 +108,10 @@ export async function closeSession(db: CommonQueryMethods, orgId: string, projec
 }
 
 /** The most recent open session of a key with exactly these servers: `/mcp` without an id resumes it. */
-export async function findOpenSessionOfKey(db: CommonQueryMethods, owner: SessionOwner): Promise<SessionRow | null> {
+export async function findOpenSessionOfKey(
+  db: CommonQueryMethods,
+  owner: SessionOwner,
+): Promise<SessionRow | null> {
   return db.maybeOne(sql.type(sessionRow)`
     SELECT ${COLUMNS} FROM sessions
     WHERE org_id = ${owner.orgId} AND project_id = ${owner.projectId} AND status = 'active'

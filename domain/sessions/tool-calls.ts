@@ -54,7 +54,10 @@ export interface NewToolCall {
  * Opens the call's row. With an attempt id the same call presented again finds its earlier row
  * (`created: false`), so a paying call is recorded once however often it is retried.
  */
-export async function openToolCall(db: CommonQueryMethods, call: NewToolCall): Promise<{ row: ToolCallRow; created: boolean }> {
+export async function openToolCall(
+  db: CommonQueryMethods,
+  call: NewToolCall,
+): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.maybeOne(sql.type(toolCallRow)`
     INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
     VALUES (${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
@@ -80,7 +83,12 @@ export interface ToolCallOutcome {
  * running → success | error, once, with its event in the same transaction. A call already finished
  * (a replay presenting it again) is returned as it stands and writes nothing.
  */
-export async function finishToolCall(db: DatabasePool, scope: EventScope, seq: bigint, outcome: ToolCallOutcome): Promise<ToolCallRow> {
+export async function finishToolCall(
+  db: DatabasePool,
+  scope: EventScope,
+  seq: bigint,
+  outcome: ToolCallOutcome,
+): Promise<ToolCallRow> {
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(toolCallRow)`
       UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
@@ -89,10 +97,21 @@ export async function finishToolCall(db: DatabasePool, scope: EventScope, seq: b
         duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
       WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
       RETURNING ${COLUMNS}`);
-    if (!row) return tx.one(sql.type(toolCallRow)`SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${scope.orgId} AND seq = ${seq}`);
+    if (!row)
+      return tx.one(
+        sql.type(
+          toolCallRow,
+        )`SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${scope.orgId} AND seq = ${seq}`,
+      );
     const data = {
-      tool_call_id: toolCallId(row), session_id: row.session_id, server_id: row.server_id, tool_name: row.tool_name,
-      duration_ms: row.duration_ms, error_code: row.error_code, attempt_id: row.attempt_id, approval_id: row.approval_id,
+      tool_call_id: toolCallId(row),
+      session_id: row.session_id,
+      server_id: row.server_id,
+      tool_name: row.tool_name,
+      duration_ms: row.duration_ms,
+      error_code: row.error_code,
+      attempt_id: row.attempt_id,
+      approval_id: row.approval_id,
     };
     if (outcome.ok) await recordEvent(tx, scope, 'tool_call.succeeded', data);
     else await recordEvent(tx, scope, 'tool_call.failed', data);
@@ -100,16 +119,29 @@ export async function finishToolCall(db: DatabasePool, scope: EventScope, seq: b
   });
 }
 
-export async function getToolCall(db: CommonQueryMethods, orgId: string, projectId: string, sessionId: string, id: string): Promise<ToolCallRow> {
+export async function getToolCall(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  sessionId: string,
+  id: string,
+): Promise<ToolCallRow> {
   const seq = toolCallSeq(id);
-  const row = seq === null ? null : await db.maybeOne(sql.type(toolCallRow)`
+  const row =
+    seq === null
+      ? null
+      : await db.maybeOne(sql.type(toolCallRow)`
     SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${orgId} AND project_id = ${projectId} AND session_id = ${sessionId} AND seq = ${seq}`);
   if (!row) throw notFound('Tool call');
   return row;
 }
 
 export async function listToolCalls(
-  db: CommonQueryMethods, orgId: string, projectId: string, sessionId: string, filter: { limit: number; startingAfter?: string },
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  sessionId: string,
+  filter: { limit: number; startingAfter?: string },
 ): Promise<ToolCallRow[]> {
   const before = filter.startingAfter === undefined ? null : toolCallSeq(filter.startingAfter);
   const rows = await db.any(sql.type(toolCallRow)`
@@ -119,4 +151,3 @@ export async function listToolCalls(
     ORDER BY seq DESC LIMIT ${filter.limit}`);
   return [...rows];
 }
-

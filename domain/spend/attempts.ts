@@ -31,20 +31,27 @@ const claimRow = attemptRow.extend({ created: z.boolean() });
 export function replayBytes(row: AttemptRow): Buffer {
   return Buffer.from(row.response_text ?? JSON.stringify(row.response_body), 'utf8');
 }
-const splitClaim = ({ created, ...row }: z.infer<typeof claimRow>): { row: AttemptRow; created: boolean } => ({ row, created });
+const splitClaim = ({
+  created,
+  ...row
+}: z.infer<typeof claimRow>): { row: AttemptRow; created: boolean } => ({ row, created });
 
 /** Canonical JSON (keys sorted at every level), so the same request always hashes the same. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
 }
 
 export function requestHash(projectId: string, walletId: string, body: unknown): string {
-  return createHash('sha256').update(canonicalJson({ project_id: projectId, wallet_id: walletId, body })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ project_id: projectId, wallet_id: walletId, body }))
+    .digest('hex');
 }
 
 /**
@@ -53,7 +60,15 @@ export function requestHash(projectId: string, walletId: string, body: unknown):
  */
 export async function claimAttempt(
   db: CommonQueryMethods,
-  input: { orgId: string; projectId: string; walletId: string; attemptId: string; hash: string; request: unknown; workflowId: string },
+  input: {
+    orgId: string;
+    projectId: string;
+    walletId: string;
+    attemptId: string;
+    hash: string;
+    request: unknown;
+    workflowId: string;
+  },
 ): Promise<{ row: AttemptRow; created: boolean }> {
   // One round trip either way: the insert and the read of a taken id are one statement. When the
   // conflicting row was committed after the statement's snapshot, it is read afresh.
@@ -69,20 +84,38 @@ export async function claimAttempt(
     WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND NOT EXISTS (SELECT 1 FROM inserted)`);
   if (claimed?.created) return splitClaim(claimed);
   const existing = claimed ? splitClaim(claimed).row : await readAttempt(db, input.orgId, input.attemptId);
-  if (!existing) throw new ApiError(409, 'ledger_conflict', 'The attempt changed while it was being claimed; retry', { reason: 'concurrent_write' });
+  if (!existing)
+    throw new ApiError(409, 'ledger_conflict', 'The attempt changed while it was being claimed; retry', {
+      reason: 'concurrent_write',
+    });
   if (existing.request_hash !== input.hash || existing.project_id !== input.projectId) {
-    throw new ApiError(409, 'attempt_id_conflict', 'This attempt_id was already used with a different request; use a new attempt_id', { attempt_id: input.attemptId });
+    throw new ApiError(
+      409,
+      'attempt_id_conflict',
+      'This attempt_id was already used with a different request; use a new attempt_id',
+      { attempt_id: input.attemptId },
+    );
   }
   return { row: existing, created: false };
 }
 
 /** Gives an attempt id back when nothing ran under it (the wallet was not active when it was claimed). */
 export async function releaseClaim(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND status = 'processing'`);
+  await db.query(
+    sql.unsafe`DELETE FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND status = 'processing'`,
+  );
 }
 
-export async function readAttempt(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<AttemptRow | null> {
-  return db.maybeOne(sql.type(attemptRow)`SELECT ${COLUMNS} FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
+export async function readAttempt(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<AttemptRow | null> {
+  return db.maybeOne(
+    sql.type(
+      attemptRow,
+    )`SELECT ${COLUMNS} FROM spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`,
+  );
 }
 
 const PAYMENT_EVENTS = {
@@ -93,7 +126,13 @@ const PAYMENT_EVENTS = {
 } as const satisfies Record<SpendOutcome['status'], EventType>;
 
 /** Stores the outcome once (the first finish wins) and writes the payment event in the same transaction. */
-export async function finishAttempt(db: DatabasePool, scope: EventScope, attemptId: string, outcome: SpendOutcome, approvalId: string | null): Promise<void> {
+export async function finishAttempt(
+  db: DatabasePool,
+  scope: EventScope,
+  attemptId: string,
+  outcome: SpendOutcome,
+  approvalId: string | null,
+): Promise<void> {
   await db.transaction(async (tx) => {
     if (approvalId === null) {
       const updated = await tx.maybeOne(sql.unsafe`
@@ -109,7 +148,10 @@ export async function finishAttempt(db: DatabasePool, scope: EventScope, attempt
       if (seen) return;
     }
     await recordEvent(tx, scope, PAYMENT_EVENTS[outcome.status], {
-      attempt_id: attemptId, approval_id: approvalId, status: outcome.status, provider_payment_id: outcome.providerPaymentId,
+      attempt_id: attemptId,
+      approval_id: approvalId,
+      status: outcome.status,
+      provider_payment_id: outcome.providerPaymentId,
       wallet: (outcome.body as { wallet?: unknown }).wallet ?? null,
     });
   });

@@ -17,8 +17,13 @@ export const WALLET_EXECUTE_TOOL = 'wallet.execute';
 export const WALLET_EXECUTE_KIND = 'wallet.execute';
 
 const priorRow = z.object({
-  id: z.string(), decision: z.enum(['allow', 'deny']), denial_reason: z.string().nullable(), rule_id: z.string().nullable(),
-  rule_name: z.string().nullable(), rule_type: z.string().nullable(), approval_id: z.string().nullable(),
+  id: z.string(),
+  decision: z.enum(['allow', 'deny']),
+  denial_reason: z.string().nullable(),
+  rule_id: z.string().nullable(),
+  rule_name: z.string().nullable(),
+  rule_type: z.string().nullable(),
+  approval_id: z.string().nullable(),
 });
 const holdRow = z.object({ id: z.string() });
 const approvalRef = z.object({ id: z.string(), expires_at: z.string() });
@@ -39,58 +44,150 @@ async function prior(tx: DatabaseTransactionConnection, input: SpendInput): Prom
     SELECT id, decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
     WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}`);
   if (!row) return null;
-  const denial = { reason: row.denial_reason ?? '', ruleType: row.rule_type ?? '', ruleId: row.rule_id ?? '', ruleName: row.rule_name ?? '' };
+  const denial = {
+    reason: row.denial_reason ?? '',
+    ruleType: row.rule_type ?? '',
+    ruleId: row.rule_id ?? '',
+    ruleName: row.rule_name ?? '',
+  };
   if (row.decision === 'allow') {
-    const hold = await tx.maybeOne(sql.type(holdRow)`SELECT id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`);
-    return hold ? { kind: 'held', holdId: hold.id, evaluationId: row.id, ruleId: row.rule_id } : { kind: 'insufficient_funds', evaluationId: row.id, available: 'unknown' };
+    const hold = await tx.maybeOne(
+      sql.type(
+        holdRow,
+      )`SELECT id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`,
+    );
+    return hold
+      ? { kind: 'held', holdId: hold.id, evaluationId: row.id, ruleId: row.rule_id }
+      : { kind: 'insufficient_funds', evaluationId: row.id, available: 'unknown' };
   }
   if (row.denial_reason === 'approval_required' && row.approval_id) {
-    const approval = await tx.one(sql.type(approvalRef)`SELECT id, expires_at FROM approvals WHERE org_id = ${input.orgId} AND id = ${row.approval_id}`);
-    return { kind: 'requires_approval', denial, evaluationId: row.id, approvalId: approval.id, expiresAt: approval.expires_at, ttlSeconds: await ttlSeconds(tx, input) };
+    const approval = await tx.one(
+      sql.type(
+        approvalRef,
+      )`SELECT id, expires_at FROM approvals WHERE org_id = ${input.orgId} AND id = ${row.approval_id}`,
+    );
+    return {
+      kind: 'requires_approval',
+      denial,
+      evaluationId: row.id,
+      approvalId: approval.id,
+      expiresAt: approval.expires_at,
+      ttlSeconds: await ttlSeconds(tx, input),
+    };
   }
   return { kind: 'denied', denial, evaluationId: row.id };
 }
 
 export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promise<Authorization> {
-  const scope: EventScope = { orgId: input.orgId, projectId: input.projectId, environment: input.environment };
-  return withLedgerErrors(() => db.transaction(async (tx) => {
-    await ledgerTransactionSettings(tx);
-    const wallet = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
+  const scope: EventScope = {
+    orgId: input.orgId,
+    projectId: input.projectId,
+    environment: input.environment,
+  };
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      const wallet = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
       SELECT status FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
-    if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
-    const earlier = await prior(tx, input);
-    if (earlier) return earlier;
-    if (wallet.status !== 'active') return { kind: 'wallet_not_active', status: wallet.status };
+      if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
+      const earlier = await prior(tx, input);
+      if (earlier) return earlier;
+      if (wallet.status !== 'active') return { kind: 'wallet_not_active', status: wallet.status };
 
-    const amount = BigInt(input.amountMinor);
-    const gate = await runGate(tx, input.orgId, input.projectId, {
-      agentId: input.agentId, toolName: WALLET_EXECUTE_TOOL, amountMinor: amount, currency: input.currency, now: new Date(), approved: Boolean(input.approvalId),
-    });
-    await tx.query(sql.unsafe`UPDATE policy_evaluations SET attempt_ref = ${attemptRef(input)} WHERE org_id = ${input.orgId} AND id = ${gate.evaluationId}`);
-    const { decision } = gate;
-    if (decision.decision === 'deny') {
-      return { kind: 'denied', evaluationId: gate.evaluationId, denial: { reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name } };
-    }
-    if (decision.decision === 'hold') {
-      const ttl = await ttlSeconds(tx, input);
-      const { approvalId: _ignored, ...payload } = input;
-      const approval = await createApproval(tx, scope, {
-        agentId: input.agentId, sessionId: null, ruleId: decision.rule.id, ruleName: decision.rule.name, toolName: WALLET_EXECUTE_TOOL,
-        toolInput: { wallet_id: input.walletId, amount_minor: input.amountMinor, currency: input.currency, recipient: input.recipient, description: input.description, mandate_id: input.mandateId, attempt_id: input.attemptId },
-        kind: WALLET_EXECUTE_KIND, payload: payload as unknown as Record<string, unknown>, originRef: input.attemptId, ttlSeconds: ttl,
+      const amount = BigInt(input.amountMinor);
+      const gate = await runGate(tx, input.orgId, input.projectId, {
+        agentId: input.agentId,
+        toolName: WALLET_EXECUTE_TOOL,
+        amountMinor: amount,
+        currency: input.currency,
+        now: new Date(),
+        approved: Boolean(input.approvalId),
       });
-      await linkEvaluationToApproval(tx, input.orgId, gate.evaluationId, approval.id);
+      await tx.query(
+        sql.unsafe`UPDATE policy_evaluations SET attempt_ref = ${attemptRef(input)} WHERE org_id = ${input.orgId} AND id = ${gate.evaluationId}`,
+      );
+      const { decision } = gate;
+      if (decision.decision === 'deny') {
+        return {
+          kind: 'denied',
+          evaluationId: gate.evaluationId,
+          denial: {
+            reason: decision.reason,
+            ruleType: decision.rule.type,
+            ruleId: decision.rule.id,
+            ruleName: decision.rule.name,
+          },
+        };
+      }
+      if (decision.decision === 'hold') {
+        const ttl = await ttlSeconds(tx, input);
+        const { approvalId: _ignored, ...payload } = input;
+        const approval = await createApproval(tx, scope, {
+          agentId: input.agentId,
+          sessionId: null,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+          toolName: WALLET_EXECUTE_TOOL,
+          toolInput: {
+            wallet_id: input.walletId,
+            amount_minor: input.amountMinor,
+            currency: input.currency,
+            recipient: input.recipient,
+            description: input.description,
+            mandate_id: input.mandateId,
+            attempt_id: input.attemptId,
+          },
+          kind: WALLET_EXECUTE_KIND,
+          payload: payload as unknown as Record<string, unknown>,
+          originRef: input.attemptId,
+          ttlSeconds: ttl,
+        });
+        await linkEvaluationToApproval(tx, input.orgId, gate.evaluationId, approval.id);
+        return {
+          kind: 'requires_approval',
+          evaluationId: gate.evaluationId,
+          approvalId: approval.id,
+          expiresAt: approval.expires_at,
+          ttlSeconds: ttl,
+          denial: {
+            reason: decision.reason,
+            ruleType: decision.rule.type,
+            ruleId: decision.rule.id,
+            ruleName: decision.rule.name,
+          },
+        };
+      }
+      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+      if (slot.available_minor < amount)
+        return {
+          kind: 'insufficient_funds',
+          evaluationId: gate.evaluationId,
+          available: slot.available_minor.toString(),
+        };
+      const held = await postLocked(
+        tx,
+        scope,
+        {
+          walletId: input.walletId,
+          currency: input.currency,
+          kind: 'hold',
+          amount,
+          mandateId: input.mandateId,
+          attemptId: input.attemptId,
+          metadata: {
+            purpose: input.purpose,
+            recipient: input.recipient,
+            ...(input.approvalId ? { approval_id: input.approvalId } : {}),
+          },
+        },
+        slot,
+      );
       return {
-        kind: 'requires_approval', evaluationId: gate.evaluationId, approvalId: approval.id, expiresAt: approval.expires_at, ttlSeconds: ttl,
-        denial: { reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name },
+        kind: 'held',
+        holdId: held.entry.hold_id!,
+        evaluationId: gate.evaluationId,
+        ruleId: decision.rule?.id ?? null,
       };
-    }
-    const slot = await lockSlot(tx, scope, input.walletId, input.currency);
-    if (slot.available_minor < amount) return { kind: 'insufficient_funds', evaluationId: gate.evaluationId, available: slot.available_minor.toString() };
-    const held = await postLocked(tx, scope, {
-      walletId: input.walletId, currency: input.currency, kind: 'hold', amount, mandateId: input.mandateId, attemptId: input.attemptId,
-      metadata: { purpose: input.purpose, recipient: input.recipient, ...(input.approvalId ? { approval_id: input.approvalId } : {}) },
-    }, slot);
-    return { kind: 'held', holdId: held.entry.hold_id!, evaluationId: gate.evaluationId, ruleId: decision.rule?.id ?? null };
-  }));
+    }),
+  );
 }

@@ -9,29 +9,65 @@ import { withLedgerErrors } from '../ledger/conflicts';
 import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
 import type { SpendInput } from './types';
 
-const holdState = z.object({ id: z.string(), amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']), resolved_entry_id: z.bigint().nullable() });
+const holdState = z.object({
+  id: z.string(),
+  amount_minor: z.bigint(),
+  status: z.enum(['open', 'debited', 'released']),
+  resolved_entry_id: z.bigint().nullable(),
+});
 
-async function resolveHold(db: DatabasePool, input: SpendInput, kind: 'debit' | 'release', externalRef: string | null): Promise<string> {
-  const scope: EventScope = { orgId: input.orgId, projectId: input.projectId, environment: input.environment };
-  return withLedgerErrors(() => db.transaction(async (tx) => {
-    await ledgerTransactionSettings(tx);
-    // Same lock order as every post: wallet (shared), then the slot, then the hold.
-    const wallet = await tx.maybeOne(sql.unsafe`
+async function resolveHold(
+  db: DatabasePool,
+  input: SpendInput,
+  kind: 'debit' | 'release',
+  externalRef: string | null,
+): Promise<string> {
+  const scope: EventScope = {
+    orgId: input.orgId,
+    projectId: input.projectId,
+    environment: input.environment,
+  };
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      // Same lock order as every post: wallet (shared), then the slot, then the hold.
+      const wallet = await tx.maybeOne(sql.unsafe`
       SELECT id FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
-    if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
-    const slot = await lockSlot(tx, scope, input.walletId, input.currency);
-    const hold = await tx.maybeOne(sql.type(holdState)`
+      if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
+      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+      const hold = await tx.maybeOne(sql.type(holdState)`
       SELECT id, amount_minor, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
-    if (!hold) throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on this wallet', { reason: 'hold_not_found' });
-    const wanted = kind === 'debit' ? 'debited' : 'released';
-    if (hold.status === wanted) return hold.resolved_entry_id!.toString();
-    if (hold.status !== 'open') throw new ApiError(409, 'ledger_conflict', `The hold was already ${hold.status}`, { reason: 'hold_already_resolved' });
-    const posted = await postLocked(tx, scope, {
-      walletId: input.walletId, currency: input.currency, kind, amount: kind === 'debit' ? BigInt(input.amountMinor) : hold.amount_minor,
-      mandateId: input.mandateId, attemptId: input.attemptId, externalRef, metadata: { recipient: input.recipient, ...(input.approvalId ? { approval_id: input.approvalId } : {}) },
-    }, slot);
-    return posted.entry.id.toString();
-  }));
+      if (!hold)
+        throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on this wallet', {
+          reason: 'hold_not_found',
+        });
+      const wanted = kind === 'debit' ? 'debited' : 'released';
+      if (hold.status === wanted) return hold.resolved_entry_id!.toString();
+      if (hold.status !== 'open')
+        throw new ApiError(409, 'ledger_conflict', `The hold was already ${hold.status}`, {
+          reason: 'hold_already_resolved',
+        });
+      const posted = await postLocked(
+        tx,
+        scope,
+        {
+          walletId: input.walletId,
+          currency: input.currency,
+          kind,
+          amount: kind === 'debit' ? BigInt(input.amountMinor) : hold.amount_minor,
+          mandateId: input.mandateId,
+          attemptId: input.attemptId,
+          externalRef,
+          metadata: {
+            recipient: input.recipient,
+            ...(input.approvalId ? { approval_id: input.approvalId } : {}),
+          },
+        },
+        slot,
+      );
+      return posted.entry.id.toString();
+    }),
+  );
 }
 
 export function debitSpend(db: DatabasePool, input: SpendInput, paymentId: string): Promise<string> {

@@ -55,7 +55,14 @@ export type Authorization =
   | { kind: 'insufficient_funds'; evaluationId: string; available: string }
   | { kind: 'wallet_not_active'; status: string }
   | { kind: 'denied'; denial: Denial; evaluationId: string }
-  | { kind: 'requires_approval'; denial: Denial; evaluationId: string; approvalId: string; expiresAt: string; ttlSeconds: number };
+  | {
+      kind: 'requires_approval';
+      denial: Denial;
+      evaluationId: string;
+      approvalId: string;
+      expiresAt: string;
+      ttlSeconds: number;
+    };
 
 export type Dispatch =
   | { status: 'succeeded'; paymentId: string }

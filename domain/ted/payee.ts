@@ -29,8 +29,10 @@ export function formatTedPayee(payee: TedPayee): string {
 
 function checkParts(ispb: string, branch: string, account: string): TedPayeeResult {
   if (!/^\d{8}$/.test(ispb)) return { ok: false, reason: 'the bank must be its 8-digit ISPB' };
-  if (!/^[0-9A-Z]{1,10}$/.test(branch)) return { ok: false, reason: 'the branch must be 1..10 upper-case alphanumerics' };
-  if (!/^[0-9A-Z]{1,20}$/.test(account)) return { ok: false, reason: 'the account must be 1..20 upper-case alphanumerics' };
+  if (!/^[0-9A-Z]{1,10}$/.test(branch))
+    return { ok: false, reason: 'the branch must be 1..10 upper-case alphanumerics' };
+  if (!/^[0-9A-Z]{1,20}$/.test(account))
+    return { ok: false, reason: 'the account must be 1..20 upper-case alphanumerics' };
   const payee = { ispb, branch, account };
   return { ok: true, payee, text: formatTedPayee(payee) };
 }
@@ -39,16 +41,24 @@ function checkParts(ispb: string, branch: string, account: string): TedPayeeResu
 export function parseTedPayee(raw: string): TedPayeeResult {
   const text = stripWhitespace(raw);
   const parts = text.split(':');
-  if (parts.length !== 4 || parts[0] !== 'ted') return { ok: false, reason: 'a TED payee reads ted:<ispb>:<branch>:<account>' };
+  if (parts.length !== 4 || parts[0] !== 'ted')
+    return { ok: false, reason: 'a TED payee reads ted:<ispb>:<branch>:<account>' };
   return checkParts(parts[1], parts[2], parts[3]);
 }
 
 /** The payee a `ted` destination object stands for. */
-export function payeeOfDestination(destination: Pick<TedDestination, 'bank' | 'branch' | 'account'>): TedPayeeResult {
-  return checkParts(stripWhitespace(destination.bank), stripWhitespace(destination.branch), stripWhitespace(destination.account));
+export function payeeOfDestination(
+  destination: Pick<TedDestination, 'bank' | 'branch' | 'account'>,
+): TedPayeeResult {
+  return checkParts(
+    stripWhitespace(destination.bank),
+    stripWhitespace(destination.branch),
+    stripWhitespace(destination.account),
+  );
 }
 
-export type TedAuthorization = { ok: true; via: 'withdrawal_allowlist' | 'merchant_allowlist' } | { ok: false };
+export type TedAuthorization =
+  { ok: true; via: 'withdrawal_allowlist' | 'merchant_allowlist' } | { ok: false };
 
 /**
  * Whether the signed lists authorize money out to this destination. A `*` never does; an explicit entry
@@ -65,7 +75,8 @@ export function authorizeTedDestination(
       const parsed = parseTedPayee(entry);
       return parsed.ok && parsed.text === target;
     });
-  if (lists.withdrawalAllowlist && names(lists.withdrawalAllowlist)) return { ok: true, via: 'withdrawal_allowlist' };
+  if (lists.withdrawalAllowlist && names(lists.withdrawalAllowlist))
+    return { ok: true, via: 'withdrawal_allowlist' };
   if (merchantFallback && names(lists.merchantAllowlist)) return { ok: true, via: 'merchant_allowlist' };
   return { ok: false };
 }

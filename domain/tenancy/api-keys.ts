@@ -35,10 +35,16 @@ export async function createApiKey(
 ): Promise<CreatedKey> {
   const scopes = input.scopes === undefined ? [WILDCARD] : [...new Set(input.scopes)];
   const unknown = scopes.filter((scope) => scope !== WILDCARD && !isScope(scope));
-  if (unknown.length > 0) throw new ApiError(400, 'invalid_body', `Unknown scope: ${unknown.join(', ')}`, { scopes: unknown });
+  if (unknown.length > 0)
+    throw new ApiError(400, 'invalid_body', `Unknown scope: ${unknown.join(', ')}`, { scopes: unknown });
   const ungrantable = scopes.filter((scope) => (KEY_UNGRANTABLE_SCOPES as readonly string[]).includes(scope));
   if (ungrantable.length > 0) {
-    throw new ApiError(400, 'scope_not_grantable', `${ungrantable.join(', ')} cannot be listed on a restricted key; create the key without a scope list`, { scopes: ungrantable });
+    throw new ApiError(
+      400,
+      'scope_not_grantable',
+      `${ungrantable.join(', ')} cannot be listed on a restricted key; create the key without a scope list`,
+      { scopes: ungrantable },
+    );
   }
   const key = generateApiKey(project.environment);
   const row = await db.one(sql.type(keyRow)`
@@ -68,7 +74,11 @@ export async function findActiveKey(db: CommonQueryMethods, keyHash: string): Pr
     WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL`);
 }
 
-export async function listApiKeys(db: CommonQueryMethods, orgId: string, projectId: string): Promise<ApiKeyRow[]> {
+export async function listApiKeys(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+): Promise<ApiKeyRow[]> {
   const rows = await db.any(sql.type(keyRow)`
     SELECT ${KEY_COLUMNS} FROM api_keys WHERE org_id = ${orgId} AND project_id = ${projectId} ORDER BY created_at, id`);
   return [...rows];
@@ -81,7 +91,11 @@ export const KEY_REVOKED_CHANNEL = 'gateway_api_key_revoked';
  * from its cache: the NOTIFY is sent at commit, so no process can re-cache the key as live afterwards.
  * Revoking twice is harmless.
  */
-export async function revokeApiKey(db: DatabasePool, id: string, orgId: string | null): Promise<{ row: ApiKeyRow; keyHash: string }> {
+export async function revokeApiKey(
+  db: DatabasePool,
+  id: string,
+  orgId: string | null,
+): Promise<{ row: ApiKeyRow; keyHash: string }> {
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(keyRow.extend({ key_hash: z.string() }))`
       UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())

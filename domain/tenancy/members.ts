@@ -55,7 +55,11 @@ async function requireProject(db: CommonQueryMethods, orgId: string, projectId: 
   if (!(await findProject(db, orgId, projectId))) throw notFound('Project');
 }
 
-export async function listMembers(db: CommonQueryMethods, orgId: string, projectId: string): Promise<MemberRow[]> {
+export async function listMembers(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+): Promise<MemberRow[]> {
   await requireProject(db, orgId, projectId);
   const rows = await db.any(sql.type(memberRow)`
     SELECT u.id AS user_id,
@@ -66,7 +70,12 @@ export async function listMembers(db: CommonQueryMethods, orgId: string, project
     FROM users u
     LEFT JOIN project_members m ON m.org_id = u.org_id AND m.user_id = u.id AND m.project_id = ${projectId}
     WHERE u.org_id = ${orgId}`);
-  return [...rows].sort((a, b) => RANK[a.role] - RANK[b.role] || a.added_at.localeCompare(b.added_at) || a.user_id.localeCompare(b.user_id));
+  return [...rows].sort(
+    (a, b) =>
+      RANK[a.role] - RANK[b.role] ||
+      a.added_at.localeCompare(b.added_at) ||
+      a.user_id.localeCompare(b.user_id),
+  );
 }
 
 async function findUser(db: CommonQueryMethods, orgId: string, userId: string): Promise<UserRow | null> {
@@ -75,7 +84,13 @@ async function findUser(db: CommonQueryMethods, orgId: string, userId: string): 
 }
 
 /** The acting user's role in a project; refuses with the flat insufficient_role body below `required`. */
-export async function requireRole(db: CommonQueryMethods, orgId: string, projectId: string, userId: string, required: OrgRole): Promise<void> {
+export async function requireRole(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  userId: string,
+  required: OrgRole,
+): Promise<void> {
   const member = (await listMembers(db, orgId, projectId)).find((row) => row.user_id === userId);
   if (!member || RANK[member.role] > RANK[required]) throw insufficientRole(required);
 }
@@ -92,7 +107,8 @@ export async function setMemberRole(
     await requireProject(tx, orgId, projectId);
     const user = await findUser(tx, orgId, userId);
     if (!user) throw new ApiError(404, 'user_not_in_org', 'The user is not a member of this organization');
-    if (user.org_role === 'owner') throw new ApiError(409, 'cannot_override_owner', 'An owner keeps full access to every project');
+    if (user.org_role === 'owner')
+      throw new ApiError(409, 'cannot_override_owner', 'An owner keeps full access to every project');
     if (mustExist) {
       const updated = await tx.query(sql.unsafe`
         UPDATE project_members SET role = ${role} WHERE org_id = ${orgId} AND project_id = ${projectId} AND user_id = ${userId}`);
@@ -108,15 +124,27 @@ export async function setMemberRole(
   return member;
 }
 
-export async function removeMember(db: CommonQueryMethods, orgId: string, projectId: string, userId: string): Promise<void> {
+export async function removeMember(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  userId: string,
+): Promise<void> {
   await requireProject(db, orgId, projectId);
   const user = await findUser(db, orgId, userId);
-  if (user?.org_role === 'owner') throw new ApiError(409, 'cannot_override_owner', 'An owner keeps full access to every project');
-  await db.query(sql.unsafe`DELETE FROM project_members WHERE org_id = ${orgId} AND project_id = ${projectId} AND user_id = ${userId}`);
+  if (user?.org_role === 'owner')
+    throw new ApiError(409, 'cannot_override_owner', 'An owner keeps full access to every project');
+  await db.query(
+    sql.unsafe`DELETE FROM project_members WHERE org_id = ${orgId} AND project_id = ${projectId} AND user_id = ${userId}`,
+  );
 }
 
 /** Email and name of a user, for display on whoami; null when the id is not in the organization. */
-export async function findUserDisplay(db: CommonQueryMethods, orgId: string, userId: string): Promise<{ email: string; name: string | null } | null> {
+export async function findUserDisplay(
+  db: CommonQueryMethods,
+  orgId: string,
+  userId: string,
+): Promise<{ email: string; name: string | null } | null> {
   const user = await findUser(db, orgId, userId);
   return user ? { email: user.email, name: user.display_name } : null;
 }

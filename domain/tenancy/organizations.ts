@@ -30,7 +30,9 @@ export async function createOrganization(
 }
 
 export async function getOrganization(db: CommonQueryMethods, id: string): Promise<OrganizationRow> {
-  const row = await db.maybeOne(sql.type(orgRow)`SELECT id, name, created_at FROM organizations WHERE id = ${id}`);
+  const row = await db.maybeOne(
+    sql.type(orgRow)`SELECT id, name, created_at FROM organizations WHERE id = ${id}`,
+  );
   if (!row) throw notFound('Organization');
   return row;
 }

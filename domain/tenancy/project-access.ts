@@ -24,17 +24,26 @@ export const PROJECT_ACCESS_RULE =
   'reaches live configuration. The service credential acts for the whole organization.';
 
 /** Throws unless the caller may take this access to the project; the project is already known to be in the caller's organization. */
-export function checkProjectAccess(caller: ProjectCaller, project: { id: string; environment: Environment }, access: ProjectAccess): void {
+export function checkProjectAccess(
+  caller: ProjectCaller,
+  project: { id: string; environment: Environment },
+  access: ProjectAccess,
+): void {
   if (caller.kind === 'service' || access === 'record') return;
   // Authentication item 2: the key's environment must match the project it operates on.
   if (project.environment !== caller.environment) throw unauthorized();
   if (access === 'write' && project.id !== caller.projectId) {
     // Like project-scoped keys elsewhere: siblings are visible, never changeable, so one leaked key
     // cannot rename, reconfigure or delete the rest of the organization.
-    throw new ApiError(403, 'project_not_writable', `This key is bound to project ${caller.projectId} and can change only that project`, {
-      key_project_id: caller.projectId,
-      project_id: project.id,
-    });
+    throw new ApiError(
+      403,
+      'project_not_writable',
+      `This key is bound to project ${caller.projectId} and can change only that project`,
+      {
+        key_project_id: caller.projectId,
+        project_id: project.id,
+      },
+    );
   }
 }
 

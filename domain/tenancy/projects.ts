@@ -23,7 +23,10 @@ export type ProjectRow = z.infer<typeof projectRow>;
 const PROJECT_COLUMNS = sql.fragment`id, org_id, name, slug, is_default, environment, settings, created_at`;
 
 function slugConflict(error: unknown, slug: string | undefined): never {
-  if (error instanceof UniqueIntegrityConstraintViolationError && error.constraint === 'projects_org_slug_key') {
+  if (
+    error instanceof UniqueIntegrityConstraintViolationError &&
+    error.constraint === 'projects_org_slug_key'
+  ) {
     throw new ApiError(409, 'slug_conflict', `Slug "${slug}" is already used in this organization`, { slug });
   }
   throw error;
@@ -31,7 +34,14 @@ function slugConflict(error: unknown, slug: string | undefined): never {
 
 export async function insertProject(
   db: CommonQueryMethods,
-  input: { orgId: string; name: string; slug: string; environment: Environment; isDefault: boolean; settings?: Record<string, unknown> },
+  input: {
+    orgId: string;
+    name: string;
+    slug: string;
+    environment: Environment;
+    isDefault: boolean;
+    settings?: Record<string, unknown>;
+  },
 ): Promise<ProjectRow> {
   checkSlug(input.slug);
   const settings = input.settings ?? {};
@@ -55,8 +65,14 @@ export async function createProject(
   return insertProject(db, { ...input, orgId, settings, isDefault: false });
 }
 
-export async function findProject(db: CommonQueryMethods, orgId: string, id: string): Promise<ProjectRow | null> {
-  return db.maybeOne(sql.type(projectRow)`SELECT ${PROJECT_COLUMNS} FROM projects WHERE org_id = ${orgId} AND id = ${id}`);
+export async function findProject(
+  db: CommonQueryMethods,
+  orgId: string,
+  id: string,
+): Promise<ProjectRow | null> {
+  return db.maybeOne(
+    sql.type(projectRow)`SELECT ${PROJECT_COLUMNS} FROM projects WHERE org_id = ${orgId} AND id = ${id}`,
+  );
 }
 
 /** Looks a project up by id alone: only for the service credential, which names its target project in a header. */
@@ -99,7 +115,9 @@ export async function updateProject(
     if (!current) throw notFound('Project');
     // Only `true` means something: the previous default is demoted in this same transaction.
     if (patch.is_default === true && !current.is_default) {
-      await tx.query(sql.unsafe`UPDATE projects SET is_default = false WHERE org_id = ${orgId} AND is_default`);
+      await tx.query(
+        sql.unsafe`UPDATE projects SET is_default = false WHERE org_id = ${orgId} AND is_default`,
+      );
     }
     try {
       return await tx.one(sql.type(projectRow)`
@@ -125,11 +143,23 @@ export async function deleteProject(db: DatabasePool, orgId: string, id: string)
     if (!target) throw notFound('Project');
     // The last project is always the default too, so it is named first: otherwise `cannot_delete_last_project`
     // could never be answered, and the caller would be told to move a default that has nowhere to go.
-    if (projects.length === 1) throw new ApiError(409, 'cannot_delete_last_project', 'An organization keeps at least one project');
-    if (target.is_default) throw new ApiError(409, 'cannot_delete_default', 'The default project cannot be deleted; make another project the default first');
-    const consumers = await tx.exists(sql.unsafe`SELECT 1 FROM consumers WHERE org_id = ${orgId} AND project_id = ${id}`);
+    if (projects.length === 1)
+      throw new ApiError(409, 'cannot_delete_last_project', 'An organization keeps at least one project');
+    if (target.is_default)
+      throw new ApiError(
+        409,
+        'cannot_delete_default',
+        'The default project cannot be deleted; make another project the default first',
+      );
+    const consumers = await tx.exists(
+      sql.unsafe`SELECT 1 FROM consumers WHERE org_id = ${orgId} AND project_id = ${id}`,
+    );
     if (consumers) {
-      throw new ApiError(409, 'cannot_delete_with_consumer_records', 'The project holds consumer records, which are kept for audit');
+      throw new ApiError(
+        409,
+        'cannot_delete_with_consumer_records',
+        'The project holds consumer records, which are kept for audit',
+      );
     }
     await tx.query(sql.unsafe`DELETE FROM projects WHERE org_id = ${orgId} AND id = ${id}`);
   });

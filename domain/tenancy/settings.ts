@@ -12,27 +12,50 @@ type SettingSpec =
 
 export const SETTINGS: Record<string, SettingSpec> = {
   approval_ttl_seconds: {
-    type: 'integer', min: 60, max: 7 * 86_400, default: 86_400,
+    type: 'integer',
+    min: 60,
+    max: 7 * 86_400,
+    default: 86_400,
     description: 'How long a held call waits for a human decision before it expires.',
   },
   webhook_auto_pause_after: {
-    type: 'integer', min: 1, max: 1_000, default: 5,
+    type: 'integer',
+    min: 1,
+    max: 1_000,
+    default: 5,
     description: 'Consecutive dead deliveries after which a webhook endpoint is paused to `error`.',
   },
   session_max_active: {
-    type: 'integer', min: 1, max: 100_000, default: 100,
+    type: 'integer',
+    min: 1,
+    max: 100_000,
+    default: 100,
     description: 'Open sessions a project may hold at once; opening one more answers 403 `quota_exceeded`.',
   },
   session_tool_calls_per_minute: {
-    type: 'integer', min: 1, max: 100_000, default: 600,
-    description: 'Tool calls one session may make per clock minute; the next answers 429 `rate_limited` with Retry-After.',
+    type: 'integer',
+    min: 1,
+    max: 100_000,
+    default: 600,
+    description:
+      'Tool calls one session may make per clock minute; the next answers 429 `rate_limited` with Retry-After.',
   },
   ted_merchant_allowlist_fallback: {
-    type: 'boolean', default: false,
-    description: 'While on, an explicit entry in a mandate\'s signed merchant_allowlist also authorizes a TED destination.',
+    type: 'boolean',
+    default: false,
+    description:
+      "While on, an explicit entry in a mandate's signed merchant_allowlist also authorizes a TED destination.",
   },
   receipt_timezone: {
-    type: 'string', enum: ['UTC', 'America/Sao_Paulo', 'America/Mexico_City', 'America/Bogota', 'America/Argentina/Buenos_Aires'], default: 'UTC',
+    type: 'string',
+    enum: [
+      'UTC',
+      'America/Sao_Paulo',
+      'America/Mexico_City',
+      'America/Bogota',
+      'America/Argentina/Buenos_Aires',
+    ],
+    default: 'UTC',
     description: 'Time zone in which receipts render their human-readable dates.',
   },
 };
@@ -50,13 +73,20 @@ function checkValue(key: string, value: unknown): void {
         : typeof value === 'string' && spec.enum.includes(value);
   if (!ok) {
     const expected =
-      spec.type === 'integer' ? `an integer from ${spec.min} to ${spec.max}` : spec.type === 'boolean' ? 'a boolean' : `one of ${spec.enum.join(', ')}`;
+      spec.type === 'integer'
+        ? `an integer from ${spec.min} to ${spec.max}`
+        : spec.type === 'boolean'
+          ? 'a boolean'
+          : `one of ${spec.enum.join(', ')}`;
     throw new ApiError(400, 'invalid_body', `Setting "${key}" must be ${expected}`, { key });
   }
 }
 
 /** Validates a patch against the stored overrides; returns the new overrides and the per-key change list. */
-export function checkSettings(patch: Record<string, unknown>, stored: Settings): { settings: Settings; changes: Record<string, { from: unknown; to: unknown }> } {
+export function checkSettings(
+  patch: Record<string, unknown>,
+  stored: Settings,
+): { settings: Settings; changes: Record<string, { from: unknown; to: unknown }> } {
   const settings: Settings = { ...stored };
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [key, value] of Object.entries(patch)) {
@@ -90,7 +120,9 @@ const historyRow = z.object({
 export type SettingsHistoryRow = z.infer<typeof historyRow>;
 
 export async function readSettings(db: DatabasePool, orgId: string, projectId: string): Promise<Settings> {
-  const row = await db.maybeOne(sql.type(settingsRow)`SELECT settings FROM projects WHERE org_id = ${orgId} AND id = ${projectId}`);
+  const row = await db.maybeOne(
+    sql.type(settingsRow)`SELECT settings FROM projects WHERE org_id = ${orgId} AND id = ${projectId}`,
+  );
   if (!row) throw notFound('Project');
   return row.settings;
 }
@@ -108,7 +140,9 @@ export async function patchSettings(
     if (!row) throw notFound('Project');
     const { settings, changes } = checkSettings(patch, row.settings);
     if (Object.keys(changes).length === 0) return settings;
-    await tx.query(sql.unsafe`UPDATE projects SET settings = ${sql.jsonb(settings as never)} WHERE org_id = ${orgId} AND id = ${projectId}`);
+    await tx.query(
+      sql.unsafe`UPDATE projects SET settings = ${sql.jsonb(settings as never)} WHERE org_id = ${orgId} AND id = ${projectId}`,
+    );
     await tx.query(sql.unsafe`
       INSERT INTO project_settings_history (org_id, project_id, changed_by, changes, settings)
       VALUES (${orgId}, ${projectId}, ${changedBy}, ${sql.jsonb(changes as never)}, ${sql.jsonb(settings as never)})`);
@@ -116,7 +150,12 @@ export async function patchSettings(
   });
 }
 
-export async function settingsHistory(db: DatabasePool, orgId: string, projectId: string, limit: number): Promise<SettingsHistoryRow[]> {
+export async function settingsHistory(
+  db: DatabasePool,
+  orgId: string,
+  projectId: string,
+  limit: number,
+): Promise<SettingsHistoryRow[]> {
   const rows = await db.any(sql.type(historyRow)`
     SELECT id, changed_by, changes, changed_at FROM project_settings_history
     WHERE org_id = ${orgId} AND project_id = ${projectId} ORDER BY id DESC LIMIT ${limit}`);

@@ -6,7 +6,9 @@ const RESERVED = new Set(['default']);
 
 export function checkSlug(slug: string): void {
   if (!SLUG_PATTERN.test(slug)) {
-    throw new ApiError(400, 'slug_invalid', 'Slug must be 1 to 64 lowercase letters, digits, "_" or "-"', { slug });
+    throw new ApiError(400, 'slug_invalid', 'Slug must be 1 to 64 lowercase letters, digits, "_" or "-"', {
+      slug,
+    });
   }
   if (RESERVED.has(slug)) throw new ApiError(400, 'slug_reserved', `Slug "${slug}" is reserved`, { slug });
 }

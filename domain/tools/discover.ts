@@ -31,28 +31,83 @@ interface Route {
   args: (intent: DiscoverIntent) => Record<string, unknown>;
 }
 
-const pay = (rail: string) => (intent: DiscoverIntent): Record<string, unknown> => ({
-  wallet_id: '<wallet_id>', amount: intent.amount_minor ? `<${intent.amount_minor} minor units as a decimal amount>` : '<amount>',
-  currency: intent.currency ?? '<currency>', recipient: '<recipient>', description: '<description>', mandate_id: '<mandate_id>',
-  preferred_method: rail, attempt_id: '<attempt_id>',
-});
+const pay =
+  (rail: string) =>
+  (intent: DiscoverIntent): Record<string, unknown> => ({
+    wallet_id: '<wallet_id>',
+    amount: intent.amount_minor ? `<${intent.amount_minor} minor units as a decimal amount>` : '<amount>',
+    currency: intent.currency ?? '<currency>',
+    recipient: '<recipient>',
+    description: '<description>',
+    mandate_id: '<mandate_id>',
+    preferred_method: rail,
+    attempt_id: '<attempt_id>',
+  });
 
 // Which rail carries which operation, for whom, in which currency and country.
 const ROUTES: Route[] = [
-  { operation: 'pay', rail: 'pix', providerId: 'pix-psp', tool: 'wallet.execute', currencies: ['BRL'], countries: ['BR'], recipientKinds: ['person', 'business', 'pix_key'], args: pay('pix') },
-  { operation: 'pay', rail: 'ted', providerId: 'ted-bank', tool: 'wallet.execute', currencies: ['BRL'], countries: ['BR'], recipientKinds: ['person', 'business', 'bank_account'], args: pay('ted') },
-  { operation: 'pay', rail: 'onchain', providerId: 'stablecoin-rails', tool: 'wallet.execute', currencies: ['USDC', 'BRLA'], countries: ['BR', 'US', 'MX', 'CO', 'AR'], recipientKinds: ['wallet_address', 'business', 'person'], args: pay('onchain') },
-  { operation: 'pay_bill', rail: 'boleto', providerId: 'dda-hub', tool: 'wallet.execute', currencies: ['BRL'], countries: ['BR'], recipientKinds: ['business', 'bill'], args: pay('boleto') },
   {
-    operation: 'collect', rail: 'pix', providerId: 'pix-psp', tool: 'pix-psp.pix_charge_create', currencies: ['BRL'], countries: ['BR'], recipientKinds: ['person', 'business'],
-    args: (intent) => ({ amount_minor: intent.amount_minor ?? '<amount_minor>', expires_in_s: intent.urgency === 'high' ? 600 : 3600 }),
+    operation: 'pay',
+    rail: 'pix',
+    providerId: 'pix-psp',
+    tool: 'wallet.execute',
+    currencies: ['BRL'],
+    countries: ['BR'],
+    recipientKinds: ['person', 'business', 'pix_key'],
+    args: pay('pix'),
+  },
+  {
+    operation: 'pay',
+    rail: 'ted',
+    providerId: 'ted-bank',
+    tool: 'wallet.execute',
+    currencies: ['BRL'],
+    countries: ['BR'],
+    recipientKinds: ['person', 'business', 'bank_account'],
+    args: pay('ted'),
+  },
+  {
+    operation: 'pay',
+    rail: 'onchain',
+    providerId: 'stablecoin-rails',
+    tool: 'wallet.execute',
+    currencies: ['USDC', 'BRLA'],
+    countries: ['BR', 'US', 'MX', 'CO', 'AR'],
+    recipientKinds: ['wallet_address', 'business', 'person'],
+    args: pay('onchain'),
+  },
+  {
+    operation: 'pay_bill',
+    rail: 'boleto',
+    providerId: 'dda-hub',
+    tool: 'wallet.execute',
+    currencies: ['BRL'],
+    countries: ['BR'],
+    recipientKinds: ['business', 'bill'],
+    args: pay('boleto'),
+  },
+  {
+    operation: 'collect',
+    rail: 'pix',
+    providerId: 'pix-psp',
+    tool: 'pix-psp.pix_charge_create',
+    currencies: ['BRL'],
+    countries: ['BR'],
+    recipientKinds: ['person', 'business'],
+    args: (intent) => ({
+      amount_minor: intent.amount_minor ?? '<amount_minor>',
+      expires_in_s: intent.urgency === 'high' ? 600 : 3600,
+    }),
   },
 ];
 
 export const DISCOVER_OPERATIONS = [...new Set(ROUTES.map((r) => r.operation))];
 
 const statsRow = z.object({
-  finished: z.number(), succeeded: z.number(), p50: z.number().nullable(), fee: z.number().nullable(),
+  finished: z.number(),
+  succeeded: z.number(),
+  p50: z.number().nullable(),
+  fee: z.number().nullable(),
 });
 
 interface RouteStats {
@@ -63,7 +118,10 @@ interface RouteStats {
 }
 
 async function statsOf(db: CommonQueryMethods, tenant: Tenant, route: Route): Promise<RouteStats> {
-  const railFilter = route.tool === 'wallet.execute' ? sql.fragment`AND c.input->>'preferred_method' = ${route.rail}` : sql.fragment``;
+  const railFilter =
+    route.tool === 'wallet.execute'
+      ? sql.fragment`AND c.input->>'preferred_method' = ${route.rail}`
+      : sql.fragment``;
   const row = await db.one(sql.type(statsRow)`
     SELECT count(*)::int AS finished, count(*) FILTER (WHERE c.status = 'success')::int AS succeeded,
       round(percentile_cont(0.5) WITHIN GROUP (ORDER BY c.duration_ms))::int AS p50,
@@ -89,49 +147,110 @@ function scoreOf(stats: RouteStats, urgency: DiscoverIntent['urgency']): number 
 }
 
 function reasonsOf(route: Route, stats: RouteStats, intent: DiscoverIntent): string[] {
-  const reasons = [`${route.providerId} is connected and carries ${route.rail} for ${route.currencies.join('/')}`];
+  const reasons = [
+    `${route.providerId} is connected and carries ${route.rail} for ${route.currencies.join('/')}`,
+  ];
   if (stats.finished === 0) reasons.push('no recorded calls yet: scored on priors');
-  else reasons.push(`${stats.finished} recorded calls: success rate ${stats.successRate}, median ${stats.latencyP50} ms, fee ${stats.costMinor ?? 0} minor`);
+  else
+    reasons.push(
+      `${stats.finished} recorded calls: success rate ${stats.successRate}, median ${stats.latencyP50} ms, fee ${stats.costMinor ?? 0} minor`,
+    );
   if (intent.urgency === 'high') reasons.push('urgent: latency weighs more');
   return reasons;
 }
 
 export interface Discovery {
-  recommended: { tool: string; rail: string; provider_id: string; args_template: Record<string, unknown>; reasons: string[] };
-  alternatives: Array<{ tool: string; rail: string; provider_id: string; cost_minor: number | null; latency_p50_ms: number | null; success_rate: number | null; reasons: string[] }>;
+  recommended: {
+    tool: string;
+    rail: string;
+    provider_id: string;
+    args_template: Record<string, unknown>;
+    reasons: string[];
+  };
+  alternatives: Array<{
+    tool: string;
+    rail: string;
+    provider_id: string;
+    cost_minor: number | null;
+    latency_p50_ms: number | null;
+    success_rate: number | null;
+    reasons: string[];
+  }>;
   resolved_intent: DiscoverIntent;
 }
 
-export async function discover(db: CommonQueryMethods, tenant: Tenant, intent: DiscoverIntent): Promise<Discovery> {
+export async function discover(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  intent: DiscoverIntent,
+): Promise<Discovery> {
   const candidates = ROUTES.filter((route) => route.operation === intent.operation);
   if (candidates.length === 0) {
-    throw new ApiError(400, 'unknown_operation', `No tool ships the operation "${intent.operation}"`, { detail: `Operations: ${DISCOVER_OPERATIONS.join(', ')}`, operations: DISCOVER_OPERATIONS });
-  }
-  const active = new Set((await listConnections(db, tenant, {})).filter((c) => c.status === 'active').map((c) => c.provider));
-  const connected = candidates.filter((route) => active.has(route.providerId) || catalogServer(route.providerId)?.auth_type === 'none');
-  if (connected.length === 0) {
-    const providers = [...new Set(candidates.map((r) => r.providerId))];
-    throw new ApiError(424, 'eligibility_empty', `No connected provider carries "${intent.operation}"; connect one of ${providers.join(', ')}`, { providers, hint: `POST /v1/providers/${providers[0]}/connections` });
-  }
-  const fit = connected.filter((route) =>
-    (!intent.currency || route.currencies.includes(intent.currency))
-    && (!intent.country || route.countries.includes(intent.country))
-    && (!intent.recipient_kind || route.recipientKinds.includes(intent.recipient_kind)));
-  if (fit.length === 0) {
-    throw new ApiError(424, 'direction_blocked', `No connected rail carries ${intent.currency ?? 'this currency'} to ${intent.country ?? 'this country'} for a ${intent.recipient_kind ?? 'recipient'}`, {
-      rails: connected.map((r) => ({ rail: r.rail, provider_id: r.providerId, currencies: r.currencies, countries: r.countries, recipient_kinds: r.recipientKinds })),
+    throw new ApiError(400, 'unknown_operation', `No tool ships the operation "${intent.operation}"`, {
+      detail: `Operations: ${DISCOVER_OPERATIONS.join(', ')}`,
+      operations: DISCOVER_OPERATIONS,
     });
   }
-  const scored = await Promise.all(fit.map(async (route) => {
-    const stats = await statsOf(db, tenant, route);
-    return { route, stats, score: scoreOf(stats, intent.urgency) };
-  }));
+  const active = new Set(
+    (await listConnections(db, tenant, {})).filter((c) => c.status === 'active').map((c) => c.provider),
+  );
+  const connected = candidates.filter(
+    (route) => active.has(route.providerId) || catalogServer(route.providerId)?.auth_type === 'none',
+  );
+  if (connected.length === 0) {
+    const providers = [...new Set(candidates.map((r) => r.providerId))];
+    throw new ApiError(
+      424,
+      'eligibility_empty',
+      `No connected provider carries "${intent.operation}"; connect one of ${providers.join(', ')}`,
+      { providers, hint: `POST /v1/providers/${providers[0]}/connections` },
+    );
+  }
+  const fit = connected.filter(
+    (route) =>
+      (!intent.currency || route.currencies.includes(intent.currency)) &&
+      (!intent.country || route.countries.includes(intent.country)) &&
+      (!intent.recipient_kind || route.recipientKinds.includes(intent.recipient_kind)),
+  );
+  if (fit.length === 0) {
+    throw new ApiError(
+      424,
+      'direction_blocked',
+      `No connected rail carries ${intent.currency ?? 'this currency'} to ${intent.country ?? 'this country'} for a ${intent.recipient_kind ?? 'recipient'}`,
+      {
+        rails: connected.map((r) => ({
+          rail: r.rail,
+          provider_id: r.providerId,
+          currencies: r.currencies,
+          countries: r.countries,
+          recipient_kinds: r.recipientKinds,
+        })),
+      },
+    );
+  }
+  const scored = await Promise.all(
+    fit.map(async (route) => {
+      const stats = await statsOf(db, tenant, route);
+      return { route, stats, score: scoreOf(stats, intent.urgency) };
+    }),
+  );
   scored.sort((a, b) => b.score - a.score || a.route.rail.localeCompare(b.route.rail));
   const [best, ...rest] = scored;
   return {
-    recommended: { tool: best.route.tool, rail: best.route.rail, provider_id: best.route.providerId, args_template: best.route.args(intent), reasons: reasonsOf(best.route, best.stats, intent) },
+    recommended: {
+      tool: best.route.tool,
+      rail: best.route.rail,
+      provider_id: best.route.providerId,
+      args_template: best.route.args(intent),
+      reasons: reasonsOf(best.route, best.stats, intent),
+    },
     alternatives: rest.map(({ route, stats }) => ({
-      tool: route.tool, rail: route.rail, provider_id: route.providerId, cost_minor: stats.costMinor, latency_p50_ms: stats.latencyP50, success_rate: stats.successRate,
+      tool: route.tool,
+      rail: route.rail,
+      provider_id: route.providerId,
+      cost_minor: stats.costMinor,
+      latency_p50_ms: stats.latencyP50,
+      success_rate: stats.successRate,
       reasons: reasonsOf(route, stats, intent),
     })),
     resolved_intent: { urgency: 'normal', ...intent },

@@ -29,20 +29,42 @@ export type ToolGate =
   | { kind: 'deny'; denial: DeniedBy }
   | { kind: 'hold'; denial: DeniedBy; approval: ApprovalRow };
 
-export async function gateToolCall(db: DatabasePool, scope: EventScope, agentId: string, held: HeldToolCall): Promise<ToolGate> {
+export async function gateToolCall(
+  db: DatabasePool,
+  scope: EventScope,
+  agentId: string,
+  held: HeldToolCall,
+): Promise<ToolGate> {
   return db.transaction(async (tx) => {
     const gate = await runGate(tx, scope.orgId, scope.projectId, {
-      agentId, toolName: held.toolName, amountMinor: null, currency: null, now: new Date(), approved: false,
+      agentId,
+      toolName: held.toolName,
+      amountMinor: null,
+      currency: null,
+      now: new Date(),
+      approved: false,
     });
     const { decision } = gate;
     if (decision.decision === 'allow') return { kind: 'allow' };
-    const denial: DeniedBy = { reason: decision.reason, ruleType: decision.rule.type, ruleId: decision.rule.id, ruleName: decision.rule.name };
+    const denial: DeniedBy = {
+      reason: decision.reason,
+      ruleType: decision.rule.type,
+      ruleId: decision.rule.id,
+      ruleName: decision.rule.name,
+    };
     if (decision.decision === 'deny') return { kind: 'deny', denial };
     const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
       SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
     const approval = await createApproval(tx, scope, {
-      agentId, sessionId: held.sessionId, ruleId: decision.rule.id, ruleName: decision.rule.name, toolName: held.toolName,
-      toolInput: held.arguments, kind: TOOL_CALL_KIND, payload: held as unknown as Record<string, unknown>, originRef: held.heldCallId,
+      agentId,
+      sessionId: held.sessionId,
+      ruleId: decision.rule.id,
+      ruleName: decision.rule.name,
+      toolName: held.toolName,
+      toolInput: held.arguments,
+      kind: TOOL_CALL_KIND,
+      payload: held as unknown as Record<string, unknown>,
+      originRef: held.heldCallId,
       ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
     });
     await linkEvaluationToApproval(tx, scope.orgId, gate.evaluationId, approval.id);

@@ -16,17 +16,33 @@ export interface GatewayTool {
   inputSchema: Record<string, unknown>;
 }
 
-const WalletId = { type: 'string', minLength: 1, maxLength: 128, description: 'The wallet, in the caller\'s project.' };
+const WalletId = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  description: "The wallet, in the caller's project.",
+};
 
 export const GATEWAY_TOOLS: GatewayTool[] = [
   {
-    name: 'wallet.balances', operation: 'wallet_balances', movesMoney: false,
-    description: 'Read a wallet\'s balances: balance_minor and available_minor per currency, as decimal strings.',
-    inputSchema: { type: 'object', required: ['wallet_id'], additionalProperties: false, properties: { wallet_id: WalletId } },
+    name: 'wallet.balances',
+    operation: 'wallet_balances',
+    movesMoney: false,
+    description:
+      "Read a wallet's balances: balance_minor and available_minor per currency, as decimal strings.",
+    inputSchema: {
+      type: 'object',
+      required: ['wallet_id'],
+      additionalProperties: false,
+      properties: { wallet_id: WalletId },
+    },
   },
   {
-    name: 'wallet.execute', operation: 'wallet_execute', movesMoney: true,
-    description: 'Pay from a wallet: policy, hold, provider dispatch, then debit or release. Idempotent by attempt_id; a policy may deny it or hold it for a person\'s approval.',
+    name: 'wallet.execute',
+    operation: 'wallet_execute',
+    movesMoney: true,
+    description:
+      "Pay from a wallet: policy, hold, provider dispatch, then debit or release. Idempotent by attempt_id; a policy may deny it or hold it for a person's approval.",
     inputSchema: {
       ...WalletExecute,
       required: ['wallet_id', ...(WalletExecute.required as string[])],
@@ -34,8 +50,16 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
     },
   },
   {
-    name: 'approvals.status', operation: 'approval_status', movesMoney: false,
-    description: 'Read where a held call\'s approval stands (pending, approved, denied, expired) and, once replayed, its result.',
-    inputSchema: { type: 'object', required: ['approval_id'], additionalProperties: false, properties: { approval_id: { type: 'string', minLength: 1, maxLength: 64 } } },
+    name: 'approvals.status',
+    operation: 'approval_status',
+    movesMoney: false,
+    description:
+      "Read where a held call's approval stands (pending, approved, denied, expired) and, once replayed, its result.",
+    inputSchema: {
+      type: 'object',
+      required: ['approval_id'],
+      additionalProperties: false,
+      properties: { approval_id: { type: 'string', minLength: 1, maxLength: 64 } },
+    },
   },
 ];

@@ -22,8 +22,12 @@ export { GATEWAY_SERVER_ID };
 
 function providerTool(server: CatalogServer, tool: CatalogTool): ToolSpec {
   return {
-    name: `${server.id}.${tool.name}`, serverId: server.id, description: tool.description, movesMoney: tool.moves_money,
-    inputSchema: tool.input_schema, dispatch: { kind: 'provider', server, tool },
+    name: `${server.id}.${tool.name}`,
+    serverId: server.id,
+    description: tool.description,
+    movesMoney: tool.moves_money,
+    inputSchema: tool.input_schema,
+    dispatch: { kind: 'provider', server, tool },
   };
 }
 
@@ -37,8 +41,12 @@ function providerTools(server: CatalogServer): ToolSpec[] {
 }
 
 const GATEWAY_SPECS: ToolSpec[] = GATEWAY_TOOLS.map((tool) => ({
-  name: tool.name, serverId: GATEWAY_SERVER_ID, description: tool.description, movesMoney: tool.movesMoney,
-  inputSchema: tool.inputSchema, dispatch: { kind: 'gateway', operation: tool.operation },
+  name: tool.name,
+  serverId: GATEWAY_SERVER_ID,
+  description: tool.description,
+  movesMoney: tool.movesMoney,
+  inputSchema: tool.inputSchema,
+  dispatch: { kind: 'gateway', operation: tool.operation },
 }));
 
 /** The tools of one server, or undefined when no such server exists. */
@@ -57,7 +65,10 @@ export function toolsOfServers(servers: string[]): ToolSpec[] {
 export function findTool(servers: string[], name: string): ToolSpec | undefined {
   const dot = name.indexOf('.');
   if (dot <= 0) return undefined;
-  const serverId = name.startsWith(`${GATEWAY_SERVER_ID}.`) || GATEWAY_SPECS.some((t) => t.name === name) ? GATEWAY_SERVER_ID : name.slice(0, dot);
+  const serverId =
+    name.startsWith(`${GATEWAY_SERVER_ID}.`) || GATEWAY_SPECS.some((t) => t.name === name)
+      ? GATEWAY_SERVER_ID
+      : name.slice(0, dot);
   if (!servers.includes(serverId)) return undefined;
   return toolsOfServer(serverId)?.find((tool) => tool.name === name);
 }

@@ -19,14 +19,47 @@ interface ToolDocument {
 }
 
 /** Words of a tool name (`pix-psp.pix_key_lookup` → pix psp pix key lookup) as well as of prose. */
-const tokenize = (text: string): string[] => text.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length > 1);
+const tokenize = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 1);
 
 // Words that say nothing about which tool is meant.
-const STOP = new Set(['the', 'to', 'of', 'and', 'or', 'for', 'an', 'in', 'on', 'my', 'me', 'with', 'by', 'from', 'is', 'it', 'be', 'as', 'at', 'this', 'that', 'want', 'need', 'please', 'some', 'do']);
+const STOP = new Set([
+  'the',
+  'to',
+  'of',
+  'and',
+  'or',
+  'for',
+  'an',
+  'in',
+  'on',
+  'my',
+  'me',
+  'with',
+  'by',
+  'from',
+  'is',
+  'it',
+  'be',
+  'as',
+  'at',
+  'this',
+  'that',
+  'want',
+  'need',
+  'please',
+  'some',
+  'do',
+]);
 
 function schemaText(schema: Record<string, unknown>): string {
   const properties = (schema.properties ?? {}) as Record<string, { description?: string }>;
-  return Object.entries(properties).map(([name, property]) => `${name} ${property.description ?? ''}`).join(' ');
+  return Object.entries(properties)
+    .map(([name, property]) => `${name} ${property.description ?? ''}`)
+    .join(' ');
 }
 
 let index: MiniSearch<ToolDocument> | undefined;
@@ -38,7 +71,14 @@ function toolIndex(): MiniSearch<ToolDocument> {
     processTerm: (term) => (STOP.has(term) ? null : term),
     searchOptions: { boost: { name: 3, description: 1.5 }, prefix: true, fuzzy: 0.2 },
   });
-  index.addAll(allTools().map((tool: ToolSpec) => ({ id: tool.name, name: tool.name, description: tool.description, schema: schemaText(tool.inputSchema) })));
+  index.addAll(
+    allTools().map((tool: ToolSpec) => ({
+      id: tool.name,
+      name: tool.name,
+      description: tool.description,
+      schema: schemaText(tool.inputSchema),
+    })),
+  );
   return index;
 }
 
@@ -50,7 +90,9 @@ export function searchTools(intent: string, limit: number): SearchHit[] {
   return results.slice(0, limit).map((result) => {
     const fieldsByTerm = result.match as Record<string, string[]>;
     const coverage = Math.min(1, result.queryTerms.length / queryWords.size);
-    const matched = Object.entries(fieldsByTerm).map(([term, fields]) => `"${term}" in ${fields.join(' and ')}`);
+    const matched = Object.entries(fieldsByTerm).map(
+      ([term, fields]) => `"${term}" in ${fields.join(' and ')}`,
+    );
     return {
       tool_name: result.id as string,
       confidence: Math.round((result.score / top) * coverage * 1000) / 1000,

@@ -18,19 +18,30 @@ export interface OpenableServer {
 
 function providerServer(server: CatalogServer, connectionId: string | null): OpenableServer {
   return {
-    id: server.id, name: server.name, kind: 'provider', description: server.description, category: server.category,
-    connection_id: connectionId, tools: toolsOfServer(server.id) ?? [],
+    id: server.id,
+    name: server.name,
+    kind: 'provider',
+    description: server.description,
+    category: server.category,
+    connection_id: connectionId,
+    tools: toolsOfServer(server.id) ?? [],
   };
 }
 
 const gatewayServer = (): OpenableServer => ({
-  id: GATEWAY_SERVER_ID, name: 'Agent Payments Gateway', kind: 'gateway', category: 'payments', connection_id: null,
-  description: 'The gateway\'s own operations: wallet balances, paying from a wallet, approval status.', tools: toolsOfServer(GATEWAY_SERVER_ID) ?? [],
+  id: GATEWAY_SERVER_ID,
+  name: 'Agent Payments Gateway',
+  kind: 'gateway',
+  category: 'payments',
+  connection_id: null,
+  description: "The gateway's own operations: wallet balances, paying from a wallet, approval status.",
+  tools: toolsOfServer(GATEWAY_SERVER_ID) ?? [],
 });
 
 export async function openableServers(db: CommonQueryMethods, tenant: Tenant): Promise<OpenableServer[]> {
   const active = new Map<string, string>();
-  for (const row of await listConnections(db, tenant, {})) if (row.status === 'active' && !active.has(row.provider)) active.set(row.provider, row.id);
+  for (const row of await listConnections(db, tenant, {}))
+    if (row.status === 'active' && !active.has(row.provider)) active.set(row.provider, row.id);
   const providers = catalogServers()
     .filter((server) => server.auth_type === 'none' || active.has(server.id))
     .map((server) => providerServer(server, active.get(server.id) ?? null))
@@ -42,16 +53,32 @@ export async function openableServers(db: CommonQueryMethods, tenant: Tenant): P
  * Checks a session's requested servers: each must be openable now. An id the catalog does not hold is
  * 400 `unknown_server`; a catalog provider without an active connection is 424 `not_connected`.
  */
-export async function requireOpenable(db: CommonQueryMethods, tenant: Tenant, requested: string[]): Promise<string[]> {
+export async function requireOpenable(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  requested: string[],
+): Promise<string[]> {
   const openable = new Set((await openableServers(db, tenant)).map((s) => s.id));
   const unique = [...new Set(requested)];
   const unknown = unique.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id));
-  if (unknown.length > 0) throw new ApiError(400, 'unknown_server', `No server ${unknown.map((id) => `"${id}"`).join(', ')} in the catalog`, { server_ids: unknown });
+  if (unknown.length > 0)
+    throw new ApiError(
+      400,
+      'unknown_server',
+      `No server ${unknown.map((id) => `"${id}"`).join(', ')} in the catalog`,
+      { server_ids: unknown },
+    );
   const missing = unique.filter((id) => !openable.has(id));
   if (missing.length > 0) {
-    throw new ApiError(424, 'not_connected', `Connect ${missing.join(', ')} before opening a session with it`, {
-      server_ids: missing, hint: `POST /v1/providers/${missing[0]}/connections`,
-    });
+    throw new ApiError(
+      424,
+      'not_connected',
+      `Connect ${missing.join(', ')} before opening a session with it`,
+      {
+        server_ids: missing,
+        hint: `POST /v1/providers/${missing[0]}/connections`,
+      },
+    );
   }
   return unique;
 }

@@ -23,12 +23,19 @@ export interface KeyService {
   owns(keyRef: string): boolean;
   unwrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<Buffer>;
   /** Wraps the same data key under the current key-encryption key; the sealed secret itself is untouched. */
-  rewrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }>;
+  rewrap(
+    wrapped: string,
+    keyRef: string,
+    context: EncryptionContext,
+  ): Promise<{ wrapped: string; keyRef: string }>;
 }
 
 /** The key service could not be reached or refused to work: callers answer 503 and write nothing. */
 export class VaultUnavailable extends Error {
-  constructor(message: string, override readonly cause?: unknown) {
+  constructor(
+    message: string,
+    override readonly cause?: unknown,
+  ) {
     super(message);
     this.name = 'VaultUnavailable';
   }
@@ -44,5 +51,11 @@ export class SealBroken extends Error {
 
 /** A context canonicalized for use as AES-GCM associated data: sorted keys, so order never matters. */
 export function contextBytes(context: EncryptionContext): Buffer {
-  return Buffer.from(JSON.stringify(Object.keys(context).sort().map((key) => [key, context[key]])));
+  return Buffer.from(
+    JSON.stringify(
+      Object.keys(context)
+        .sort()
+        .map((key) => [key, context[key]]),
+    ),
+  );
 }

@@ -2,7 +2,14 @@
 // data key wrapped with AES-256-GCM under the highest version with the encryption context as AAD.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { KeyRing } from '../crypto/secret-box';
-import { contextBytes, SealBroken, VaultUnavailable, type DataKey, type EncryptionContext, type KeyService } from './key-service';
+import {
+  contextBytes,
+  SealBroken,
+  VaultUnavailable,
+  type DataKey,
+  type EncryptionContext,
+  type KeyService,
+} from './key-service';
 
 export class LocalKeyService implements KeyService {
   readonly name = 'local';
@@ -41,7 +48,11 @@ export class LocalKeyService implements KeyService {
     }
   }
 
-  async rewrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }> {
+  async rewrap(
+    wrapped: string,
+    keyRef: string,
+    context: EncryptionContext,
+  ): Promise<{ wrapped: string; keyRef: string }> {
     const plaintext = await this.unwrap(wrapped, keyRef, context);
     return { wrapped: this.wrapKey(plaintext, context), keyRef: this.currentKeyRef() };
   }

@@ -7,7 +7,10 @@ import { VaultUnavailable } from './key-service';
 export class RoutingKeyService implements KeyService {
   readonly name: string;
 
-  constructor(private readonly primary: KeyService, private readonly previous: KeyService[]) {
+  constructor(
+    private readonly primary: KeyService,
+    private readonly previous: KeyService[],
+  ) {
     this.name = primary.name;
   }
 
@@ -31,7 +34,11 @@ export class RoutingKeyService implements KeyService {
     return this.serviceFor(keyRef).unwrap(wrapped, keyRef, context);
   }
 
-  async rewrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<{ wrapped: string; keyRef: string }> {
+  async rewrap(
+    wrapped: string,
+    keyRef: string,
+    context: EncryptionContext,
+  ): Promise<{ wrapped: string; keyRef: string }> {
     const source = this.serviceFor(keyRef);
     if (source === this.primary) return this.primary.rewrap(wrapped, keyRef, context);
     const plaintext = await source.unwrap(wrapped, keyRef, context);

@@ -17,7 +17,10 @@ export function keyServiceFor(settings: VaultSettings): KeyService {
   let service = services.get(settings);
   if (!service) {
     if (settings.keyService === 'local') service = new LocalKeyService(settings.localKeys);
-    else if (settings.localKeys) service = new RoutingKeyService(new KmsKeyService(settings.kms), [new LocalKeyService(settings.localKeys)]);
+    else if (settings.localKeys)
+      service = new RoutingKeyService(new KmsKeyService(settings.kms), [
+        new LocalKeyService(settings.localKeys),
+      ]);
     else service = new KmsKeyService(settings.kms);
     services.set(settings, service);
   }

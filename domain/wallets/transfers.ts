@@ -28,17 +28,28 @@ export interface TransferResult {
 }
 
 /** The route rules, pure: a transfer must change slot and must stay in one currency. */
-export function transferRefusal(input: Pick<TransferInput, 'fromWalletId' | 'toWalletId' | 'currency' | 'toCurrency'>): ApiError | null {
+export function transferRefusal(
+  input: Pick<TransferInput, 'fromWalletId' | 'toWalletId' | 'currency' | 'toCurrency'>,
+): ApiError | null {
   if (input.fromWalletId === input.toWalletId && input.currency === input.toCurrency) {
     return new ApiError(422, 'same_slot_transfer', 'Source and destination are the same wallet and currency');
   }
   if (input.currency !== input.toCurrency) {
-    return new ApiError(422, 'unsupported_transfer_route', `No route moves ${input.currency} into ${input.toCurrency}; the gateway does not guess an FX rate`, { currency: input.currency, to_currency: input.toCurrency });
+    return new ApiError(
+      422,
+      'unsupported_transfer_route',
+      `No route moves ${input.currency} into ${input.toCurrency}; the gateway does not guess an FX rate`,
+      { currency: input.currency, to_currency: input.toCurrency },
+    );
   }
   return null;
 }
 
-export async function transfer(db: DatabasePool, scope: EventScope, input: TransferInput): Promise<TransferResult> {
+export async function transfer(
+  db: DatabasePool,
+  scope: EventScope,
+  input: TransferInput,
+): Promise<TransferResult> {
   const refusal = transferRefusal(input);
   if (refusal) throw refusal;
   for (const id of [input.fromWalletId, input.toWalletId]) {
@@ -46,15 +57,42 @@ export async function transfer(db: DatabasePool, scope: EventScope, input: Trans
   }
   const id = prefixedId('trf');
   const externalRef = input.externalRef ?? id;
-  return withLedgerErrors(() => db.transaction(async (tx) => {
-    await ledgerTransactionSettings(tx);
-    const ordered = [input.fromWalletId, input.toWalletId].sort();
-    for (const walletId of ordered) await lockActiveWallet(tx, scope, walletId);
-    const slots = new Map<string, BalanceRow>();
-    for (const walletId of ordered) slots.set(walletId, await lockSlot(tx, scope, walletId, input.currency));
-    const metadata = { ...input.metadata, transfer_id: id };
-    const debit = await postLocked(tx, scope, { walletId: input.fromWalletId, currency: input.currency, kind: 'debit', amount: input.amount, externalRef, metadata: { ...metadata, to_wallet_id: input.toWalletId } }, slots.get(input.fromWalletId)!);
-    const credit = await postLocked(tx, scope, { walletId: input.toWalletId, currency: input.currency, kind: 'fund', amount: input.amount, externalRef, metadata: { ...metadata, from_wallet_id: input.fromWalletId } }, slots.get(input.toWalletId)!);
-    return { id, debit: debit.entry, credit: credit.entry, balances: [debit.balance, credit.balance] };
-  }));
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      const ordered = [input.fromWalletId, input.toWalletId].sort();
+      for (const walletId of ordered) await lockActiveWallet(tx, scope, walletId);
+      const slots = new Map<string, BalanceRow>();
+      for (const walletId of ordered)
+        slots.set(walletId, await lockSlot(tx, scope, walletId, input.currency));
+      const metadata = { ...input.metadata, transfer_id: id };
+      const debit = await postLocked(
+        tx,
+        scope,
+        {
+          walletId: input.fromWalletId,
+          currency: input.currency,
+          kind: 'debit',
+          amount: input.amount,
+          externalRef,
+          metadata: { ...metadata, to_wallet_id: input.toWalletId },
+        },
+        slots.get(input.fromWalletId)!,
+      );
+      const credit = await postLocked(
+        tx,
+        scope,
+        {
+          walletId: input.toWalletId,
+          currency: input.currency,
+          kind: 'fund',
+          amount: input.amount,
+          externalRef,
+          metadata: { ...metadata, from_wallet_id: input.fromWalletId },
+        },
+        slots.get(input.toWalletId)!,
+      );
+      return { id, debit: debit.entry, credit: credit.entry, balances: [debit.balance, credit.balance] };
+    }),
+  );
 }

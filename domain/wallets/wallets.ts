@@ -37,7 +37,10 @@ export type WalletStatus = WalletRow['status'];
 export type WalletAction = 'freeze' | 'unfreeze' | 'close';
 
 /** The status moves: active ⇄ frozen, and either to closed (final). Closing needs every balance at zero. */
-export const WALLET_MOVES: Record<WalletAction, { from: WalletStatus[]; to: WalletStatus; event: EventType }> = {
+export const WALLET_MOVES: Record<
+  WalletAction,
+  { from: WalletStatus[]; to: WalletStatus; event: EventType }
+> = {
   freeze: { from: ['active'], to: 'frozen', event: 'wallet.frozen' },
   unfreeze: { from: ['frozen'], to: 'active', event: 'wallet.unfrozen' },
   close: { from: ['active', 'frozen'], to: 'closed', event: 'wallet.closed' },
@@ -46,7 +49,12 @@ export const WALLET_MOVES: Record<WalletAction, { from: WalletStatus[]; to: Wall
 export async function createWallet(
   db: DatabasePool,
   scope: EventScope,
-  input: { displayName: string; currency: Currency; agentId: string | null; metadata: Record<string, unknown> },
+  input: {
+    displayName: string;
+    currency: Currency;
+    agentId: string | null;
+    metadata: Record<string, unknown>;
+  },
 ): Promise<WalletRow & { balances: BalanceRow[] }> {
   return db.transaction(async (tx) => {
     const wallet = await tx.one(sql.type(walletRow)`
@@ -58,23 +66,42 @@ export async function createWallet(
       INSERT INTO wallet_balances (wallet_id, org_id, project_id, currency)
       VALUES (${wallet.id}, ${scope.orgId}, ${scope.projectId}, ${input.currency})
       RETURNING wallet_id, currency, balance_minor, available_minor, updated_at`);
-    await recordEvent(tx, scope, 'wallet.created', { wallet_id: wallet.id, currency: wallet.currency, agent_id: wallet.agent_id });
+    await recordEvent(tx, scope, 'wallet.created', {
+      wallet_id: wallet.id,
+      currency: wallet.currency,
+      agent_id: wallet.agent_id,
+    });
     return { ...wallet, balances: [balance] };
   });
 }
 
-export async function findWallet(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<WalletRow | null> {
+export async function findWallet(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<WalletRow | null> {
   return db.maybeOne(sql.type(walletRow)`
     SELECT ${COLUMNS} FROM wallets WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id}`);
 }
 
-export async function getWallet(db: CommonQueryMethods, orgId: string, projectId: string, id: string): Promise<WalletRow> {
+export async function getWallet(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<WalletRow> {
   const wallet = await findWallet(db, orgId, projectId, id);
   if (!wallet) throw notFound('Wallet');
   return wallet;
 }
 
-export async function walletBalances(db: CommonQueryMethods, orgId: string, projectId: string, walletIds: string[]): Promise<BalanceRow[]> {
+export async function walletBalances(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  walletIds: string[],
+): Promise<BalanceRow[]> {
   if (walletIds.length === 0) return [];
   const rows = await db.any(sql.type(balanceRow)`
     SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
@@ -100,19 +127,34 @@ export async function listWallets(
 }
 
 /** Applies a status move under the wallet's row lock, which waits for in-flight ledger posts to finish. */
-export async function moveWallet(db: DatabasePool, scope: EventScope, id: string, action: WalletAction): Promise<WalletRow> {
+export async function moveWallet(
+  db: DatabasePool,
+  scope: EventScope,
+  id: string,
+  action: WalletAction,
+): Promise<WalletRow> {
   const move = WALLET_MOVES[action];
   return db.transaction(async (tx) => {
     const wallet = await tx.maybeOne(sql.type(walletRow)`
       SELECT ${COLUMNS} FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id} FOR UPDATE`);
     if (!wallet) throw notFound('Wallet');
     if (!move.from.includes(wallet.status)) {
-      throw new ApiError(409, 'invalid_transition', `A ${wallet.status} wallet cannot be moved by ${action}`, { status: wallet.status, action });
+      throw new ApiError(
+        409,
+        'invalid_transition',
+        `A ${wallet.status} wallet cannot be moved by ${action}`,
+        { status: wallet.status, action },
+      );
     }
     if (action === 'close') {
       const nonzero = await tx.exists(sql.unsafe`
         SELECT 1 FROM wallet_balances WHERE wallet_id = ${id} AND (balance_minor <> 0 OR available_minor <> 0)`);
-      if (nonzero) throw new ApiError(409, 'wallet_not_empty', 'Only a wallet whose balances are all zero can be closed; move the money out first');
+      if (nonzero)
+        throw new ApiError(
+          409,
+          'wallet_not_empty',
+          'Only a wallet whose balances are all zero can be closed; move the money out first',
+        );
     }
     const moved = await tx.one(sql.type(walletRow)`
       UPDATE wallets SET status = ${move.to}, closed_at = ${move.to === 'closed' ? sql.fragment`now()` : sql.fragment`NULL`}

@@ -81,7 +81,11 @@ export interface AttemptRecord {
  * row, auto-pause and a 410's pause. Returns false when the row was no longer pending (a retried activity, or a
  * concurrent drain recorded it first), in which case nothing is written.
  */
-export async function recordAttempt(db: DatabasePool, key: ChainKey, record: AttemptRecord): Promise<boolean> {
+export async function recordAttempt(
+  db: DatabasePool,
+  key: ChainKey,
+  record: AttemptRecord,
+): Promise<boolean> {
   const setRecorded = sql.fragment`
     status = ${record.status}, held_since = NULL, attempted_at = ${record.attemptedAt}, duration_ms = ${record.durationMs},
     request_url = ${record.requestUrl}, request_headers = ${sql.jsonb(record.requestHeaders)}, request_body = ${record.requestBody},
@@ -90,7 +94,9 @@ export async function recordAttempt(db: DatabasePool, key: ChainKey, record: Att
     response_body_truncated = ${record.responseBodyTruncated}, error = ${record.error}`;
   const pendingRow = sql.fragment`org_id = ${key.orgId} AND project_id = ${key.projectId} AND chain_id = ${key.chainId} AND attempt = ${key.attempt} AND status = 'pending'`;
   return db.transaction(async (tx) => {
-    const updated = await tx.maybeOne(sql.type(z.object({ trigger_id: z.string(), event_id: z.string(), origin: z.string() }))`
+    const updated = await tx.maybeOne(sql.type(
+      z.object({ trigger_id: z.string(), event_id: z.string(), origin: z.string() }),
+    )`
       UPDATE webhook_deliveries SET ${setRecorded} WHERE ${pendingRow}
       RETURNING trigger_id, event_id, origin`);
     if (!updated) return false;
@@ -137,10 +143,20 @@ export interface DeliveredRecord {
  */
 export async function recordDelivered(db: CommonQueryMethods, items: DeliveredRecord[]): Promise<boolean[]> {
   const rows = items.map(({ key, record }) => ({
-    org_id: key.orgId, project_id: key.projectId, chain_id: key.chainId, attempt: key.attempt,
-    attempted_at: record.attemptedAt, duration_ms: record.durationMs, request_url: record.requestUrl, request_headers: record.requestHeaders,
-    request_body: record.requestBody, request_body_truncated: record.requestBodyTruncated, response_status: record.responseStatus,
-    response_headers: record.responseHeaders, response_body: record.responseBody, response_body_truncated: record.responseBodyTruncated,
+    org_id: key.orgId,
+    project_id: key.projectId,
+    chain_id: key.chainId,
+    attempt: key.attempt,
+    attempted_at: record.attemptedAt,
+    duration_ms: record.durationMs,
+    request_url: record.requestUrl,
+    request_headers: record.requestHeaders,
+    request_body: record.requestBody,
+    request_body_truncated: record.requestBodyTruncated,
+    response_status: record.responseStatus,
+    response_headers: record.responseHeaders,
+    response_body: record.responseBody,
+    response_body_truncated: record.responseBodyTruncated,
   }));
   const recorded = await db.any(sql.type(z.object({ chain_id: z.bigint(), attempt: z.number() }))`
     WITH input AS (

@@ -18,12 +18,18 @@ export interface ChainRuntime {
   attemptChainNow(ref: ChainRef): Promise<AttemptResult>;
 }
 
-export const startChain = (runtime: ChainRuntime, ref: ChainRef, firstWaitMs = 0): Promise<void> => runtime.startChain(ref, firstWaitMs);
+export const startChain = (runtime: ChainRuntime, ref: ChainRef, firstWaitMs = 0): Promise<void> =>
+  runtime.startChain(ref, firstWaitMs);
 export const wakeChain = (runtime: ChainRuntime, ref: ChainRef): Promise<void> => runtime.wakeChain(ref);
-export const attemptChainNow = (runtime: ChainRuntime, ref: ChainRef): Promise<AttemptResult> => runtime.attemptChainNow(ref);
+export const attemptChainNow = (runtime: ChainRuntime, ref: ChainRef): Promise<AttemptResult> =>
+  runtime.attemptChainNow(ref);
 
 /** Runs `task` over `items`, at most `limit` at a time. */
-export async function eachLimited<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<PromiseSettledResult<R>[]> {
+export async function eachLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T) => Promise<R>,
+): Promise<PromiseSettledResult<R>[]> {
   const results: PromiseSettledResult<R>[] = new Array(items.length);
   let next = 0;
   const lane = async () => {

@@ -75,8 +75,11 @@ export async function insertChain(
 }
 
 const dispatchedRow = chainRef.extend({
-  webhook_url: z.string(), endpoint_status: z.enum(['active', 'paused', 'error']), sealed_secret: z.string().nullable(),
-  event_created_at: z.string(), event_data: z.unknown(),
+  webhook_url: z.string(),
+  endpoint_status: z.enum(['active', 'paused', 'error']),
+  sealed_secret: z.string().nullable(),
+  event_created_at: z.string(),
+  event_data: z.unknown(),
 });
 
 /** A new chain with everything its first attempt needs, read in the same statement that created it. */
@@ -88,7 +91,10 @@ export type DispatchedChain = ChainRef & { context: AttemptContext };
  * transaction. An endpoint narrowed by `server_id` only receives events whose data names that server.
  * This is a system job: it reads every tenant's outbox, and each row it writes carries its event's tenant.
  */
-export async function fanOutUndispatched(tx: CommonQueryMethods, batch: number): Promise<{ claimed: number; chains: DispatchedChain[] }> {
+export async function fanOutUndispatched(
+  tx: CommonQueryMethods,
+  batch: number,
+): Promise<{ claimed: number; chains: DispatchedChain[] }> {
   const claimed = await tx.any(sql.type(z.object({ id: z.string() }))`
     UPDATE events SET dispatched_at = now()
     WHERE id IN (SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED)
@@ -115,19 +121,39 @@ export async function fanOutUndispatched(tx: CommonQueryMethods, batch: number):
     LEFT JOIN webhook_signing_secrets s ON s.trigger_id = w.id`);
   return {
     claimed: claimed.length,
-    chains: chains.map(({ webhook_url, endpoint_status, sealed_secret, event_created_at, event_data, ...ref }) => ({
-      ...ref,
-      context: {
-        delivery_id: ref.chain_id, trigger_id: ref.trigger_id, status: 'pending', error: null, response_status: null,
-        endpoint_status, webhook_url, sealed_secret, event_id: ref.event_id, event_type: ref.event_type, event_created_at, event_data,
-        project_id: ref.project_id, environment: ref.environment, next_due_in_ms: null,
-      },
-    })),
+    chains: chains.map(
+      ({ webhook_url, endpoint_status, sealed_secret, event_created_at, event_data, ...ref }) => ({
+        ...ref,
+        context: {
+          delivery_id: ref.chain_id,
+          trigger_id: ref.trigger_id,
+          status: 'pending',
+          error: null,
+          response_status: null,
+          endpoint_status,
+          webhook_url,
+          sealed_secret,
+          event_id: ref.event_id,
+          event_type: ref.event_type,
+          event_created_at,
+          event_data,
+          project_id: ref.project_id,
+          environment: ref.environment,
+          next_due_in_ms: null,
+        },
+      }),
+    ),
   };
 }
 
 /** Newest first; `before` pages by delivery id. */
-export async function listDeliveries(db: CommonQueryMethods, scope: EndpointScope, triggerId: string, limit: number, before?: bigint): Promise<DeliveryRow[]> {
+export async function listDeliveries(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  triggerId: string,
+  limit: number,
+  before?: bigint,
+): Promise<DeliveryRow[]> {
   const cursor = before === undefined ? sql.fragment`TRUE` : sql.fragment`d.id < ${before}`;
   const rows = await db.any(sql.type(deliveryRow)`
     SELECT ${COLUMNS} FROM webhook_deliveries d
@@ -136,7 +162,12 @@ export async function listDeliveries(db: CommonQueryMethods, scope: EndpointScop
   return [...rows];
 }
 
-export async function findDelivery(db: CommonQueryMethods, scope: EndpointScope, id: bigint, triggerId?: string): Promise<DeliveryRow | null> {
+export async function findDelivery(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  id: bigint,
+  triggerId?: string,
+): Promise<DeliveryRow | null> {
   const endpoint = triggerId === undefined ? sql.fragment`TRUE` : sql.fragment`d.trigger_id = ${triggerId}`;
   return db.maybeOne(sql.type(deliveryRow)`
     SELECT ${COLUMNS} FROM webhook_deliveries d
@@ -150,7 +181,11 @@ const PENDING_REF = sql.fragment`
   d.chain_id, d.attempt, d.org_id, d.project_id, e.environment, d.trigger_id, d.event_id, e.type AS event_type, w.status AS endpoint_status`;
 
 /** The project's pending attempts, oldest due first: the queue retry-pending drains. */
-export async function pendingForProject(db: CommonQueryMethods, scope: EndpointScope, limit: number): Promise<PendingRef[]> {
+export async function pendingForProject(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  limit: number,
+): Promise<PendingRef[]> {
   const rows = await db.any(sql.type(pendingRef)`
     SELECT ${PENDING_REF}
     FROM webhook_deliveries d
@@ -162,7 +197,12 @@ export async function pendingForProject(db: CommonQueryMethods, scope: EndpointS
 }
 
 /** Pending attempts of one endpoint that are waiting for it to become active again. */
-export async function heldChains(db: CommonQueryMethods, scope: EndpointScope, triggerId: string, limit: number): Promise<ChainRef[]> {
+export async function heldChains(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  triggerId: string,
+  limit: number,
+): Promise<ChainRef[]> {
   const rows = await db.any(sql.type(pendingRef)`
     SELECT ${PENDING_REF}
     FROM webhook_deliveries d
@@ -178,7 +218,11 @@ export async function heldChains(db: CommonQueryMethods, scope: EndpointScope, t
  * The sweep's work: pending attempts of active endpoints that are overdue by more than `graceSeconds`,
  * which means their workflow never started or was lost. A system job across tenants, like fan-out.
  */
-export async function overdueChains(db: CommonQueryMethods, graceSeconds: number, limit: number): Promise<ChainRef[]> {
+export async function overdueChains(
+  db: CommonQueryMethods,
+  graceSeconds: number,
+  limit: number,
+): Promise<ChainRef[]> {
   const rows = await db.any(sql.type(pendingRef)`
     SELECT ${PENDING_REF}
     FROM webhook_deliveries d

@@ -60,17 +60,29 @@ export async function createEndpoint(
     await tx.query(sql.unsafe`
       INSERT INTO webhook_signing_secrets (trigger_id, org_id, project_id, sealed, key_version)
       VALUES (${id}, ${scope.orgId}, ${scope.projectId}, ${sealed}, ${ring.current})`);
-    return tx.one(sql.type(endpointRow)`SELECT ${COLUMNS} FROM webhook_endpoints w WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.id = ${id}`);
+    return tx.one(
+      sql.type(
+        endpointRow,
+      )`SELECT ${COLUMNS} FROM webhook_endpoints w WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.id = ${id}`,
+    );
   });
   return { endpoint, signingSecret };
 }
 
-export async function findEndpoint(db: CommonQueryMethods, scope: EndpointScope, id: string): Promise<EndpointRow | null> {
+export async function findEndpoint(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  id: string,
+): Promise<EndpointRow | null> {
   return db.maybeOne(sql.type(endpointRow)`
     SELECT ${COLUMNS} FROM webhook_endpoints w WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.id = ${id}`);
 }
 
-export async function getEndpoint(db: CommonQueryMethods, scope: EndpointScope, id: string): Promise<EndpointRow> {
+export async function getEndpoint(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  id: string,
+): Promise<EndpointRow> {
   const row = await findEndpoint(db, scope, id);
   if (!row) throw notFound('Webhook endpoint');
   return row;
@@ -85,12 +97,19 @@ export interface EndpointFilter {
 }
 
 /** Newest first; `before` is the id of the last endpoint of the previous page. */
-export async function listEndpoints(db: CommonQueryMethods, scope: EndpointScope, filter: EndpointFilter): Promise<{ rows: EndpointRow[]; nextBefore: string | null }> {
+export async function listEndpoints(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  filter: EndpointFilter,
+): Promise<{ rows: EndpointRow[]; nextBefore: string | null }> {
   const where = [sql.fragment`w.org_id = ${scope.orgId}`, sql.fragment`w.project_id = ${scope.projectId}`];
   if (filter.before) {
     const cursor = await db.maybeOne(sql.type(z.object({ created_at: z.string() }))`
       SELECT created_at FROM webhook_endpoints WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${filter.before}`);
-    if (!cursor) throw new ApiError(400, 'invalid_query', '`before` names no webhook endpoint of this project', { before: filter.before });
+    if (!cursor)
+      throw new ApiError(400, 'invalid_query', '`before` names no webhook endpoint of this project', {
+        before: filter.before,
+      });
     where.push(sql.fragment`(w.created_at, w.id) < (${cursor.created_at}::timestamptz, ${filter.before})`);
   }
   if (filter.event) where.push(sql.fragment`w.event = ${filter.event}`);
@@ -104,7 +123,12 @@ export async function listEndpoints(db: CommonQueryMethods, scope: EndpointScope
 }
 
 /** Active endpoints subscribed to an event type; an endpoint narrowed to a server only matches that server. */
-export async function activeSubscribers(db: CommonQueryMethods, scope: EndpointScope, eventType: string, serverId: string | null): Promise<EndpointRow[]> {
+export async function activeSubscribers(
+  db: CommonQueryMethods,
+  scope: EndpointScope,
+  eventType: string,
+  serverId: string | null,
+): Promise<EndpointRow[]> {
   const rows = await db.any(sql.type(endpointRow)`
     SELECT ${COLUMNS} FROM webhook_endpoints w
     WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.event = ${eventType} AND w.status = 'active'
@@ -120,7 +144,12 @@ export interface EndpointPatch {
 }
 
 /** Applies a patch; `reactivated` tells the caller to wake deliveries that waited for the endpoint. */
-export async function updateEndpoint(db: DatabasePool, scope: EndpointScope, id: string, patch: EndpointPatch): Promise<{ endpoint: EndpointRow; reactivated: boolean }> {
+export async function updateEndpoint(
+  db: DatabasePool,
+  scope: EndpointScope,
+  id: string,
+  patch: EndpointPatch,
+): Promise<{ endpoint: EndpointRow; reactivated: boolean }> {
   return db.transaction(async (tx) => {
     const current = await tx.maybeOne(sql.type(z.object({ status: z.enum(ENDPOINT_STATUSES) }))`
       SELECT status FROM webhook_endpoints WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id} FOR UPDATE`);
@@ -161,10 +190,17 @@ export async function deleteEndpoint(db: DatabasePool, scope: EndpointScope, id:
       await tx.query(sql.unsafe`
         DELETE FROM webhook_signing_secrets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND trigger_id = ${id}`);
     } catch {
-      throw new ApiError(503, 'vault_unavailable', 'The signing secret could not be purged; nothing was deleted. Retry the delete.', { retriable: true });
+      throw new ApiError(
+        503,
+        'vault_unavailable',
+        'The signing secret could not be purged; nothing was deleted. Retry the delete.',
+        { retriable: true },
+      );
     }
     await tx.query(sql.unsafe`SELECT set_config('lock_timeout', '0', true)`);
-    await tx.query(sql.unsafe`DELETE FROM webhook_endpoints WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}`);
+    await tx.query(
+      sql.unsafe`DELETE FROM webhook_endpoints WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}`,
+    );
   });
 }
 

@@ -17,7 +17,10 @@ const endpointRow = z.object({
 });
 export type FailingEndpoint = z.infer<typeof endpointRow>;
 
-export async function listFailingEndpoints(db: CommonQueryMethods, filter: { orgId?: string; limit: number }): Promise<FailingEndpoint[]> {
+export async function listFailingEndpoints(
+  db: CommonQueryMethods,
+  filter: { orgId?: string; limit: number },
+): Promise<FailingEndpoint[]> {
   const org = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;
   const rows = await db.any(sql.type(endpointRow)`
     SELECT id, org_id, project_id, name, event, webhook_url, status_reason, consecutive_dead, updated_at

@@ -16,7 +16,12 @@ export function clampDeliveryLimit(raw: unknown): number {
 /** A delivery id as the bigint it names, or `invalid_delivery_id`; ids past int8 can exist nowhere, so they are null. */
 export function parseDeliveryId(raw: string): bigint | null {
   if (!/^\d{1,19}$/.test(raw) || /^0+$/.test(raw)) {
-    throw new ApiError(400, 'invalid_delivery_id', 'delivery_id must be a positive integer of 1 to 19 digits', { delivery_id: raw });
+    throw new ApiError(
+      400,
+      'invalid_delivery_id',
+      'delivery_id must be a positive integer of 1 to 19 digits',
+      { delivery_id: raw },
+    );
   }
   const value = BigInt(raw);
   return value > INT8_MAX ? null : value;

@@ -8,13 +8,18 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_0
 
 /** Parses `5s,5m,30m,2h` into delays in milliseconds; each is the wait after a failed attempt. */
 export function parseRetrySchedule(spec: string): number[] {
-  const parts = spec.split(',').map((part) => part.trim()).filter(Boolean);
-  if (parts.length === 0 || parts.length > 50) throw new Error('a retry schedule lists 1 to 50 delays, e.g. "5s,5m,30m"');
+  const parts = spec
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (parts.length === 0 || parts.length > 50)
+    throw new Error('a retry schedule lists 1 to 50 delays, e.g. "5s,5m,30m"');
   return parts.map((part) => {
     const match = /^(\d+)(ms|s|m|h|d)$/.exec(part);
     if (!match) throw new Error(`retry delay "${part}" must be a whole number with a unit (ms, s, m, h, d)`);
     const ms = Number(match[1]) * UNIT_MS[match[2]];
-    if (ms <= 0 || ms > 7 * UNIT_MS.d) throw new Error(`retry delay "${part}" must be more than 0 and at most 7 days`);
+    if (ms <= 0 || ms > 7 * UNIT_MS.d)
+      throw new Error(`retry delay "${part}" must be more than 0 and at most 7 days`);
     return ms;
   });
 }
@@ -31,7 +36,11 @@ export const RETRY_AFTER_CAP_MS = 10 * UNIT_MS.h;
  * The wait before attempt `attempt + 1`, or null when `attempt` was the last allowed one.
  * `retryAfterMs` is the receiver's Retry-After, honoured only when it asks for more patience.
  */
-export function nextRetryDelay(schedule: readonly number[], attempt: number, retryAfterMs: number | null = null): number | null {
+export function nextRetryDelay(
+  schedule: readonly number[],
+  attempt: number,
+  retryAfterMs: number | null = null,
+): number | null {
   if (attempt >= maxAttempts(schedule)) return null;
   const scheduled = schedule[attempt - 1];
   if (retryAfterMs === null || retryAfterMs <= scheduled) return scheduled;

@@ -4,9 +4,14 @@ import { catalogServerExists } from '../providers/catalog';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
 
-export async function requireKnownServer(db: CommonQueryMethods, serverId: string | null | undefined): Promise<void> {
+export async function requireKnownServer(
+  db: CommonQueryMethods,
+  serverId: string | null | undefined,
+): Promise<void> {
   if (serverId === null || serverId === undefined) return;
   if (!(await catalogServerExists(db, serverId))) {
-    throw new ApiError(400, 'unknown_server', `No server "${serverId}" in the catalog`, { server_id: serverId });
+    throw new ApiError(400, 'unknown_server', `No server "${serverId}" in the catalog`, {
+      server_id: serverId,
+    });
   }
 }

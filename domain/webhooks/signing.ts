@@ -15,7 +15,9 @@ function secretBytes(secret: string): Buffer {
 }
 
 export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac('sha256', secretBytes(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64');
+  const mac = createHmac('sha256', secretBytes(secret))
+    .update(`${messageId}.${timestampSeconds}.${body}`)
+    .digest('base64');
   return `v1,${mac}`;
 }
 
@@ -26,7 +28,12 @@ export interface SignedHeaders {
 }
 
 /** Headers for one attempt; without a secret (signing disabled) the signature header is left out. */
-export function signedHeaders(secret: string | null, messageId: string, timestampSeconds: number, body: string): SignedHeaders {
+export function signedHeaders(
+  secret: string | null,
+  messageId: string,
+  timestampSeconds: number,
+  body: string,
+): SignedHeaders {
   const headers: SignedHeaders = { 'webhook-id': messageId, 'webhook-timestamp': String(timestampSeconds) };
   if (secret) headers['webhook-signature'] = sign(secret, messageId, timestampSeconds, body);
   return headers;

@@ -5,7 +5,8 @@
 import { isIP } from 'node:net';
 import type { Environment } from '../tenancy/api-key-format';
 
-export type UrlRefusal = 'malformed' | 'scheme_not_allowed' | 'https_required' | 'credentials_in_url' | 'private_address';
+export type UrlRefusal =
+  'malformed' | 'scheme_not_allowed' | 'https_required' | 'credentials_in_url' | 'private_address';
 
 export interface UrlVerdict {
   ok: boolean;
@@ -22,9 +23,20 @@ function ipv4ToInt(address: string): number {
 // [network, prefix length]: loopback, RFC 1918, CGNAT, link-local (cloud metadata), "this network",
 // benchmarking, documentation, multicast and reserved.
 const PRIVATE_V4: Array<[string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 
 function isPrivateV4(address: string): boolean {
@@ -49,7 +61,12 @@ function isPrivateV6(address: string): boolean {
   if (lower === '::' || lower === '::1') return true;
   const first = parseInt(lower.split(':')[0] || '0', 16);
   // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast, 64:ff9b::/96 NAT64 (may reach private v4).
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || lower.startsWith('64:ff9b:');
+  return (
+    (first & 0xfe00) === 0xfc00 ||
+    (first & 0xffc0) === 0xfe80 ||
+    (first & 0xff00) === 0xff00 ||
+    lower.startsWith('64:ff9b:')
+  );
 }
 
 /** True for any address a live webhook must never reach. */
@@ -71,10 +88,16 @@ export function checkWebhookUrl(raw: string, environment: Environment): UrlVerdi
   } catch {
     return refuse('malformed', 'webhook_url must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return refuse('scheme_not_allowed', 'webhook_url must use https (or http in the test environment)');
-  if (url.username || url.password) return refuse('credentials_in_url', 'webhook_url must not carry credentials; verify deliveries with the signing secret instead');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return refuse('scheme_not_allowed', 'webhook_url must use https (or http in the test environment)');
+  if (url.username || url.password)
+    return refuse(
+      'credentials_in_url',
+      'webhook_url must not carry credentials; verify deliveries with the signing secret instead',
+    );
   if (environment === 'test') return { ok: true };
-  if (url.protocol !== 'https:') return refuse('https_required', 'webhook_url must use https in the live environment');
+  if (url.protocol !== 'https:')
+    return refuse('https_required', 'webhook_url must use https in the live environment');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (PRIVATE_NAMES.test(host) || isPrivateAddress(host) || (!host.includes('.') && isIP(host) === 0)) {
     return refuse('private_address', 'webhook_url must reach a public address in the live environment');

@@ -6,8 +6,16 @@ import { withHeaders, type Injector } from './request';
 
 export const injectCdp: Injector = (request, credential, _server, now = new Date()) => {
   const nbf = Math.floor(now.getTime() / 1000);
-  const token = signEs256({ kid: credential.key_name, nonce: randomBytes(16).toString('hex') }, {
-    iss: 'cdp', sub: credential.key_name, nbf, exp: nbf + 120, uri: `${request.method.toUpperCase()} ${request.url.host}${request.url.pathname}`,
-  }, credential.private_key);
+  const token = signEs256(
+    { kid: credential.key_name, nonce: randomBytes(16).toString('hex') },
+    {
+      iss: 'cdp',
+      sub: credential.key_name,
+      nbf,
+      exp: nbf + 120,
+      uri: `${request.method.toUpperCase()} ${request.url.host}${request.url.pathname}`,
+    },
+    credential.private_key,
+  );
   return withHeaders(request, { authorization: `Bearer ${token}` });
 };

@@ -9,5 +9,9 @@ export const injectHmacSigned: Injector = (request, credential, server, now = ne
     .update(`${timestamp}\n${request.method.toUpperCase()}\n${pathAndQuery(request.url)}\n`)
     .update(request.body)
     .digest('hex');
-  return withHeaders(request, { [headerFieldOf(server, 'key_id')]: credential.key_id, 'x-timestamp': timestamp, 'x-signature': signature });
+  return withHeaders(request, {
+    [headerFieldOf(server, 'key_id')]: credential.key_id,
+    'x-timestamp': timestamp,
+    'x-signature': signature,
+  });
 };

@@ -25,6 +25,11 @@ export const INJECTORS: Record<AuthType, Injector> = {
   none: injectNone,
 };
 
-export function injectCredential(request: OutboundRequest, credential: Credential, server: CatalogServer, now?: Date): OutboundRequest {
+export function injectCredential(
+  request: OutboundRequest,
+  credential: Credential,
+  server: CatalogServer,
+  now?: Date,
+): OutboundRequest {
   return INJECTORS[server.auth_type](request, credential, server, now);
 }

@@ -6,5 +6,7 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'coo
 
 export const injectNone: Injector = (request) => ({
   ...request,
-  headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase()))),
+  headers: Object.fromEntries(
+    Object.entries(request.headers).filter(([name]) => !CREDENTIAL_HEADERS.has(name.toLowerCase())),
+  ),
 });

@@ -12,7 +12,8 @@ export const injectPathSecret: Injector = (request, credential, server) => {
   url.pathname = `${prefix}${url.pathname === '/' ? '' : url.pathname}` || '/';
   const companions: Record<string, string> = {};
   for (const f of server.fields) {
-    if (f.kind === 'companion_header' && f.header_name && credential[f.name] !== undefined) companions[f.header_name] = credential[f.name];
+    if (f.kind === 'companion_header' && f.header_name && credential[f.name] !== undefined)
+      companions[f.header_name] = credential[f.name];
   }
   return withHeaders({ ...request, url }, companions);
 };

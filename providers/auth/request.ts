@@ -14,7 +14,12 @@ export interface OutboundRequest {
 export type Credential = Record<string, string>;
 
 /** One auth type's injection: adds exactly that type's credential to the request. */
-export type Injector = (request: OutboundRequest, credential: Credential, server: CatalogServer, now?: Date) => OutboundRequest;
+export type Injector = (
+  request: OutboundRequest,
+  credential: Credential,
+  server: CatalogServer,
+  now?: Date,
+) => OutboundRequest;
 
 export function headerFieldOf(server: CatalogServer, name: string): string {
   const header = server.fields.find((f) => f.name === name)?.header_name;

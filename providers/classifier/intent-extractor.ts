@@ -10,37 +10,60 @@ export class ExtractorFailed extends Error {
   }
 }
 
-const SYSTEM = 'Turn a payment request into JSON: {"operation":"pay"|"pay_bill"|"collect","amount_minor":"<digits>","currency":"<ISO code>","country":"<ISO 3166 alpha-2>","urgency":"low"|"normal"|"high","recipient_kind":"person"|"business"|"pix_key"|"bank_account"|"wallet_address"|"bill"}. Omit what the text does not say. Answer only the JSON.';
+const SYSTEM =
+  'Turn a payment request into JSON: {"operation":"pay"|"pay_bill"|"collect","amount_minor":"<digits>","currency":"<ISO code>","country":"<ISO 3166 alpha-2>","urgency":"low"|"normal"|"high","recipient_kind":"person"|"business"|"pix_key"|"bank_account"|"wallet_address"|"bill"}. Omit what the text does not say. Answer only the JSON.';
 
 const FIELDS: Record<string, RegExp> = {
-  operation: /^[a-z_]{1,64}$/, amount_minor: /^[0-9]{1,18}$/, currency: /^[A-Z]{3,5}$/, country: /^[A-Z]{2}$/,
-  urgency: /^(low|normal|high)$/, recipient_kind: /^[a-z_]{1,64}$/,
+  operation: /^[a-z_]{1,64}$/,
+  amount_minor: /^[0-9]{1,18}$/,
+  currency: /^[A-Z]{3,5}$/,
+  country: /^[A-Z]{2}$/,
+  urgency: /^(low|normal|high)$/,
+  recipient_kind: /^[a-z_]{1,64}$/,
 };
 
-export async function extractIntent(settings: ToolClassifierSettings, text: string): Promise<Record<string, string>> {
+export async function extractIntent(
+  settings: ToolClassifierSettings,
+  text: string,
+): Promise<Record<string, string>> {
   let response: Response;
   try {
     response = await fetch(`${settings.url.replace(/\/+$/, '')}/chat/completions`, {
-      method: 'POST', signal: AbortSignal.timeout(settings.timeoutMs),
-      headers: { 'content-type': 'application/json', ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}) },
-      body: JSON.stringify({ model: settings.model, temperature: 0, response_format: { type: 'json_object' }, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: text }] }),
+      method: 'POST',
+      signal: AbortSignal.timeout(settings.timeoutMs),
+      headers: {
+        'content-type': 'application/json',
+        ...(settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: settings.model,
+        temperature: 0,
+        response_format: { type: 'json_object' },
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: text },
+        ],
+      }),
     });
   } catch (error) {
     throw new ExtractorFailed((error as Error).name === 'TimeoutError' ? 'timed out' : 'unreachable');
   }
   if (!response.ok) throw new ExtractorFailed(`answered ${response.status}`);
-  const body = await response.json().catch(() => undefined) as { choices?: Array<{ message?: { content?: unknown } }> } | undefined;
+  const body = (await response.json().catch(() => undefined)) as
+    { choices?: Array<{ message?: { content?: unknown } }> } | undefined;
   const content = body?.choices?.[0]?.message?.content;
   let parsed: Record<string, unknown>;
   try {
-    parsed = typeof content === 'string' ? JSON.parse(content) as Record<string, unknown> : {};
+    parsed = typeof content === 'string' ? (JSON.parse(content) as Record<string, unknown>) : {};
   } catch {
     throw new ExtractorFailed('the answer is not JSON');
   }
   // Only well-formed fields are kept; an answer without an operation produced nothing usable.
-  const intent = Object.fromEntries(Object.entries(FIELDS)
-    .filter(([name, pattern]) => typeof parsed[name] === 'string' && pattern.test(parsed[name] as string))
-    .map(([name]) => [name, parsed[name] as string]));
+  const intent = Object.fromEntries(
+    Object.entries(FIELDS)
+      .filter(([name, pattern]) => typeof parsed[name] === 'string' && pattern.test(parsed[name] as string))
+      .map(([name]) => [name, parsed[name] as string]),
+  );
   if (!intent.operation) throw new ExtractorFailed('the answer names no operation');
   return intent;
 }

@@ -13,11 +13,21 @@ export function startCdpMock(): Promise<AuthMock> {
       const token = checkEs256(r.headers.authorization, pair.publicKey);
       if (typeof token === 'string') return token;
       const { iss, sub, nbf, exp, uri } = token.claims as Record<string, unknown>;
-      if (token.header.kid !== credentials.key_name || sub !== credentials.key_name) return 'API key not found';
+      if (token.header.kid !== credentials.key_name || sub !== credentials.key_name)
+        return 'API key not found';
       if (iss !== 'cdp' || typeof token.header.nonce !== 'string') return 'Token is not a platform key token';
       const now = Date.now() / 1000;
-      if (typeof nbf !== 'number' || typeof exp !== 'number' || exp < now || nbf > now + 30 || exp - nbf > 120) return 'Token expired';
-      return uri === `${r.method} ${r.headers.host}${r.url.split('?')[0]}` ? null : 'Token uri does not match the request';
+      if (
+        typeof nbf !== 'number' ||
+        typeof exp !== 'number' ||
+        exp < now ||
+        nbf > now + 30 ||
+        exp - nbf > 120
+      )
+        return 'Token expired';
+      return uri === `${r.method} ${r.headers.host}${r.url.split('?')[0]}`
+        ? null
+        : 'Token uri does not match the request';
     },
   });
 }

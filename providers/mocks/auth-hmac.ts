@@ -12,10 +12,16 @@ export function startHmacMock(): Promise<AuthMock> {
     check: (r) => {
       if (r.headers['x-access-key'] !== HMAC_SANDBOX.key_id) return 'Unknown access key';
       const timestamp = String(r.headers['x-timestamp'] ?? '');
-      if (!/^\d{10}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300) return 'Request timestamp missing or outside the 5 minute window';
-      const expected = createHmac('sha256', HMAC_SANDBOX.secret).update(`${timestamp}\n${r.method}\n${r.url}\n`).update(r.body).digest();
+      if (!/^\d{10}$/.test(timestamp) || Math.abs(Date.now() / 1000 - Number(timestamp)) > 300)
+        return 'Request timestamp missing or outside the 5 minute window';
+      const expected = createHmac('sha256', HMAC_SANDBOX.secret)
+        .update(`${timestamp}\n${r.method}\n${r.url}\n`)
+        .update(r.body)
+        .digest();
       const given = Buffer.from(String(r.headers['x-signature'] ?? ''), 'hex');
-      return given.length === expected.length && timingSafeEqual(given, expected) ? null : 'Signature does not match the request';
+      return given.length === expected.length && timingSafeEqual(given, expected)
+        ? null
+        : 'Signature does not match the request';
     },
   });
 }

@@ -16,9 +16,18 @@ export function startJwtEcdsaMock(): Promise<AuthMock> {
       if (token.header.kid !== credentials.key_id) return 'Unknown key id';
       const now = Date.now() / 1000;
       const { iat, exp, method, path, body_sha256: bodyHash } = token.claims as Record<string, unknown>;
-      if (typeof iat !== 'number' || typeof exp !== 'number' || exp < now || iat > now + 30 || exp - iat > 120) return 'Token expired or lives too long';
+      if (
+        typeof iat !== 'number' ||
+        typeof exp !== 'number' ||
+        exp < now ||
+        iat > now + 30 ||
+        exp - iat > 120
+      )
+        return 'Token expired or lives too long';
       if (method !== r.method || path !== r.url) return 'Token was signed for another request';
-      return bodyHash === createHash('sha256').update(r.body).digest('hex') ? null : 'Token was signed for another body';
+      return bodyHash === createHash('sha256').update(r.body).digest('hex')
+        ? null
+        : 'Token was signed for another body';
     },
   });
 }

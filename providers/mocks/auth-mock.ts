@@ -50,7 +50,12 @@ export interface AuthMockOptions {
   open?: (request: InboundRequest, res: http.ServerResponse) => boolean;
 }
 
-function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body === undefined ? '' : JSON.stringify(body));
 }
@@ -62,7 +67,13 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: InboundRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks), socket: req.socket };
+      const request: InboundRequest = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        socket: req.socket,
+      };
       const next = scripted.shift();
       if (next?.delayMs) {
         setTimeout(() => send(res, next.status, next.body, next.headers), next.delayMs);
@@ -77,7 +88,8 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
       }
       counts.accepted++;
       const path = (options.pathOf ?? ((r) => r.url))(request);
-      if (request.method === 'GET' && path.split('?')[0] === '/account') return send(res, 200, { ...options.account, extras: options.account.extras ?? {} });
+      if (request.method === 'GET' && path.split('?')[0] === '/account')
+        return send(res, 200, { ...options.account, extras: options.account.extras ?? {} });
       send(res, 200, { method: request.method, path, received_bytes: request.body.length });
     });
   };
@@ -87,12 +99,15 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
   return {
     url: `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     credentials: options.credentials,
-    script: (...answers) => { scripted.push(...answers); },
+    script: (...answers) => {
+      scripted.push(...answers);
+    },
     counts,
-    stop: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -1,7 +1,14 @@
 // Mock provider for `none`: a public API that must receive no credential at all.
 import { startAuthMock, type AuthMock } from './auth-mock';
 
-const CREDENTIAL_HEADERS = ['authorization', 'x-api-key', 'x-client-id', 'x-client-secret', 'x-signature', 'cookie'];
+const CREDENTIAL_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'x-client-id',
+  'x-client-secret',
+  'x-signature',
+  'cookie',
+];
 
 export function startNoneMock(): Promise<AuthMock> {
   return startAuthMock({

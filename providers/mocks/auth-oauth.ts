@@ -31,13 +31,23 @@ export async function startOAuthMock(): Promise<OAuthMock> {
     const refresh = `rt_${randomBytes(12).toString('hex')}`;
     accessTokens.set(access, Date.now() + settings.accessTokenTtlS * 1000);
     refreshTokens.add(refresh);
-    return json(res, 200, { access_token: access, refresh_token: refresh, token_type: 'Bearer', expires_in: settings.accessTokenTtlS, scope: 'dda.read dda.write' });
+    return json(res, 200, {
+      access_token: access,
+      refresh_token: refresh,
+      token_type: 'Bearer',
+      expires_in: settings.accessTokenTtlS,
+      scope: 'dda.read dda.write',
+    });
   };
   const open = (r: InboundRequest, res: ServerResponse): boolean => {
     const url = new URL(r.url, 'http://mock');
     if (r.method === 'GET' && url.pathname === '/oauth/authorize') {
       const redirect = url.searchParams.get('redirect_uri');
-      if (url.searchParams.get('client_id') !== OAUTH_SANDBOX_CLIENT.client_id || !redirect || url.searchParams.get('response_type') !== 'code') {
+      if (
+        url.searchParams.get('client_id') !== OAUTH_SANDBOX_CLIENT.client_id ||
+        !redirect ||
+        url.searchParams.get('response_type') !== 'code'
+      ) {
         return json(res, 400, { error: 'invalid_request' });
       }
       const code = `code_${randomBytes(8).toString('hex')}`;
@@ -51,7 +61,11 @@ export async function startOAuthMock(): Promise<OAuthMock> {
     }
     if (r.method === 'POST' && url.pathname === '/oauth/token') {
       const form = new URLSearchParams(r.body.toString('utf8'));
-      if (form.get('client_id') !== OAUTH_SANDBOX_CLIENT.client_id || form.get('client_secret') !== OAUTH_SANDBOX_CLIENT.client_secret) return json(res, 401, { error: 'invalid_client' });
+      if (
+        form.get('client_id') !== OAUTH_SANDBOX_CLIENT.client_id ||
+        form.get('client_secret') !== OAUTH_SANDBOX_CLIENT.client_secret
+      )
+        return json(res, 401, { error: 'invalid_client' });
       if (form.get('grant_type') === 'authorization_code') {
         const code = form.get('code') ?? '';
         if (codes.get(code) !== form.get('redirect_uri')) return json(res, 400, { error: 'invalid_grant' });

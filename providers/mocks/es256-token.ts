@@ -25,6 +25,11 @@ export function checkEs256(authorization: string | undefined, publicKey: KeyObje
     return 'Token is not valid JSON';
   }
   if (header.alg !== 'ES256') return 'Token must be signed with ES256';
-  const ok = verify('sha256', Buffer.from(`${match[1]}.${match[2]}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(match[3], 'base64url'));
+  const ok = verify(
+    'sha256',
+    Buffer.from(`${match[1]}.${match[2]}`),
+    { key: publicKey, dsaEncoding: 'ieee-p1363' },
+    Buffer.from(match[3], 'base64url'),
+  );
   return ok ? { header, claims } : 'Token signature is invalid';
 }

@@ -8,7 +8,9 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
   for await (const chunk of req) chunks.push(chunk as Buffer);
   try {
     const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
   } catch {
     return {};
   }

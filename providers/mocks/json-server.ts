@@ -16,7 +16,10 @@ export interface MockResponse {
   body?: unknown;
 }
 
-export async function startJsonServer(handle: (request: MockRequest) => MockResponse | Promise<MockResponse>, port = 0): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startJsonServer(
+  handle: (request: MockRequest) => MockResponse | Promise<MockResponse>,
+  port = 0,
+): Promise<{ url: string; stop(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -26,15 +29,27 @@ export async function startJsonServer(handle: (request: MockRequest) => MockResp
       try {
         body = raw ? JSON.parse(raw) : undefined;
       } catch {
-        res.writeHead(400, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'invalid JSON' }));
+        res
+          .writeHead(400, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: 'invalid JSON' }));
         return;
       }
       const url = new URL(req.url ?? '/', 'http://mock');
       try {
-        const answer = await handle({ method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body });
-        res.writeHead(answer.status, { 'Content-Type': 'application/json' }).end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+        const answer = await handle({
+          method: req.method ?? 'GET',
+          path: url.pathname,
+          query: url.searchParams,
+          headers: req.headers,
+          body,
+        });
+        res
+          .writeHead(answer.status, { 'Content-Type': 'application/json' })
+          .end(answer.body === undefined ? '' : JSON.stringify(answer.body));
       } catch (error) {
-        res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: (error as Error).message }));
+        res
+          .writeHead(500, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: (error as Error).message }));
       }
     });
   });
@@ -42,10 +57,11 @@ export async function startJsonServer(handle: (request: MockRequest) => MockResp
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -36,24 +36,47 @@ export async function startDevSenderMock(options: { port?: number } = {}): Promi
       const fault = faults.take();
       if (fault) return fault;
       const body = (request.body ?? {}) as Record<string, string>;
-      if (!body.to || !body.text || !body.channel) return { status: 422, body: { code: 'invalid_message', message: 'channel, to and text are required' } };
+      if (!body.to || !body.text || !body.channel)
+        return {
+          status: 422,
+          body: { code: 'invalid_message', message: 'channel, to and text are required' },
+        };
       const key = (request.headers['idempotency-key'] as string | undefined) ?? null;
       const replay = key ? messages.find((message) => message.idempotency_key === key) : undefined;
       if (replay) return { status: 202, body: { id: replay.id, status: 'queued' } };
       const message: DevMessage = {
-        id: `msg_${randomUUID()}`, channel: body.channel, to: body.to, subject: body.subject ?? '', text: body.text, locale: body.locale ?? 'en',
-        reference: body.reference ?? '', idempotency_key: key, received_at: new Date().toISOString(),
+        id: `msg_${randomUUID()}`,
+        channel: body.channel,
+        to: body.to,
+        subject: body.subject ?? '',
+        text: body.text,
+        locale: body.locale ?? 'en',
+        reference: body.reference ?? '',
+        idempotency_key: key,
+        received_at: new Date().toISOString(),
       };
       messages.push(message);
       return { status: 202, body: { id: message.id, status: 'queued' } };
     }
     if (request.method === 'GET' && request.path === '/v1/messages') {
       const to = request.query.get('to');
-      return { status: 200, body: { messages: messages.filter((m) => !to || m.to === to).slice().reverse() } };
+      return {
+        status: 200,
+        body: {
+          messages: messages
+            .filter((m) => !to || m.to === to)
+            .slice()
+            .reverse(),
+        },
+      };
     }
     if (request.method === 'POST' && request.path === '/v1/faults') {
       const body = (request.body ?? {}) as { status?: number; count?: number };
-      faults.push(body.status ?? 503, { code: 'injected_fault', message: 'fault injected by /v1/faults' }, body.count ?? 1);
+      faults.push(
+        body.status ?? 503,
+        { code: 'injected_fault', message: 'fault injected by /v1/faults' },
+        body.count ?? 1,
+      );
       return { status: 204 };
     }
     return { status: 404, body: { code: 'not_found' } };

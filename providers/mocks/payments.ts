@@ -57,7 +57,10 @@ export interface PaymentsMock extends RunningMock {
   dropSettlement(paymentId: string): void;
 }
 
-interface Stored { status: number; body: unknown }
+interface Stored {
+  status: number;
+  body: unknown;
+}
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
@@ -100,8 +103,13 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
 
   const pay = (key: string, body: Record<string, unknown>): Stored => {
     const payment: MockPayment = {
-      id: `mpay_${randomBytes(8).toString('hex')}`, reference: String(body.reference), amount_minor: String(body.amount_minor),
-      currency: String(body.currency), recipient: String(body.recipient), status: 'succeeded', created_at: new Date().toISOString(),
+      id: `mpay_${randomBytes(8).toString('hex')}`,
+      reference: String(body.reference),
+      amount_minor: String(body.amount_minor),
+      currency: String(body.currency),
+      recipient: String(body.recipient),
+      status: 'succeeded',
+      created_at: new Date().toISOString(),
       metadata: (body.metadata as Record<string, string> | undefined) ?? {},
     };
     made.push(payment);
@@ -115,21 +123,35 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
     res.on('close', () => open.delete(res));
     const url = new URL(req.url ?? '/', 'http://mock');
     if (req.method === 'GET' && url.pathname === '/v1/settlements') {
-      const settlements: Settlement[] = made.filter((p) => !dropped.has(p.id)).map((p) => ({
-        payment_id: p.id, reference: p.reference, amount_minor: p.amount_minor, currency: p.currency, settled_at: p.created_at, metadata: p.metadata,
-      }));
+      const settlements: Settlement[] = made
+        .filter((p) => !dropped.has(p.id))
+        .map((p) => ({
+          payment_id: p.id,
+          reference: p.reference,
+          amount_minor: p.amount_minor,
+          currency: p.currency,
+          settled_at: p.created_at,
+          metadata: p.metadata,
+        }));
       return send(res, 200, { settlements: [...settlements, ...extraSettlements] });
     }
     if (req.method === 'GET' && url.pathname === '/v1/payments') {
       const asked = url.searchParams.get('idempotency_key') ?? '';
       statusAsked.push(asked);
-      if (statusDown) return send(res, 503, { error: { code: 'temporarily_unavailable', message: 'Try again' } });
+      if (statusDown)
+        return send(res, 503, { error: { code: 'temporarily_unavailable', message: 'Try again' } });
       const found = stored.get(asked);
-      return found ? send(res, found.status === 201 ? 200 : found.status, found.body) : send(res, 404, { error: { code: 'not_found', message: 'No payment under this key' } });
+      return found
+        ? send(res, found.status === 201 ? 200 : found.status, found.body)
+        : send(res, 404, { error: { code: 'not_found', message: 'No payment under this key' } });
     }
-    if (req.method !== 'POST' || url.pathname !== '/v1/payments') return send(res, 404, { error: { code: 'not_found', message: 'No such route' } });
+    if (req.method !== 'POST' || url.pathname !== '/v1/payments')
+      return send(res, 404, { error: { code: 'not_found', message: 'No such route' } });
     const key = req.headers['idempotency-key'];
-    if (typeof key !== 'string' || key === '') return send(res, 400, { error: { code: 'idempotency_key_required', message: 'Send an Idempotency-Key header' } });
+    if (typeof key !== 'string' || key === '')
+      return send(res, 400, {
+        error: { code: 'idempotency_key_required', message: 'Send an Idempotency-Key header' },
+      });
     const body = await readJson(req);
     const reference = String(body.reference ?? '');
     received.push({ reference, idempotencyKey: key });
@@ -160,7 +182,15 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
         }
         break;
       case 'refuse': {
-        const result = { status: 402, body: { error: { code: script.code ?? 'payment_refused', message: 'The payment was refused by the issuer' } } };
+        const result = {
+          status: 402,
+          body: {
+            error: {
+              code: script.code ?? 'payment_refused',
+              message: 'The payment was refused by the issuer',
+            },
+          },
+        };
         stored.set(key, result);
         return send(res, result.status, result.body);
       }
@@ -175,19 +205,31 @@ export async function startPaymentsMock(options: { port?: number } = {}): Promis
 
   return {
     url,
-    script: (reference, script) => { scripts.set(reference, script); },
+    script: (reference, script) => {
+      scripts.set(reference, script);
+    },
     release: (reference) => {
       scripts.set(reference, { outcome: 'succeed' });
       for (const answer of hanging.get(reference) ?? []) answer();
       hanging.delete(reference);
     },
-    arrived: (reference, count = 1) => new Promise<void>((resolve) => { waiters.push({ reference, count, resolve }); notify(); }),
+    arrived: (reference, count = 1) =>
+      new Promise<void>((resolve) => {
+        waiters.push({ reference, count, resolve });
+        notify();
+      }),
     payments: () => [...made],
     requests: () => [...received],
     statusRequests: () => [...statusAsked],
-    statusOutage: (on) => { statusDown = on; },
-    addSettlement: (settlement) => { extraSettlements.push(settlement); },
-    dropSettlement: (paymentId) => { dropped.add(paymentId); },
+    statusOutage: (on) => {
+      statusDown = on;
+    },
+    addSettlement: (settlement) => {
+      extraSettlements.push(settlement);
+    },
+    dropSettlement: (paymentId) => {
+      dropped.add(paymentId);
+    },
     async stop() {
       for (const res of open) res.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -60,11 +60,28 @@ function endToEndId(now: Date): string {
 
 function synthesizeEntry(key: string): DictEntry {
   const digest = [...Buffer.from(key)].reduce((acc, b) => (acc * 31 + b) % 1_000_000_007, 7);
-  const keyType = key.startsWith('+') ? 'PHONE' : key.includes('@') ? 'EMAIL' : /^\d{11}$/.test(key) ? 'CPF' : /^\d{14}$/.test(key) ? 'CNPJ' : 'EVP';
+  const keyType = key.startsWith('+')
+    ? 'PHONE'
+    : key.includes('@')
+      ? 'EMAIL'
+      : /^\d{11}$/.test(key)
+        ? 'CPF'
+        : /^\d{14}$/.test(key)
+          ? 'CNPJ'
+          : 'EVP';
   return {
-    key, key_type: keyType,
-    owner: { name: `Recebedor ${digest % 1000}`, tax_id_masked: `***.${String(digest % 1000).padStart(3, '0')}.***-**` },
-    account: { ispb: '60701190', branch: String(digest % 9000 + 1000), number: String(digest).padStart(10, '0'), type: 'CACC' },
+    key,
+    key_type: keyType,
+    owner: {
+      name: `Recebedor ${digest % 1000}`,
+      tax_id_masked: `***.${String(digest % 1000).padStart(3, '0')}.***-**`,
+    },
+    account: {
+      ispb: '60701190',
+      branch: String((digest % 9000) + 1000),
+      number: String(digest).padStart(10, '0'),
+      type: 'CACC',
+    },
   };
 }
 
@@ -81,7 +98,10 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
   let webhookUrl: string | null = null;
 
   const later = (ms: number, fn: () => void) => {
-    const timer = setTimeout(() => { timers.delete(timer); fn(); }, ms);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
     timers.add(timer);
   };
 
@@ -91,8 +111,17 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
       payment.settled_at = new Date().toISOString();
       const url = notificationUrl ?? webhookUrl;
       if (!url) return;
-      const body = { type: 'pix.payment.settled', payment_id: payment.id, idempotency_key: payment.idempotency_key, end_to_end_id: payment.end_to_end_id };
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const body = {
+        type: 'pix.payment.settled',
+        payment_id: payment.id,
+        idempotency_key: payment.idempotency_key,
+        end_to_end_id: payment.end_to_end_id,
+      };
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
         .then((response) => webhooks.push({ url, status: response.status, body }))
         .catch(() => webhooks.push({ url, status: null, body }));
     });
@@ -100,7 +129,11 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
 
   const initiate = async (req: IncomingMessage, res: ServerResponse) => {
     const idempotencyKey = req.headers['idempotency-key'];
-    if (typeof idempotencyKey !== 'string' || idempotencyKey === '') return sendJson(res, 400, { code: 'idempotency_key_required', message: 'Send an Idempotency-Key header' });
+    if (typeof idempotencyKey !== 'string' || idempotencyKey === '')
+      return sendJson(res, 400, {
+        code: 'idempotency_key_required',
+        message: 'Send an Idempotency-Key header',
+      });
     const body = await readJson(req);
     const reference = String(body.reference ?? '');
     const fingerprint = JSON.stringify([body.key, body.amount, body.txid ?? null]);
@@ -108,29 +141,59 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     arrived.note(reference);
     const previous = byKey.get(idempotencyKey);
     if (previous) {
-      if (previous.fingerprint !== fingerprint) return sendJson(res, 422, { code: 'idempotency_key_reuse', message: 'This key was used for another payment' });
+      if (previous.fingerprint !== fingerprint)
+        return sendJson(res, 422, {
+          code: 'idempotency_key_reuse',
+          message: 'This key was used for another payment',
+        });
       return sendJson(res, 200, previous.payment);
     }
-    if (typeof body.key !== 'string' || typeof body.amount !== 'string' || !/^\d+\.\d{2}$/.test(body.amount)) {
+    if (
+      typeof body.key !== 'string' ||
+      typeof body.amount !== 'string' ||
+      !/^\d+\.\d{2}$/.test(body.amount)
+    ) {
       return sendJson(res, 400, { code: 'invalid_request', message: 'key and amount (0.00) are required' });
     }
     const script = book.take(reference);
     if (script.outcome === 'fail') return sendJson(res, 503, { code: 'unavailable', message: 'try again' });
-    if (script.outcome === 'refuse') return sendJson(res, 422, { code: 'psp_refused', reason: script.reason ?? 'AM04', message: 'The receiving institution refused the payment' });
+    if (script.outcome === 'refuse')
+      return sendJson(res, 422, {
+        code: 'psp_refused',
+        reason: script.reason ?? 'AM04',
+        message: 'The receiving institution refused the payment',
+      });
     if (script.outcome === 'lost') return; // the connection hangs; nothing was recorded
-    if (removedKeys.has(body.key)) return sendJson(res, 422, { code: 'psp_refused', reason: 'key_not_found', message: 'The key is not in DICT' });
+    if (removedKeys.has(body.key))
+      return sendJson(res, 422, {
+        code: 'psp_refused',
+        reason: 'key_not_found',
+        message: 'The key is not in DICT',
+      });
     const debtor = body.debtor as { funding_source_id?: unknown } | undefined;
     const fundingSourceId = typeof debtor?.funding_source_id === 'string' ? debtor.funding_source_id : null;
     const limit = fundingSourceId === null ? undefined : fundingLimits.get(fundingSourceId);
     if (limit !== undefined && Math.round(Number(body.amount) * 100) > limit) {
-      return sendJson(res, 422, { code: 'psp_refused', reason: 'AM04', message: 'The consumer\'s funding source cannot cover the amount' });
+      return sendJson(res, 422, {
+        code: 'psp_refused',
+        reason: 'AM04',
+        message: "The consumer's funding source cannot cover the amount",
+      });
     }
     const now = new Date();
     const settlesLater = script.outcome === 'succeed' && script.settle === 'webhook';
     const payment: MockPixPayment = {
-      id: `pixpay_${randomBytes(8).toString('hex')}`, end_to_end_id: endToEndId(now), idempotency_key: idempotencyKey, reference,
-      key: body.key, amount: body.amount, txid: typeof body.txid === 'string' ? body.txid : null, funding_source_id: fundingSourceId,
-      status: settlesLater ? 'processing' : 'settled', created_at: now.toISOString(), settled_at: settlesLater ? null : now.toISOString(),
+      id: `pixpay_${randomBytes(8).toString('hex')}`,
+      end_to_end_id: endToEndId(now),
+      idempotency_key: idempotencyKey,
+      reference,
+      key: body.key,
+      amount: body.amount,
+      txid: typeof body.txid === 'string' ? body.txid : null,
+      funding_source_id: fundingSourceId,
+      status: settlesLater ? 'processing' : 'settled',
+      created_at: now.toISOString(),
+      settled_at: settlesLater ? null : now.toISOString(),
     };
     byKey.set(idempotencyKey, { fingerprint, payment });
     made.push(payment);
@@ -144,22 +207,28 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
   const cobs = cobBook();
   const listening = await listen(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://mock');
-    if (url.pathname.startsWith('/cob/') || url.pathname.startsWith('/webhook/')) return cobs.handle(req, res, url);
+    if (url.pathname.startsWith('/cob/') || url.pathname.startsWith('/webhook/'))
+      return cobs.handle(req, res, url);
     const dict = /^\/dict\/v2\/keys\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && dict) {
       const key = decodeURIComponent(dict[1]);
-      if (removedKeys.has(key)) return sendJson(res, 404, { code: 'key_not_found', message: 'No such key in DICT' });
+      if (removedKeys.has(key))
+        return sendJson(res, 404, { code: 'key_not_found', message: 'No such key in DICT' });
       return sendJson(res, 200, synthesizeEntry(key));
     }
     if (req.method === 'POST' && url.pathname === '/pix/v1/payments') return initiate(req, res);
     if (req.method === 'GET' && url.pathname === '/pix/v1/payments') {
       const found = byKey.get(url.searchParams.get('idempotency_key') ?? '');
-      return found ? sendJson(res, 200, found.payment) : sendJson(res, 404, { code: 'not_found', message: 'No payment under this key' });
+      return found
+        ? sendJson(res, 200, found.payment)
+        : sendJson(res, 404, { code: 'not_found', message: 'No payment under this key' });
     }
     const one = /^\/pix\/v1\/payments\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       const payment = made.find((p) => p.id === one[1]);
-      return payment ? sendJson(res, 200, payment) : sendJson(res, 404, { code: 'not_found', message: 'No such payment' });
+      return payment
+        ? sendJson(res, 200, payment)
+        : sendJson(res, 404, { code: 'not_found', message: 'No such payment' });
     }
     return sendJson(res, 404, { code: 'not_found', message: 'No such route' });
   }, options.port);
@@ -172,7 +241,8 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     },
     script: (reference, script) => book.set(reference, script),
     setDefaultScript: (script) => book.setDefault(script),
-    setFundingLimit: (id, limitMinor) => void (limitMinor === null ? fundingLimits.delete(id) : fundingLimits.set(id, limitMinor)),
+    setFundingLimit: (id, limitMinor) =>
+      void (limitMinor === null ? fundingLimits.delete(id) : fundingLimits.set(id, limitMinor)),
     removeKey: (key) => void removedKeys.add(key),
     setWebhookUrl: (url) => void (webhookUrl = url),
     arrived: (reference, count) => arrived.wait(reference, count),

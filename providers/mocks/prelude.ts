@@ -23,14 +23,18 @@ export interface PreludeMock extends RunningMock {
 }
 
 const requestId = () => randomBytes(8).toString('hex');
-const error = (status: number, code: string, message: string) => ({ status, body: { code, message, type: status >= 500 ? 'server_error' : 'bad_request', request_id: requestId() } });
+const error = (status: number, code: string, message: string) => ({
+  status,
+  body: { code, message, type: status >= 500 ? 'server_error' : 'bad_request', request_id: requestId() },
+});
 
 export async function startPreludeMock(options: { port?: number } = {}): Promise<PreludeMock> {
   const verifications: PreludeVerification[] = [];
   const authorizations: string[] = [];
   const faults = new FaultQueue();
   let blocked: string | undefined;
-  const open = (target: string) => [...verifications].reverse().find((v) => v.target === target && v.status === 'pending');
+  const open = (target: string) =>
+    [...verifications].reverse().find((v) => v.target === target && v.status === 'pending');
 
   const server = await startJsonServer((request) => {
     const auth = String(request.headers.authorization ?? '');
@@ -41,29 +45,64 @@ export async function startPreludeMock(options: { port?: number } = {}): Promise
     if (request.method === 'POST' && request.path === '/v2/verification') {
       const fault = faults.take();
       if (fault) return fault;
-      if (!target || !['phone_number', 'email_address'].includes(body.target?.type ?? '')) return error(400, 'invalid_target', 'target is invalid');
-      if (body.target?.type === 'phone_number' && !/^\+[1-9][0-9]{7,14}$/.test(target)) return error(400, 'invalid_phone_number', 'The phone number is invalid');
+      if (!target || !['phone_number', 'email_address'].includes(body.target?.type ?? ''))
+        return error(400, 'invalid_target', 'target is invalid');
+      if (body.target?.type === 'phone_number' && !/^\+[1-9][0-9]{7,14}$/.test(target))
+        return error(400, 'invalid_phone_number', 'The phone number is invalid');
       if (blocked) {
         const reason = blocked;
         blocked = undefined;
-        return { status: 200, body: { id: `vrf_${randomBytes(10).toString('hex')}`, status: 'blocked', reason, request_id: requestId() } };
+        return {
+          status: 200,
+          body: {
+            id: `vrf_${randomBytes(10).toString('hex')}`,
+            status: 'blocked',
+            reason,
+            request_id: requestId(),
+          },
+        };
       }
       const existing = open(target);
-      if (existing) return { status: 200, body: { id: existing.id, status: 'retry', method: 'message', channels: ['sms'], request_id: requestId() } };
+      if (existing)
+        return {
+          status: 200,
+          body: {
+            id: existing.id,
+            status: 'retry',
+            method: 'message',
+            channels: ['sms'],
+            request_id: requestId(),
+          },
+        };
       const verification: PreludeVerification = {
-        id: `vrf_${randomBytes(10).toString('hex')}`, target, status: 'pending', created_at: Date.now(),
+        id: `vrf_${randomBytes(10).toString('hex')}`,
+        target,
+        status: 'pending',
+        created_at: Date.now(),
         code: String(randomBytes(4).readUInt32BE() % 1_000_000).padStart(6, '0'),
       };
       verifications.push(verification);
-      return { status: 200, body: { id: verification.id, status: 'success', method: 'message', channels: ['sms'], request_id: requestId() } };
+      return {
+        status: 200,
+        body: {
+          id: verification.id,
+          status: 'success',
+          method: 'message',
+          channels: ['sms'],
+          request_id: requestId(),
+        },
+      };
     }
     if (request.method === 'POST' && request.path === '/v2/verification/check') {
       const fault = faults.take();
       if (fault) return fault;
-      if (!target || typeof body.code !== 'string') return error(400, 'invalid_parameter', 'target and code are required');
+      if (!target || typeof body.code !== 'string')
+        return error(400, 'invalid_parameter', 'target and code are required');
       const verification = open(target);
-      if (!verification) return { status: 200, body: { status: 'expired_or_not_found', request_id: requestId() } };
-      if (verification.code !== body.code) return { status: 200, body: { id: verification.id, status: 'failure', request_id: requestId() } };
+      if (!verification)
+        return { status: 200, body: { status: 'expired_or_not_found', request_id: requestId() } };
+      if (verification.code !== body.code)
+        return { status: 200, body: { id: verification.id, status: 'failure', request_id: requestId() } };
       verification.status = 'verified';
       return { status: 200, body: { id: verification.id, status: 'success', request_id: requestId() } };
     }
@@ -75,7 +114,9 @@ export async function startPreludeMock(options: { port?: number } = {}): Promise
     verifications,
     authorizations,
     faults,
-    blockNext: (reason) => { blocked = reason; },
+    blockNext: (reason) => {
+      blocked = reason;
+    },
     codeFor: (target) => open(target)?.code,
   };
 }

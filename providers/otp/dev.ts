@@ -9,9 +9,19 @@ export function devSender(baseUrl: string): OtpSender {
     ownsCode: false,
     async send(message) {
       const { subject, text } = otpText(message.locale, message.code!, message.ttlMinutes);
-      const result = await postJson('dev', `${baseUrl}/v1/messages`, {
-        channel: message.channel, to: message.target, subject, text, locale: message.locale, reference: message.verificationId,
-      }, { 'Idempotency-Key': message.idempotencyKey });
+      const result = await postJson(
+        'dev',
+        `${baseUrl}/v1/messages`,
+        {
+          channel: message.channel,
+          to: message.target,
+          subject,
+          text,
+          locale: message.locale,
+          reference: message.verificationId,
+        },
+        { 'Idempotency-Key': message.idempotencyKey },
+      );
       classify('dev', result.status, result.body);
       return { providerReference: typeof result.body.id === 'string' ? result.body.id : null };
     },

@@ -5,9 +5,18 @@ export interface OtpText {
 }
 
 const TEMPLATES: Record<string, (code: string, minutes: number) => OtpText> = {
-  en: (code, minutes) => ({ subject: `Your verification code: ${code}`, text: `Your verification code is ${code}. It expires in ${minutes} minutes. If you did not ask for it, ignore this message.` }),
-  pt: (code, minutes) => ({ subject: `Seu código de verificação: ${code}`, text: `Seu código de verificação é ${code}. Ele expira em ${minutes} minutos. Se você não pediu, ignore esta mensagem.` }),
-  es: (code, minutes) => ({ subject: `Tu código de verificación: ${code}`, text: `Tu código de verificación es ${code}. Vence en ${minutes} minutos. Si no lo pediste, ignora este mensaje.` }),
+  en: (code, minutes) => ({
+    subject: `Your verification code: ${code}`,
+    text: `Your verification code is ${code}. It expires in ${minutes} minutes. If you did not ask for it, ignore this message.`,
+  }),
+  pt: (code, minutes) => ({
+    subject: `Seu código de verificação: ${code}`,
+    text: `Seu código de verificação é ${code}. Ele expira em ${minutes} minutos. Se você não pediu, ignore esta mensagem.`,
+  }),
+  es: (code, minutes) => ({
+    subject: `Tu código de verificación: ${code}`,
+    text: `Tu código de verificación es ${code}. Vence en ${minutes} minutos. Si no lo pediste, ignora este mensaje.`,
+  }),
 };
 
 export function otpText(locale: string, code: string, minutes: number): OtpText {

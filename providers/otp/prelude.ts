@@ -3,7 +3,13 @@
 // POST /verification/check {target, code} → {id, status: success|failure|expired_or_not_found}
 // Errors are {code, message, type, param?, request_id}; a Bearer API key authenticates.
 import type { Channel } from '../../domain/contact-verification/policy';
-import { classify, OtpSenderRefusedError, OtpSenderUnavailableError, postJson, type OtpSender } from './sender';
+import {
+  classify,
+  OtpSenderRefusedError,
+  OtpSenderUnavailableError,
+  postJson,
+  type OtpSender,
+} from './sender';
 
 function target(channel: Channel, value: string) {
   return { type: channel === 'phone' ? 'phone_number' : 'email_address', value };
@@ -15,25 +21,44 @@ export function preludeSender(baseUrl: string, apiKey: string): OtpSender {
     name: 'prelude',
     ownsCode: true,
     async send(message) {
-      const result = await postJson('prelude', `${baseUrl}/verification`, {
-        target: target(message.channel, message.target),
-        options: { locale: message.locale, code_size: message.codeLength },
-        metadata: { correlation_id: message.verificationId },
-      }, headers);
+      const result = await postJson(
+        'prelude',
+        `${baseUrl}/verification`,
+        {
+          target: target(message.channel, message.target),
+          options: { locale: message.locale, code_size: message.codeLength },
+          metadata: { correlation_id: message.verificationId },
+        },
+        headers,
+      );
       classify('prelude', result.status, result.body);
       // `blocked` is Prelude's fraud refusal: nothing was sent.
-      if (result.body.status === 'blocked') throw new OtpSenderRefusedError('prelude', String(result.body.reason ?? 'blocked'));
-      if (typeof result.body.id !== 'string') throw new OtpSenderUnavailableError('prelude', 'answer without a verification id');
+      if (result.body.status === 'blocked')
+        throw new OtpSenderRefusedError('prelude', String(result.body.reason ?? 'blocked'));
+      if (typeof result.body.id !== 'string')
+        throw new OtpSenderUnavailableError('prelude', 'answer without a verification id');
       return { providerReference: result.body.id };
     },
     async check(input) {
-      const result = await postJson('prelude', `${baseUrl}/verification/check`, { target: target(input.channel, input.target), code: input.code }, headers);
+      const result = await postJson(
+        'prelude',
+        `${baseUrl}/verification/check`,
+        { target: target(input.channel, input.target), code: input.code },
+        headers,
+      );
       classify('prelude', result.status, result.body);
       switch (result.body.status) {
-        case 'success': return 'success';
-        case 'failure': return 'failure';
-        case 'expired_or_not_found': return 'expired';
-        default: throw new OtpSenderUnavailableError('prelude', `unexpected check status ${String(result.body.status)}`);
+        case 'success':
+          return 'success';
+        case 'failure':
+          return 'failure';
+        case 'expired_or_not_found':
+          return 'expired';
+        default:
+          throw new OtpSenderUnavailableError(
+            'prelude',
+            `unexpected check status ${String(result.body.status)}`,
+          );
       }
     },
   };

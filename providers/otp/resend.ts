@@ -12,14 +12,19 @@ export function resendSender(baseUrl: string, apiKey: string, from: string): Otp
     ownsCode: false,
     async send(message) {
       const { subject, text } = otpText(message.locale, message.code!, message.ttlMinutes);
-      const result = await postJson('resend', `${baseUrl}/emails`, {
-        from,
-        to: [message.target],
-        subject,
-        text,
-        html: `<p>${escapeHtml(text)}</p>`,
-        tags: [{ name: 'category', value: 'contact_verification' }],
-      }, { Authorization: `Bearer ${apiKey}`, 'Idempotency-Key': message.idempotencyKey });
+      const result = await postJson(
+        'resend',
+        `${baseUrl}/emails`,
+        {
+          from,
+          to: [message.target],
+          subject,
+          text,
+          html: `<p>${escapeHtml(text)}</p>`,
+          tags: [{ name: 'category', value: 'contact_verification' }],
+        },
+        { Authorization: `Bearer ${apiKey}`, 'Idempotency-Key': message.idempotencyKey },
+      );
       classify('resend', result.status, result.body);
       return { providerReference: typeof result.body.id === 'string' ? result.body.id : null };
     },

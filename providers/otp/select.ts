@@ -8,7 +8,11 @@ import { resendSender } from './resend';
 import type { OtpSender } from './sender';
 
 /** The provider-name keys of config.providerUrls the senders use. */
-export const OTP_PROVIDER_URL_KEYS: Record<OtpProviderName, string> = { dev: 'otp_dev', prelude: 'prelude', resend: 'resend' };
+export const OTP_PROVIDER_URL_KEYS: Record<OtpProviderName, string> = {
+  dev: 'otp_dev',
+  prelude: 'prelude',
+  resend: 'resend',
+};
 
 export interface OtpCredentials {
   preludeApiKey: string | undefined;
@@ -33,7 +37,11 @@ export function providerFor(environment: Environment, channel: Channel): OtpProv
 }
 
 /** The sender for a provider, or null when it is not configured (503 otp_sender_unavailable, nothing written). */
-export function createSender(provider: OtpProviderName, providerUrls: Record<string, string>, creds: OtpCredentials = otpCredentials()): OtpSender | null {
+export function createSender(
+  provider: OtpProviderName,
+  providerUrls: Record<string, string>,
+  creds: OtpCredentials = otpCredentials(),
+): OtpSender | null {
   const url = providerUrls[OTP_PROVIDER_URL_KEYS[provider]];
   if (!url) return null;
   if (provider === 'dev') return devSender(url);

@@ -31,14 +31,20 @@ export interface OtpSender {
 }
 
 export class OtpSenderRefusedError extends Error {
-  constructor(readonly provider: OtpProviderName, readonly reason: string) {
+  constructor(
+    readonly provider: OtpProviderName,
+    readonly reason: string,
+  ) {
     super(`${provider} refused to send: ${reason}`);
     this.name = 'OtpSenderRefusedError';
   }
 }
 
 export class OtpSenderUnavailableError extends Error {
-  constructor(readonly provider: OtpProviderName, detail: string) {
+  constructor(
+    readonly provider: OtpProviderName,
+    detail: string,
+  ) {
     super(`${provider} is unavailable: ${detail}`);
     this.name = 'OtpSenderUnavailableError';
   }
@@ -78,6 +84,7 @@ export async function postJson(
 export function classify(provider: OtpProviderName, status: number, body: Record<string, unknown>): void {
   if (status >= 200 && status < 300) return;
   const reason = String(body.code ?? body.name ?? body.message ?? `HTTP ${status}`);
-  if (status === 408 || status === 409 || status === 429 || status >= 500) throw new OtpSenderUnavailableError(provider, reason);
+  if (status === 408 || status === 409 || status === 429 || status >= 500)
+    throw new OtpSenderUnavailableError(provider, reason);
   throw new OtpSenderRefusedError(provider, reason);
 }

@@ -15,8 +15,7 @@ export interface PaymentRequest {
 }
 
 export type PaymentOutcome =
-  | { status: 'succeeded'; paymentId: string }
-  | { status: 'refused'; code: string; message: string };
+  { status: 'succeeded'; paymentId: string } | { status: 'refused'; code: string; message: string };
 
 export interface SettlementRecord {
   paymentId: string;
@@ -39,7 +38,10 @@ export interface PaymentProvider {
 }
 
 export class ProviderUnavailable extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'ProviderUnavailable';
   }

@@ -32,24 +32,61 @@ export interface ProxyAnswer {
 
 /** A request the proxy will not send; `code` is the stable refusal. */
 export class ProxyRefused extends Error {
-  constructor(readonly code: 'proxy_path_invalid' | 'proxy_destination_forbidden' | 'proxy_body_too_large' | 'endpoint_missing' | 'proxy_method_invalid', message: string) {
+  constructor(
+    readonly code:
+      | 'proxy_path_invalid'
+      | 'proxy_destination_forbidden'
+      | 'proxy_body_too_large'
+      | 'endpoint_missing'
+      | 'proxy_method_invalid',
+    message: string,
+  ) {
     super(message);
     this.name = 'ProxyRefused';
   }
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']);
-const DROPPED_REQUEST_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'host', 'content-length', 'connection', 'transfer-encoding', 'te', 'upgrade', 'keep-alive', 'x-api-key', 'x-signature', 'x-timestamp']);
-const PASSED_RESPONSE_HEADERS = new Set(['content-type', 'cache-control', 'etag', 'last-modified', 'retry-after', 'x-request-id', 'location']);
+const DROPPED_REQUEST_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'host',
+  'content-length',
+  'connection',
+  'transfer-encoding',
+  'te',
+  'upgrade',
+  'keep-alive',
+  'x-api-key',
+  'x-signature',
+  'x-timestamp',
+]);
+const PASSED_RESPONSE_HEADERS = new Set([
+  'content-type',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'retry-after',
+  'x-request-id',
+  'location',
+]);
 
 function targetUrl(baseUrl: string, path: string): URL {
-  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\')) throw new ProxyRefused('proxy_path_invalid', 'The path must be relative to the provider\'s base URL and start with one "/"');
+  if (!path.startsWith('/') || path.startsWith('//') || path.includes('\\'))
+    throw new ProxyRefused(
+      'proxy_path_invalid',
+      'The path must be relative to the provider\'s base URL and start with one "/"',
+    );
   const base = new URL(baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const target = new URL(`${base.origin}${basePath}${path}`);
   // URL parsing resolves "..": after it, the target must still be the provider's origin and under its base path.
-  if (target.origin !== base.origin || !(target.pathname === basePath || target.pathname.startsWith(`${basePath}/`))) {
-    throw new ProxyRefused('proxy_path_invalid', 'The path leaves the provider\'s base URL');
+  if (
+    target.origin !== base.origin ||
+    !(target.pathname === basePath || target.pathname.startsWith(`${basePath}/`))
+  ) {
+    throw new ProxyRefused('proxy_path_invalid', "The path leaves the provider's base URL");
   }
   return target;
 }
@@ -60,11 +97,14 @@ async function pinnedPublicAddress(url: URL): Promise<{ address: string; family:
   try {
     addresses = await lookup(host, { all: true, verbatim: true });
   } catch {
-    throw new ProxyRefused('proxy_destination_forbidden', 'The provider\'s host does not resolve');
+    throw new ProxyRefused('proxy_destination_forbidden', "The provider's host does not resolve");
   }
   // Every address must be public: a name that also resolves to a private one is refused outright.
   if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {
-    throw new ProxyRefused('proxy_destination_forbidden', 'The provider\'s host resolves to a loopback, private or reserved address');
+    throw new ProxyRefused(
+      'proxy_destination_forbidden',
+      "The provider's host resolves to a loopback, private or reserved address",
+    );
   }
   return { address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
 }
@@ -73,29 +113,64 @@ function scrub(text: string, secrets: string[]): string {
   return secrets.reduce((out, secret) => out.split(secret).join('[redacted]'), text);
 }
 
-export async function proxyExecute(deps: ConnectionCallDeps & { providerUrls: Record<string, string>; timeoutMs: number }, request: ProxyRequest): Promise<ProxyAnswer> {
+export async function proxyExecute(
+  deps: ConnectionCallDeps & { providerUrls: Record<string, string>; timeoutMs: number },
+  request: ProxyRequest,
+): Promise<ProxyAnswer> {
   const method = request.method.toUpperCase();
-  if (!METHODS.has(method)) throw new ProxyRefused('proxy_method_invalid', `Method ${request.method} is not proxied`);
-  if (request.body.length > PROXY_MAX_REQUEST_BYTES) throw new ProxyRefused('proxy_body_too_large', `The request body exceeds ${PROXY_MAX_REQUEST_BYTES} bytes`);
+  if (!METHODS.has(method))
+    throw new ProxyRefused('proxy_method_invalid', `Method ${request.method} is not proxied`);
+  if (request.body.length > PROXY_MAX_REQUEST_BYTES)
+    throw new ProxyRefused(
+      'proxy_body_too_large',
+      `The request body exceeds ${PROXY_MAX_REQUEST_BYTES} bytes`,
+    );
   const baseUrl = baseUrlOf(request.server, request.environment, deps.providerUrls);
-  if (!baseUrl) throw new ProxyRefused('endpoint_missing', `No ${request.environment} endpoint for ${request.server.id}`);
+  if (!baseUrl)
+    throw new ProxyRefused('endpoint_missing', `No ${request.environment} endpoint for ${request.server.id}`);
   const target = targetUrl(baseUrl, request.path);
   const pinned = request.environment === 'live' ? await pinnedPublicAddress(target) : undefined;
 
-  const credentialHeaders = new Set(request.server.fields.map((f) => f.header_name?.toLowerCase()).filter((h): h is string => !!h));
-  const headers = Object.fromEntries(Object.entries(request.headers)
-    .map(([name, value]) => [name.toLowerCase(), value] as const)
-    .filter(([name]) => !DROPPED_REQUEST_HEADERS.has(name) && !credentialHeaders.has(name) && !name.startsWith('proxy-')));
+  const credentialHeaders = new Set(
+    request.server.fields.map((f) => f.header_name?.toLowerCase()).filter((h): h is string => !!h),
+  );
+  const headers = Object.fromEntries(
+    Object.entries(request.headers)
+      .map(([name, value]) => [name.toLowerCase(), value] as const)
+      .filter(
+        ([name]) =>
+          !DROPPED_REQUEST_HEADERS.has(name) && !credentialHeaders.has(name) && !name.startsWith('proxy-'),
+      ),
+  );
 
-  const { answer, credential } = await callWithConnection(deps, {
-    server: request.server, baseUrl, connection: request.connection, method,
-    path: target.pathname.slice(new URL(baseUrl).pathname.replace(/\/+$/, '').length) + target.search, headers, body: request.body,
-  }, { timeoutMs: deps.timeoutMs, maxResponseBytes: PROXY_MAX_RESPONSE_BYTES, ...(pinned ? { lookupAddress: pinned } : {}) });
+  const { answer, credential } = await callWithConnection(
+    deps,
+    {
+      server: request.server,
+      baseUrl,
+      connection: request.connection,
+      method,
+      path: target.pathname.slice(new URL(baseUrl).pathname.replace(/\/+$/, '').length) + target.search,
+      headers,
+      body: request.body,
+    },
+    {
+      timeoutMs: deps.timeoutMs,
+      maxResponseBytes: PROXY_MAX_RESPONSE_BYTES,
+      ...(pinned ? { lookupAddress: pinned } : {}),
+    },
+  );
 
   const secrets = Object.values(credential).filter((value) => value && value.length >= 4);
   const passed: Record<string, string> = {};
   for (const [name, value] of Object.entries(answer.headers)) {
-    if (PASSED_RESPONSE_HEADERS.has(name) && value !== undefined) passed[name] = scrub(Array.isArray(value) ? value.join(', ') : value, secrets);
+    if (PASSED_RESPONSE_HEADERS.has(name) && value !== undefined)
+      passed[name] = scrub(Array.isArray(value) ? value.join(', ') : value, secrets);
   }
-  return { status: answer.status, headers: passed, body: Buffer.from(scrub(answer.body.toString('latin1'), secrets), 'latin1'), latency_ms: answer.latencyMs };
+  return {
+    status: answer.status,
+    headers: passed,
+    body: Buffer.from(scrub(answer.body.toString('latin1'), secrets), 'latin1'),
+    latency_ms: answer.latencyMs,
+  };
 }

@@ -17,7 +17,15 @@ export interface RailDispatch {
    */
   pix?: { key: string; txid: string | null; fundingSourceId?: string };
   /** TED: the consumer's own sub-account and the destination. */
-  ted?: { sourceAccount: string; ispb: string; branch: string; account: string; taxId: string | null; name: string | null; accountType: string | null };
+  ted?: {
+    sourceAccount: string;
+    ispb: string;
+    branch: string;
+    account: string;
+    taxId: string | null;
+    name: string | null;
+    accountType: string | null;
+  };
   /** Where the provider posts its settlement notice. */
   notificationUrl: string | null;
 }
@@ -29,7 +37,10 @@ export type RailOutcome =
 
 /** The provider may or may not have acted: the answer never came, or came as a 5xx after the request was sent. */
 export class DispatchUncertain extends Error {
-  constructor(message: string, readonly status?: number) {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = 'DispatchUncertain';
   }
@@ -47,7 +58,12 @@ export function linkedSignal(signal: AbortSignal | undefined, timeoutMs: number)
 }
 
 /** One HTTP call with a deadline; any transport failure means the provider's outcome is unknown. */
-export async function callProvider(url: string, init: RequestInit, timeoutMs: number, signal?: AbortSignal): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function callProvider(
+  url: string,
+  init: RequestInit,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   let response: Response;
   try {
     response = await fetch(url, { ...init, signal: linkedSignal(signal, timeoutMs), redirect: 'error' });
@@ -55,6 +71,7 @@ export async function callProvider(url: string, init: RequestInit, timeoutMs: nu
     throw new DispatchUncertain(`provider did not answer: ${(error as Error).message}`);
   }
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (response.status >= 500 || response.status === 429) throw new DispatchUncertain(`provider answered ${response.status}`, response.status);
+  if (response.status >= 500 || response.status === 429)
+    throw new DispatchUncertain(`provider answered ${response.status}`, response.status);
   return { status: response.status, body };
 }

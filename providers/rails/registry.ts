@@ -16,10 +16,14 @@ export function pixPsp(config: Config): PixPsp {
 }
 
 export function railProvider(config: Config, rail: Rail): RailProvider {
-  return rail === 'pix' ? pixPsp(config) : tedAdapter({ baseUrl: urlOf(config, 'ted'), timeoutMs: config.providerTimeoutMs });
+  return rail === 'pix'
+    ? pixPsp(config)
+    : tedAdapter({ baseUrl: urlOf(config, 'ted'), timeoutMs: config.providerTimeoutMs });
 }
 
 /** Where the PSP posts settlement notices; null when the gateway has no public address configured. */
 export function pixNotificationUrl(config: Config): string | null {
-  return config.publicBaseUrl ? `${config.publicBaseUrl.replace(/\/+$/, '')}/v1/providers/pix-psp/webhooks` : null;
+  return config.publicBaseUrl
+    ? `${config.publicBaseUrl.replace(/\/+$/, '')}/v1/providers/pix-psp/webhooks`
+    : null;
 }

@@ -44,34 +44,71 @@ function parsed(body: Buffer): unknown {
   }
 }
 
-const failed = (errorCode: string, message: string, extra: Record<string, unknown> = {}): ProviderToolOutcome =>
-  ({ ok: false, errorCode, output: { error: { code: errorCode, message, ...extra } } });
+const failed = (
+  errorCode: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): ProviderToolOutcome => ({
+  ok: false,
+  errorCode,
+  output: { error: { code: errorCode, message, ...extra } },
+});
 
-export async function dispatchProviderTool(deps: ToolDispatchDeps, call: ProviderToolCall): Promise<ProviderToolOutcome> {
+export async function dispatchProviderTool(
+  deps: ToolDispatchDeps,
+  call: ProviderToolCall,
+): Promise<ProviderToolOutcome> {
   const server: CatalogServer | undefined = catalogServer(call.serverId);
   if (!server) return failed('server_unknown', `No server "${call.serverId}" in the catalog`);
-  const connection = server.auth_type === 'none' ? null : await currentConnection(deps.db, call.tenant, server.id);
+  const connection =
+    server.auth_type === 'none' ? null : await currentConnection(deps.db, call.tenant, server.id);
   if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) {
     return failed('not_connected', `${server.name} has no active connection in this project`);
   }
   try {
-    const answer = await proxyExecute({
-      db: deps.db, keys: keyServiceFor(deps.config.vault), oauthClient: oauthClientFor(server, call.environment, deps.config.providerOAuthClients),
-      providerUrls: deps.config.providerUrls, timeoutMs: deps.config.providerTimeoutMs,
-    }, {
-      server, environment: call.environment, connection, method: 'POST', path: `/tools/${call.tool}`,
-      headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(call.arguments)),
-    });
+    const answer = await proxyExecute(
+      {
+        db: deps.db,
+        keys: keyServiceFor(deps.config.vault),
+        oauthClient: oauthClientFor(server, call.environment, deps.config.providerOAuthClients),
+        providerUrls: deps.config.providerUrls,
+        timeoutMs: deps.config.providerTimeoutMs,
+      },
+      {
+        server,
+        environment: call.environment,
+        connection,
+        method: 'POST',
+        path: `/tools/${call.tool}`,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(call.arguments)),
+      },
+    );
     const body = parsed(answer.body);
     if (answer.status >= 200 && answer.status < 300) {
-      return { ok: true, errorCode: null, output: body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : { result: body } };
+      return {
+        ok: true,
+        errorCode: null,
+        output:
+          body !== null && typeof body === 'object' && !Array.isArray(body)
+            ? (body as Record<string, unknown>)
+            : { result: body },
+      };
     }
-    if (answer.status === 401 || answer.status === 403) return failed('credential_rejected', 'The provider refused the stored credential', { status: answer.status, provider_response: body });
-    return failed('provider_error', `The provider answered ${answer.status}`, { status: answer.status, provider_response: body });
+    if (answer.status === 401 || answer.status === 403)
+      return failed('credential_rejected', 'The provider refused the stored credential', {
+        status: answer.status,
+        provider_response: body,
+      });
+    return failed('provider_error', `The provider answered ${answer.status}`, {
+      status: answer.status,
+      provider_response: body,
+    });
   } catch (error) {
     if (error instanceof ProxyRefused) return failed(error.code, error.message);
     if (error instanceof UpstreamUnreachable) return failed('provider_unreachable', error.message);
-    if (error instanceof OAuthGrantRefused) return failed('credential_rejected', 'The provider refused to refresh the stored grant');
+    if (error instanceof OAuthGrantRefused)
+      return failed('credential_rejected', 'The provider refused to refresh the stored grant');
     throw error;
   }
 }

@@ -20,7 +20,10 @@ export interface SendLimits {
 }
 
 export class UpstreamUnreachable extends Error {
-  constructor(readonly reason: 'timeout' | 'network' | 'tls' | 'too_large', message: string) {
+  constructor(
+    readonly reason: 'timeout' | 'network' | 'tls' | 'too_large',
+    message: string,
+  ) {
     super(message);
     this.name = 'UpstreamUnreachable';
   }
@@ -35,11 +38,28 @@ export function sendUpstream(request: OutboundRequest, limits: SendLimits): Prom
       headers: { ...request.headers, 'content-length': String(request.body.length) },
       timeout: limits.timeoutMs,
       agent: false,
-      ...(secure && request.tls ? Object.fromEntries(Object.entries(request.tls).filter(([, value]) => value)) : {}),
+      ...(secure && request.tls
+        ? Object.fromEntries(Object.entries(request.tls).filter(([, value]) => value))
+        : {}),
       // Node may ask for all addresses (autoSelectFamily); either way only the checked one is offered.
-      ...(limits.lookupAddress ? { lookup: (_host: string, opts: { all?: boolean }, done: (e: Error | null, a: string | Array<{ address: string; family: number }>, f?: number) => void) => (opts?.all
-        ? done(null, [{ address: limits.lookupAddress!.address, family: limits.lookupAddress!.family }])
-        : done(null, limits.lookupAddress!.address, limits.lookupAddress!.family)) } : {}),
+      ...(limits.lookupAddress
+        ? {
+            lookup: (
+              _host: string,
+              opts: { all?: boolean },
+              done: (
+                e: Error | null,
+                a: string | Array<{ address: string; family: number }>,
+                f?: number,
+              ) => void,
+            ) =>
+              opts?.all
+                ? done(null, [
+                    { address: limits.lookupAddress!.address, family: limits.lookupAddress!.family },
+                  ])
+                : done(null, limits.lookupAddress!.address, limits.lookupAddress!.family),
+          }
+        : {}),
     };
     const req = (secure ? https : http).request(request.url, options as http.RequestOptions, (res) => {
       const chunks: Buffer[] = [];
@@ -47,17 +67,34 @@ export function sendUpstream(request: OutboundRequest, limits: SendLimits): Prom
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > limits.maxResponseBytes) {
-          req.destroy(new UpstreamUnreachable('too_large', `the provider's answer exceeded ${limits.maxResponseBytes} bytes`));
+          req.destroy(
+            new UpstreamUnreachable(
+              'too_large',
+              `the provider's answer exceeded ${limits.maxResponseBytes} bytes`,
+            ),
+          );
           return;
         }
         chunks.push(chunk);
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), latencyMs: Number((process.hrtime.bigint() - started) / 1_000_000n) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks),
+          latencyMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
+        }),
+      );
       res.on('error', (error) => reject(classify(error)));
     });
-    const deadline = setTimeout(() => req.destroy(new UpstreamUnreachable('timeout', `no answer within ${limits.timeoutMs} ms`)), limits.timeoutMs);
+    const deadline = setTimeout(
+      () => req.destroy(new UpstreamUnreachable('timeout', `no answer within ${limits.timeoutMs} ms`)),
+      limits.timeoutMs,
+    );
     req.on('close', () => clearTimeout(deadline));
-    req.on('timeout', () => req.destroy(new UpstreamUnreachable('timeout', `no answer within ${limits.timeoutMs} ms`)));
+    req.on('timeout', () =>
+      req.destroy(new UpstreamUnreachable('timeout', `no answer within ${limits.timeoutMs} ms`)),
+    );
     req.on('error', (error) => reject(classify(error)));
     req.end(request.body);
   });
@@ -68,5 +105,8 @@ function classify(error: Error): UpstreamUnreachable {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   // Node's TLS errors carry stable codes (ERR_SSL_*, CERT_*, DEPTH_ZERO_SELF_SIGNED_CERT, UNABLE_TO_*).
   const tls = /^(ERR_SSL|ERR_TLS|CERT_|DEPTH_ZERO|UNABLE_TO|SELF_SIGNED)/.test(code);
-  return new UpstreamUnreachable(tls ? 'tls' : 'network', code ? `connection failed (${code})` : 'connection failed');
+  return new UpstreamUnreachable(
+    tls ? 'tls' : 'network',
+    code ? `connection failed (${code})` : 'connection failed',
+  );
 }

@@ -44,7 +44,8 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     if (list.length === 0 || list.some((entry) => isPrivateAddress(entry.address))) {
       return callback(new RefusedAddress(`${hostname} resolves to a private address`), '', 0);
     }
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
+    if ((options as { all?: boolean }).all)
+      return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
     callback(null, list[0].address, list[0].family);
   });
 };
@@ -52,7 +53,8 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
 function classify(error: NodeJS.ErrnoException): TransportError {
   if (error instanceof RefusedAddress) return 'address_refused';
   if (error.code === 'ENOTFOUND' || error.code === 'EAI_AGAIN') return 'dns_failed';
-  if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT') || /SSL|TLS/i.test(error.code ?? '')) return 'tls_failed';
+  if (error.code?.startsWith('ERR_TLS') || error.code?.includes('CERT') || /SSL|TLS/i.test(error.code ?? ''))
+    return 'tls_failed';
   return 'connection_failed';
 }
 
@@ -90,7 +92,9 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       finish({ answer: null, transportError: 'timeout' });
       req.destroy();
     }, request.timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ answer: null, transportError: classify(error) }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ answer: null, transportError: classify(error) }),
+    );
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -106,9 +110,15 @@ export function sendWebhook(request: SendRequest): Promise<SendResult> {
       });
       const done = () => {
         const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
         finish({
-          answer: { status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString('utf8'), truncated: seen > kept },
+          answer: {
+            status: res.statusCode ?? 0,
+            headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            truncated: seen > kept,
+          },
           transportError: null,
         });
       };

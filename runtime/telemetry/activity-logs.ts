@@ -10,8 +10,10 @@ export function activityLogs(log: Logger): ActivityInterceptorsFactory {
       execute(input, next) {
         const ids = idsOf(input.args[0]);
         const fields = {
-          activity: ctx.info.activityType, workflow_id: ctx.info.workflowExecution?.workflowId,
-          ...(ids.attemptId ? { attempt_id: ids.attemptId } : {}), ...(ids.orgId ? { org_id: ids.orgId } : {}),
+          activity: ctx.info.activityType,
+          workflow_id: ctx.info.workflowExecution?.workflowId,
+          ...(ids.attemptId ? { attempt_id: ids.attemptId } : {}),
+          ...(ids.orgId ? { org_id: ids.orgId } : {}),
         };
         return withLogFields(fields, async () => {
           const started = Date.now();
@@ -20,7 +22,11 @@ export function activityLogs(log: Logger): ActivityInterceptorsFactory {
             log.debug('activity completed', { duration_ms: Date.now() - started, attempt: ctx.info.attempt });
             return result;
           } catch (error) {
-            log.debug('activity failed', { duration_ms: Date.now() - started, attempt: ctx.info.attempt, error: (error as Error).message });
+            log.debug('activity failed', {
+              duration_ms: Date.now() - started,
+              attempt: ctx.info.attempt,
+              error: (error as Error).message,
+            });
             throw error;
           }
         });

@@ -11,14 +11,22 @@ export class AsyncLocalContextManager implements ContextManager {
     return this.storage.getStore() ?? ROOT_CONTEXT;
   }
 
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(context: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    context: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     return this.storage.run(context, () => fn.call(thisArg, ...args));
   }
 
   bind<T>(context: Context, target: T): T {
     if (typeof target !== 'function') return target;
-    const run = (thisArg: unknown, args: unknown[]) => this.with(context, () => (target as (...a: unknown[]) => unknown).apply(thisArg, args));
-    return function bound(this: unknown, ...args: unknown[]) { return run(this, args); } as T;
+    const run = (thisArg: unknown, args: unknown[]) =>
+      this.with(context, () => (target as (...a: unknown[]) => unknown).apply(thisArg, args));
+    return function bound(this: unknown, ...args: unknown[]) {
+      return run(this, args);
+    } as T;
   }
 
   enable(): this {

@@ -12,14 +12,24 @@ export function traceFetch(): () => void {
     if (!trace.getSpan(parent)) return original(input, init);
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const span = trace.getTracer('gateway').startSpan(`HTTP ${method} ${url.host}`, {
-      kind: SpanKind.CLIENT,
-      attributes: { 'http.request.method': method, 'server.address': url.hostname, 'url.path': url.pathname },
-    }, parent);
+    const span = trace.getTracer('gateway').startSpan(
+      `HTTP ${method} ${url.host}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'http.request.method': method,
+          'server.address': url.hostname,
+          'url.path': url.pathname,
+        },
+      },
+      parent,
+    );
     const attemptId = attemptOf(parent);
     if (attemptId) span.setAttribute(ATTR.attemptId, attemptId);
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-    propagation.inject(trace.setSpan(parent, span), headers, { set: (carrier, key, value) => carrier.set(key, value) });
+    propagation.inject(trace.setSpan(parent, span), headers, {
+      set: (carrier, key, value) => carrier.set(key, value),
+    });
     try {
       const response = await original(input, { ...init, headers });
       span.setAttribute('http.response.status_code', response.status);
@@ -34,5 +44,7 @@ export function traceFetch(): () => void {
     }
   };
   globalThis.fetch = traced;
-  return () => { if (globalThis.fetch === traced) globalThis.fetch = original; };
+  return () => {
+    if (globalThis.fetch === traced) globalThis.fetch = original;
+  };
 }

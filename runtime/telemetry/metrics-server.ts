@@ -10,7 +10,12 @@ export interface MetricsServer {
   stop(): Promise<void>;
 }
 
-export async function startMetricsServer(options: { host: string; port: number; text: () => Promise<string>; onError?: (error: Error) => void }): Promise<MetricsServer> {
+export async function startMetricsServer(options: {
+  host: string;
+  port: number;
+  text: () => Promise<string>;
+  onError?: (error: Error) => void;
+}): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -24,11 +29,17 @@ export async function startMetricsServer(options: { host: string; port: number; 
       },
     );
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(options.port, options.host, () => resolve()));
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(options.port, options.host, () => resolve()),
+  );
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}/metrics`,
-    stop: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

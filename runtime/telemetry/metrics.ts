@@ -8,40 +8,61 @@ import type { DatabasePool } from 'slonik';
 export const registry = new Registry();
 
 export const httpRequests = new Counter({
-  name: 'gateway_http_requests_total', help: 'HTTP requests answered, by method, route template and status',
-  labelNames: ['method', 'route', 'status'] as const, registers: [registry],
+  name: 'gateway_http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [registry],
 });
 
 export const httpDuration = new Histogram({
-  name: 'gateway_http_request_duration_seconds', help: 'Time to answer an HTTP request (to the first byte of a stream), by method and route template',
-  labelNames: ['method', 'route'] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [registry],
+  name: 'gateway_http_request_duration_seconds',
+  help: 'Time to answer an HTTP request (to the first byte of a stream), by method and route template',
+  labelNames: ['method', 'route'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
 });
 
 const eventsCommitted = new Counter({
-  name: 'gateway_events_total', help: 'Outbox events committed by this process, by type',
-  labelNames: ['type'] as const, registers: [registry],
+  name: 'gateway_events_total',
+  help: 'Outbox events committed by this process, by type',
+  labelNames: ['type'] as const,
+  registers: [registry],
 });
 
 const attempts = new Counter({
-  name: 'gateway_attempts_total', help: 'Money attempts that reached an outcome, by family (wallet_execute, consumer_spend) and outcome',
-  labelNames: ['family', 'outcome'] as const, registers: [registry],
+  name: 'gateway_attempts_total',
+  help: 'Money attempts that reached an outcome, by family (wallet_execute, consumer_spend) and outcome',
+  labelNames: ['family', 'outcome'] as const,
+  registers: [registry],
 });
 
 const ledgerPosts = new Counter({
-  name: 'gateway_ledger_posts_total', help: 'Ledger entries committed by this process, by kind', labelNames: ['kind'] as const, registers: [registry],
+  name: 'gateway_ledger_posts_total',
+  help: 'Ledger entries committed by this process, by kind',
+  labelNames: ['kind'] as const,
+  registers: [registry],
 });
 
 const webhookDeliveries = new Counter({
-  name: 'gateway_webhook_delivery_attempts_total', help: 'Webhook delivery attempts recorded, by outcome (delivered, failed, dead)',
-  labelNames: ['outcome'] as const, registers: [registry],
+  name: 'gateway_webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts recorded, by outcome (delivered, failed, dead)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
 });
 
 const webhookDeliveryDuration = new Histogram({
-  name: 'gateway_webhook_delivery_duration_seconds', help: 'Time a receiver took to answer a delivery attempt, by outcome',
-  labelNames: ['outcome'] as const, buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15], registers: [registry],
+  name: 'gateway_webhook_delivery_duration_seconds',
+  help: 'Time a receiver took to answer a delivery attempt, by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
+  registers: [registry],
 });
 
-export interface Backlogs { approvalsPending: number; eventsUndispatched: number; deliveriesPending: number }
+export interface Backlogs {
+  approvalsPending: number;
+  eventsUndispatched: number;
+  deliveriesPending: number;
+}
 
 /** What a scrape reads from PostgreSQL: this process's pool, and the deployment's backlogs through it. */
 export interface ScrapeSource {
@@ -49,14 +70,22 @@ export interface ScrapeSource {
   backlogs(db: DatabasePool): Promise<Backlogs>;
 }
 
-const approvalsPending = new Gauge({ name: 'gateway_approvals_pending', help: 'Approvals waiting for a decision, deployment-wide', registers: [registry] });
+const approvalsPending = new Gauge({
+  name: 'gateway_approvals_pending',
+  help: 'Approvals waiting for a decision, deployment-wide',
+  registers: [registry],
+});
 const webhookBacklog = new Gauge({
-  name: 'gateway_webhook_backlog', help: 'Webhook work not yet done, deployment-wide: events not yet dispatched, and delivery attempts pending',
-  labelNames: ['stage'] as const, registers: [registry],
+  name: 'gateway_webhook_backlog',
+  help: 'Webhook work not yet done, deployment-wide: events not yet dispatched, and delivery attempts pending',
+  labelNames: ['stage'] as const,
+  registers: [registry],
 });
 const poolConnections = new Gauge({
-  name: 'gateway_db_pool_connections', help: 'PostgreSQL pool connections of this process, by state (active, idle, waiting clients)',
-  labelNames: ['state'] as const, registers: [registry],
+  name: 'gateway_db_pool_connections',
+  help: 'PostgreSQL pool connections of this process, by state (active, idle, waiting clients)',
+  labelNames: ['state'] as const,
+  registers: [registry],
 });
 
 let defaultsOn = false;
@@ -86,9 +115,14 @@ export async function scrape(source?: ScrapeSource): Promise<string> {
 export function countEvent(type: string, data: unknown): void {
   eventsCommitted.inc({ type });
   const fields = (data ?? {}) as { kind?: unknown; rail?: unknown };
-  if (type === 'ledger.entry_posted' && typeof fields.kind === 'string') ledgerPosts.inc({ kind: fields.kind });
+  if (type === 'ledger.entry_posted' && typeof fields.kind === 'string')
+    ledgerPosts.inc({ kind: fields.kind });
   // Consumer spends name their rail; wallet executes do not.
-  if (type.startsWith('payment.')) attempts.inc({ family: fields.rail ? 'consumer_spend' : 'wallet_execute', outcome: type.slice('payment.'.length) });
+  if (type.startsWith('payment.'))
+    attempts.inc({
+      family: fields.rail ? 'consumer_spend' : 'wallet_execute',
+      outcome: type.slice('payment.'.length),
+    });
 }
 
 /** Counts one recorded webhook delivery attempt and how long its receiver took. */

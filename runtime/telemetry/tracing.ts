@@ -6,7 +6,13 @@ import type { ClientInterceptors } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { ATTR } from './attributes';
 import { AsyncLocalContextManager } from './context-manager';
 import { traceFetch } from './fetch-tracing';
@@ -30,23 +36,33 @@ export function tracing(): Tracing | undefined {
  * an OTLP endpoint they are batched to it (the exporter reads the standard OTEL_EXPORTER_OTLP_* settings).
  * Without either, tracing stays off and nothing here costs anything.
  */
-export function startTracing(options: { serviceName: string; otlpEndpoint?: string; exporter?: SpanExporter }): Tracing | undefined {
+export function startTracing(options: {
+  serviceName: string;
+  otlpEndpoint?: string;
+  exporter?: SpanExporter;
+}): Tracing | undefined {
   // Returns only what this call started, so a caller never shuts down tracing another part of the process owns.
   if (active) return undefined;
   if (!options.exporter && !options.otlpEndpoint) return undefined;
   const resource = new Resource({ 'service.name': options.serviceName });
-  const processor = options.exporter ? new SimpleSpanProcessor(options.exporter) : new BatchSpanProcessor(new OTLPTraceExporter());
+  const processor = options.exporter
+    ? new SimpleSpanProcessor(options.exporter)
+    : new BatchSpanProcessor(new OTLPTraceExporter());
   const provider = new BasicTracerProvider({ resource });
   provider.addSpanProcessor(processor);
   // register() also installs the default propagator (W3C trace context), which carries the trace into Temporal headers.
   provider.register({ contextManager: new AsyncLocalContextManager() });
   const untraceFetch = traceFetch();
   active = {
-    processor, resource, tracer: provider.getTracer('gateway'),
+    processor,
+    resource,
+    tracer: provider.getTracer('gateway'),
     async shutdown() {
       untraceFetch();
       await provider.shutdown();
-      trace.disable(); context.disable(); propagation.disable();
+      trace.disable();
+      context.disable();
+      propagation.disable();
       active = undefined;
     },
   };

@@ -3,7 +3,11 @@
 // the sink the workflow sandbox exports its spans through. Only activities whose headers carry a trace
 // are traced, so an untraced workflow costs nothing.
 import { context, trace } from '@opentelemetry/api';
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, type OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  type OpenTelemetrySinks,
+} from '@temporalio/interceptors-opentelemetry';
 import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { withAttempt } from './attributes';
@@ -18,7 +22,9 @@ export const activityTracing: ActivityInterceptorsFactory = (ctx) => {
         const ids = idsOf(input.args[0]);
         return traced.execute(input, (inner) => {
           annotate(trace.getActiveSpan(), ids);
-          return ids.attemptId ? context.with(withAttempt(context.active(), ids.attemptId), () => next(inner)) : next(inner);
+          return ids.attemptId
+            ? context.with(withAttempt(context.active(), ids.attemptId), () => next(inner))
+            : next(inner);
         });
       },
     },

@@ -4,14 +4,28 @@
 // workflow goes straight through, touching nothing, so recorded histories replay unchanged.
 import { trace } from '@opentelemetry/api';
 import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import { OpenTelemetryInboundInterceptor, OpenTelemetryInternalsInterceptor, OpenTelemetryOutboundInterceptor } from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import {
+  OpenTelemetryInboundInterceptor,
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { WorkflowInterceptors } from '@temporalio/workflow';
 
 export const interceptors = (): WorkflowInterceptors => {
-  let otel: { inbound: OpenTelemetryInboundInterceptor; outbound: OpenTelemetryOutboundInterceptor; internals: OpenTelemetryInternalsInterceptor } | undefined;
+  let otel:
+    | {
+        inbound: OpenTelemetryInboundInterceptor;
+        outbound: OpenTelemetryOutboundInterceptor;
+        internals: OpenTelemetryInternalsInterceptor;
+      }
+    | undefined;
   const tracedBy = (headers: Record<string, unknown>) => {
     if (!(TRACE_HEADER in headers)) return undefined;
-    otel ??= { inbound: new OpenTelemetryInboundInterceptor(), outbound: new OpenTelemetryOutboundInterceptor(), internals: new OpenTelemetryInternalsInterceptor() };
+    otel ??= {
+      inbound: new OpenTelemetryInboundInterceptor(),
+      outbound: new OpenTelemetryOutboundInterceptor(),
+      internals: new OpenTelemetryInternalsInterceptor(),
+    };
     return otel;
   };
   const annotate = (arg: unknown) => {
@@ -21,31 +35,46 @@ export const interceptors = (): WorkflowInterceptors => {
     if (typeof ids.orgId === 'string') span?.setAttribute('gateway.org_id', ids.orgId);
   };
   return {
-    inbound: [{
-      execute: (input, next) => {
-        const on = tracedBy(input.headers);
-        return on ? on.inbound.execute(input, (inner) => { annotate(inner.args[0]); return next(inner); }) : next(input);
+    inbound: [
+      {
+        execute: (input, next) => {
+          const on = tracedBy(input.headers);
+          return on
+            ? on.inbound.execute(input, (inner) => {
+                annotate(inner.args[0]);
+                return next(inner);
+              })
+            : next(input);
+        },
+        handleSignal: (input, next) =>
+          tracedBy(input.headers)?.inbound.handleSignal(input, next) ?? next(input),
+        handleUpdate: (input, next) =>
+          tracedBy(input.headers)?.inbound.handleUpdate(input, next) ?? next(input),
+        validateUpdate: (input, next) => {
+          const on = tracedBy(input.headers);
+          if (on) on.inbound.validateUpdate(input, next);
+          else next(input);
+        },
       },
-      handleSignal: (input, next) => tracedBy(input.headers)?.inbound.handleSignal(input, next) ?? next(input),
-      handleUpdate: (input, next) => tracedBy(input.headers)?.inbound.handleUpdate(input, next) ?? next(input),
-      validateUpdate: (input, next) => {
-        const on = tracedBy(input.headers);
-        if (on) on.inbound.validateUpdate(input, next);
-        else next(input);
+    ],
+    outbound: [
+      {
+        scheduleActivity: (input, next) => (otel ? otel.outbound.scheduleActivity(input, next) : next(input)),
+        scheduleLocalActivity: (input, next) =>
+          otel ? otel.outbound.scheduleLocalActivity(input, next) : next(input),
+        startChildWorkflowExecution: (input, next) =>
+          otel ? otel.outbound.startChildWorkflowExecution(input, next) : next(input),
+        getLogAttributes: (input, next) => (otel ? otel.outbound.getLogAttributes(input, next) : next(input)),
       },
-    }],
-    outbound: [{
-      scheduleActivity: (input, next) => otel ? otel.outbound.scheduleActivity(input, next) : next(input),
-      scheduleLocalActivity: (input, next) => otel ? otel.outbound.scheduleLocalActivity(input, next) : next(input),
-      startChildWorkflowExecution: (input, next) => otel ? otel.outbound.startChildWorkflowExecution(input, next) : next(input),
-      getLogAttributes: (input, next) => otel ? otel.outbound.getLogAttributes(input, next) : next(input),
-    }],
-    internals: [{
-      // The SDK does not await dispose; the tracing interceptor's is asynchronous (it ends its spans).
-      dispose: (input, next) => {
-        if (otel) void otel.internals.dispose(input, next);
-        else next(input);
+    ],
+    internals: [
+      {
+        // The SDK does not await dispose; the tracing interceptor's is asynchronous (it ends its spans).
+        dispose: (input, next) => {
+          if (otel) void otel.internals.dispose(input, next);
+          else next(input);
+        },
       },
-    }],
+    ],
   };
 };

@@ -2,8 +2,16 @@
 import type { JsonSchema } from './json-schema';
 
 export const Timestamp: JsonSchema = { type: 'string', format: 'date-time' };
-export const BigintString: JsonSchema = { type: 'string', pattern: '^-?[0-9]+$', description: 'A bigint quantity as a decimal string.' };
-export const Metadata: JsonSchema = { type: 'object', additionalProperties: true, description: 'Free-form key-value data.' };
+export const BigintString: JsonSchema = {
+  type: 'string',
+  pattern: '^-?[0-9]+$',
+  description: 'A bigint quantity as a decimal string.',
+};
+export const Metadata: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  description: 'Free-form key-value data.',
+};
 
 export const ErrorEnvelope: JsonSchema = {
   type: 'object',
@@ -13,9 +21,16 @@ export const ErrorEnvelope: JsonSchema = {
       type: 'object',
       required: ['code', 'message'],
       properties: {
-        code: { type: 'string', description: 'Stable machine-readable code; branch on this, never on the message.' },
+        code: {
+          type: 'string',
+          description: 'Stable machine-readable code; branch on this, never on the message.',
+        },
         message: { type: 'string' },
-        details: { type: 'object', additionalProperties: true, description: 'Per-error details; validation errors list `issues`.' },
+        details: {
+          type: 'object',
+          additionalProperties: true,
+          description: 'Per-error details; validation errors list `issues`.',
+        },
       },
     },
     request_id: { type: 'string', description: 'Equals the X-Request-Id response header.' },
@@ -35,4 +50,3 @@ export const ForbiddenScope: JsonSchema = {
   properties: { error: { const: 'forbidden' }, message: { type: 'string' }, status: { const: 403 } },
   description: 'The key lacks the scope this operation requires (the message names it).',
 };
-

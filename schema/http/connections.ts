@@ -7,48 +7,114 @@ import { AUTH_TYPES } from '../../domain/providers/catalog';
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
 // Control characters (NUL above all, which PostgreSQL text refuses) have no place in a label.
-export const Label: JsonSchema = { type: 'string', minLength: 1, maxLength: 120, pattern: '^[^\\u0000-\\u001f\\u007f]+$' };
+export const Label: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 120,
+  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+};
 
 const Credentials: JsonSchema = {
-  type: 'object', maxProperties: 20,
+  type: 'object',
+  maxProperties: 20,
   additionalProperties: { type: 'string', maxLength: 16384 },
   propertyNames: { pattern: '^[a-z][a-z0-9_]{0,63}$' },
-  description: 'The credential fields the server\'s auth schema lists, by name. Stored sealed; never returned.',
+  description:
+    "The credential fields the server's auth schema lists, by name. Stored sealed; never returned.",
 };
 
 export const ConnectionCreate: JsonSchema = {
-  type: 'object', required: ['credentials'], additionalProperties: false,
+  type: 'object',
+  required: ['credentials'],
+  additionalProperties: false,
   properties: { label: Label, credentials: Credentials },
 };
-export interface ConnectionCreateBody { label?: string; credentials: Record<string, string> }
+export interface ConnectionCreateBody {
+  label?: string;
+  credentials: Record<string, string>;
+}
 
 export const ConnectionRotate: JsonSchema = {
-  type: 'object', required: ['credentials'], additionalProperties: false,
+  type: 'object',
+  required: ['credentials'],
+  additionalProperties: false,
   properties: { credentials: Credentials },
 };
-export interface ConnectionRotateBody { credentials: Record<string, string> }
+export interface ConnectionRotateBody {
+  credentials: Record<string, string>;
+}
 
 export const ConnectionListQuery: JsonSchema = {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: { provider: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,63}$' } },
 };
-export interface ConnectionListQueryValues { provider?: string }
+export interface ConnectionListQueryValues {
+  provider?: string;
+}
 
-export const ConnectionIdParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' } } };
+export const ConnectionIdParams: JsonSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' } },
+};
 
 export const Connection: JsonSchema = {
   type: 'object',
-  required: ['id', 'object', 'provider', 'auth_type', 'environment', 'label', 'status', 'status_reason', 'rail', 'credential_fields', 'settings', 'created_at', 'updated_at', 'rotated_at', 'last_verified_at'],
+  required: [
+    'id',
+    'object',
+    'provider',
+    'auth_type',
+    'environment',
+    'label',
+    'status',
+    'status_reason',
+    'rail',
+    'credential_fields',
+    'settings',
+    'created_at',
+    'updated_at',
+    'rotated_at',
+    'last_verified_at',
+  ],
   properties: {
-    id: { type: 'string', pattern: '^conn_' }, object: { const: 'connection' }, provider: { type: 'string' },
-    auth_type: Nullable({ enum: [...AUTH_TYPES] }), environment: Nullable({ enum: ['live', 'test'] }), label: Nullable({ type: 'string' }),
-    status: { enum: ['active', 'inactive', 'error'], description: '`error`: the provider refused the stored credential at the last verification.' },
-    status_reason: Nullable({ type: 'string' }), rail: Nullable({ type: 'string' }),
-    credential_fields: { type: 'array', items: { type: 'string' }, description: 'Names of the stored (sealed) fields; values are never returned.' },
-    settings: { type: 'object', additionalProperties: { type: 'string' }, description: 'Plain settings such as a receiving wallet address.' },
-    created_at: Timestamp, updated_at: Timestamp, rotated_at: Nullable(Timestamp), last_verified_at: Nullable(Timestamp),
+    id: { type: 'string', pattern: '^conn_' },
+    object: { const: 'connection' },
+    provider: { type: 'string' },
+    auth_type: Nullable({ enum: [...AUTH_TYPES] }),
+    environment: Nullable({ enum: ['live', 'test'] }),
+    label: Nullable({ type: 'string' }),
+    status: {
+      enum: ['active', 'inactive', 'error'],
+      description: '`error`: the provider refused the stored credential at the last verification.',
+    },
+    status_reason: Nullable({ type: 'string' }),
+    rail: Nullable({ type: 'string' }),
+    credential_fields: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Names of the stored (sealed) fields; values are never returned.',
+    },
+    settings: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Plain settings such as a receiving wallet address.',
+    },
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    rotated_at: Nullable(Timestamp),
+    last_verified_at: Nullable(Timestamp),
   },
 };
 
-export const ConnectionList: JsonSchema = { type: 'object', required: ['connections'], properties: { connections: { type: 'array', items: Connection } } };
-export const ConnectionDeleted: JsonSchema = { type: 'object', required: ['id', 'deleted'], properties: { id: { type: 'string' }, deleted: { const: true } } };
+export const ConnectionList: JsonSchema = {
+  type: 'object',
+  required: ['connections'],
+  properties: { connections: { type: 'array', items: Connection } },
+};
+export const ConnectionDeleted: JsonSchema = {
+  type: 'object',
+  required: ['id', 'deleted'],
+  properties: { id: { type: 'string' }, deleted: { const: true } },
+};

@@ -11,7 +11,12 @@ export const SUBMIT_RAILS = ['pix-consent', 'pix-partner'] as const;
 
 /** Caps stay well inside the integers JSON and JavaScript agree on, and inside bigint. */
 export const MAX_MINOR = 10_000_000_000_000;
-const Minor: JsonSchema = { type: 'integer', minimum: 1, maximum: MAX_MINOR, description: 'An amount in the currency\'s minor unit.' };
+const Minor: JsonSchema = {
+  type: 'integer',
+  minimum: 1,
+  maximum: MAX_MINOR,
+  description: "An amount in the currency's minor unit.",
+};
 const CurrencySchema: JsonSchema = { enum: [...CURRENCIES] };
 const AllowlistEntry: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
 
@@ -50,40 +55,91 @@ export const Intent: JsonSchema = {
   additionalProperties: false,
   required: ['purpose', 'cap_minor', 'per_tx_cap_minor', 'currency', 'mandate_ttl_seconds'],
   properties: {
-    purpose: { type: 'string', minLength: 1, maxLength: 200, description: 'What the mandate is for, shown to the consumer and signed.' },
+    purpose: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'What the mandate is for, shown to the consumer and signed.',
+    },
     cap_minor: { ...Minor, description: 'Total the mandate authorizes over its life.' },
     per_tx_cap_minor: { ...Minor, description: 'Largest single payment; at most `cap_minor`.' },
     currency: CurrencySchema,
-    mandate_ttl_seconds: { type: 'integer', minimum: 60, maximum: 31_536_000, description: 'Mandate lifetime, counted from the moment the consumer signs (1 minute to 365 days).' },
+    mandate_ttl_seconds: {
+      type: 'integer',
+      minimum: 60,
+      maximum: 31_536_000,
+      description: 'Mandate lifetime, counted from the moment the consumer signs (1 minute to 365 days).',
+    },
     merchant_allowlist: {
-      type: 'array', items: AllowlistEntry, minItems: 1, maxItems: 100, uniqueItems: true, default: ['*'],
+      type: 'array',
+      items: AllowlistEntry,
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      default: ['*'],
       description: 'Payees the mandate may pay; `*` is a wildcard bounded by caps, purpose and expiry.',
     },
-    merchant_pin_kind: { enum: [...MERCHANT_PIN_KINDS], description: 'How an allowlist entry is matched against a payee: exact string, domain, Pix key or tax id.' },
+    merchant_pin_kind: {
+      enum: [...MERCHANT_PIN_KINDS],
+      description:
+        'How an allowlist entry is matched against a payee: exact string, domain, Pix key or tax id.',
+    },
     withdrawal_allowlist: {
-      type: 'array', minItems: 1, maxItems: 100, uniqueItems: true,
-      items: { ...AllowlistEntry, pattern: '^[^*]+$', description: 'A cash-out destination; wildcards are refused.' },
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      items: {
+        ...AllowlistEntry,
+        pattern: '^[^*]+$',
+        description: 'A cash-out destination; wildcards are refused.',
+      },
       description: 'Absent means no cash-out.',
     },
     dda_allowlist: {
-      type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: DocumentNumber,
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      items: DocumentNumber,
       description: 'Documents whose boletos may be registered for DDA; absent means none. `*` is refused.',
     },
     periodic_cap: {
-      type: 'object', additionalProperties: false, required: ['window', 'cap_minor'],
+      type: 'object',
+      additionalProperties: false,
+      required: ['window', 'cap_minor'],
       properties: { window: { enum: [...PERIODIC_WINDOWS] }, cap_minor: Minor },
       description: 'A rolling cap per calendar window (UTC), at most `cap_minor`.',
     },
     slots: {
-      type: 'array', maxItems: 14,
-      description: 'Per-currency and per-rail sub-caps. A slot in the intent\'s own currency narrows it; a slot in another currency authorizes that currency.',
+      type: 'array',
+      maxItems: 14,
+      description:
+        "Per-currency and per-rail sub-caps. A slot in the intent's own currency narrows it; a slot in another currency authorizes that currency.",
       items: {
-        type: 'object', additionalProperties: false, required: ['currency', 'rail', 'cap_minor', 'per_tx_cap_minor'],
-        properties: { currency: CurrencySchema, rail: { enum: [...SUBMIT_RAILS] }, cap_minor: Minor, per_tx_cap_minor: Minor },
+        type: 'object',
+        additionalProperties: false,
+        required: ['currency', 'rail', 'cap_minor', 'per_tx_cap_minor'],
+        properties: {
+          currency: CurrencySchema,
+          rail: { enum: [...SUBMIT_RAILS] },
+          cap_minor: Minor,
+          per_tx_cap_minor: Minor,
+        },
       },
     },
-    display_name: { type: 'string', minLength: 1, maxLength: 120, description: 'Who asks, as the consent page shows it.' },
-    intent_note: { type: 'string', minLength: 1, maxLength: 500, description: 'A note to the consumer, shown on the consent page.' },
+    display_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 120,
+      description: 'Who asks, as the consent page shows it.',
+    },
+    intent_note: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: 'A note to the consumer, shown on the consent page.',
+    },
     shipping: Shipping,
   },
 };
@@ -99,7 +155,12 @@ export interface IntentInput {
   withdrawal_allowlist?: string[];
   dda_allowlist?: string[];
   periodic_cap?: { window: (typeof PERIODIC_WINDOWS)[number]; cap_minor: number };
-  slots?: Array<{ currency: Currency; rail: (typeof SUBMIT_RAILS)[number]; cap_minor: number; per_tx_cap_minor: number }>;
+  slots?: Array<{
+    currency: Currency;
+    rail: (typeof SUBMIT_RAILS)[number];
+    cap_minor: number;
+    per_tx_cap_minor: number;
+  }>;
   display_name?: string;
   intent_note?: string;
   shipping?: Record<string, unknown>;
@@ -110,15 +171,24 @@ export const ConsentCreate: JsonSchema = {
   additionalProperties: false,
   required: ['agent_id', 'intent'],
   properties: {
-    agent_id: { type: 'string', minLength: 1, maxLength: 128, description: 'The agent the mandate will authorize; signed into it.' },
+    agent_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      description: 'The agent the mandate will authorize; signed into it.',
+    },
     intent: Intent,
     callback_url: {
-      type: 'string', format: 'uri', maxLength: 2048,
+      type: 'string',
+      format: 'uri',
+      maxLength: 2048,
       // Any absolute URI (https, an app's own scheme, a URN) except the schemes that run script: the hosted
       // page turns this into a link on the gateway's own origin, so javascript:, vbscript: or data: would run
       // the partner's script beside the consumer's authorization. Schemes are case-insensitive, hence the classes.
-      pattern: '^(?![Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]:|[Vv][Bb][Ss][Cc][Rr][Ii][Pp][Tt]:|[Dd][Aa][Tt][Aa]:)[A-Za-z][A-Za-z0-9+.-]*:',
-      description: 'Any absolute URI except `javascript:`, `vbscript:` and `data:`; returned to the hosted page at submit (as its Continue link, with `mandate_id` added) so the partner receives the signed mandate.',
+      pattern:
+        '^(?![Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]:|[Vv][Bb][Ss][Cc][Rr][Ii][Pp][Tt]:|[Dd][Aa][Tt][Aa]:)[A-Za-z][A-Za-z0-9+.-]*:',
+      description:
+        'Any absolute URI except `javascript:`, `vbscript:` and `data:`; returned to the hosted page at submit (as its Continue link, with `mandate_id` added) so the partner receives the signed mandate.',
     },
     consumer_email_hint: { type: 'string', format: 'email', maxLength: 254 },
     surface: { enum: ['hosted', 'partner'], default: 'hosted' },
@@ -136,16 +206,36 @@ export const ConsentCreated: JsonSchema = {
   type: 'object',
   required: ['token', 'expires_at', 'surface', 'consent_url'],
   properties: {
-    token: { type: 'string', pattern: '^ctk_[0-9A-Za-z]{40}$', description: 'One-shot, valid 24 hours; the consumer\'s credential for the page and the submit.' },
+    token: {
+      type: 'string',
+      pattern: '^ctk_[0-9A-Za-z]{40}$',
+      description: "One-shot, valid 24 hours; the consumer's credential for the page and the submit.",
+    },
     expires_at: Timestamp,
     surface: { enum: ['hosted', 'partner'] },
-    consent_url: { type: 'string', format: 'uri', description: 'The hosted consent page. Append `?consumer_id=<id>` to bind the grant to an existing consumer.' },
+    consent_url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'The hosted consent page. Append `?consumer_id=<id>` to bind the grant to an existing consumer.',
+    },
   },
 };
 
 export const PendingConsent: JsonSchema = {
   type: 'object',
-  required: ['token', 'status', 'surface', 'agent_id', 'intent', 'consent_url', 'callback_url', 'consumer_email_hint', 'expires_at', 'created_at'],
+  required: [
+    'token',
+    'status',
+    'surface',
+    'agent_id',
+    'intent',
+    'consent_url',
+    'callback_url',
+    'consumer_email_hint',
+    'expires_at',
+    'created_at',
+  ],
   properties: {
     token: { type: 'string' },
     status: { const: 'pending' },
@@ -164,12 +254,21 @@ export const Attestation: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['method', 'asserted_at', 'reference', 'evidence'],
-  description: 'The partner\'s statement of how the consumer confirmed; signed into the mandate verbatim.',
+  description: "The partner's statement of how the consumer confirmed; signed into the mandate verbatim.",
   properties: {
     method: { enum: ['partner_session'] },
-    asserted_at: { type: 'integer', minimum: 0, maximum: 253402300799, description: 'Unix seconds when the consumer confirmed.' },
+    asserted_at: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 253402300799,
+      description: 'Unix seconds when the consumer confirmed.',
+    },
     reference: { type: 'string', minLength: 1, maxLength: 200 },
-    holder_document: { ...DocumentNumber, description: 'The partner account holder\'s CPF/CNPJ; recorded as the consumer\'s document when a contact is verified.' },
+    holder_document: {
+      ...DocumentNumber,
+      description:
+        "The partner account holder's CPF/CNPJ; recorded as the consumer's document when a contact is verified.",
+    },
     evidence: {
       type: 'object',
       additionalProperties: false,
@@ -182,8 +281,13 @@ export const Attestation: JsonSchema = {
         user_agent: { type: 'string', minLength: 1, maxLength: 512 },
         device_id_hash: { type: 'string', pattern: '^[0-9a-fA-F]{16,128}$' },
         geo: {
-          type: 'object', additionalProperties: false,
-          properties: { country: { type: 'string', pattern: '^[A-Z]{2}$' }, region: { type: 'string', maxLength: 100 }, city: { type: 'string', maxLength: 100 } },
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            country: { type: 'string', pattern: '^[A-Z]{2}$' },
+            region: { type: 'string', maxLength: 100 },
+            city: { type: 'string', maxLength: 100 },
+          },
         },
         contact: { type: 'string', minLength: 1, maxLength: 320 },
       },
@@ -191,16 +295,36 @@ export const Attestation: JsonSchema = {
   },
 };
 
-const ConsumerIdField: JsonSchema = { type: 'string', minLength: 1, maxLength: 64, description: 'Required on `partner`. On `hosted`, absent means a new consumer is created for this grant.' };
-const DisplayLabelField: JsonSchema = { type: 'string', minLength: 1, maxLength: 120, description: 'How the funding source is shown, e.g. "Nubank ••1234".' };
+const ConsumerIdField: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  description: 'Required on `partner`. On `hosted`, absent means a new consumer is created for this grant.',
+};
+const DisplayLabelField: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 120,
+  description: 'How the funding source is shown, e.g. "Nubank ••1234".',
+};
 
 export const ConsentSubmit: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
     consumer_id: ConsumerIdField,
-    rail: { enum: [...SUBMIT_RAILS], default: 'pix-consent', description: 'The funding source the grant creates.' },
-    provider_token: { type: 'string', minLength: 1, maxLength: 2048, description: 'The provider\'s token for the funding source; required for `pix-partner`. Stored encrypted, never returned.' },
+    rail: {
+      enum: [...SUBMIT_RAILS],
+      default: 'pix-consent',
+      description: 'The funding source the grant creates.',
+    },
+    provider_token: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        "The provider's token for the funding source; required for `pix-partner`. Stored encrypted, never returned.",
+    },
     display_label: DisplayLabelField,
     attestation: Attestation,
   },
@@ -238,15 +362,35 @@ export interface ConsentPageSubmitBody {
 
 export const SignedMandateDocument: JsonSchema = {
   type: 'object',
-  description: 'The canonical mandate: signed as its RFC 8785 form with HMAC-SHA256. Present it unchanged with `signature`.',
-  required: ['version', 'id', 'revision', 'nonce', 'scope', 'agent_id', 'consumer_id', 'funding_source_id', 'rail', 'purpose', 'currency',
-    'cap_minor', 'per_tx_cap_minor', 'merchant_allowlist', 'issued_at', 'expires_at'],
+  description:
+    'The canonical mandate: signed as its RFC 8785 form with HMAC-SHA256. Present it unchanged with `signature`.',
+  required: [
+    'version',
+    'id',
+    'revision',
+    'nonce',
+    'scope',
+    'agent_id',
+    'consumer_id',
+    'funding_source_id',
+    'rail',
+    'purpose',
+    'currency',
+    'cap_minor',
+    'per_tx_cap_minor',
+    'merchant_allowlist',
+    'issued_at',
+    'expires_at',
+  ],
   properties: {
     version: { const: 1 },
     id: { type: 'string' },
     revision: { type: 'integer' },
     nonce: { type: 'string', pattern: '^[0-9a-f]{32}$' },
-    scope: { type: 'string', description: '`<org_id>/<project_id>/<consumer_id>`: whose money, in which project.' },
+    scope: {
+      type: 'string',
+      description: '`<org_id>/<project_id>/<consumer_id>`: whose money, in which project.',
+    },
     agent_id: { type: 'string' },
     consumer_id: { type: 'string' },
     funding_source_id: { type: 'string' },
@@ -270,7 +414,17 @@ export const SignedMandateDocument: JsonSchema = {
 
 export const ConsentSubmitted: JsonSchema = {
   type: 'object',
-  required: ['mandate_id', 'consumer_id', 'funding_source_id', 'consent_record_id', 'mandate', 'signature', 'hmac_secret_version', 'expires_at', 'callback_url'],
+  required: [
+    'mandate_id',
+    'consumer_id',
+    'funding_source_id',
+    'consent_record_id',
+    'mandate',
+    'signature',
+    'hmac_secret_version',
+    'expires_at',
+    'callback_url',
+  ],
   properties: {
     mandate_id: { type: 'string' },
     consumer_id: { type: 'string' },
@@ -283,4 +437,3 @@ export const ConsentSubmitted: JsonSchema = {
     callback_url: { type: ['string', 'null'] },
   },
 };
-

@@ -7,17 +7,32 @@ const MetadataSchema: JsonSchema = {
   maxProperties: 50,
   propertyNames: { minLength: 1, maxLength: 40 },
   additionalProperties: true,
-  description: 'Free-form key-value data (up to 50 keys of 40 characters). On PATCH, keys merge and a key set to null is removed.',
+  description:
+    'Free-form key-value data (up to 50 keys of 40 characters). On PATCH, keys merge and a key set to null is removed.',
 };
 
 export const Consumer: JsonSchema = {
   type: 'object',
-  required: ['id', 'display_name', 'document', 'document_source', 'document_verified_at', 'person_type', 'tax_type', 'status', 'metadata', 'created_at'],
+  required: [
+    'id',
+    'display_name',
+    'document',
+    'document_source',
+    'document_verified_at',
+    'person_type',
+    'tax_type',
+    'status',
+    'metadata',
+    'created_at',
+  ],
   properties: {
     id: { type: 'string', pattern: '^cns_[0-9A-Za-z]{16}$' },
     display_name: { type: ['string', 'null'] },
     document: { type: ['string', 'null'], description: 'CPF or CNPJ, digits only, once verified.' },
-    document_source: { type: ['string', 'null'], description: 'Where the document came from, e.g. `partner_attestation`.' },
+    document_source: {
+      type: ['string', 'null'],
+      description: 'Where the document came from, e.g. `partner_attestation`.',
+    },
     document_verified_at: { anyOf: [Timestamp, { type: 'null' }] },
     person_type: { type: ['string', 'null'], enum: ['natural', 'legal', null] },
     tax_type: { type: ['string', 'null'], enum: ['PJ', 'MEI', 'ME', 'PF', null] },
@@ -79,10 +94,21 @@ export const ConsumerWallet: JsonSchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['currency', 'authorized_minor', 'spent_minor', 'available_minor', 'overspent', 'funding_source_ids', 'mandate_ids'],
+        required: [
+          'currency',
+          'authorized_minor',
+          'spent_minor',
+          'available_minor',
+          'overspent',
+          'funding_source_ids',
+          'mandate_ids',
+        ],
         properties: {
           currency: { type: 'string' },
-          authorized_minor: { type: 'integer', description: 'Caps of the consumer\'s active mandates in this currency.' },
+          authorized_minor: {
+            type: 'integer',
+            description: "Caps of the consumer's active mandates in this currency.",
+          },
           spent_minor: { type: 'integer', description: 'Spent under those mandates.' },
           available_minor: { type: 'integer', description: 'authorized − spent, never below zero.' },
           overspent: { type: 'boolean' },
@@ -96,8 +122,22 @@ export const ConsumerWallet: JsonSchema = {
 
 export const ConsentRecord: JsonSchema = {
   type: 'object',
-  required: ['id', 'consumer_id', 'kind', 'agent_id', 'funding_source_id', 'purpose', 'currency', 'cap_minor', 'per_tx_cap_minor', 'expires_at',
-    'hmac_secret_version', 'ip_address', 'metadata', 'signed_at'],
+  required: [
+    'id',
+    'consumer_id',
+    'kind',
+    'agent_id',
+    'funding_source_id',
+    'purpose',
+    'currency',
+    'cap_minor',
+    'per_tx_cap_minor',
+    'expires_at',
+    'hmac_secret_version',
+    'ip_address',
+    'metadata',
+    'signed_at',
+  ],
   properties: {
     id: { type: 'string', pattern: '^ccsnt_' },
     consumer_id: { type: 'string' },
@@ -112,7 +152,10 @@ export const ConsentRecord: JsonSchema = {
     expires_at: { anyOf: [Timestamp, { type: 'null' }] },
     hmac_secret_version: { type: 'integer' },
     ip_address: { type: ['string', 'null'] },
-    metadata: { type: 'object', description: 'Lifecycle rows carry `action`, `from`, `to` and an optional `reason`.' },
+    metadata: {
+      type: 'object',
+      description: 'Lifecycle rows carry `action`, `from`, `to` and an optional `reason`.',
+    },
     signed_at: Timestamp,
   },
 };

@@ -8,8 +8,18 @@ export const ContactVerificationStart: JsonSchema = {
   required: ['channel', 'target'],
   properties: {
     channel: { enum: ['email', 'phone'] },
-    target: { type: 'string', minLength: 1, maxLength: 320, description: 'An email address, or a phone number in E.164 form.' },
-    locale: { type: 'string', pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', default: 'pt-BR', description: 'Language of the message (BCP 47).' },
+    target: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 320,
+      description: 'An email address, or a phone number in E.164 form.',
+    },
+    locale: {
+      type: 'string',
+      pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+      default: 'pt-BR',
+      description: 'Language of the message (BCP 47).',
+    },
   },
 };
 export interface ContactVerificationStartBody {
@@ -23,8 +33,17 @@ export const ContactVerificationCheck: JsonSchema = {
   additionalProperties: false,
   required: ['code'],
   properties: {
-    code: { type: 'string', maxLength: 64, description: '4..8 digits; anything else is `invalid_code` and spends no attempt.' },
-    target: { type: 'string', minLength: 1, maxLength: 320, description: 'Required when the verification\'s provider is `prelude`.' },
+    code: {
+      type: 'string',
+      maxLength: 64,
+      description: '4..8 digits; anything else is `invalid_code` and spends no attempt.',
+    },
+    target: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 320,
+      description: "Required when the verification's provider is `prelude`.",
+    },
   },
 };
 export interface ContactVerificationCheckBody {

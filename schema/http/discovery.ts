@@ -4,69 +4,145 @@ import type { JsonSchema } from './json-schema';
 export const TOOL_SEARCH_CEILING = 5;
 
 export const ToolSearch: JsonSchema = {
-  type: 'object', required: ['intent'], additionalProperties: false,
+  type: 'object',
+  required: ['intent'],
+  additionalProperties: false,
   properties: {
-    intent: { type: 'string', minLength: 1, maxLength: 1000, description: 'What the agent wants to do, in its own words.' },
-    limit: { type: 'integer', minimum: 1, default: 3, description: `Hits wanted; a ceiling of ${TOOL_SEARCH_CEILING} applies (a larger value answers ${TOOL_SEARCH_CEILING}).` },
+    intent: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 1000,
+      description: 'What the agent wants to do, in its own words.',
+    },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      default: 3,
+      description: `Hits wanted; a ceiling of ${TOOL_SEARCH_CEILING} applies (a larger value answers ${TOOL_SEARCH_CEILING}).`,
+    },
   },
 };
-export interface ToolSearchBody { intent: string; limit: number }
+export interface ToolSearchBody {
+  intent: string;
+  limit: number;
+}
 
 export const ToolSearchResult: JsonSchema = {
-  type: 'object', required: ['intent', 'hits', 'elapsed_ms', 'source'],
+  type: 'object',
+  required: ['intent', 'hits', 'elapsed_ms', 'source'],
   properties: {
     intent: { type: 'string' },
     hits: {
       type: 'array',
       items: {
-        type: 'object', required: ['tool_name', 'confidence', 'rationale'],
-        properties: { tool_name: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 }, rationale: { type: 'string' } },
+        type: 'object',
+        required: ['tool_name', 'confidence', 'rationale'],
+        properties: {
+          tool_name: { type: 'string' },
+          confidence: { type: 'number', minimum: 0, maximum: 1 },
+          rationale: { type: 'string' },
+        },
       },
     },
     elapsed_ms: { type: 'integer' },
-    source: { enum: ['llm', 'fallback'], description: '`llm` when the configured classifier answered; `fallback` for the lexical ranking (no classifier, or it failed).' },
+    source: {
+      enum: ['llm', 'fallback'],
+      description:
+        '`llm` when the configured classifier answered; `fallback` for the lexical ranking (no classifier, or it failed).',
+    },
   },
 };
 
 export const StructuredIntent: JsonSchema = {
-  type: 'object', required: ['operation'], additionalProperties: false,
+  type: 'object',
+  required: ['operation'],
+  additionalProperties: false,
   properties: {
-    operation: { type: 'string', minLength: 1, maxLength: 64, description: '`pay`, `pay_bill` or `collect`.' },
+    operation: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: '`pay`, `pay_bill` or `collect`.',
+    },
     amount_minor: { type: 'string', pattern: '^[0-9]{1,18}$' },
     currency: { type: 'string', pattern: '^[A-Z]{3,5}$' },
     country: { type: 'string', pattern: '^[A-Z]{2}$' },
     urgency: { enum: ['low', 'normal', 'high'] },
-    recipient_kind: { type: 'string', minLength: 1, maxLength: 64, description: 'e.g. `person`, `business`, `pix_key`, `bank_account`, `wallet_address`, `bill`.' },
+    recipient_kind: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'e.g. `person`, `business`, `pix_key`, `bank_account`, `wallet_address`, `bill`.',
+    },
     metadata: { type: 'object' },
   },
 };
 
 export const MetaToolDiscover: JsonSchema = {
-  type: 'object', required: ['intent'], additionalProperties: false,
+  type: 'object',
+  required: ['intent'],
+  additionalProperties: false,
   properties: {
     intent: {
-      oneOf: [StructuredIntent, { type: 'string', minLength: 1, maxLength: 2000, description: 'A free-form description, turned into the structured intent by the configured extractor.' }],
+      oneOf: [
+        StructuredIntent,
+        {
+          type: 'string',
+          minLength: 1,
+          maxLength: 2000,
+          description:
+            'A free-form description, turned into the structured intent by the configured extractor.',
+        },
+      ],
     },
   },
 };
-export interface MetaToolDiscoverBody { intent: string | { operation: string; amount_minor?: string; currency?: string; country?: string; urgency?: 'low' | 'normal' | 'high'; recipient_kind?: string; metadata?: Record<string, unknown> } }
+export interface MetaToolDiscoverBody {
+  intent:
+    | string
+    | {
+        operation: string;
+        amount_minor?: string;
+        currency?: string;
+        country?: string;
+        urgency?: 'low' | 'normal' | 'high';
+        recipient_kind?: string;
+        metadata?: Record<string, unknown>;
+      };
+}
 
 const Reasons: JsonSchema = { type: 'array', items: { type: 'string' } };
 const NullableNumber: JsonSchema = { anyOf: [{ type: 'number' }, { type: 'null' }] };
 export const MetaToolDiscovery: JsonSchema = {
-  type: 'object', required: ['recommended', 'alternatives', 'resolved_intent'],
+  type: 'object',
+  required: ['recommended', 'alternatives', 'resolved_intent'],
   properties: {
     recommended: {
-      type: 'object', required: ['tool', 'rail', 'provider_id', 'args_template', 'reasons'],
-      properties: { tool: { type: 'string' }, rail: { type: 'string' }, provider_id: { type: 'string' }, args_template: { type: 'object' }, reasons: Reasons },
+      type: 'object',
+      required: ['tool', 'rail', 'provider_id', 'args_template', 'reasons'],
+      properties: {
+        tool: { type: 'string' },
+        rail: { type: 'string' },
+        provider_id: { type: 'string' },
+        args_template: { type: 'object' },
+        reasons: Reasons,
+      },
     },
     alternatives: {
-      type: 'array', description: 'Score-descending, the recommended route removed. Figures come from the project\'s recorded tool calls; null until a route has any.',
+      type: 'array',
+      description:
+        "Score-descending, the recommended route removed. Figures come from the project's recorded tool calls; null until a route has any.",
       items: {
-        type: 'object', required: ['tool', 'rail', 'provider_id', 'cost_minor', 'latency_p50_ms', 'success_rate', 'reasons'],
+        type: 'object',
+        required: ['tool', 'rail', 'provider_id', 'cost_minor', 'latency_p50_ms', 'success_rate', 'reasons'],
         properties: {
-          tool: { type: 'string' }, rail: { type: 'string' }, provider_id: { type: 'string' }, cost_minor: NullableNumber, latency_p50_ms: NullableNumber,
-          success_rate: NullableNumber, reasons: Reasons,
+          tool: { type: 'string' },
+          rail: { type: 'string' },
+          provider_id: { type: 'string' },
+          cost_minor: NullableNumber,
+          latency_p50_ms: NullableNumber,
+          success_rate: NullableNumber,
+          reasons: Reasons,
         },
       },
     },

@@ -5,7 +5,12 @@ import type { JsonSchema } from './json-schema';
 
 /** An enum of catalog types with one description per value (`x-enum-descriptions`, read by common generators). */
 export function eventTypeEnum(types: readonly EventType[], description: string): JsonSchema {
-  return { type: 'string', enum: [...types], 'x-enum-descriptions': types.map(describeEventType), description };
+  return {
+    type: 'string',
+    enum: [...types],
+    'x-enum-descriptions': types.map(describeEventType),
+    description,
+  };
 }
 
 export const Event: JsonSchema = {
@@ -38,8 +43,16 @@ export const EventTypeList: JsonSchema = {
           type: { type: 'string' },
           area: { type: 'string', description: 'The part of the gateway that writes it.' },
           description: { type: 'string' },
-          subscribable: { type: 'boolean', description: 'Whether a webhook endpoint may subscribe to it (the test-fire goes only to its own endpoint).' },
-          reserved: { type: 'boolean', description: 'Named by the interface and subscribable, but written by capabilities still being built.' },
+          subscribable: {
+            type: 'boolean',
+            description:
+              'Whether a webhook endpoint may subscribe to it (the test-fire goes only to its own endpoint).',
+          },
+          reserved: {
+            type: 'boolean',
+            description:
+              'Named by the interface and subscribable, but written by capabilities still being built.',
+          },
         },
       },
     },
@@ -51,7 +64,11 @@ export const EventListQuery: JsonSchema = {
   additionalProperties: false,
   properties: {
     type: { type: 'string', minLength: 1, maxLength: 128 },
-    before: { type: 'string', pattern: '^evt_[0-9a-z]{26}$', description: 'Cursor: the `next_before` of the previous page.' },
+    before: {
+      type: 'string',
+      pattern: '^evt_[0-9a-z]{26}$',
+      description: 'Cursor: the `next_before` of the previous page.',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
   },
 };
@@ -64,13 +81,23 @@ export interface EventListQueryValues {
 export const EventList: JsonSchema = {
   type: 'object',
   required: ['events', 'next_before'],
-  properties: { events: { type: 'array', items: Event, description: 'Newest first.' }, next_before: { type: ['string', 'null'] } },
+  properties: {
+    events: { type: 'array', items: Event, description: 'Newest first.' },
+    next_before: { type: ['string', 'null'] },
+  },
 };
 
 export const ReplayQuery: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { trigger_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Replay to this endpoint only; without it, to every active subscriber.' } },
+  properties: {
+    trigger_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'Replay to this endpoint only; without it, to every active subscriber.',
+    },
+  },
 };
 
 export const Replay: JsonSchema = {
@@ -78,7 +105,10 @@ export const Replay: JsonSchema = {
   required: ['event_id', 'dispatched', 'trigger_id'],
   properties: {
     event_id: { type: 'string' },
-    dispatched: { type: 'integer', description: 'Delivery chains started; the answer comes before any receiver does.' },
+    dispatched: {
+      type: 'integer',
+      description: 'Delivery chains started; the answer comes before any receiver does.',
+    },
     trigger_id: { type: ['string', 'null'] },
   },
 };
@@ -94,8 +124,18 @@ export const webhookDocuments: Record<string, JsonSchema> = {
         'after which the delivery is dead. 429 and 503 with Retry-After slow the next attempt.',
       parameters: [
         { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' } },
-        { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } },
-        { name: 'webhook-signature', in: 'header', required: false, schema: { type: 'string', pattern: '^v1,' } },
+        {
+          name: 'webhook-timestamp',
+          in: 'header',
+          required: true,
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+        },
+        {
+          name: 'webhook-signature',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', pattern: '^v1,' },
+        },
       ],
       requestBody: { required: true, content: { 'application/json': { schema: Event } } },
       responses: { '200': { description: 'Any 2xx marks the delivery delivered.' } },

@@ -18,7 +18,11 @@ export const Whoami: JsonSchema = {
     },
     organization: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
     project: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-    user: { type: 'object', properties: { email: { type: 'string' }, name: { type: ['string', 'null'] } }, description: 'Display only.' },
+    user: {
+      type: 'object',
+      properties: { email: { type: 'string' }, name: { type: ['string', 'null'] } },
+      description: 'Display only.',
+    },
   },
 };
 
@@ -26,7 +30,10 @@ export const OrganizationCreate: JsonSchema = {
   type: 'object',
   required: ['name'],
   additionalProperties: false,
-  properties: { name: { type: 'string', minLength: 1, maxLength: 200 }, environment: { enum: ['live', 'test'], default: 'test' } },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    environment: { enum: ['live', 'test'], default: 'test' },
+  },
 };
 export interface OrganizationCreateBody {
   name: string;
@@ -38,7 +45,12 @@ export const ApiKeyCreate: JsonSchema = {
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128 },
-    scopes: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 32, description: 'Omit for an unrestricted (`*`) key.' },
+    scopes: {
+      type: 'array',
+      items: { type: 'string', minLength: 1 },
+      maxItems: 32,
+      description: 'Omit for an unrestricted (`*`) key.',
+    },
   },
 };
 export interface ApiKeyCreateBody {

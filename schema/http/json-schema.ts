@@ -12,7 +12,18 @@ export interface JsonSchema {
  */
 export const SAFE_INTEGER_MAX = Number.MAX_SAFE_INTEGER;
 
-const ONE_SCHEMA = ['additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames'];
+const ONE_SCHEMA = [
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'items',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
 
@@ -30,16 +41,24 @@ function allowsNumber(schema: JsonSchema): boolean {
 function bound(schema: JsonSchema): JsonSchema {
   const copy: JsonSchema = { ...schema };
   if (allowsNumber(schema)) {
-    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) copy.maximum = SAFE_INTEGER_MAX;
-    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) copy.minimum = -SAFE_INTEGER_MAX;
+    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined)
+      copy.maximum = SAFE_INTEGER_MAX;
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined)
+      copy.minimum = -SAFE_INTEGER_MAX;
   }
   for (const key of ONE_SCHEMA) if (isSchema(schema[key])) copy[key] = bound(schema[key] as JsonSchema);
   for (const key of SCHEMA_LISTS) {
-    if (Array.isArray(schema[key])) copy[key] = (schema[key] as unknown[]).map((inner) => (isSchema(inner) ? bound(inner) : inner));
+    if (Array.isArray(schema[key]))
+      copy[key] = (schema[key] as unknown[]).map((inner) => (isSchema(inner) ? bound(inner) : inner));
   }
   for (const key of SCHEMA_MAPS) {
     if (!isSchema(schema[key])) continue;
-    copy[key] = Object.fromEntries(Object.entries(schema[key] as JsonSchema).map(([name, inner]) => [name, isSchema(inner) ? bound(inner) : inner]));
+    copy[key] = Object.fromEntries(
+      Object.entries(schema[key] as JsonSchema).map(([name, inner]) => [
+        name,
+        isSchema(inner) ? bound(inner) : inner,
+      ]),
+    );
   }
   return copy;
 }

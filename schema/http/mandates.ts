@@ -6,8 +6,26 @@ import { ConsentRecord } from './consumers';
 
 export const Mandate: JsonSchema = {
   type: 'object',
-  required: ['id', 'status', 'consumer_id', 'agent_id', 'funding_source_id', 'revision', 'purpose', 'currency', 'cap_minor', 'per_tx_cap_minor',
-    'signed_at', 'expires_at', 'amended_at', 'revoked_at', 'expired_at', 'hmac_secret_version', 'mandate', 'signature'],
+  required: [
+    'id',
+    'status',
+    'consumer_id',
+    'agent_id',
+    'funding_source_id',
+    'revision',
+    'purpose',
+    'currency',
+    'cap_minor',
+    'per_tx_cap_minor',
+    'signed_at',
+    'expires_at',
+    'amended_at',
+    'revoked_at',
+    'expired_at',
+    'hmac_secret_version',
+    'mandate',
+    'signature',
+  ],
   properties: {
     id: { type: 'string', pattern: '^mnd_' },
     status: { enum: ['active', 'revoked', 'expired'] },
@@ -31,7 +49,9 @@ export const Mandate: JsonSchema = {
 };
 
 export const MandateList: JsonSchema = {
-  type: 'object', required: ['mandates'], properties: { mandates: { type: 'array', items: Mandate } },
+  type: 'object',
+  required: ['mandates'],
+  properties: { mandates: { type: 'array', items: Mandate } },
 };
 
 export const MandateTransitionResult: JsonSchema = {
@@ -55,14 +75,32 @@ export const MandateAmend: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  description: 'Narrows a mandate and re-signs it (new revision and nonce). Anything wider is refused with `invalid_transition`.',
+  description:
+    'Narrows a mandate and re-signs it (new revision and nonce). Anything wider is refused with `invalid_transition`.',
   properties: {
     cap_minor: { type: 'integer', minimum: 1, maximum: MAX_MINOR },
     per_tx_cap_minor: { type: 'integer', minimum: 1, maximum: MAX_MINOR },
     expires_at: { ...Timestamp, description: 'Earlier than the current expiry, and in the future.' },
-    merchant_allowlist: { type: 'array', items: AllowlistEntry, minItems: 1, maxItems: 100, uniqueItems: true },
-    withdrawal_allowlist: { type: 'array', items: { ...AllowlistEntry, pattern: '^[^*]+$' }, maxItems: 100, uniqueItems: true, description: 'An empty list removes cash-out.' },
-    dda_allowlist: { type: 'array', items: { type: 'string', pattern: '^([0-9]{11}|[0-9]{14})$' }, maxItems: 100, uniqueItems: true },
+    merchant_allowlist: {
+      type: 'array',
+      items: AllowlistEntry,
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+    },
+    withdrawal_allowlist: {
+      type: 'array',
+      items: { ...AllowlistEntry, pattern: '^[^*]+$' },
+      maxItems: 100,
+      uniqueItems: true,
+      description: 'An empty list removes cash-out.',
+    },
+    dda_allowlist: {
+      type: 'array',
+      items: { type: 'string', pattern: '^([0-9]{11}|[0-9]{14})$' },
+      maxItems: 100,
+      uniqueItems: true,
+    },
     reason: { type: 'string', minLength: 1, maxLength: 500 },
   },
 };
@@ -81,7 +119,10 @@ export const MandateVerify: JsonSchema = {
   additionalProperties: false,
   required: ['mandate', 'signature'],
   properties: {
-    mandate: { oneOf: [{ type: 'object' }, { type: 'string', minLength: 2, maxLength: 65536 }], description: 'The mandate as issued (object or its canonical text).' },
+    mandate: {
+      oneOf: [{ type: 'object' }, { type: 'string', minLength: 2, maxLength: 65536 }],
+      description: 'The mandate as issued (object or its canonical text).',
+    },
     signature: { type: 'string', minLength: 1, maxLength: 128 },
     agent_id: { type: 'string', minLength: 1, maxLength: 128 },
   },
@@ -94,7 +135,18 @@ export interface MandateVerifyBody {
 
 export const MandateVerified: JsonSchema = {
   type: 'object',
-  required: ['valid', 'mandate_id', 'status', 'revision', 'currency', 'cap_minor', 'per_tx_cap_minor', 'spent_minor', 'available_minor', 'expires_at'],
+  required: [
+    'valid',
+    'mandate_id',
+    'status',
+    'revision',
+    'currency',
+    'cap_minor',
+    'per_tx_cap_minor',
+    'spent_minor',
+    'available_minor',
+    'expires_at',
+  ],
   properties: {
     valid: { const: true },
     mandate_id: { type: 'string' },
@@ -113,5 +165,7 @@ export const MandateVerified: JsonSchema = {
 };
 
 export const SecretRotated: JsonSchema = {
-  type: 'object', required: ['version', 'created_at'], properties: { version: { type: 'integer' }, created_at: Timestamp },
+  type: 'object',
+  required: ['version', 'created_at'],
+  properties: { version: { type: 'integer' }, created_at: Timestamp },
 };

@@ -4,7 +4,11 @@
 import { GRANTABLE_SCOPES } from '../../domain/oauth/scope';
 import type { JsonSchema } from './json-schema';
 
-const text = (maxLength: number, description: string): JsonSchema => ({ type: 'string', maxLength, description });
+const text = (maxLength: number, description: string): JsonSchema => ({
+  type: 'string',
+  maxLength,
+  description,
+});
 const scopeDescription = `Space-separated scope names among: ${GRANTABLE_SCOPES.join(', ')}. Omitted: everything the pasted key holds. Asking for more than the key holds is refused.`;
 
 export const OAuthErrorBody: JsonSchema = {
@@ -19,13 +23,24 @@ export const ClientRegistration: JsonSchema = {
   required: ['redirect_uris'],
   properties: {
     redirect_uris: {
-      type: 'array', minItems: 1, maxItems: 10, items: { type: 'string', minLength: 1, maxLength: 2000 },
-      description: 'Absolute https URLs; http only for loopback hosts (localhost, 127.0.0.0/8, [::1]); no fragment. Authorization requests must repeat one exactly.',
+      type: 'array',
+      minItems: 1,
+      maxItems: 10,
+      items: { type: 'string', minLength: 1, maxLength: 2000 },
+      description:
+        'Absolute https URLs; http only for loopback hosts (localhost, 127.0.0.0/8, [::1]); no fragment. Authorization requests must repeat one exactly.',
     },
     client_name: { type: 'string', description: 'Shown on the consent page; cut to 256 characters.' },
-    grant_types: { type: 'array', items: { enum: ['authorization_code', 'refresh_token'] }, description: 'Every client gets both.' },
+    grant_types: {
+      type: 'array',
+      items: { enum: ['authorization_code', 'refresh_token'] },
+      description: 'Every client gets both.',
+    },
     response_types: { type: 'array', items: { enum: ['code'] } },
-    token_endpoint_auth_method: { type: 'string', description: 'Clients are public: answered as `none` whatever is asked.' },
+    token_endpoint_auth_method: {
+      type: 'string',
+      description: 'Clients are public: answered as `none` whatever is asked.',
+    },
   },
 };
 export interface ClientRegistrationBody {
@@ -38,7 +53,14 @@ export interface ClientRegistrationBody {
 
 export const RegisteredClient: JsonSchema = {
   type: 'object',
-  required: ['client_id', 'client_name', 'grant_types', 'redirect_uris', 'response_types', 'token_endpoint_auth_method'],
+  required: [
+    'client_id',
+    'client_name',
+    'grant_types',
+    'redirect_uris',
+    'response_types',
+    'token_endpoint_auth_method',
+  ],
   properties: {
     client_id: { type: 'string', description: '`ocl_` plus 24 characters; public, not a secret.' },
     client_id_issued_at: { type: 'integer', description: 'Unix seconds.' },
@@ -52,16 +74,26 @@ export const RegisteredClient: JsonSchema = {
 
 const authorizationProperties: Record<string, JsonSchema> = {
   client_id: text(64, 'The registered client id.'),
-  redirect_uri: text(2000, 'One of the client\'s registered redirect URIs, exactly.'),
+  redirect_uri: text(2000, "One of the client's registered redirect URIs, exactly."),
   response_type: text(32, 'Must be `code`.'),
   code_challenge: text(128, 'PKCE: BASE64URL(SHA-256(code_verifier)), 43 characters.'),
   code_challenge_method: text(16, 'Must be `S256`.'),
   scope: text(1000, scopeDescription),
   state: text(2048, 'Opaque value returned unchanged with the code.'),
 };
-const authorizationRequired = ['client_id', 'code_challenge', 'code_challenge_method', 'redirect_uri', 'response_type'];
+const authorizationRequired = [
+  'client_id',
+  'code_challenge',
+  'code_challenge_method',
+  'redirect_uri',
+  'response_type',
+];
 
-export const AuthorizeQuery: JsonSchema = { type: 'object', required: authorizationRequired, properties: authorizationProperties };
+export const AuthorizeQuery: JsonSchema = {
+  type: 'object',
+  required: authorizationRequired,
+  properties: authorizationProperties,
+};
 export interface AuthorizeQueryValues {
   client_id: string;
   redirect_uri: string;
@@ -77,8 +109,15 @@ export const AuthorizeForm: JsonSchema = {
   required: authorizationRequired,
   properties: {
     ...authorizationProperties,
-    api_key: text(200, 'An API key of the project to connect, pasted by the person approving; exchanged for the code. Required to approve.'),
-    decision: { enum: ['approve', 'deny'], default: 'approve', description: '`deny` sends the person back with `error=access_denied`.' },
+    api_key: text(
+      200,
+      'An API key of the project to connect, pasted by the person approving; exchanged for the code. Required to approve.',
+    ),
+    decision: {
+      enum: ['approve', 'deny'],
+      default: 'approve',
+      description: '`deny` sends the person back with `error=access_denied`.',
+    },
   },
 };
 export interface AuthorizeFormValues extends AuthorizeQueryValues {
@@ -90,11 +129,17 @@ export const TokenRequestBody: JsonSchema = {
   type: 'object',
   required: ['grant_type'],
   properties: {
-    grant_type: text(64, '`authorization_code` or `refresh_token`; anything else is `unsupported_grant_type`.'),
+    grant_type: text(
+      64,
+      '`authorization_code` or `refresh_token`; anything else is `unsupported_grant_type`.',
+    ),
     code: text(200, 'authorization_code: the code from the redirect (single use, valid 60 seconds).'),
     code_verifier: text(128, 'authorization_code: the PKCE verifier (43 to 128 characters).'),
     redirect_uri: text(2000, 'authorization_code: the redirect URI the code was issued for.'),
-    client_id: text(64, 'The client id; required with authorization_code, checked when sent with refresh_token.'),
+    client_id: text(
+      64,
+      'The client id; required with authorization_code, checked when sent with refresh_token.',
+    ),
     refresh_token: text(200, 'refresh_token: the latest refresh token (each one works once).'),
     scope: text(1000, 'refresh_token: optionally a narrower scope for the new access token.'),
   },
@@ -107,7 +152,11 @@ export const TokenResponseBody: JsonSchema = {
     access_token: { type: 'string', description: '`cso_at_…`, valid `expires_in` seconds (one hour).' },
     token_type: { const: 'Bearer' },
     expires_in: { type: 'integer' },
-    refresh_token: { type: 'string', description: '`cso_rt_…`, single use, valid 30 days; presenting a used one revokes every token of the grant.' },
+    refresh_token: {
+      type: 'string',
+      description:
+        '`cso_rt_…`, single use, valid 30 days; presenting a used one revokes every token of the grant.',
+    },
     scope: { type: 'string' },
   },
 };

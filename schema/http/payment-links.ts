@@ -5,11 +5,17 @@ import { Metadata, Timestamp } from './common';
 import type { JsonSchema } from './json-schema';
 
 const Slug: JsonSchema = {
-  type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{2,63}$',
-  description: 'Lowercase letters, digits, `_` and `-`, 3..64 characters, unique across every account (the pay URL carries no tenant).',
+  type: 'string',
+  pattern: '^[a-z0-9][a-z0-9_-]{2,63}$',
+  description:
+    'Lowercase letters, digits, `_` and `-`, 3..64 characters, unique across every account (the pay URL carries no tenant).',
 };
 // A decimal amount: no sign, no exponent; the rail bounds the decimals (USDC 6, BRL 2).
-const Amount: JsonSchema = { type: 'string', pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$', description: 'Decimal amount, greater than zero.' };
+const Amount: JsonSchema = {
+  type: 'string',
+  pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$',
+  description: 'Decimal amount, greater than zero.',
+};
 
 const X402Accept: JsonSchema = {
   type: 'object',
@@ -25,7 +31,12 @@ const X402Accept: JsonSchema = {
       additionalProperties: false,
       properties: {
         kind: { enum: ['provisioned', 'byo'] },
-        consumer_id: { type: 'string', minLength: 1, maxLength: 128, description: '`provisioned`: the consumer whose provisioned wallet receives the USDC.' },
+        consumer_id: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          description: '`provisioned`: the consumer whose provisioned wallet receives the USDC.',
+        },
         address: { type: 'string', maxLength: 128, description: '`byo`: a 0x EVM address.' },
       },
     },
@@ -44,20 +55,36 @@ const PixAccept: JsonSchema = {
       type: 'object',
       additionalProperties: false,
       properties: {
-        key: { type: 'string', maxLength: 77, description: 'A DICT key: CPF, CNPJ, email, +55 phone or EVP.' },
-        partner_account: { type: 'string', maxLength: 128, description: 'The partner account that receives the Pix.' },
+        key: {
+          type: 'string',
+          maxLength: 77,
+          description: 'A DICT key: CPF, CNPJ, email, +55 phone or EVP.',
+        },
+        partner_account: {
+          type: 'string',
+          maxLength: 128,
+          description: 'The partner account that receives the Pix.',
+        },
       },
     },
   },
 };
 
 export type AcceptInput =
-  | { rail: 'x402'; amount: string; currency: 'USDC'; pay_to: { kind: 'provisioned' | 'byo'; consumer_id?: string; address?: string } }
+  | {
+      rail: 'x402';
+      amount: string;
+      currency: 'USDC';
+      pay_to: { kind: 'provisioned' | 'byo'; consumer_id?: string; address?: string };
+    }
   | { rail: 'pix'; amount: string; currency: 'BRL'; pix: { key?: string; partner_account?: string } };
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 // What PostgreSQL's timestamptz can hold: years 0001-9999 and real UTC offsets (-12:00..+14:00).
-const LinkTimestamp: JsonSchema = { ...Timestamp, pattern: '^(?!0000)[0-9]{4}-.*([Zz]|[+-](0[0-9]|1[0-4]):[0-5][0-9])$' };
+const LinkTimestamp: JsonSchema = {
+  ...Timestamp,
+  pattern: '^(?!0000)[0-9]{4}-.*([Zz]|[+-](0[0-9]|1[0-4]):[0-5][0-9])$',
+};
 const RedirectUrl: JsonSchema = { type: 'string', format: 'uri', maxLength: 2048 };
 
 export const PaymentLinkCreate: JsonSchema = {
@@ -65,7 +92,13 @@ export const PaymentLinkCreate: JsonSchema = {
   required: ['accepts', 'title'],
   additionalProperties: false,
   properties: {
-    accepts: { type: 'array', minItems: 1, maxItems: 8, items: { oneOf: [X402Accept, PixAccept] }, description: 'At least one Accept; each rail at most once.' },
+    accepts: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 8,
+      items: { oneOf: [X402Accept, PixAccept] },
+      description: 'At least one Accept; each rail at most once.',
+    },
     title: { type: 'string', minLength: 1, maxLength: 200 },
     description: Nullable({ type: 'string', maxLength: 2000 }),
     slug: Slug,
@@ -96,7 +129,10 @@ export const PaymentLinkUpdate: JsonSchema = {
   properties: {
     title: { type: 'string', minLength: 1, maxLength: 200 },
     description: Nullable({ type: 'string', maxLength: 2000 }),
-    active: { type: 'boolean', description: '`false` pauses the link (it cannot be paid); `true` resumes it.' },
+    active: {
+      type: 'boolean',
+      description: '`false` pauses the link (it cannot be paid); `true` resumes it.',
+    },
     expires_at: Nullable(LinkTimestamp),
     redirect_url: Nullable(RedirectUrl),
   },
@@ -115,7 +151,11 @@ const AcceptView: JsonSchema = {
   properties: {
     rail: { enum: ['x402', 'pix'] },
     currency: { enum: ['USDC', 'BRL'] },
-    amount_atomic: { type: 'string', pattern: '^[0-9]+$', description: 'The amount in the currency\'s smallest unit (USDC 10^-6, BRL centavos).' },
+    amount_atomic: {
+      type: 'string',
+      pattern: '^[0-9]+$',
+      description: "The amount in the currency's smallest unit (USDC 10^-6, BRL centavos).",
+    },
     pay_to: { type: 'string' },
     pay_to_kind: { enum: ['byo', 'provisioned'] },
   },
@@ -123,7 +163,24 @@ const AcceptView: JsonSchema = {
 
 export const PaymentLink: JsonSchema = {
   type: 'object',
-  required: ['id', 'project_id', 'slug', 'title', 'description', 'pay_url', 'accepts', 'environment', 'one_time', 'status', 'use_count', 'max_uses', 'expires_at', 'redirect_url', 'active', 'created_at'],
+  required: [
+    'id',
+    'project_id',
+    'slug',
+    'title',
+    'description',
+    'pay_url',
+    'accepts',
+    'environment',
+    'one_time',
+    'status',
+    'use_count',
+    'max_uses',
+    'expires_at',
+    'redirect_url',
+    'active',
+    'created_at',
+  ],
   properties: {
     id: { type: 'string', pattern: '^pl_' },
     project_id: { type: 'string' },

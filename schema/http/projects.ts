@@ -31,12 +31,19 @@ const settingProperties: Record<string, JsonSchema> = Object.fromEntries(
 );
 
 /** Settings as documented; values are checked key by key so a refusal names the key in details.key. */
-export const ProjectSettings: JsonSchema = { type: 'object', properties: settingProperties, additionalProperties: true };
+export const ProjectSettings: JsonSchema = {
+  type: 'object',
+  properties: settingProperties,
+  additionalProperties: true,
+};
 
 export const ProjectSettingsPatch: JsonSchema = {
   type: 'object',
-  description: 'Keys to change; `null` returns a key to its default. Unknown keys are refused with details.key.',
-  properties: Object.fromEntries(Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }])),
+  description:
+    'Keys to change; `null` returns a key to its default. Unknown keys are refused with details.key.',
+  properties: Object.fromEntries(
+    Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }]),
+  ),
   additionalProperties: true,
   minProperties: 1,
   'x-error-key': true,
@@ -48,8 +55,13 @@ export const ProjectCreate: JsonSchema = {
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128 },
-    slug: { type: 'string', minLength: 1, maxLength: 64, description: 'Lowercase letters, digits, `_` and `-`; `default` is reserved.' },
-    environment: { enum: ['live', 'test'], description: 'Defaults to the calling key\'s environment.' },
+    slug: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'Lowercase letters, digits, `_` and `-`; `default` is reserved.',
+    },
+    environment: { enum: ['live', 'test'], description: "Defaults to the calling key's environment." },
     settings: { type: 'object', additionalProperties: true },
   },
 };
@@ -67,7 +79,10 @@ export const ProjectUpdate: JsonSchema = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128 },
     slug: { type: 'string', minLength: 1, maxLength: 64 },
-    is_default: { type: 'boolean', description: 'Only `true` has an effect: the previous default is demoted in the same transaction.' },
+    is_default: {
+      type: 'boolean',
+      description: 'Only `true` has an effect: the previous default is demoted in the same transaction.',
+    },
   },
 };
 export interface ProjectUpdateBody {
@@ -108,7 +123,11 @@ export const SettingsView: JsonSchema = {
   properties: {
     project_id: { type: 'string' },
     settings: ProjectSettings,
-    overrides: { type: 'object', additionalProperties: true, description: 'Only the keys set on this project.' },
+    overrides: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'Only the keys set on this project.',
+    },
   },
 };
 
@@ -124,7 +143,10 @@ export const SettingsHistory: JsonSchema = {
         properties: {
           id: { type: 'string' },
           changed_by: { type: 'string', description: '`key:<id>`, `oauth:<id>`, `user:<id>` or `service`.' },
-          changes: { type: 'object', additionalProperties: { type: 'object', properties: { from: {}, to: {} } } },
+          changes: {
+            type: 'object',
+            additionalProperties: { type: 'object', properties: { from: {}, to: {} } },
+          },
           changed_at: Timestamp,
         },
       },

@@ -4,38 +4,82 @@ import { AUTH_TYPES } from '../../domain/providers/catalog';
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 const Url: JsonSchema = { type: 'string', format: 'uri' };
-export const ProviderSlug: JsonSchema = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,63}$', description: 'The catalog slug (also the server id).' };
+export const ProviderSlug: JsonSchema = {
+  type: 'string',
+  pattern: '^[a-z0-9][a-z0-9-]{1,63}$',
+  description: 'The catalog slug (also the server id).',
+};
 
 export const CatalogRow: JsonSchema = {
   type: 'object',
   required: [
-    'id', 'name', 'pkg', 'category', 'country', 'auth_type', 'tools_count', 'status', 'description', 'sandbox_available', 'sandbox_url',
-    'provider_docs_url', 'provider_homepage', 'provider_logo_url', 'provider_logo_fallback_url', 'subaccount_provisionable',
-    'engine_provisionable', 'engine_status',
+    'id',
+    'name',
+    'pkg',
+    'category',
+    'country',
+    'auth_type',
+    'tools_count',
+    'status',
+    'description',
+    'sandbox_available',
+    'sandbox_url',
+    'provider_docs_url',
+    'provider_homepage',
+    'provider_logo_url',
+    'provider_logo_fallback_url',
+    'subaccount_provisionable',
+    'engine_provisionable',
+    'engine_status',
   ],
   properties: {
-    id: ProviderSlug, name: { type: 'string' }, pkg: { type: 'string' }, category: { type: 'string' }, country: { type: 'string' },
-    auth_type: { enum: [...AUTH_TYPES] }, tools_count: { type: 'integer', minimum: 0 }, status: { type: 'string' }, description: Nullable({ type: 'string' }),
-    sandbox_available: { type: 'boolean' }, sandbox_url: Nullable(Url), provider_docs_url: Url, provider_homepage: Url, provider_logo_url: Url,
-    provider_logo_fallback_url: Url, subaccount_provisionable: { type: 'boolean' },
-    engine_provisionable: { type: 'boolean', description: 'Has a provisioning descriptor and is not quarantined.' },
+    id: ProviderSlug,
+    name: { type: 'string' },
+    pkg: { type: 'string' },
+    category: { type: 'string' },
+    country: { type: 'string' },
+    auth_type: { enum: [...AUTH_TYPES] },
+    tools_count: { type: 'integer', minimum: 0 },
+    status: { type: 'string' },
+    description: Nullable({ type: 'string' }),
+    sandbox_available: { type: 'boolean' },
+    sandbox_url: Nullable(Url),
+    provider_docs_url: Url,
+    provider_homepage: Url,
+    provider_logo_url: Url,
+    provider_logo_fallback_url: Url,
+    subaccount_provisionable: { type: 'boolean' },
+    engine_provisionable: {
+      type: 'boolean',
+      description: 'Has a provisioning descriptor and is not quarantined.',
+    },
     engine_status: { enum: ['none', 'available', 'quarantined'] },
   },
 };
 
 export const CatalogTool: JsonSchema = {
-  type: 'object', required: ['name', 'description', 'input_schema', 'moves_money'],
-  properties: { name: { type: 'string' }, description: { type: 'string' }, input_schema: { type: 'object', description: 'JSON Schema of the tool input.' }, moves_money: { type: 'boolean' } },
+  type: 'object',
+  required: ['name', 'description', 'input_schema', 'moves_money'],
+  properties: {
+    name: { type: 'string' },
+    description: { type: 'string' },
+    input_schema: { type: 'object', description: 'JSON Schema of the tool input.' },
+    moves_money: { type: 'boolean' },
+  },
 };
 
 export const CatalogServerDetail: JsonSchema = {
   ...CatalogRow,
   required: [...(CatalogRow.required as string[]), 'tools'],
-  properties: { ...(CatalogRow.properties as Record<string, JsonSchema>), tools: { type: 'array', items: CatalogTool } },
+  properties: {
+    ...(CatalogRow.properties as Record<string, JsonSchema>),
+    tools: { type: 'array', items: CatalogTool },
+  },
 };
 
 export const CatalogList: JsonSchema = {
-  type: 'object', required: ['total', 'filtered', 'servers'],
+  type: 'object',
+  required: ['total', 'filtered', 'servers'],
   properties: {
     total: { type: 'integer', description: 'Servers in the catalog.' },
     filtered: { type: 'integer', description: 'Servers matching the query.' },
@@ -44,30 +88,53 @@ export const CatalogList: JsonSchema = {
 };
 
 export const CatalogListQuery: JsonSchema = {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: {
     category: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,39}$' },
     country: { type: 'string', pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case.' },
-    q: { type: 'string', minLength: 1, maxLength: 200, description: 'Case-insensitive text in the id, name, description, category or a tool name.' },
+    q: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Case-insensitive text in the id, name, description, category or a tool name.',
+    },
   },
 };
-export interface CatalogListQueryValues { category?: string; country?: string; q?: string }
+export interface CatalogListQueryValues {
+  category?: string;
+  country?: string;
+  q?: string;
+}
 
-export const SlugParams: JsonSchema = { type: 'object', required: ['slug'], properties: { slug: { type: 'string', minLength: 1, maxLength: 200 } } };
+export const SlugParams: JsonSchema = {
+  type: 'object',
+  required: ['slug'],
+  properties: { slug: { type: 'string', minLength: 1, maxLength: 200 } },
+};
 
 export const AuthSchema: JsonSchema = {
-  type: 'object', required: ['server_id', 'auth_type', 'environment', 'base_url', 'fields', 'oauth_authorize_url'],
+  type: 'object',
+  required: ['server_id', 'auth_type', 'environment', 'base_url', 'fields', 'oauth_authorize_url'],
   properties: {
-    server_id: ProviderSlug, auth_type: { enum: [...AUTH_TYPES] }, environment: { enum: ['live', 'test'] },
+    server_id: ProviderSlug,
+    auth_type: { enum: [...AUTH_TYPES] },
+    environment: { enum: ['live', 'test'] },
     base_url: { type: 'string', description: 'Empty when the catalog has no endpoint for the environment.' },
     fields: {
       type: 'array',
       items: {
-        type: 'object', required: ['name', 'kind', 'label', 'header_name'],
+        type: 'object',
+        required: ['name', 'kind', 'label', 'header_name'],
         properties: {
           name: { type: 'string' },
-          kind: { type: 'string', description: '`api_key`, `path_secret`, `companion_header`, `certificate`, `private_key`, `key_id`, `hmac_secret`, `client_id`, `client_secret`, `oauth_token`, `setting`.' },
-          label: { type: 'string' }, header_name: Nullable({ type: 'string' }),
+          kind: {
+            type: 'string',
+            description:
+              '`api_key`, `path_secret`, `companion_header`, `certificate`, `private_key`, `key_id`, `hmac_secret`, `client_id`, `client_secret`, `oauth_token`, `setting`.',
+          },
+          label: { type: 'string' },
+          header_name: Nullable({ type: 'string' }),
         },
       },
     },
@@ -76,23 +143,37 @@ export const AuthSchema: JsonSchema = {
 };
 
 export const VerifyOk: JsonSchema = {
-  type: 'object', required: ['ok', 'provider', 'latency_ms'],
+  type: 'object',
+  required: ['ok', 'provider', 'latency_ms'],
   properties: {
-    ok: { const: true }, provider: ProviderSlug, latency_ms: { type: 'integer', minimum: 0 },
-    account: { type: 'object', required: ['id', 'name', 'extras'], properties: { id: { type: 'string' }, name: Nullable({ type: 'string' }), extras: { type: 'object' } } },
+    ok: { const: true },
+    provider: ProviderSlug,
+    latency_ms: { type: 'integer', minimum: 0 },
+    account: {
+      type: 'object',
+      required: ['id', 'name', 'extras'],
+      properties: { id: { type: 'string' }, name: Nullable({ type: 'string' }), extras: { type: 'object' } },
+    },
   },
 };
 
 export const VerifyFailure: JsonSchema = {
-  type: 'object', required: ['ok', 'error', 'provider'],
+  type: 'object',
+  required: ['ok', 'error', 'provider'],
   properties: {
-    ok: { const: false }, error: { type: 'string' }, provider: { type: 'string' }, detail: { type: 'string' },
-    status: { type: 'integer', description: 'Present when the provider answered.' }, hint: { type: 'string' }, alternative: { type: 'string' },
+    ok: { const: false },
+    error: { type: 'string' },
+    provider: { type: 'string' },
+    detail: { type: 'string' },
+    status: { type: 'integer', description: 'Present when the provider answered.' },
+    hint: { type: 'string' },
+    alternative: { type: 'string' },
   },
 };
 
 export const ForeignServer: JsonSchema = {
-  type: 'object', required: ['error', 'server_id'],
+  type: 'object',
+  required: ['error', 'server_id'],
   properties: { error: { const: 'not_found' }, server_id: { type: 'string' } },
-  description: 'Another project\'s generated provider: a bare body without `ok`.',
+  description: "Another project's generated provider: a bare body without `ok`.",
 };

@@ -5,59 +5,145 @@ import { ENTRY_KINDS } from '../../domain/ledger/effects';
 import type { JsonSchema } from './json-schema';
 import { BigintString, Metadata, Timestamp } from './common';
 
-export const CurrencyCode: JsonSchema = { enum: [...CURRENCY_CODES], description: 'Wallet currency; minor-unit exponents: BRL, USD, MXN, COP, ARS 2; USDC 6; BRLA 18.' };
-const PositiveMinor: JsonSchema = { type: 'string', pattern: '^[0-9]{1,30}$', description: 'A positive amount in minor units, as decimal digits.' };
+export const CurrencyCode: JsonSchema = {
+  enum: [...CURRENCY_CODES],
+  description: 'Wallet currency; minor-unit exponents: BRL, USD, MXN, COP, ARS 2; USDC 6; BRLA 18.',
+};
+const PositiveMinor: JsonSchema = {
+  type: 'string',
+  pattern: '^[0-9]{1,30}$',
+  description: 'A positive amount in minor units, as decimal digits.',
+};
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
 export const WalletBalance: JsonSchema = {
   type: 'object',
   required: ['wallet_id', 'currency', 'balance_minor', 'available_minor', 'updated_at'],
-  properties: { wallet_id: { type: 'string' }, currency: CurrencyCode, balance_minor: BigintString, available_minor: { ...BigintString, description: 'Balance less open holds; never negative.' }, updated_at: Timestamp },
+  properties: {
+    wallet_id: { type: 'string' },
+    currency: CurrencyCode,
+    balance_minor: BigintString,
+    available_minor: { ...BigintString, description: 'Balance less open holds; never negative.' },
+    updated_at: Timestamp,
+  },
 };
 
 export const Wallet: JsonSchema = {
   type: 'object',
-  required: ['id', 'org_id', 'project_id', 'agent_id', 'display_name', 'status', 'created_at', 'closed_at', 'metadata'],
+  required: [
+    'id',
+    'org_id',
+    'project_id',
+    'agent_id',
+    'display_name',
+    'status',
+    'created_at',
+    'closed_at',
+    'metadata',
+  ],
   properties: {
-    id: { type: 'string', pattern: '^wal_' }, org_id: { type: 'string' }, project_id: { type: 'string' }, agent_id: Nullable({ type: 'string' }),
-    display_name: { type: 'string' }, currency: CurrencyCode, status: { enum: ['active', 'frozen', 'closed'] },
-    created_at: Timestamp, closed_at: Nullable(Timestamp), metadata: Metadata, balances: { type: 'array', items: WalletBalance },
+    id: { type: 'string', pattern: '^wal_' },
+    org_id: { type: 'string' },
+    project_id: { type: 'string' },
+    agent_id: Nullable({ type: 'string' }),
+    display_name: { type: 'string' },
+    currency: CurrencyCode,
+    status: { enum: ['active', 'frozen', 'closed'] },
+    created_at: Timestamp,
+    closed_at: Nullable(Timestamp),
+    metadata: Metadata,
+    balances: { type: 'array', items: WalletBalance },
   },
 };
-export const WalletList: JsonSchema = { type: 'object', required: ['wallets', 'has_more'], properties: { wallets: { type: 'array', items: Wallet }, has_more: { type: 'boolean' } } };
+export const WalletList: JsonSchema = {
+  type: 'object',
+  required: ['wallets', 'has_more'],
+  properties: { wallets: { type: 'array', items: Wallet }, has_more: { type: 'boolean' } },
+};
 
 export const WalletCreate: JsonSchema = {
-  type: 'object', required: ['display_name', 'currency'], additionalProperties: false,
+  type: 'object',
+  required: ['display_name', 'currency'],
+  additionalProperties: false,
   properties: {
-    display_name: { type: 'string', minLength: 1, maxLength: 120 }, currency: CurrencyCode,
-    agent_id: Nullable({ type: 'string', minLength: 1, maxLength: 200 }), metadata: { ...Metadata, default: {} },
+    display_name: { type: 'string', minLength: 1, maxLength: 120 },
+    currency: CurrencyCode,
+    agent_id: Nullable({ type: 'string', minLength: 1, maxLength: 200 }),
+    metadata: { ...Metadata, default: {} },
   },
 };
-export interface WalletCreateBody { display_name: string; currency: string; agent_id?: string | null; metadata: Record<string, unknown> }
+export interface WalletCreateBody {
+  display_name: string;
+  currency: string;
+  agent_id?: string | null;
+  metadata: Record<string, unknown>;
+}
 
 export const WalletListQuery: JsonSchema = {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    status: { enum: ['active', 'frozen', 'closed'] }, agent_id: { type: 'string', minLength: 1 },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 }, starting_after: { type: 'string', minLength: 1, description: 'Cursor: the last wallet id of the previous page.' },
+    status: { enum: ['active', 'frozen', 'closed'] },
+    agent_id: { type: 'string', minLength: 1 },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    starting_after: {
+      type: 'string',
+      minLength: 1,
+      description: 'Cursor: the last wallet id of the previous page.',
+    },
   },
 };
-export interface WalletListQueryValues { status?: 'active' | 'frozen' | 'closed'; agent_id?: string; limit: number; starting_after?: string }
+export interface WalletListQueryValues {
+  status?: 'active' | 'frozen' | 'closed';
+  agent_id?: string;
+  limit: number;
+  starting_after?: string;
+}
 
 export const WalletLedgerEntry: JsonSchema = {
   type: 'object',
-  required: ['id', 'wallet_id', 'org_id', 'currency', 'amount_minor', 'kind', 'mandate_id', 'attempt_id', 'external_ref', 'reconciled_at', 'posted_at', 'metadata'],
+  required: [
+    'id',
+    'wallet_id',
+    'org_id',
+    'currency',
+    'amount_minor',
+    'kind',
+    'mandate_id',
+    'attempt_id',
+    'external_ref',
+    'reconciled_at',
+    'posted_at',
+    'metadata',
+  ],
   properties: {
-    id: BigintString, wallet_id: { type: 'string' }, org_id: { type: 'string' }, currency: CurrencyCode,
-    amount_minor: { ...BigintString, description: 'Signed: positive adds to available_minor, negative takes from it.' },
-    kind: { enum: [...ENTRY_KINDS] }, hold_id: Nullable({ type: 'string' }), mandate_id: Nullable({ type: 'string' }), attempt_id: Nullable({ type: 'string' }),
-    external_ref: Nullable({ type: 'string' }), reconciled_at: Nullable(Timestamp), posted_at: Timestamp, metadata: Metadata,
+    id: BigintString,
+    wallet_id: { type: 'string' },
+    org_id: { type: 'string' },
+    currency: CurrencyCode,
+    amount_minor: {
+      ...BigintString,
+      description: 'Signed: positive adds to available_minor, negative takes from it.',
+    },
+    kind: { enum: [...ENTRY_KINDS] },
+    hold_id: Nullable({ type: 'string' }),
+    mandate_id: Nullable({ type: 'string' }),
+    attempt_id: Nullable({ type: 'string' }),
+    external_ref: Nullable({ type: 'string' }),
+    reconciled_at: Nullable(Timestamp),
+    posted_at: Timestamp,
+    metadata: Metadata,
   },
 };
 
-const NullableRef: JsonSchema = { anyOf: [{ type: 'string', minLength: 1, maxLength: 200 }, { type: 'null' }], default: null };
+const NullableRef: JsonSchema = {
+  anyOf: [{ type: 'string', minLength: 1, maxLength: 200 }, { type: 'null' }],
+  default: null,
+};
 export const WalletLedgerPost: JsonSchema = {
-  type: 'object', required: ['wallet_id', 'org_id', 'currency', 'amount_minor', 'kind'], additionalProperties: false,
+  type: 'object',
+  required: ['wallet_id', 'org_id', 'currency', 'amount_minor', 'kind'],
+  additionalProperties: false,
   description: [
     'Effects by kind for an amount a: `fund`, `reconcile`, `reverse` add a to balance_minor and available_minor; `fee` takes a from both;',
     '`hold` takes a from available_minor only and needs `attempt_id` (one hold per attempt); `release` returns the whole hold of `attempt_id`',
@@ -65,85 +151,227 @@ export const WalletLedgerPost: JsonSchema = {
     'otherwise it takes a from both. A post that would make available_minor negative is 409 `balance_constraint_violation` and writes nothing.',
   ].join(' '),
   properties: {
-    wallet_id: { type: 'string', minLength: 1 }, org_id: { type: 'string', minLength: 1 }, currency: CurrencyCode,
-    amount_minor: PositiveMinor, kind: { enum: [...ENTRY_KINDS] },
-    mandate_id: NullableRef, attempt_id: NullableRef, external_ref: NullableRef, metadata: { ...Metadata, default: {} },
+    wallet_id: { type: 'string', minLength: 1 },
+    org_id: { type: 'string', minLength: 1 },
+    currency: CurrencyCode,
+    amount_minor: PositiveMinor,
+    kind: { enum: [...ENTRY_KINDS] },
+    mandate_id: NullableRef,
+    attempt_id: NullableRef,
+    external_ref: NullableRef,
+    metadata: { ...Metadata, default: {} },
   },
-  allOf: [{ if: { properties: { kind: { enum: ['hold', 'release'] } }, required: ['kind'] }, then: { required: ['attempt_id'], properties: { attempt_id: { type: 'string' } } } }],
+  allOf: [
+    {
+      if: { properties: { kind: { enum: ['hold', 'release'] } }, required: ['kind'] },
+      then: { required: ['attempt_id'], properties: { attempt_id: { type: 'string' } } },
+    },
+  ],
 };
 export interface WalletLedgerPostBody {
-  wallet_id: string; org_id: string; currency: string; amount_minor: string; kind: (typeof ENTRY_KINDS)[number];
-  mandate_id: string | null; attempt_id: string | null; external_ref: string | null; metadata: Record<string, unknown>;
+  wallet_id: string;
+  org_id: string;
+  currency: string;
+  amount_minor: string;
+  kind: (typeof ENTRY_KINDS)[number];
+  mandate_id: string | null;
+  attempt_id: string | null;
+  external_ref: string | null;
+  metadata: Record<string, unknown>;
 }
 export const LedgerPostResult: JsonSchema = {
-  type: 'object', required: ['entry', 'entries', 'balance'],
-  properties: { entry: WalletLedgerEntry, entries: { type: 'array', items: WalletLedgerEntry, description: 'The entry, then the remainder release of a partial debit.' }, balance: WalletBalance },
+  type: 'object',
+  required: ['entry', 'entries', 'balance'],
+  properties: {
+    entry: WalletLedgerEntry,
+    entries: {
+      type: 'array',
+      items: WalletLedgerEntry,
+      description: 'The entry, then the remainder release of a partial debit.',
+    },
+    balance: WalletBalance,
+  },
 };
 
 export const LedgerListQuery: JsonSchema = {
-  type: 'object', additionalProperties: false,
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    kind: { enum: [...ENTRY_KINDS] }, currency: CurrencyCode, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    before: { type: 'string', pattern: '^[0-9]{1,19}$', description: 'Cursor: entries older than this entry id.' },
+    kind: { enum: [...ENTRY_KINDS] },
+    currency: CurrencyCode,
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+    before: {
+      type: 'string',
+      pattern: '^[0-9]{1,19}$',
+      description: 'Cursor: entries older than this entry id.',
+    },
   },
 };
-export interface LedgerListQueryValues { kind?: (typeof ENTRY_KINDS)[number]; currency?: string; limit: number; before?: string }
+export interface LedgerListQueryValues {
+  kind?: (typeof ENTRY_KINDS)[number];
+  currency?: string;
+  limit: number;
+  before?: string;
+}
 export const LedgerList: JsonSchema = {
-  type: 'object', required: ['entries', 'has_more', 'next_before'],
-  properties: { entries: { type: 'array', items: WalletLedgerEntry }, has_more: { type: 'boolean' }, next_before: Nullable(BigintString) },
+  type: 'object',
+  required: ['entries', 'has_more', 'next_before'],
+  properties: {
+    entries: { type: 'array', items: WalletLedgerEntry },
+    has_more: { type: 'boolean' },
+    next_before: Nullable(BigintString),
+  },
 };
 
 export const WalletFundingSource: JsonSchema = {
-  type: 'object', required: ['wallet_id', 'connection_id', 'currency', 'enabled', 'created_at', 'metadata'],
-  properties: { wallet_id: { type: 'string' }, connection_id: { type: 'string' }, currency: CurrencyCode, enabled: { type: 'boolean' }, created_at: Timestamp, metadata: Metadata },
+  type: 'object',
+  required: ['wallet_id', 'connection_id', 'currency', 'enabled', 'created_at', 'metadata'],
+  properties: {
+    wallet_id: { type: 'string' },
+    connection_id: { type: 'string' },
+    currency: CurrencyCode,
+    enabled: { type: 'boolean' },
+    created_at: Timestamp,
+    metadata: Metadata,
+  },
 };
 export const WalletFundingSourceBind: JsonSchema = {
-  type: 'object', required: ['connection_id', 'currency'], additionalProperties: false,
-  properties: { connection_id: { type: 'string', minLength: 1 }, currency: CurrencyCode, metadata: { ...Metadata, default: {} } },
-};
-export interface FundingSourceBindBody { connection_id: string; currency: string; metadata: Record<string, unknown> }
-
-export const WalletTransferCreate: JsonSchema = {
-  type: 'object', required: ['to_wallet_id', 'currency', 'amount_minor'], additionalProperties: false,
+  type: 'object',
+  required: ['connection_id', 'currency'],
+  additionalProperties: false,
   properties: {
-    to_wallet_id: { type: 'string', minLength: 1 }, currency: CurrencyCode,
-    to_currency: { ...CurrencyCode, description: 'Defaults to `currency`; a different currency is refused (no FX is guessed).' },
-    amount_minor: PositiveMinor, external_ref: { type: 'string', minLength: 1, maxLength: 200, description: 'Idempotency: a repeated reference is 409 `ledger_conflict`.' },
+    connection_id: { type: 'string', minLength: 1 },
+    currency: CurrencyCode,
     metadata: { ...Metadata, default: {} },
   },
 };
-export interface TransferBody { to_wallet_id: string; currency: string; to_currency?: string; amount_minor: string; external_ref?: string; metadata: Record<string, unknown> }
-export const WalletTransfer: JsonSchema = {
-  type: 'object', required: ['id', 'from_wallet_id', 'to_wallet_id', 'currency', 'amount_minor', 'entries', 'balances'],
+export interface FundingSourceBindBody {
+  connection_id: string;
+  currency: string;
+  metadata: Record<string, unknown>;
+}
+
+export const WalletTransferCreate: JsonSchema = {
+  type: 'object',
+  required: ['to_wallet_id', 'currency', 'amount_minor'],
+  additionalProperties: false,
   properties: {
-    id: { type: 'string', pattern: '^trf_' }, from_wallet_id: { type: 'string' }, to_wallet_id: { type: 'string' }, currency: CurrencyCode, amount_minor: BigintString,
-    entries: { type: 'array', items: WalletLedgerEntry }, balances: { type: 'array', items: WalletBalance },
+    to_wallet_id: { type: 'string', minLength: 1 },
+    currency: CurrencyCode,
+    to_currency: {
+      ...CurrencyCode,
+      description: 'Defaults to `currency`; a different currency is refused (no FX is guessed).',
+    },
+    amount_minor: PositiveMinor,
+    external_ref: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'Idempotency: a repeated reference is 409 `ledger_conflict`.',
+    },
+    metadata: { ...Metadata, default: {} },
+  },
+};
+export interface TransferBody {
+  to_wallet_id: string;
+  currency: string;
+  to_currency?: string;
+  amount_minor: string;
+  external_ref?: string;
+  metadata: Record<string, unknown>;
+}
+export const WalletTransfer: JsonSchema = {
+  type: 'object',
+  required: ['id', 'from_wallet_id', 'to_wallet_id', 'currency', 'amount_minor', 'entries', 'balances'],
+  properties: {
+    id: { type: 'string', pattern: '^trf_' },
+    from_wallet_id: { type: 'string' },
+    to_wallet_id: { type: 'string' },
+    currency: CurrencyCode,
+    amount_minor: BigintString,
+    entries: { type: 'array', items: WalletLedgerEntry },
+    balances: { type: 'array', items: WalletBalance },
   },
 };
 
 export const WalletReconAnomaly: JsonSchema = {
   type: 'object',
-  required: ['id', 'wallet_id', 'org_id', 'kind', 'ledger_entry_id', 'external_ref', 'amount_minor', 'currency', 'detected_at', 'status', 'resolved_at', 'resolution_note', 'metadata'],
+  required: [
+    'id',
+    'wallet_id',
+    'org_id',
+    'kind',
+    'ledger_entry_id',
+    'external_ref',
+    'amount_minor',
+    'currency',
+    'detected_at',
+    'status',
+    'resolved_at',
+    'resolution_note',
+    'metadata',
+  ],
   properties: {
-    id: { type: 'string', pattern: '^anm_' }, wallet_id: Nullable({ type: 'string' }), org_id: { type: 'string' }, kind: { enum: ['debit_without_receipt', 'receipt_without_debit'] },
-    ledger_entry_id: Nullable(BigintString), external_ref: Nullable({ type: 'string' }), amount_minor: Nullable(BigintString), currency: Nullable(CurrencyCode),
-    detected_at: Timestamp, status: { enum: ['open', 'resolved', 'dismissed'] }, resolved_at: Nullable(Timestamp), resolution_note: Nullable({ type: 'string' }), metadata: Metadata,
+    id: { type: 'string', pattern: '^anm_' },
+    wallet_id: Nullable({ type: 'string' }),
+    org_id: { type: 'string' },
+    kind: { enum: ['debit_without_receipt', 'receipt_without_debit'] },
+    ledger_entry_id: Nullable(BigintString),
+    external_ref: Nullable({ type: 'string' }),
+    amount_minor: Nullable(BigintString),
+    currency: Nullable(CurrencyCode),
+    detected_at: Timestamp,
+    status: { enum: ['open', 'resolved', 'dismissed'] },
+    resolved_at: Nullable(Timestamp),
+    resolution_note: Nullable({ type: 'string' }),
+    metadata: Metadata,
   },
 };
 export const AnomalyListQuery: JsonSchema = {
-  type: 'object', additionalProperties: false,
-  properties: { status: { enum: ['open', 'resolved', 'dismissed'] }, wallet_id: { type: 'string', minLength: 1 }, limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
-};
-export interface AnomalyListQueryValues { status?: 'open' | 'resolved' | 'dismissed'; wallet_id?: string; limit: number }
-export const WalletAnomalyResolve: JsonSchema = {
-  type: 'object', required: ['status'], additionalProperties: false,
-  properties: { status: { enum: ['resolved', 'dismissed'] }, note: { type: 'string', minLength: 1, maxLength: 512 } },
-};
-export interface AnomalyResolveBody { status: 'resolved' | 'dismissed'; note?: string }
-export const ReconRun: JsonSchema = {
-  type: 'object', required: ['id', 'status', 'started_at', 'finished_at', 'debits_checked', 'receipts_checked', 'anomalies_opened'],
+  type: 'object',
+  additionalProperties: false,
   properties: {
-    id: { type: 'string', pattern: '^rcn_' }, status: { enum: ['running', 'completed', 'failed'] }, started_at: Timestamp, finished_at: Nullable(Timestamp),
-    debits_checked: { type: 'integer' }, receipts_checked: { type: 'integer' }, anomalies_opened: { type: 'integer' },
+    status: { enum: ['open', 'resolved', 'dismissed'] },
+    wallet_id: { type: 'string', minLength: 1 },
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  },
+};
+export interface AnomalyListQueryValues {
+  status?: 'open' | 'resolved' | 'dismissed';
+  wallet_id?: string;
+  limit: number;
+}
+export const WalletAnomalyResolve: JsonSchema = {
+  type: 'object',
+  required: ['status'],
+  additionalProperties: false,
+  properties: {
+    status: { enum: ['resolved', 'dismissed'] },
+    note: { type: 'string', minLength: 1, maxLength: 512 },
+  },
+};
+export interface AnomalyResolveBody {
+  status: 'resolved' | 'dismissed';
+  note?: string;
+}
+export const ReconRun: JsonSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'status',
+    'started_at',
+    'finished_at',
+    'debits_checked',
+    'receipts_checked',
+    'anomalies_opened',
+  ],
+  properties: {
+    id: { type: 'string', pattern: '^rcn_' },
+    status: { enum: ['running', 'completed', 'failed'] },
+    started_at: Timestamp,
+    finished_at: Nullable(Timestamp),
+    debits_checked: { type: 'integer' },
+    receipts_checked: { type: 'integer' },
+    anomalies_opened: { type: 'integer' },
   },
 };

@@ -5,11 +5,27 @@ import { eventTypeEnum } from './events';
 import type { JsonSchema } from './json-schema';
 
 const TriggerId: JsonSchema = { type: 'string', pattern: '^trg_[0-9A-Za-z]{16}$' };
-const EventName: JsonSchema = eventTypeEnum(SUBSCRIBABLE_EVENT_TYPES, 'An event type from the catalog (`GET /v1/event-types`); dot-separated lowercase.');
+const EventName: JsonSchema = eventTypeEnum(
+  SUBSCRIBABLE_EVENT_TYPES,
+  'An event type from the catalog (`GET /v1/event-types`); dot-separated lowercase.',
+);
 
 export const WebhookEndpoint: JsonSchema = {
   type: 'object',
-  required: ['id', 'org_id', 'project_id', 'name', 'event', 'webhook_url', 'server_id', 'status', 'total_runs', 'last_run_at', 'signing_enabled', 'created_at'],
+  required: [
+    'id',
+    'org_id',
+    'project_id',
+    'name',
+    'event',
+    'webhook_url',
+    'server_id',
+    'status',
+    'total_runs',
+    'last_run_at',
+    'signing_enabled',
+    'created_at',
+  ],
   properties: {
     id: TriggerId,
     org_id: { type: 'string' },
@@ -17,15 +33,25 @@ export const WebhookEndpoint: JsonSchema = {
     name: { type: 'string' },
     event: { type: 'string' },
     webhook_url: { type: 'string', format: 'uri' },
-    server_id: { type: ['string', 'null'], description: 'When set, only events whose data names this server are delivered.' },
-    status: { enum: ['active', 'paused', 'error'], description: '`error`: auto-paused after consecutive dead deliveries; a PATCH to `active` reactivates.' },
+    server_id: {
+      type: ['string', 'null'],
+      description: 'When set, only events whose data names this server are delivered.',
+    },
+    status: {
+      enum: ['active', 'paused', 'error'],
+      description: '`error`: auto-paused after consecutive dead deliveries; a PATCH to `active` reactivates.',
+    },
     status_reason: {
       enum: ['requested', 'gone', 'consecutive_dead', null],
-      description: 'Why the endpoint is not active: paused by request, the receiver answered 410 Gone, or auto-paused. Null while active.',
+      description:
+        'Why the endpoint is not active: paused by request, the receiver answered 410 Gone, or auto-paused. Null while active.',
     },
     total_runs: { type: 'integer', description: 'Delivered attempts only.' },
     last_run_at: { anyOf: [Timestamp, { type: 'null' }], description: 'The last delivered attempt.' },
-    signing_enabled: { type: 'boolean', description: 'Whether a signing secret exists; the secret itself is never returned after creation.' },
+    signing_enabled: {
+      type: 'boolean',
+      description: 'Whether a signing secret exists; the secret itself is never returned after creation.',
+    },
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -54,10 +80,18 @@ export const WebhookEndpointCreate: JsonSchema = {
     name: { type: 'string', minLength: 1, maxLength: 128 },
     event: EventName,
     webhook_url: {
-      type: 'string', format: 'uri', maxLength: 2048,
-      description: 'https required in the live environment, where loopback, private and link-local addresses are refused; http and loopback are allowed in test.',
+      type: 'string',
+      format: 'uri',
+      maxLength: 2048,
+      description:
+        'https required in the live environment, where loopback, private and link-local addresses are refused; http and loopback are allowed in test.',
     },
-    server_id: { type: ['string', 'null'], minLength: 1, maxLength: 128, description: 'Narrow the subscription to events of one server.' },
+    server_id: {
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: 128,
+      description: 'Narrow the subscription to events of one server.',
+    },
   },
 };
 export interface WebhookEndpointCreateBody {
@@ -75,7 +109,10 @@ export const WebhookEndpointUpdate: JsonSchema = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 128 },
     webhook_url: { type: 'string', format: 'uri', maxLength: 2048 },
-    status: { enum: ['active', 'paused'], description: 'Pause or (re)activate; reactivating sends the deliveries that waited.' },
+    status: {
+      enum: ['active', 'paused'],
+      description: 'Pause or (re)activate; reactivating sends the deliveries that waited.',
+    },
   },
 };
 export interface WebhookEndpointUpdateBody {
@@ -108,7 +145,10 @@ export const WebhookEndpointList: JsonSchema = {
   required: ['triggers', 'next_before'],
   properties: {
     triggers: { type: 'array', items: WebhookEndpoint },
-    next_before: { type: ['string', 'null'], description: 'Pass as `before` for the next page; null on the last page.' },
+    next_before: {
+      type: ['string', 'null'],
+      description: 'Pass as `before` for the next page; null on the last page.',
+    },
   },
 };
 
@@ -122,23 +162,47 @@ export const Delivery: JsonSchema = {
     trigger_id: TriggerId,
     event_id: { type: 'string' },
     attempt: { type: 'integer', minimum: 1 },
-    status: { enum: ['pending', 'delivered', 'failed', 'dead'], description: '`failed`: this attempt failed and the next one is scheduled; `dead`: the last allowed attempt failed.' },
+    status: {
+      enum: ['pending', 'delivered', 'failed', 'dead'],
+      description:
+        '`failed`: this attempt failed and the next one is scheduled; `dead`: the last allowed attempt failed.',
+    },
     created_at: Timestamp,
-    chain_id: { type: 'string', description: 'The first delivery of this attempt chain (its workflow is `delivery/<chain_id>`).' },
+    chain_id: {
+      type: 'string',
+      description: 'The first delivery of this attempt chain (its workflow is `delivery/<chain_id>`).',
+    },
     origin: { enum: ['dispatch', 'redeliver', 'replay', 'test'] },
     redelivery_of: { type: ['string', 'null'] },
     scheduled_at: { ...Timestamp, description: 'When the attempt is (or was) due.' },
-    waiting_for_endpoint: { type: 'boolean', description: 'A pending attempt held until its endpoint is active again.' },
+    waiting_for_endpoint: {
+      type: 'boolean',
+      description: 'A pending attempt held until its endpoint is active again.',
+    },
     attempted_at: { anyOf: [Timestamp, { type: 'null' }] },
     duration_ms: { type: ['integer', 'null'] },
-    error: { type: ['string', 'null'], description: '`timeout`, `connection_failed`, `dns_failed`, `tls_failed`, `address_refused`, `redirect_not_followed`, `gone`, `http_<status>`, `endpoint_not_active`.' },
+    error: {
+      type: ['string', 'null'],
+      description:
+        '`timeout`, `connection_failed`, `dns_failed`, `tls_failed`, `address_refused`, `redirect_not_followed`, `gone`, `http_<status>`, `endpoint_not_active`.',
+    },
     request: {
       type: ['object', 'null'],
-      properties: { url: { type: 'string' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: Body, body_truncated: { type: 'boolean' } },
+      properties: {
+        url: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        body: Body,
+        body_truncated: { type: 'boolean' },
+      },
     },
     response: {
       type: ['object', 'null'],
-      properties: { status: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: Body, body_truncated: { type: 'boolean' } },
+      properties: {
+        status: { type: 'integer' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        body: Body,
+        body_truncated: { type: 'boolean' },
+      },
     },
   },
 };
@@ -146,7 +210,9 @@ export const Delivery: JsonSchema = {
 export const DeliveryListQuery: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { limit: { type: 'string', description: 'Clamped to 1..200; unparsable text falls back to 50.' } },
+  properties: {
+    limit: { type: 'string', description: 'Clamped to 1..200; unparsable text falls back to 50.' },
+  },
 };
 
 export const DeliveryList: JsonSchema = {
@@ -162,7 +228,10 @@ export const Redelivery: JsonSchema = {
     redelivery_id: { type: 'string', description: 'The new pending delivery.' },
     trigger_id: TriggerId,
     event_id: { type: 'string' },
-    trigger_status: { enum: ['active', 'paused', 'error'], description: 'When not `active`, the redelivery waits until the endpoint is reactivated.' },
+    trigger_status: {
+      enum: ['active', 'paused', 'error'],
+      description: 'When not `active`, the redelivery waits until the endpoint is reactivated.',
+    },
   },
 };
 
@@ -170,8 +239,14 @@ export const RetryPendingReport: JsonSchema = {
   type: 'object',
   required: ['scanned', 'redispatched', 'delivered', 'failed', 'dead'],
   properties: {
-    scanned: { type: 'integer', description: 'Pending attempts looked at (at most 100 per call, oldest due first).' },
-    redispatched: { type: 'integer', description: 'Attempts made now (attempts of inactive endpoints keep waiting).' },
+    scanned: {
+      type: 'integer',
+      description: 'Pending attempts looked at (at most 100 per call, oldest due first).',
+    },
+    redispatched: {
+      type: 'integer',
+      description: 'Attempts made now (attempts of inactive endpoints keep waiting).',
+    },
     delivered: { type: 'integer' },
     failed: { type: 'integer', description: 'Failed with attempts remaining: the next one is scheduled.' },
     dead: { type: 'integer', description: 'Failed on the last allowed attempt.' },

@@ -14,7 +14,12 @@ const ST = path.join(FUZZ_VENV, 'bin', 'st');
 const PYTHONS = ['python3.11', 'python3.12', 'python3.13', 'python3.10', 'python3'];
 
 /** What every run checks: no 5xx, bodies matching the documented schema and content type, only documented statuses. */
-export const FUZZ_CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
+export const FUZZ_CHECKS = [
+  'not_a_server_error',
+  'status_code_conformance',
+  'content_type_conformance',
+  'response_schema_conformance',
+];
 
 /** Why the fuzz tier cannot run, in one line: the stack would only point at this runner. */
 export class FuzzSetupError extends Error {
@@ -37,10 +42,16 @@ function lastLine(text: string): string {
 
 function findPython(): string {
   for (const name of PYTHONS) {
-    const probe = spawnSync(name, ['-c', 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 10) else 1)'], { encoding: 'utf8' });
+    const probe = spawnSync(
+      name,
+      ['-c', 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 10) else 1)'],
+      { encoding: 'utf8' },
+    );
     if (probe.status === 0) return name;
   }
-  throw new FuzzSetupError(`schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: no Python 3.10+ with venv on PATH (tried ${PYTHONS.join(', ')})`);
+  throw new FuzzSetupError(
+    `schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: no Python 3.10+ with venv on PATH (tried ${PYTHONS.join(', ')})`,
+  );
 }
 
 /** Path of the pinned `st`, installing it on first use; throws one line saying why when it cannot. */
@@ -49,14 +60,35 @@ export function ensureSchemathesis(): string {
   const python = findPython();
   if (!existsSync(path.join(FUZZ_VENV, 'bin', 'python'))) {
     const venv = spawnSync(python, ['-m', 'venv', FUZZ_VENV], { encoding: 'utf8' });
-    if (venv.status !== 0) throw new FuzzSetupError(`schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: ${python} -m venv ${FUZZ_VENV} failed: ${lastLine(venv.stderr)}`);
+    if (venv.status !== 0)
+      throw new FuzzSetupError(
+        `schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: ${python} -m venv ${FUZZ_VENV} failed: ${lastLine(venv.stderr)}`,
+      );
   }
-  const pip = spawnSync(path.join(FUZZ_VENV, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', `schemathesis==${SCHEMATHESIS_VERSION}`], {
-    encoding: 'utf8', env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' },
-  });
-  if (pip.status !== 0) throw new FuzzSetupError(`schemathesis ${SCHEMATHESIS_VERSION} cannot be installed from PyPI into ${FUZZ_VENV}: ${lastLine(pip.stderr)}`);
+  const pip = spawnSync(
+    path.join(FUZZ_VENV, 'bin', 'python'),
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      `schemathesis==${SCHEMATHESIS_VERSION}`,
+    ],
+    {
+      encoding: 'utf8',
+      env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' },
+    },
+  );
+  if (pip.status !== 0)
+    throw new FuzzSetupError(
+      `schemathesis ${SCHEMATHESIS_VERSION} cannot be installed from PyPI into ${FUZZ_VENV}: ${lastLine(pip.stderr)}`,
+    );
   const version = installedVersion();
-  if (version !== SCHEMATHESIS_VERSION) throw new FuzzSetupError(`schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: ${ST} reports ${version ?? 'nothing'}`);
+  if (version !== SCHEMATHESIS_VERSION)
+    throw new FuzzSetupError(
+      `schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: ${ST} reports ${version ?? 'nothing'}`,
+    );
   return ST;
 }
 
@@ -80,7 +112,11 @@ export interface FuzzResult {
 }
 
 function summaryOf(output: string): string {
-  const closing = output.trim().split('\n').reverse().find((line) => /^=+ .+ =+$/.test(line.trim()));
+  const closing = output
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((line) => /^=+ .+ =+$/.test(line.trim()));
   return closing ? closing.replace(/^=+\s*|\s*=+$/g, '') : lastLine(output);
 }
 
@@ -108,28 +144,48 @@ export function runSchemathesis(options: FuzzOptions): Promise<FuzzResult> {
   const configFile = path.join(reportDir, 'schemathesis.toml');
   writeFileSync(configFile, FUZZ_CONFIG);
   const args = [
-    '--config-file', configFile,
-    'run', `${options.url}/openapi.json`,
-    '--header', `Authorization: Bearer ${options.apiKey}`,
-    '--mode', 'all',
-    '--phases', 'examples,coverage,fuzzing,stateful',
-    '--checks', FUZZ_CHECKS.join(','),
-    '--max-examples', String(options.maxExamples ?? 20),
+    '--config-file',
+    configFile,
+    'run',
+    `${options.url}/openapi.json`,
+    '--header',
+    `Authorization: Bearer ${options.apiKey}`,
+    '--mode',
+    'all',
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
+    '--checks',
+    FUZZ_CHECKS.join(','),
+    '--max-examples',
+    String(options.maxExamples ?? 20),
     // Derandomized: the same document yields the same cases on every machine (this mode keeps no example
     // database); the fixed seed pins whatever schemathesis still draws outside generation.
     '--generation-deterministic',
-    '--seed', String(FUZZ_SEED),
-    '--suppress-health-check', 'all',
-    '--workers', String(options.workers ?? 2),
-    '--request-timeout', '20',
-    '--report', 'junit', '--report-dir', reportDir,
-    '--no-color', '--output-truncate', 'true',
+    '--seed',
+    String(FUZZ_SEED),
+    '--suppress-health-check',
+    'all',
+    '--workers',
+    String(options.workers ?? 2),
+    '--request-timeout',
+    '20',
+    '--report',
+    'junit',
+    '--report-dir',
+    reportDir,
+    '--no-color',
+    '--output-truncate',
+    'true',
   ];
   return new Promise((resolve, reject) => {
     const child = spawn(st, args, { cwd: reportDir, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
-    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8'); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       resolve({ exitCode: code ?? -1, summary: summaryOf(output), failures: failuresOf(output), output });

@@ -11,7 +11,9 @@ async function main(): Promise<void> {
   await globalSetup({ rootDir: path.resolve(__dirname, '..', '..'), testPathPattern: 'test/fuzz' });
   const gw = await startGateway();
   const tenant = await gw.createTenant();
-  process.stdout.write(`${JSON.stringify({ url: gw.url, key: tenant.key, projectId: tenant.projectId, orgId: tenant.orgId })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: gw.url, key: tenant.key, projectId: tenant.projectId, orgId: tenant.orgId })}\n`,
+  );
   const stop = async () => {
     await gw.stop();
     await globalTeardown();

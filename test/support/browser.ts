@@ -7,14 +7,17 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 /** The test files that drive a browser; the setup provisions Chromium only for runs that include one. */
-export const BROWSER_TESTS = ['test/consent-page.test.ts', 'test/oauth-page.test.ts', 'test/console.test.ts', 'test/payment-links-page.test.ts'];
+export const BROWSER_TESTS = [
+  'test/consent-page.test.ts',
+  'test/oauth-page.test.ts',
+  'test/console.test.ts',
+  'test/payment-links-page.test.ts',
+];
 
 const NAMES = ['chromium', 'chromium-browser'];
 
 export type ChromiumPlan =
-  | { action: 'ok'; path: string }
-  | { action: 'install' }
-  | { action: 'explain'; message: string };
+  { action: 'ok'; path: string } | { action: 'install' } | { action: 'explain'; message: string };
 
 export interface ChromiumFacts {
   /** CHROMIUM_PATH, when set. */
@@ -34,11 +37,16 @@ export function planChromium(facts: ChromiumFacts): ChromiumPlan {
   if (facts.configured !== undefined) {
     return facts.configuredExecutable
       ? { action: 'ok', path: facts.configured }
-      : { action: 'explain', message: `The browser tests need Chromium, but CHROMIUM_PATH=${facts.configured} is not an executable file: fix it or unset it.` };
+      : {
+          action: 'explain',
+          message: `The browser tests need Chromium, but CHROMIUM_PATH=${facts.configured} is not an executable file: fix it or unset it.`,
+        };
   }
   if (facts.found) return { action: 'ok', path: facts.found };
   if (facts.uid === 0 && facts.aptGet) return { action: 'install' };
-  const how = facts.aptGet ? `sudo apt-get install chromium, ${OR_CONFIGURE}` : `install Chromium with this system's package manager, ${OR_CONFIGURE}`;
+  const how = facts.aptGet
+    ? `sudo apt-get install chromium, ${OR_CONFIGURE}`
+    : `install Chromium with this system's package manager, ${OR_CONFIGURE}`;
   return { action: 'explain', message: `The browser tests need Chromium, which is not installed: ${how}.` };
 }
 
@@ -78,11 +86,16 @@ function oneLine(message: string): Error {
 
 function apt(args: string[]): void {
   const result = spawnSync('apt-get', ['-qq', '-o', 'DPkg::Lock::Timeout=300', ...args], {
-    encoding: 'utf8', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    encoding: 'utf8',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
   if (result.status !== 0) {
-    const last = `${result.stderr}\n${result.stdout}`.trim().split('\n').filter(Boolean).pop() ?? String(result.error?.message);
-    throw oneLine(`Installing Chromium for the browser tests failed (apt-get ${args.join(' ')}: ${last}); ${WHAT_TO_INSTALL}.`);
+    const last =
+      `${result.stderr}\n${result.stdout}`.trim().split('\n').filter(Boolean).pop() ??
+      String(result.error?.message);
+    throw oneLine(
+      `Installing Chromium for the browser tests failed (apt-get ${args.join(' ')}: ${last}); ${WHAT_TO_INSTALL}.`,
+    );
   }
 }
 
@@ -91,11 +104,12 @@ export function provisionChromium(say: (line: string) => void): string {
   const plan = planChromium(facts());
   if (plan.action === 'ok') return plan.path;
   if (plan.action === 'explain') throw oneLine(plan.message);
-  say('Installing Debian\'s chromium for the browser tests (apt-get install chromium)…');
+  say("Installing Debian's chromium for the browser tests (apt-get install chromium)…");
   apt(['update']);
   apt(['install', '-y', 'chromium']);
   const after = planChromium({ ...facts(), aptGet: false });
-  if (after.action !== 'ok') throw oneLine(`apt-get installed chromium but no chromium is on PATH; ${WHAT_TO_INSTALL}.`);
+  if (after.action !== 'ok')
+    throw oneLine(`apt-get installed chromium but no chromium is on PATH; ${WHAT_TO_INSTALL}.`);
   return after.path;
 }
 
@@ -114,6 +128,12 @@ export function runIncludesBrowserTests(rootDir: string, testPathPattern: string
 /** Headless Chromium at the path the global setup found (CHROMIUM_PATH). */
 export function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH;
-  if (!executablePath) throw new Error('CHROMIUM_PATH is unset: run the browser tests through jest (npm test), whose setup finds Chromium');
-  return chromium.launch({ executablePath, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  if (!executablePath)
+    throw new Error(
+      'CHROMIUM_PATH is unset: run the browser tests through jest (npm test), whose setup finds Chromium',
+    );
+  return chromium.launch({
+    executablePath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
 }

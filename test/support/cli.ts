@@ -18,7 +18,10 @@ export interface Cli {
   main: string;
   /** A config dir of its own, as `$XDG_CONFIG_HOME`. */
   configHome: string;
-  run(args: string[], options?: { env?: Record<string, string | undefined>; stdin?: string }): Promise<CliRun>;
+  run(
+    args: string[],
+    options?: { env?: Record<string, string | undefined>; stdin?: string },
+  ): Promise<CliRun>;
   spawn(args: string[], options?: { env?: Record<string, string | undefined> }): ChildProcess;
   cleanup(): void;
 }
@@ -28,15 +31,30 @@ export function buildCli(baseEnv: Record<string, string | undefined> = {}): Cli 
   const outDir = join(ROOT, 'dist', `cli-test-${process.pid}`);
   const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
   execFileSync(bin('tsx'), [join(ROOT, 'cli', 'build', 'write-openapi.ts')], { cwd: ROOT, stdio: 'pipe' });
-  execFileSync(bin('tsc'), ['-p', join(ROOT, 'cli', 'tsconfig.json'), '--outDir', outDir], { cwd: ROOT, stdio: 'pipe' });
+  execFileSync(bin('tsc'), ['-p', join(ROOT, 'cli', 'tsconfig.json'), '--outDir', outDir], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
   const configHome = mkdtempSync(join(tmpdir(), 'gateway-cli-config-'));
   const main = join(outDir, 'cli', 'main.js');
   const environment = (extra: Record<string, string | undefined> = {}) => {
     const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries({ PATH: process.env.PATH, HOME: configHome, XDG_CONFIG_HOME: configHome, ...baseEnv, ...extra })) if (v !== undefined) env[k] = v;
+    for (const [k, v] of Object.entries({
+      PATH: process.env.PATH,
+      HOME: configHome,
+      XDG_CONFIG_HOME: configHome,
+      ...baseEnv,
+      ...extra,
+    }))
+      if (v !== undefined) env[k] = v;
     return env;
   };
-  const start = (args: string[], env?: Record<string, string | undefined>) => spawn(process.execPath, [main, ...args], { cwd: ROOT, env: environment(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  const start = (args: string[], env?: Record<string, string | undefined>) =>
+    spawn(process.execPath, [main, ...args], {
+      cwd: ROOT,
+      env: environment(env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
   return {
     main,
     configHome,

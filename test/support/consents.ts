@@ -23,7 +23,10 @@ export function intent(overrides: Record<string, unknown> = {}): Record<string, 
 }
 
 export async function createConsent(gw: GatewayClient, key: string, body: Record<string, unknown> = {}) {
-  const created = await gw.request('POST', '/v1/consents', { key, body: { agent_id: 'agent-7', intent: intent(), ...body } });
+  const created = await gw.request('POST', '/v1/consents', {
+    key,
+    body: { agent_id: 'agent-7', intent: intent(), ...body },
+  });
   if (created.status !== 201) throw new Error(`consent creation failed: ${created.status} ${created.text}`);
   return created.body as { token: string; expires_at: string; surface: string; consent_url: string };
 }
@@ -34,29 +37,49 @@ export function attestation(overrides: Record<string, unknown> = {}) {
     asserted_at: 1_767_225_600,
     reference: 'session-42',
     holder_document: HOLDER_CPF,
-    evidence: { channel: 'app', session_id: 'sess-1', ip: '203.0.113.9', user_agent: 'PartnerApp/3.1', geo: { country: 'BR', city: 'São Paulo' } },
+    evidence: {
+      channel: 'app',
+      session_id: 'sess-1',
+      ip: '203.0.113.9',
+      user_agent: 'PartnerApp/3.1',
+      geo: { country: 'BR', city: 'São Paulo' },
+    },
     ...overrides,
   };
 }
 
-export async function createConsumer(gw: GatewayClient, key: string, displayName = 'Ana Souza'): Promise<{ id: string }> {
+export async function createConsumer(
+  gw: GatewayClient,
+  key: string,
+  displayName = 'Ana Souza',
+): Promise<{ id: string }> {
   const created = await gw.request('POST', '/v1/consumers', { key, body: { display_name: displayName } });
   if (created.status !== 201) throw new Error(`consumer creation failed: ${created.status} ${created.text}`);
   return created.body;
 }
 
 /** A consumer with an active pix-partner funding source and the mandate its partner consent signed. */
-export async function partnerMandate(gw: GatewayClient, tenant: Tenant, options: { intent?: Record<string, unknown>; holderDocument?: string } = {}) {
+export async function partnerMandate(
+  gw: GatewayClient,
+  tenant: Tenant,
+  options: { intent?: Record<string, unknown>; holderDocument?: string } = {},
+) {
   const consumer = await createConsumer(gw, tenant.key);
   const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent(options.intent) });
   const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
     key: tenant.key,
     body: {
-      consumer_id: consumer.id, rail: 'pix-partner', provider_token: 'partner-account-token-0001', display_label: 'Conta Parceiro ••0001',
-      attestation: attestation(options.holderDocument === undefined ? {} : { holder_document: options.holderDocument }),
+      consumer_id: consumer.id,
+      rail: 'pix-partner',
+      provider_token: 'partner-account-token-0001',
+      display_label: 'Conta Parceiro ••0001',
+      attestation: attestation(
+        options.holderDocument === undefined ? {} : { holder_document: options.holderDocument },
+      ),
     },
   });
-  if (submitted.status !== 201) throw new Error(`partner submit failed: ${submitted.status} ${submitted.text}`);
+  if (submitted.status !== 201)
+    throw new Error(`partner submit failed: ${submitted.status} ${submitted.text}`);
   return { consumer, consent, submitted: submitted.body };
 }
 

@@ -15,7 +15,11 @@ export interface ReadyConsumer {
   receiptSecret: string;
 }
 
-export async function readyConsumer(gw: GatewayClient, tenant: Tenant, options: { intent?: Record<string, unknown>; fundMinor?: number } = {}): Promise<ReadyConsumer> {
+export async function readyConsumer(
+  gw: GatewayClient,
+  tenant: Tenant,
+  options: { intent?: Record<string, unknown>; fundMinor?: number } = {},
+): Promise<ReadyConsumer> {
   const { consumer, submitted } = await partnerMandate(gw, tenant, { intent: options.intent });
   const secret = await gw.request('POST', `/v1/consumers/${consumer.id}/receipt-secret`, { key: tenant.key });
   if (secret.status !== 201) throw new Error(`receipt secret failed: ${secret.status} ${secret.text}`);
@@ -23,8 +27,12 @@ export async function readyConsumer(gw: GatewayClient, tenant: Tenant, options: 
   if (sub.status !== 201) throw new Error(`sub-account failed: ${sub.status} ${sub.text}`);
   if (options.fundMinor) await fund(gw, tenant, sub.body.id, options.fundMinor);
   return {
-    consumerId: consumer.id, mandateId: submitted.mandate_id, mandate: submitted.mandate, signature: submitted.signature,
-    walletId: sub.body.id, receiptSecret: secret.body.secret,
+    consumerId: consumer.id,
+    mandateId: submitted.mandate_id,
+    mandate: submitted.mandate,
+    signature: submitted.signature,
+    walletId: sub.body.id,
+    receiptSecret: secret.body.secret,
   };
 }
 
@@ -33,8 +41,14 @@ export const newAttempt = (): string => prefixedId('att');
 /** A Pix spend presenting the consumer's signed mandate; the intent's purpose and agent by default. */
 export function pixSpend(c: ReadyConsumer, over: Record<string, unknown> = {}) {
   return {
-    signature: c.signature, agent_id: 'agent-7', amount_minor: 2_500, payee: 'loja@example.com', purpose: 'Weekly groceries',
-    mandate: c.mandate, attempt_id: newAttempt(), ...over,
+    signature: c.signature,
+    agent_id: 'agent-7',
+    amount_minor: 2_500,
+    payee: 'loja@example.com',
+    purpose: 'Weekly groceries',
+    mandate: c.mandate,
+    attempt_id: newAttempt(),
+    ...over,
   };
 }
 
@@ -42,8 +56,17 @@ export const TED_DESTINATION = 'ted:60701190:1234:00098765';
 
 export function tedSpend(c: ReadyConsumer, over: Record<string, unknown> = {}) {
   return {
-    ...pixSpend(c), payee: TED_DESTINATION,
-    ted: { bank: '60701190', branch: '1234', account: '00098765', tax_id: '52998224725', name: 'Maria', account_type: 'CACC', person_type: 'PF' },
+    ...pixSpend(c),
+    payee: TED_DESTINATION,
+    ted: {
+      bank: '60701190',
+      branch: '1234',
+      account: '00098765',
+      tax_id: '52998224725',
+      name: 'Maria',
+      account_type: 'CACC',
+      person_type: 'PF',
+    },
     ...over,
   };
 }

@@ -36,7 +36,8 @@ function walk(dir: string, ext: string, out: string[] = []): string[] {
 function literalsIn(node: ts.Node): string[] {
   const found: string[] = [];
   const visit = (n: ts.Node) => {
-    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && TYPE_SHAPE.test(n.text)) found.push(n.text);
+    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) && TYPE_SHAPE.test(n.text))
+      found.push(n.text);
     ts.forEachChild(n, visit);
   };
   visit(node);
@@ -46,12 +47,17 @@ function literalsIn(node: ts.Node): string[] {
 /** Declarations typed with `EventType` (annotation or `satisfies`): the tables an emitter indexes. */
 function eventTypedTables(file: ts.SourceFile): string[] {
   const found: string[] = [];
-  const mentionsEventType = (t: ts.Node | undefined) => t !== undefined && /\bEventType\b/.test(t.getText(file));
+  const mentionsEventType = (t: ts.Node | undefined) =>
+    t !== undefined && /\bEventType\b/.test(t.getText(file));
   const visit = (n: ts.Node) => {
     if (ts.isVariableDeclaration(n) && n.initializer) {
       let init: ts.Expression = n.initializer;
       let typed = mentionsEventType(n.type);
-      while (ts.isSatisfiesExpression(init) || ts.isAsExpression(init) || ts.isParenthesizedExpression(init)) {
+      while (
+        ts.isSatisfiesExpression(init) ||
+        ts.isAsExpression(init) ||
+        ts.isParenthesizedExpression(init)
+      ) {
         if (ts.isSatisfiesExpression(init) && mentionsEventType(init.type)) typed = true;
         init = init.expression;
       }
@@ -92,7 +98,14 @@ export function scanEmitters(root = ROOT): EmitterScan {
           const arg = n.arguments[index];
           const direct = literalsIn(arg);
           // A literal argument names itself; anything else resolves through the file's EventType-typed tables.
-          const types = direct.length > 0 ? direct : ts.isIdentifier(arg) || ts.isElementAccessExpression(arg) || ts.isPropertyAccessExpression(arg) ? tables : [];
+          const types =
+            direct.length > 0
+              ? direct
+              : ts.isIdentifier(arg) ||
+                  ts.isElementAccessExpression(arg) ||
+                  ts.isPropertyAccessExpression(arg)
+                ? tables
+                : [];
           if (types.length === 0) unresolved.push(`${where}: ${arg.getText(file)}`);
           for (const type of types) add(type, where);
         }

@@ -4,6 +4,14 @@ import { recordEvent, type RecordedEvent } from '../../domain/events/record';
 import type { EventType } from '../../domain/events/catalog';
 import type { Gateway, Tenant } from './harness';
 
-export async function emitEvent(gw: Gateway, tenant: Tenant, type: EventType, data: unknown, environment: 'live' | 'test' = 'test'): Promise<RecordedEvent> {
-  return gw.db.transaction((tx) => recordEvent(tx, { orgId: tenant.orgId, projectId: tenant.projectId, environment }, type, data));
+export async function emitEvent(
+  gw: Gateway,
+  tenant: Tenant,
+  type: EventType,
+  data: unknown,
+  environment: 'live' | 'test' = 'test',
+): Promise<RecordedEvent> {
+  return gw.db.transaction((tx) =>
+    recordEvent(tx, { orgId: tenant.orgId, projectId: tenant.projectId, environment }, type, data),
+  );
 }

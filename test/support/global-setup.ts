@@ -28,7 +28,12 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   chmodSync(root, 0o755); // the unprivileged PostgreSQL user must reach its data directory inside
   let adminUrl = process.env.TEST_DATABASE_ADMIN_URL;
   if (!adminUrl) {
-    const postgres = await startEmbeddedPostgres({ dataDir: path.join(root, 'postgres'), port: await freePort(), database: 'postgres', durable: false });
+    const postgres = await startEmbeddedPostgres({
+      dataDir: path.join(root, 'postgres'),
+      port: await freePort(),
+      database: 'postgres',
+      durable: false,
+    });
     adminUrl = postgres.adminUrl;
     (globalThis as Record<string, unknown>).__gatewayPostgres = postgres;
   }

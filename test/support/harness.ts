@@ -63,7 +63,11 @@ async function startTemporal(kind: TemporalKind): Promise<TestWorkflowEnvironmen
         ...(cli ? { executable: { type: 'existing-path' as const, path: cli } } : {}),
         ip: '127.0.0.1',
         searchAttributes: Object.values(SEARCH_ATTRIBUTES),
-        extraArgs: [...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]), '--log-level', 'error'],
+        extraArgs: [
+          ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((value) => ['--dynamic-config-value', value]),
+          '--log-level',
+          'error',
+        ],
       },
     });
   }
@@ -76,7 +80,10 @@ async function startTemporal(kind: TemporalKind): Promise<TestWorkflowEnvironmen
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(
-      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [name, type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD]),
+      Object.entries(SEARCH_ATTRIBUTE_FLAGS).map(([name, type]) => [
+        name,
+        type === 'Int' ? INDEXED_VALUE_TYPE_INT : INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
     ),
   });
   return env;
@@ -91,7 +98,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   const serviceToken = randomBytes(24).toString('hex');
   const mocks = await startAllMocks();
-  const config = loadConfig({ ...process.env, GATEWAY_SERVICE_TOKEN: serviceToken, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', DATABASE_URL: databaseUrl });
+  const config = loadConfig({
+    ...process.env,
+    GATEWAY_SERVICE_TOKEN: serviceToken,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    DATABASE_URL: databaseUrl,
+  });
   for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
   const db = await openDatabase(databaseUrl, { maximumPoolSize: 20 });
   const log = createLogger(config.logLevel);
@@ -107,11 +119,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   let running: Promise<void> | undefined;
   let dispatcher: EventDispatcher | undefined;
   const startWorker = async () => {
-    worker = await createWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, bundle: { codePath: bundlePath }, deps: { db, log, config } });
+    worker = await createWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      bundle: { codePath: bundlePath },
+      deps: { db, log, config },
+    });
     running = worker.run();
     // The worker process also runs the event dispatcher (outbox → first attempts and delivery workflows).
     dispatcher = await startEventDispatcher({
-      databaseUrl, db, log, runtime: { client: env.client, taskQueue, settings: config.webhooks },
+      databaseUrl,
+      db,
+      log,
+      runtime: { client: env.client, taskQueue, settings: config.webhooks },
       attempt: deliveryAttempts({ db, log, config }).attemptLoaded,
     });
   };
@@ -141,8 +162,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const client = gatewayClient(url, serviceToken);
 
   return {
-    url, db, env, config, deps, serviceToken, taskQueue, mocks,
-    ...client, startWorker, stopWorker,
+    url,
+    db,
+    env,
+    config,
+    deps,
+    serviceToken,
+    taskQueue,
+    mocks,
+    ...client,
+    startWorker,
+    stopWorker,
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -32,7 +32,10 @@ export const workflowTypeOf = (history: History): string | undefined =>
  * waits for something else); `skipTime` waits through the test server's own client, which skips it.
  */
 export async function replayFinished<R = unknown>(
-  gw: Gateway, workflowId: string, name: string, options: { skipTime?: boolean } = {},
+  gw: Gateway,
+  workflowId: string,
+  name: string,
+  options: { skipTime?: boolean } = {},
 ): Promise<{ history: History; result: R }> {
   const client = options.skipTime ? gw.env.client : gw.deps.temporal.client;
   const handle = client.workflow.getHandle(workflowId);
@@ -53,12 +56,17 @@ export interface RecordedHistory {
 
 /** Every JSON history under test/replay/ (the older binary `.history` files belong to their own tests). */
 export function recordedHistories(): RecordedHistory[] {
-  return readdirSync(REPLAY_DIR).filter((file) => file.endsWith('.json')).sort().map((file) => {
-    const history = fromJson(readFileSync(path.join(REPLAY_DIR, file), 'utf8'));
-    return { name: file.replace(/\.json$/, ''), workflowType: workflowTypeOf(history), history };
-  });
+  return readdirSync(REPLAY_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .map((file) => {
+      const history = fromJson(readFileSync(path.join(REPLAY_DIR, file), 'utf8'));
+      return { name: file.replace(/\.json$/, ''), workflowType: workflowTypeOf(history), history };
+    });
 }
 
 /** The activity types a history scheduled, in order: what a test reads to know which path it recorded. */
 export const scheduledActivities = (history: History): string[] =>
-  (history.events ?? []).flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+  (history.events ?? []).flatMap(
+    (event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
+  );

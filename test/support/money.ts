@@ -5,28 +5,58 @@ import type { GatewayClient } from './client';
 import type { Gateway, Tenant } from './harness';
 
 export async function newWallet(gw: Gateway, t: Tenant, body: Record<string, unknown> = {}): Promise<string> {
-  const r = await gw.request('POST', '/v1/wallets', { key: t.key, body: { display_name: 'Ops wallet', currency: 'BRL', ...body } });
+  const r = await gw.request('POST', '/v1/wallets', {
+    key: t.key,
+    body: { display_name: 'Ops wallet', currency: 'BRL', ...body },
+  });
   if (r.status !== 201) throw new Error(`wallet create failed: ${r.status} ${r.text}`);
   return r.body.id;
 }
 
-export async function post(gw: GatewayClient, t: Tenant, walletId: string, kind: string, amount: bigint | number | string, extra: Record<string, unknown> = {}) {
+export async function post(
+  gw: GatewayClient,
+  t: Tenant,
+  walletId: string,
+  kind: string,
+  amount: bigint | number | string,
+  extra: Record<string, unknown> = {},
+) {
   return gw.request('POST', '/v1/ledger-entries', {
     key: t.key,
-    body: { wallet_id: walletId, org_id: t.orgId, currency: 'BRL', amount_minor: String(amount), kind, ...extra },
+    body: {
+      wallet_id: walletId,
+      org_id: t.orgId,
+      currency: 'BRL',
+      amount_minor: String(amount),
+      kind,
+      ...extra,
+    },
   });
 }
 
-export async function fund(gw: GatewayClient, t: Tenant, walletId: string, amount: bigint | number, currency = 'BRL') {
+export async function fund(
+  gw: GatewayClient,
+  t: Tenant,
+  walletId: string,
+  amount: bigint | number,
+  currency = 'BRL',
+) {
   const r = await post(gw, t, walletId, 'fund', amount, { currency });
   if (r.status !== 201) throw new Error(`fund failed: ${r.status} ${r.text}`);
   return r;
 }
 
 /** Provider connections are created by the providers area; tests insert the row a connect call would write. */
-export async function insertConnection(gw: Gateway, t: Tenant, rail: string, status = 'active'): Promise<string> {
+export async function insertConnection(
+  gw: Gateway,
+  t: Tenant,
+  rail: string,
+  status = 'active',
+): Promise<string> {
   const id = `conn_${Math.random().toString(36).slice(2, 14)}`;
-  await gw.db.query(sql.unsafe`INSERT INTO provider_connections (id, org_id, project_id, provider, rail, status) VALUES (${id}, ${t.orgId}, ${t.projectId}, 'mockbank', ${rail}, ${status})`);
+  await gw.db.query(
+    sql.unsafe`INSERT INTO provider_connections (id, org_id, project_id, provider, rail, status) VALUES (${id}, ${t.orgId}, ${t.projectId}, 'mockbank', ${rail}, ${status})`,
+  );
   return id;
 }
 
@@ -41,7 +71,14 @@ export function seeded(seed: number): () => number {
   };
 }
 
-const sums = z.object({ currency: z.string(), balance: z.bigint(), available: z.bigint(), entry_balance: z.bigint(), entry_available: z.bigint(), open_holds: z.bigint() });
+const sums = z.object({
+  currency: z.string(),
+  balance: z.bigint(),
+  available: z.bigint(),
+  entry_balance: z.bigint(),
+  entry_available: z.bigint(),
+  open_holds: z.bigint(),
+});
 
 /** For every slot of the wallet: the balance row equals the sum of its entries, and open holds explain the gap. */
 export async function ledgerSums(gw: Gateway, walletId: string) {

@@ -44,7 +44,8 @@ export function forAll(name: string, runs: number, check: (random: Random, index
     try {
       check(random, i);
     } catch (error) {
-      (error as Error).message = `${name} failed on case ${i} (replay with PROPERTY_SEED=${random.seed}): ${(error as Error).message}`;
+      (error as Error).message =
+        `${name} failed on case ${i} (replay with PROPERTY_SEED=${random.seed}): ${(error as Error).message}`;
       throw error;
     }
   }

@@ -36,8 +36,17 @@ export async function startReceiver(): Promise<Receiver> {
     waitFor(count, timeoutMs = 20_000) {
       if (receiver.requests.length >= count) return Promise.resolve(receiver.requests);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${receiver.requests.length} of ${count} requests`)), timeoutMs);
-        waiters.push({ count, resolve: () => { clearTimeout(timer); resolve(receiver.requests); } });
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${receiver.requests.length} of ${count} requests`)),
+          timeoutMs,
+        );
+        waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve(receiver.requests);
+          },
+        });
       });
     },
     stop: async () => {
@@ -49,7 +58,12 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: ReceivedRequest = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const request: ReceivedRequest = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       const index = receiver.requests.length;
       receiver.requests.push(request);
       const scripted = receiver.answer(request, index);

@@ -3,44 +3,81 @@
 // each event arrived and when the server closed the stream.
 import http from 'node:http';
 
-export interface SseEvent { id: string | null; event: string; data: unknown; at: number }
+export interface SseEvent {
+  id: string | null;
+  event: string;
+  data: unknown;
+  at: number;
+}
 
-export function readEventStream(url: string, key: string, body: unknown): Promise<{ status: number; contentType: string; events: SseEvent[]; closedAt: number; text?: string }> {
+export function readEventStream(
+  url: string,
+  key: string,
+  body: unknown,
+): Promise<{ status: number; contentType: string; events: SseEvent[]; closedAt: number; text?: string }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
-    const req = http.request(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      const events: SseEvent[] = [];
-      let buffer = '';
-      let current: { id: string | null; event: string; data: string[] } = { id: null, event: 'message', data: [] };
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let newline: number;
-        while ((newline = buffer.search(/\r\n|\n|\r/)) >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-          if (line === '') {
-            if (current.data.length > 0) {
-              const text = current.data.join('\n');
-              let data: unknown = text;
-              try { data = JSON.parse(text); } catch { /* plain text data */ }
-              events.push({ id: current.id, event: current.event, data, at: Date.now() });
+    const req = http.request(
+      url,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        const events: SseEvent[] = [];
+        let buffer = '';
+        let current: { id: string | null; event: string; data: string[] } = {
+          id: null,
+          event: 'message',
+          data: [],
+        };
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffer += chunk;
+          let newline: number;
+          while ((newline = buffer.search(/\r\n|\n|\r/)) >= 0) {
+            const line = buffer.slice(0, newline);
+            buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
+            if (line === '') {
+              if (current.data.length > 0) {
+                const text = current.data.join('\n');
+                let data: unknown = text;
+                try {
+                  data = JSON.parse(text);
+                } catch {
+                  /* plain text data */
+                }
+                events.push({ id: current.id, event: current.event, data, at: Date.now() });
+              }
+              current = { id: null, event: 'message', data: [] };
+              continue;
             }
-            current = { id: null, event: 'message', data: [] };
-            continue;
+            if (line.startsWith(':')) continue;
+            const colon = line.indexOf(':');
+            const field = colon < 0 ? line : line.slice(0, colon);
+            const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+            if (field === 'data') current.data.push(value);
+            else if (field === 'event') current.event = value;
+            else if (field === 'id') current.id = value;
           }
-          if (line.startsWith(':')) continue;
-          const colon = line.indexOf(':');
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-          if (field === 'data') current.data.push(value);
-          else if (field === 'event') current.event = value;
-          else if (field === 'id') current.id = value;
-        }
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), events, closedAt: Date.now(), text: events.length === 0 ? buffer : undefined }));
-      res.on('error', reject);
-    });
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers['content-type'] ?? ''),
+            events,
+            closedAt: Date.now(),
+            text: events.length === 0 ? buffer : undefined,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });

@@ -6,4 +6,6 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 const validator = new Validator();
 const document = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const result = await validator.validate(document);
-process.stdout.write(JSON.stringify({ valid: result.valid, version: validator.version, errors: result.errors ?? null }));
+process.stdout.write(
+  JSON.stringify({ valid: result.valid, version: validator.version, errors: result.errors ?? null }),
+);

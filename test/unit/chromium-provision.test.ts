@@ -8,15 +8,36 @@ import { planChromium, provisionChromium, runIncludesBrowserTests } from '../sup
 
 describe('planChromium', () => {
   it('uses a chromium found on PATH whoever runs the tests', () => {
-    expect(planChromium({ found: '/usr/bin/chromium', uid: 1000, aptGet: false })).toEqual({ action: 'ok', path: '/usr/bin/chromium' });
-    expect(planChromium({ found: '/usr/bin/chromium', uid: 0, aptGet: true })).toEqual({ action: 'ok', path: '/usr/bin/chromium' });
+    expect(planChromium({ found: '/usr/bin/chromium', uid: 1000, aptGet: false })).toEqual({
+      action: 'ok',
+      path: '/usr/bin/chromium',
+    });
+    expect(planChromium({ found: '/usr/bin/chromium', uid: 0, aptGet: true })).toEqual({
+      action: 'ok',
+      path: '/usr/bin/chromium',
+    });
   });
 
   it('prefers CHROMIUM_PATH, and names it when it points nowhere instead of installing over it', () => {
-    expect(planChromium({ configured: '/opt/chrome/chrome', configuredExecutable: true, found: '/usr/bin/chromium', uid: 0, aptGet: true }))
-      .toEqual({ action: 'ok', path: '/opt/chrome/chrome' });
-    const plan = planChromium({ configured: '/opt/missing', configuredExecutable: false, uid: 0, aptGet: true });
-    expect(plan).toEqual({ action: 'explain', message: expect.stringContaining('CHROMIUM_PATH=/opt/missing is not an executable file') });
+    expect(
+      planChromium({
+        configured: '/opt/chrome/chrome',
+        configuredExecutable: true,
+        found: '/usr/bin/chromium',
+        uid: 0,
+        aptGet: true,
+      }),
+    ).toEqual({ action: 'ok', path: '/opt/chrome/chrome' });
+    const plan = planChromium({
+      configured: '/opt/missing',
+      configuredExecutable: false,
+      uid: 0,
+      aptGet: true,
+    });
+    expect(plan).toEqual({
+      action: 'explain',
+      message: expect.stringContaining('CHROMIUM_PATH=/opt/missing is not an executable file'),
+    });
   });
 
   it('installs it when missing and root has apt-get', () => {
@@ -25,10 +46,17 @@ describe('planChromium', () => {
 
   it('tells anyone else what to install, in one line', () => {
     const user = planChromium({ uid: 1000, aptGet: true });
-    expect(user).toEqual({ action: 'explain', message: expect.stringContaining('sudo apt-get install chromium') });
+    expect(user).toEqual({
+      action: 'explain',
+      message: expect.stringContaining('sudo apt-get install chromium'),
+    });
     const noApt = planChromium({ uid: 0, aptGet: false });
-    expect(noApt).toEqual({ action: 'explain', message: expect.stringContaining('package manager, or set CHROMIUM_PATH') });
-    for (const plan of [user, noApt]) expect(plan.action === 'explain' && plan.message.includes('\n')).toBe(false);
+    expect(noApt).toEqual({
+      action: 'explain',
+      message: expect.stringContaining('package manager, or set CHROMIUM_PATH'),
+    });
+    for (const plan of [user, noApt])
+      expect(plan.action === 'explain' && plan.message.includes('\n')).toBe(false);
   });
 });
 
@@ -74,7 +102,9 @@ describe('provisionChromium on this machine', () => {
     } catch (error) {
       thrown = error as Error;
     }
-    expect(thrown?.message).toMatch(/^The browser tests need Chromium, which is not installed: install Chromium with/);
+    expect(thrown?.message).toMatch(
+      /^The browser tests need Chromium, which is not installed: install Chromium with/,
+    );
     expect(thrown?.stack?.trim()).toBe(thrown?.message);
     expect(said).toEqual([]);
   });
@@ -83,17 +113,26 @@ describe('provisionChromium on this machine', () => {
 it('stops a run of the browser tests on a machine without Chromium at once, with that one line', () => {
   const bin = mkdtempSync(path.join(os.tmpdir(), 'gateway-path-'));
   // The rest of the setup may look up users (`id`); only Chromium and apt-get are missing from this PATH.
-  const id = (process.env.PATH ?? '').split(path.delimiter).map((dir) => path.join(dir, 'id')).find((file) => existsSync(file));
+  const id = (process.env.PATH ?? '')
+    .split(path.delimiter)
+    .map((dir) => path.join(dir, 'id'))
+    .find((file) => existsSync(file));
   if (id) symlinkSync(id, path.join(bin, 'id'));
   try {
     const root = path.join(__dirname, '..', '..');
     const env: NodeJS.ProcessEnv = { ...process.env, PATH: bin };
     delete env.CHROMIUM_PATH;
     delete env.TEST_DATABASE_ADMIN_URL;
-    const run = spawnSync(process.execPath, [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), 'test/oauth-page.test.ts', '--forceExit'], { cwd: root, env, encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules', 'jest', 'bin', 'jest.js'), 'test/oauth-page.test.ts', '--forceExit'],
+      { cwd: root, env, encoding: 'utf8' },
+    );
     expect(run.status).toBe(1);
     const lines = `${run.stdout}${run.stderr}`.split('\n').filter((line) => line.trim() !== '');
-    expect(lines).toEqual([expect.stringMatching(/^The browser tests need Chromium, which is not installed: /)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^The browser tests need Chromium, which is not installed: /),
+    ]);
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }

@@ -50,9 +50,15 @@ describe('settings', () => {
 
   it('merges, resets with null, and reports only real changes', () => {
     const stored = { approval_ttl_seconds: 600, webhook_auto_pause_after: 3 };
-    const { settings, changes } = checkSettings({ approval_ttl_seconds: 600, webhook_auto_pause_after: null, receipt_timezone: 'UTC' }, stored);
+    const { settings, changes } = checkSettings(
+      { approval_ttl_seconds: 600, webhook_auto_pause_after: null, receipt_timezone: 'UTC' },
+      stored,
+    );
     expect(settings).toEqual({ approval_ttl_seconds: 600, receipt_timezone: 'UTC' });
-    expect(changes).toEqual({ webhook_auto_pause_after: { from: 3, to: null }, receipt_timezone: { from: null, to: 'UTC' } });
+    expect(changes).toEqual({
+      webhook_auto_pause_after: { from: 3, to: null },
+      receipt_timezone: { from: null, to: 'UTC' },
+    });
     expect(effectiveSettings(settings).webhook_auto_pause_after).toBe(5);
   });
 });
@@ -65,7 +71,13 @@ describe('API key format', () => {
     expect(keyHint(key)).toBe(`${key.slice(0, 9)}...${key.slice(-4)}`);
   });
 
-  it.each(['csk_prod_' + 'a'.repeat(32), 'csk_test_' + 'a'.repeat(31), 'csk_test_' + 'a'.repeat(31) + '!', 'sk_test_x', ''])('rejects %j', (value) => {
+  it.each([
+    'csk_prod_' + 'a'.repeat(32),
+    'csk_test_' + 'a'.repeat(31),
+    'csk_test_' + 'a'.repeat(31) + '!',
+    'sk_test_x',
+    '',
+  ])('rejects %j', (value) => {
     expect(keyEnvironment(value)).toBeUndefined();
   });
 
@@ -94,7 +106,9 @@ describe('ids', () => {
 });
 
 describe('secret box', () => {
-  const ring = parseKeyRing(`1:${Buffer.alloc(32, 1).toString('base64')},2:${Buffer.alloc(32, 2).toString('base64')}`);
+  const ring = parseKeyRing(
+    `1:${Buffer.alloc(32, 1).toString('base64')},2:${Buffer.alloc(32, 2).toString('base64')}`,
+  );
 
   it('round-trips under the newest key and still opens values sealed under an older one', () => {
     const sealed = seal(ring, 'whsec_secret', 'trg_1');
@@ -113,9 +127,12 @@ describe('secret box', () => {
     expect(() => open(developmentKeyRing(), sealed.replace(/^v2/, 'v9'), 'a')).toThrow();
   });
 
-  it.each(['', '1:short', 'x:abc', `1:${Buffer.alloc(16).toString('base64')}`])('rejects key ring %j', (spec) => {
-    expect(() => parseKeyRing(spec)).toThrow();
-  });
+  it.each(['', '1:short', 'x:abc', `1:${Buffer.alloc(16).toString('base64')}`])(
+    'rejects key ring %j',
+    (spec) => {
+      expect(() => parseKeyRing(spec)).toThrow();
+    },
+  );
 });
 
 describe('config', () => {
@@ -137,6 +154,8 @@ describe('config', () => {
   });
 
   it('reads provider URLs by name', () => {
-    expect(loadConfig({ PROVIDER_PIX_PSP_URL: 'http://127.0.0.1:9000/' }).providerUrls).toEqual({ pix_psp: 'http://127.0.0.1:9000' });
+    expect(loadConfig({ PROVIDER_PIX_PSP_URL: 'http://127.0.0.1:9000/' }).providerUrls).toEqual({
+      pix_psp: 'http://127.0.0.1:9000',
+    });
   });
 });

@@ -4,7 +4,11 @@
 import { SettledReplies, serializeReply, type SettledReply } from '../../api/settled-replies';
 
 const reply = (over: Partial<SettledReply> = {}): SettledReply => ({
-  projectId: 'prj_a', fingerprint: 'f'.repeat(64), status: 200, json: serializeReply({ status: 'completed', idempotent_replay: true }), ...over,
+  projectId: 'prj_a',
+  fingerprint: 'f'.repeat(64),
+  status: 200,
+  json: serializeReply({ status: 'completed', idempotent_replay: true }),
+  ...over,
 });
 
 describe('a lookup', () => {
@@ -13,7 +17,14 @@ describe('a lookup', () => {
   cache.remember('org_a', 'att-1', stored);
 
   it.each([
-    ['the same organization, attempt, project and fingerprint', 'org_a', 'att-1', 'prj_a', 'f'.repeat(64), true],
+    [
+      'the same organization, attempt, project and fingerprint',
+      'org_a',
+      'att-1',
+      'prj_a',
+      'f'.repeat(64),
+      true,
+    ],
     ['another organization with the same attempt id', 'org_b', 'att-1', 'prj_a', 'f'.repeat(64), false],
     ['another project of the same organization', 'org_a', 'att-1', 'prj_b', 'f'.repeat(64), false],
     ['a changed request (another fingerprint)', 'org_a', 'att-1', 'prj_a', 'e'.repeat(64), false],
@@ -31,7 +42,11 @@ describe('the bounds', () => {
     cache.remember('org', 'b', reply());
     expect(cache.get('org', 'a', 'prj_a', 'f'.repeat(64))).toBeDefined(); // a is now the most recent
     cache.remember('org', 'c', reply());
-    expect(['a', 'b', 'c'].map((id) => cache.get('org', id, 'prj_a', 'f'.repeat(64)) !== undefined)).toEqual([true, false, true]);
+    expect(['a', 'b', 'c'].map((id) => cache.get('org', id, 'prj_a', 'f'.repeat(64)) !== undefined)).toEqual([
+      true,
+      false,
+      true,
+    ]);
     expect(cache.size).toBe(2);
   });
 
@@ -41,7 +56,11 @@ describe('the bounds', () => {
     cache.remember('org', 'a', reply({ json: body(400) }));
     cache.remember('org', 'b', reply({ json: body(400) }));
     cache.remember('org', 'c', reply({ json: body(400) }));
-    expect(['a', 'b', 'c'].map((id) => cache.get('org', id, 'prj_a', 'f'.repeat(64)) !== undefined)).toEqual([false, true, true]);
+    expect(['a', 'b', 'c'].map((id) => cache.get('org', id, 'prj_a', 'f'.repeat(64)) !== undefined)).toEqual([
+      false,
+      true,
+      true,
+    ]);
     cache.remember('org', 'huge', reply({ json: body(1_001) }));
     expect(cache.get('org', 'huge', 'prj_a', 'f'.repeat(64))).toBeUndefined();
     expect(cache.size).toBe(2);
@@ -58,7 +77,10 @@ describe('the bounds', () => {
 describe('serializeReply', () => {
   it.each([
     [{ a: 1, b: 'ç', c: null }, '{"a":1,"b":"ç","c":null}'],
-    [{ nested: { list: [1, 'x'] }, idempotent_replay: true }, '{"nested":{"list":[1,"x"]},"idempotent_replay":true}'],
+    [
+      { nested: { list: [1, 'x'] }, idempotent_replay: true },
+      '{"nested":{"list":[1,"x"]},"idempotent_replay":true}',
+    ],
   ])('writes %j as Koa would send it', (body, text) => {
     expect(serializeReply(body).toString('utf8')).toBe(text);
   });

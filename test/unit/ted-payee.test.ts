@@ -24,7 +24,10 @@ describe('TED payee strings', () => {
   });
 
   it('builds the payee a destination object stands for', () => {
-    expect(payeeOfDestination({ bank: '60701190', branch: ' 1234', account: '00098765 ' })).toMatchObject({ ok: true, text: 'ted:60701190:1234:00098765' });
+    expect(payeeOfDestination({ bank: '60701190', branch: ' 1234', account: '00098765 ' })).toMatchObject({
+      ok: true,
+      text: 'ted:60701190:1234:00098765',
+    });
     expect(payeeOfDestination({ bank: '60701190', branch: '1234', account: '98765-4' }).ok).toBe(false);
   });
 });
@@ -32,15 +35,39 @@ describe('TED payee strings', () => {
 describe('TED destination authorization', () => {
   const payee = { ispb: '60701190', branch: '1234', account: '00098765' };
   it.each([
-    ['named in the withdrawal allowlist', ['ted:60701190:1234:00098765'], ['*'], false, { ok: true, via: 'withdrawal_allowlist' }],
-    ['named with spaces', ['ted: 60701190:1234:00098765'], [], false, { ok: true, via: 'withdrawal_allowlist' }],
+    [
+      'named in the withdrawal allowlist',
+      ['ted:60701190:1234:00098765'],
+      ['*'],
+      false,
+      { ok: true, via: 'withdrawal_allowlist' },
+    ],
+    [
+      'named with spaces',
+      ['ted: 60701190:1234:00098765'],
+      [],
+      false,
+      { ok: true, via: 'withdrawal_allowlist' },
+    ],
     ['a * in the withdrawal allowlist', ['*'], ['*'], true, { ok: false }],
     ['only a * merchant entry, fallback on', null, ['*'], true, { ok: false }],
     ['explicit merchant entry, fallback off', null, ['ted:60701190:1234:00098765'], false, { ok: false }],
-    ['explicit merchant entry, fallback on', null, ['ted:60701190:1234:00098765'], true, { ok: true, via: 'merchant_allowlist' }],
+    [
+      'explicit merchant entry, fallback on',
+      null,
+      ['ted:60701190:1234:00098765'],
+      true,
+      { ok: true, via: 'merchant_allowlist' },
+    ],
     ['another account', ['ted:60701190:1234:00098766'], [], true, { ok: false }],
     ['no lists at all', null, [], true, { ok: false }],
   ])('%s', (_name, withdrawal, merchant, fallback, expected) => {
-    expect(authorizeTedDestination(payee, { withdrawalAllowlist: withdrawal as string[] | null, merchantAllowlist: merchant as string[] }, fallback as boolean)).toEqual(expected);
+    expect(
+      authorizeTedDestination(
+        payee,
+        { withdrawalAllowlist: withdrawal as string[] | null, merchantAllowlist: merchant as string[] },
+        fallback as boolean,
+      ),
+    ).toEqual(expected);
   });
 });
