@@ -70,6 +70,25 @@ describe('the catalog through the gateway', () => {
       sql.type(z.object({ types: z.array(z.string()) }))`SELECT event_catalog_types() AS types`,
     );
     expect(sorted(listed)).toEqual(sorted(EVENT_TYPES));
+    const table = await gw.db.anyFirst(
+      sql.type(z.object({ type: z.string() }))`SELECT type FROM event_catalog`,
+    );
+    expect(sorted(table)).toEqual(sorted(EVENT_TYPES));
+    await expect(
+      gw.db.query(sql.unsafe`DELETE FROM event_catalog WHERE type = 'payment.succeeded'`),
+    ).rejects.toThrow(/only ever added/);
+    // A migration's insert is all it takes to add a type: the check's list follows the table.
+    const rollback = new Error('rollback');
+    await expect(
+      gw.db.transaction(async (tx) => {
+        await tx.query(sql.unsafe`INSERT INTO event_catalog (type) VALUES ('sample_area.sample_happened')`);
+        const after = await tx.oneFirst(
+          sql.type(z.object({ types: z.array(z.string()) }))`SELECT event_catalog_types() AS types`,
+        );
+        expect(sorted(after)).toEqual(sorted([...EVENT_TYPES, 'sample_area.sample_happened']));
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
     const tenant = await gw.createTenant();
     for (const type of ['payment.completed', 'approval.created', 'wallet.funded']) {
       await expect(

@@ -1,7 +1,8 @@
 // The event catalog: the one list of event types, with what each means and the area that writes it.
 // Emitters take `EventType` (recordEvent, the test-fire), the subscribe validator and the OpenAPI document
-// read the same list, and the database refuses any other type (schema/sql/0560_event_catalog.sql keeps
-// `event_catalog_types()` equal to it; test/event-catalog.test.ts checks both ways). Names are dot-separated lowercase.
+// read the same list, and the database refuses any other type: a type added here needs a migration inserting
+// it into the `event_catalog` table (schema/sql/0770_event_catalog_table.sql), which keeps the
+// `event_catalog_types()` check in step; test/event-catalog.test.ts checks both ways. Names are dot-separated lowercase.
 
 export type EventArea =
   | 'tools'
