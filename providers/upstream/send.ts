@@ -29,6 +29,17 @@ export class UpstreamUnreachable extends Error {
   }
 }
 
+// Connections are kept alive between calls (a fresh TCP and TLS handshake per call was most of the
+// proxy's overhead). Idle sockets close after 4 s, under the 5 s keep-alive most servers default to, so a
+// request is rarely written to a socket the provider has just closed. The https agents key their pools by
+// the TLS options too, so a client certificate never rides another connection's socket. Pinned (checked)
+// requests get their own pools: a socket opened without the address check is never reused by one.
+const keepAlive = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 4_000 };
+const agents = {
+  direct: { http: new http.Agent(keepAlive), https: new https.Agent(keepAlive) },
+  pinned: { http: new http.Agent(keepAlive), https: new https.Agent(keepAlive) },
+};
+
 export function sendUpstream(request: OutboundRequest, limits: SendLimits): Promise<UpstreamAnswer> {
   const started = process.hrtime.bigint();
   const secure = request.url.protocol === 'https:';
@@ -37,7 +48,7 @@ export function sendUpstream(request: OutboundRequest, limits: SendLimits): Prom
       method: request.method,
       headers: { ...request.headers, 'content-length': String(request.body.length) },
       timeout: limits.timeoutMs,
-      agent: false,
+      agent: agents[limits.lookupAddress ? 'pinned' : 'direct'][secure ? 'https' : 'http'],
       ...(secure && request.tls
         ? Object.fromEntries(Object.entries(request.tls).filter(([, value]) => value))
         : {}),
@@ -61,31 +72,42 @@ export function sendUpstream(request: OutboundRequest, limits: SendLimits): Prom
           }
         : {}),
     };
+    // Settles once: a destroyed response may still emit 'end' (with what was read so far) after the
+    // error that destroyed it, and that must not pass for the provider's whole answer.
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(classify(error));
+    };
     const req = (secure ? https : http).request(request.url, options as http.RequestOptions, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > limits.maxResponseBytes) {
-          req.destroy(
-            new UpstreamUnreachable(
-              'too_large',
-              `the provider's answer exceeded ${limits.maxResponseBytes} bytes`,
-            ),
+          const error = new UpstreamUnreachable(
+            'too_large',
+            `the provider's answer exceeded ${limits.maxResponseBytes} bytes`,
           );
+          fail(error);
+          // Already answered: the socket is dropped (never drained back into the pool) without a second error.
+          req.destroy();
           return;
         }
         chunks.push(chunk);
       });
-      res.on('end', () =>
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
         resolve({
           status: res.statusCode ?? 0,
           headers: res.headers,
           body: Buffer.concat(chunks),
           latencyMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
-        }),
-      );
-      res.on('error', (error) => reject(classify(error)));
+        });
+      });
+      res.on('error', fail);
     });
     const deadline = setTimeout(
       () => req.destroy(new UpstreamUnreachable('timeout', `no answer within ${limits.timeoutMs} ms`)),
@@ -95,7 +117,7 @@ export function sendUpstream(request: OutboundRequest, limits: SendLimits): Prom
     req.on('timeout', () =>
       req.destroy(new UpstreamUnreachable('timeout', `no answer within ${limits.timeoutMs} ms`)),
     );
-    req.on('error', (error) => reject(classify(error)));
+    req.on('error', fail);
     req.end(request.body);
   });
 }
