@@ -3,6 +3,7 @@
 // verify-connection and the proxy; the credential never leaves this call.
 import type { CatalogServer } from '../domain/providers/catalog';
 import { openCredential, type ConnectionRow } from '../domain/providers/connections';
+import type { SealedSecret } from '../domain/vault/envelope';
 import type { KeyService } from '../domain/vault/key-service';
 import type { DatabasePool } from '../runtime/database';
 import { injectCredential, type Credential } from './auth';
@@ -19,6 +20,8 @@ export interface ConnectionCall {
   server: CatalogServer;
   baseUrl: string;
   connection: ConnectionRow | null;
+  /** The connection's sealed credential when already read with it (currentConnectionSealed). */
+  sealed?: SealedSecret | null;
   method: string;
   path: string;
   headers?: Record<string, string>;
@@ -31,7 +34,7 @@ export async function callWithConnection(
   limits: SendLimits,
 ): Promise<{ answer: UpstreamAnswer; credential: Credential }> {
   let credential: Credential = call.connection
-    ? await openCredential(deps.db, deps.keys, call.connection)
+    ? await openCredential(deps.db, deps.keys, call.connection, call.sealed)
     : {};
   if (call.server.auth_type === 'oauth' && call.connection) {
     credential = await freshOAuthCredential(

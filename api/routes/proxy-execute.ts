@@ -3,7 +3,7 @@
 // provider's status, headers and body back inside a 200; the gateway's own refusals use the envelope.
 import { ApiError } from '../../domain/errors';
 import { catalogServer } from '../../domain/providers/catalog';
-import { currentConnection } from '../../domain/providers/connections';
+import { currentConnectionSealed } from '../../domain/providers/connections';
 import { getSession, requireActive } from '../../domain/sessions/sessions';
 import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor, OAuthGrantRefused } from '../../providers/auth/oauth-refresh';
@@ -66,10 +66,11 @@ function presentBody(answer: ProxyAnswer): {
 async function execute(deps: AppDeps, principal: Principal, sessionId: string, body: ProxyExecuteBodyValues) {
   const server = catalogServer(body.server_id);
   // The session and the project's connection are read together: one round trip less on every call.
-  const [session, connection] = await Promise.all([
+  const [session, current] = await Promise.all([
     getSession(deps.db, principal.orgId, principal.projectId, sessionId),
-    server && server.auth_type !== 'none' ? currentConnection(deps.db, principal, server.id) : null,
+    server && server.auth_type !== 'none' ? currentConnectionSealed(deps.db, principal, server.id) : null,
   ]);
+  const connection = current?.connection ?? null;
   requireActive(session);
   if (!session.servers.includes(body.server_id)) {
     throw new ApiError(404, 'server_not_in_session', `The session has no server "${body.server_id}"`, {
@@ -110,6 +111,7 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
         server,
         environment: principal.environment,
         connection,
+        sealed: current?.sealed ?? null,
         method: body.method,
         path: pathWithQuery(body.path, body.query),
         headers,

@@ -191,21 +191,53 @@ export async function resealCredential(
     WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id}`);
 }
 
-/** Opens a connection's credential for one upstream call. Never logged, never returned. */
+function sealedOf(row: z.infer<typeof sealedRow>): SealedSecret | null {
+  if (!row.secret_ciphertext || !row.secret_wrapped_key || !row.secret_key_ref) return null;
+  return {
+    ciphertext: row.secret_ciphertext,
+    wrappedKey: row.secret_wrapped_key,
+    keyRef: row.secret_key_ref,
+  };
+}
+
+/**
+ * The current connection (as currentConnection) read together with its sealed credential, for a caller
+ * about to open it: one round trip instead of two. The sealed columns stay apart from the row, so a
+ * presenter given the row can never show them.
+ */
+export async function currentConnectionSealed(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  provider: string,
+): Promise<{ connection: ConnectionRow; sealed: SealedSecret | null } | null> {
+  const row = await db.maybeOne(sql.type(connectionRow.merge(sealedRow))`
+    SELECT ${COLUMNS}, secret_ciphertext, secret_wrapped_key, secret_key_ref FROM provider_connections
+    WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND provider = ${provider}
+    ORDER BY status = 'active' DESC, created_at DESC, id DESC LIMIT 1`);
+  if (!row) return null;
+  const { secret_ciphertext, secret_wrapped_key, secret_key_ref, ...connection } = row;
+  return { connection, sealed: sealedOf({ secret_ciphertext, secret_wrapped_key, secret_key_ref }) };
+}
+
+/**
+ * Opens a connection's credential for one upstream call. Never logged, never returned. `sealed`, when the
+ * caller already read it (currentConnectionSealed), saves the read.
+ */
 export async function openCredential(
   db: CommonQueryMethods,
   keys: KeyService,
   connection: ConnectionRow,
+  sealed?: SealedSecret | null,
 ): Promise<SecretFields> {
-  const sealed = await db.one(sql.type(sealedRow)`
+  const secret =
+    sealed !== undefined
+      ? sealed
+      : sealedOf(
+          await db.one(sql.type(sealedRow)`
     SELECT secret_ciphertext, secret_wrapped_key, secret_key_ref FROM provider_connections
-    WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id}`);
-  if (!sealed.secret_ciphertext || !sealed.secret_wrapped_key || !sealed.secret_key_ref) return {};
-  const secret: SealedSecret = {
-    ciphertext: sealed.secret_ciphertext,
-    wrappedKey: sealed.secret_wrapped_key,
-    keyRef: sealed.secret_key_ref,
-  };
+    WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id}`),
+        );
+  if (!secret) return {};
   return withVault(() =>
     openSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secret),
   );

@@ -5,6 +5,7 @@
 import { lookup } from 'node:dns/promises';
 import { baseUrlOf, type CatalogServer } from '../../domain/providers/catalog';
 import type { ConnectionRow } from '../../domain/providers/connections';
+import type { SealedSecret } from '../../domain/vault/envelope';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { callWithConnection, type ConnectionCallDeps } from '../connection-call';
 import { isPublicAddress } from './address-policy';
@@ -16,6 +17,8 @@ export interface ProxyRequest {
   server: CatalogServer;
   environment: Environment;
   connection: ConnectionRow | null;
+  /** The connection's sealed credential when it was read with the connection. */
+  sealed?: SealedSecret | null;
   method: string;
   /** Relative to the provider's base URL, with an optional query string. */
   path: string;
@@ -149,6 +152,7 @@ export async function proxyExecute(
       server: request.server,
       baseUrl,
       connection: request.connection,
+      ...(request.sealed !== undefined ? { sealed: request.sealed } : {}),
       method,
       path: target.pathname.slice(new URL(baseUrl).pathname.replace(/\/+$/, '').length) + target.search,
       headers,

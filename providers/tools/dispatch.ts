@@ -3,7 +3,7 @@
 // turned into a tool outcome: the provider's JSON on 2xx, a stable error code otherwise. Used by the API
 // (a call made now) and by the approval replay's activity (a held call made after a person approved it).
 import { catalogServer, type CatalogServer } from '../../domain/providers/catalog';
-import { currentConnection, type Tenant } from '../../domain/providers/connections';
+import { currentConnectionSealed, type Tenant } from '../../domain/providers/connections';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { keyServiceFor, type VaultSettings } from '../../domain/vault/select';
 import type { DatabasePool } from '../../runtime/database';
@@ -60,8 +60,9 @@ export async function dispatchProviderTool(
 ): Promise<ProviderToolOutcome> {
   const server: CatalogServer | undefined = catalogServer(call.serverId);
   if (!server) return failed('server_unknown', `No server "${call.serverId}" in the catalog`);
-  const connection =
-    server.auth_type === 'none' ? null : await currentConnection(deps.db, call.tenant, server.id);
+  const current =
+    server.auth_type === 'none' ? null : await currentConnectionSealed(deps.db, call.tenant, server.id);
+  const connection = current?.connection ?? null;
   if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) {
     return failed('not_connected', `${server.name} has no active connection in this project`);
   }
@@ -78,6 +79,7 @@ export async function dispatchProviderTool(
         server,
         environment: call.environment,
         connection,
+        sealed: current?.sealed ?? null,
         method: 'POST',
         path: `/tools/${call.tool}`,
         headers: { 'content-type': 'application/json' },
