@@ -78,6 +78,7 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
     expect(tools.map((tool) => tool.name)).toEqual([
       'wallet.balances',
       'wallet.execute',
+      'consumer_payments.execute',
       'approvals.status',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',

@@ -29,6 +29,8 @@ import { presentBalance } from '../presenters/wallet';
 import type { Principal } from '../principal';
 import type { Reply } from '../route';
 import type { WalletExecuteBody } from '../../schema/http/execute';
+import type { SpendBodyValues } from '../../schema/http/consumer-payments';
+import { executeConsumerSpend } from './consumer-spend';
 import { executeWalletPayment } from './wallet-execute';
 import { compile, check } from '../validation';
 
@@ -89,7 +91,10 @@ export async function callTool(
     : gatedCall(deps, principal, session, tool, request.arguments);
 }
 
-/** A paying tool is wallet execute's own attempt: the same route function, so policy, holds and replays are the engine's. */
+/**
+ * A paying tool is an attempt of the attempt engine through its HTTP operation's own function (wallet
+ * execute or consumer spend), so policy, holds, caps and replays are the engine's.
+ */
 async function payingCall(
   deps: AppDeps,
   principal: Principal,
@@ -98,7 +103,8 @@ async function payingCall(
   args: Record<string, unknown>,
   requestId: string,
 ): Promise<ToolCallAnswer> {
-  const { wallet_id: walletId, ...rest } = args as { wallet_id: string } & Record<string, unknown>;
+  const engine = tool.dispatch.kind === 'gateway' ? tool.dispatch.operation : null;
+  const { wallet_id: walletId, ...rest } = args as { wallet_id?: string } & Record<string, unknown>;
   const body = { ...rest, attempt_id: (rest.attempt_id as string | undefined) ?? sortableId('att') };
   const { row, created } = await openToolCall(deps.db, {
     orgId: principal.orgId,
@@ -106,13 +112,20 @@ async function payingCall(
     sessionId: session.id,
     serverId: tool.serverId,
     toolName: tool.name,
-    input: { wallet_id: walletId, ...body },
+    input: engine === 'wallet_execute' ? { wallet_id: walletId, ...body } : body,
     attemptId: body.attempt_id,
-    routing: { engine: 'wallet_execute', wallet_id: walletId },
+    routing: engine === 'wallet_execute' ? { engine, wallet_id: walletId } : { engine },
   });
+  const run = (): Promise<Reply> => {
+    if (engine === 'wallet_execute')
+      return executeWalletPayment(deps, principal, walletId!, body as WalletExecuteBody, requestId);
+    if (engine === 'consumer_spend')
+      return executeConsumerSpend(deps, principal, body as SpendBodyValues, rest.mandate, requestId);
+    throw new Error(`${tool.name} moves money but names no attempt engine`);
+  };
   let reply: Reply;
   try {
-    reply = await executeWalletPayment(deps, principal, walletId, body as WalletExecuteBody, requestId);
+    reply = await run();
   } catch (error) {
     // The row of an earlier presentation is that call's (its outcome is the attempt's), and an attempt still
     // running leaves this one running until it is presented again. Any other refusal means the attempt
@@ -141,10 +154,19 @@ async function payingCall(
         ? result.status === 'completed'
           ? null
           : 'payment_failed'
-        : String(result.reason ?? result.status ?? 'refused'),
+        : String(
+            result.reason ??
+              (result.error as { code?: string } | undefined)?.code ??
+              result.status ??
+              'refused',
+          ),
   };
   const call = await finishToolCall(deps.db, scopeOf(principal), row.seq, outcome);
-  const denial = status === 403 ? { ...result, tool_call_id: toolCallId(call) } : undefined;
+  // A policy rule's refusal is the flat body (`reason`); the engine's other refusals keep their envelope.
+  const denial =
+    status === 403 && typeof result.reason === 'string'
+      ? { ...result, tool_call_id: toolCallId(call) }
+      : undefined;
   return { status, call, denial, headers: reply.headers };
 }
 

@@ -18,8 +18,8 @@ import {
 } from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
 import { consumerSpendProgress, noteConsumerSpendSettlement } from '../../orchestration/consumer-spend';
-import { replayedReply } from '../attempt-engine';
 import { awaitAnswer, prepareSpend, startSpend, type SpendRun } from '../consumer-spend-runner';
+import { executeConsumerSpend } from '../flows/consumer-spend';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
@@ -73,28 +73,6 @@ const responses = {
     schema: SpendRefusal,
   },
 };
-
-/** Every replay says so twice, in the body and in the header, whichever path found the stored answer. */
-function reply(answer: SpendAnswer): Reply {
-  return {
-    status: answer.httpStatus,
-    body: answer.body,
-    ...(answer.body.idempotent_replay === true ? { headers: { 'Idempotent-Replayed': 'true' } } : {}),
-  };
-}
-
-async function execute(
-  deps: AppDeps,
-  principal: Principal,
-  body: SpendBodyValues,
-  mandate: unknown,
-  requestId: string,
-): Promise<Reply> {
-  const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
-  // A replay goes out as stored, already serialized.
-  if (run.kind === 'replay') return replayedReply(run.status, run.json);
-  return reply(await awaitAnswer(deps, run));
-}
 
 /** Streams each audit step as it happens (polling the workflow's progress), then the outcome. */
 function stream(deps: AppDeps, run: SpendRun): Reply {
@@ -163,7 +141,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     body: SpendBody,
     responses,
     async handler({ deps, principal, body, requestId }) {
-      return execute(deps, principal, body, body.mandate, requestId);
+      return executeConsumerSpend(deps, principal, body, body.mandate, requestId);
     },
   }),
   route<SpendBodyValues, unknown, Record<string, string>, 'key'>({
@@ -201,7 +179,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
         principal,
         params.id,
       );
-      return execute(deps, principal, body, mandate, requestId);
+      return executeConsumerSpend(deps, principal, body, mandate, requestId);
     },
   }),
   route<unknown, unknown, { consumerId: string }, 'key'>({

@@ -1,12 +1,14 @@
 // The gateway's own operations published as tools of the server `gateway`. Their input schemas are the
 // gateway's request schemas (wallet execute's body plus the wallet it pays from), so a tool call is
 // checked exactly as the HTTP operation would be. `wallet.execute` is also the policy tool name the
-// spend attempt evaluates, so one rule governs the REST route and the tool alike.
+// spend attempt evaluates, so one rule governs the REST route and the tool alike; a consumer spend's rules
+// match `consumer_payments.<rail>`, which `consumer_payments.*` covers together with its tool.
+import { SpendBody } from '../../schema/http/consumer-payments';
 import { WalletExecute } from '../../schema/http/execute';
 
 export const GATEWAY_SERVER_ID = 'gateway';
 
-export type GatewayOperation = 'wallet_execute' | 'wallet_balances' | 'approval_status';
+export type GatewayOperation = 'wallet_execute' | 'consumer_spend' | 'wallet_balances' | 'approval_status';
 
 export interface GatewayTool {
   name: string;
@@ -48,6 +50,14 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
       required: ['wallet_id', ...(WalletExecute.required as string[])],
       properties: { wallet_id: WalletId, ...(WalletExecute.properties as Record<string, unknown>) },
     },
+  },
+  {
+    name: 'consumer_payments.execute',
+    operation: 'consumer_spend',
+    movesMoney: true,
+    description:
+      "Spend on a consumer's signed mandate over Pix (payee: a DICT key or BR Code) or TED (`ted`): mandate caps, policy, approval hold, PSP dispatch and a sealed receipt. Idempotent by attempt_id.",
+    inputSchema: { ...SpendBody, required: [...(SpendBody.required as string[]), 'mandate'] },
   },
   {
     name: 'approvals.status',
