@@ -1,8 +1,10 @@
 // The activity behind an approved tool call's replay: opens the call's row (keyed by the approval, so a
-// retried activity finds it), dispatches it to the provider with the vault credential, and finishes the
-// row with its event. A row already finished is answered as it stands.
+// retried activity finds it), makes it (the gateway's own read, or the provider's tool with the vault
+// credential), and finishes the row with its event. A row already finished is answered as it stands.
 import { finishToolCall, openToolCall, toolCallId } from '../domain/sessions/tool-calls';
 import type { HeldToolCall } from '../domain/tools/gate';
+import { gatewayReadOf, runGatewayRead } from '../domain/tools/gateway-reads';
+import { GATEWAY_SERVER_ID } from '../domain/tools/gateway-tools';
 import { dispatchProviderTool } from '../providers/tools/dispatch';
 import type { ActivityDeps } from './index';
 
@@ -42,13 +44,17 @@ export function toolCallActivities(deps: ActivityDeps) {
           error_code: row.error_code,
           output: row.output,
         };
-      const outcome = await dispatchProviderTool(deps, {
-        tenant: { orgId: input.orgId, projectId: input.projectId },
-        environment: input.environment,
-        serverId: input.call.serverId,
-        tool: input.call.providerTool,
-        arguments: input.call.arguments,
-      });
+      // The gateway's own read tools are made here; every other held call goes to its provider.
+      const read = input.call.serverId === GATEWAY_SERVER_ID ? gatewayReadOf(input.call.toolName) : undefined;
+      const outcome = read
+        ? await runGatewayRead(deps.db, input, read, input.call.arguments)
+        : await dispatchProviderTool(deps, {
+            tenant: { orgId: input.orgId, projectId: input.projectId },
+            environment: input.environment,
+            serverId: input.call.serverId,
+            tool: input.call.providerTool,
+            arguments: input.call.arguments,
+          });
       const done = await finishToolCall(deps.db, scope, row.seq, {
         ...outcome,
         approvalId: input.approvalId,

@@ -275,6 +275,39 @@ describe('policies on tool calls', () => {
   });
 });
 
+describe("a held call to one of the gateway's own tools", () => {
+  it('is made by the gateway itself once a person approves, not sent to a provider', async () => {
+    const tenant = await gw.createTenant();
+    const wallet = await newWallet(gw, tenant);
+    await policy(tenant, {
+      name: 'balances need a person',
+      type: 'approval-required',
+      tools: ['wallet.balances'],
+      config: {},
+    });
+    const session = await openSession(tenant, { servers: ['gateway'] });
+    const held = await call(session, 'wallet.balances', { wallet_id: wallet }, tenant.key);
+    expect(held.status).toBe(403);
+    expect(held.body).toMatchObject({
+      reason: 'approval_required',
+      approval_id: expect.stringMatching(/^apv_/),
+    });
+    const approvalId = held.body.approval_id;
+    const decided = await gw.operator('POST', `/v1/orgs/${tenant.orgId}/approvals/${approvalId}/decide`, {
+      user: 'alice',
+      body: { decision: 'approve' },
+    });
+    expect(decided.status).toBe(200);
+    let status = await gw.request('GET', `/v1/approvals/${approvalId}/status`, { key: tenant.key });
+    while (status.body.executed_at === null)
+      status = await gw.request('GET', `/v1/approvals/${approvalId}/status`, { key: tenant.key });
+    expect(status.body.execution_result).toMatchObject({
+      error_code: null,
+      output: { wallet_id: wallet, status: 'active' },
+    });
+  });
+});
+
 describe('the session rate limit', () => {
   it('answers calls past session_tool_calls_per_minute with the flat 429 and Retry-After', async () => {
     const tenant = await gw.createTenant();

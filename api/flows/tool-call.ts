@@ -5,8 +5,6 @@
 // → any other tool passes the policy gate (deny, or hold for a person with the exact call to replay) →
 // dispatch (provider through the proxy core with the vault credential, or the gateway's own read) →
 // the call recorded with outcome and timing, and its tool_call.* event.
-import { getApproval } from '../../domain/approvals/approvals';
-import { approvalView } from '../../domain/approvals/view';
 import { ApiError } from '../../domain/errors';
 import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
@@ -19,13 +17,12 @@ import {
   type ToolCallOutcome,
   type ToolCallRow,
 } from '../../domain/sessions/tool-calls';
+import { runGatewayRead } from '../../domain/tools/gateway-reads';
 import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findTool, type ToolSpec } from '../../domain/tools/registry';
-import { getWallet, walletBalances } from '../../domain/wallets/wallets';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
 import { startApprovalHold } from '../../orchestration/approvals';
 import type { AppDeps } from '../deps';
-import { presentBalance } from '../presenters/wallet';
 import type { Principal } from '../principal';
 import type { Reply } from '../route';
 import type { WalletExecuteBody } from '../../schema/http/execute';
@@ -269,35 +266,5 @@ async function dispatch(
       arguments: args,
     });
   }
-  if (tool.dispatch.operation === 'wallet_balances') {
-    const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, String(args.wallet_id));
-    const balances = await walletBalances(deps.db, principal.orgId, principal.projectId, [wallet.id]);
-    return {
-      ok: true,
-      errorCode: null,
-      output: { wallet_id: wallet.id, status: wallet.status, balances: balances.map(presentBalance) },
-    };
-  }
-  if (tool.dispatch.operation === 'approval_status') {
-    const view = approvalView(
-      await getApproval(deps.db, principal.orgId, principal.projectId, String(args.approval_id)),
-    );
-    return {
-      ok: true,
-      errorCode: null,
-      output: {
-        approval_id: view.id,
-        approval_status: view.status,
-        tool_name: view.tool_name,
-        created_at: view.created_at,
-        expires_at: view.expires_at,
-        decided_at: view.decided_at,
-        decided_by: view.decided_by,
-        decision_reason: view.decision_reason,
-        executed_at: view.executed_at,
-        execution_result: view.execution_result,
-      },
-    };
-  }
-  throw new Error(`No dispatch for the gateway operation ${tool.dispatch.operation}`);
+  return runGatewayRead(deps.db, principal, tool.dispatch.operation, args);
 }

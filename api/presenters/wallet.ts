@@ -1,17 +1,8 @@
 // Shapes wallets, balances and ledger entries for responses: bigints as decimal strings.
 import type { EntryRow } from '../../domain/ledger/entries';
+import { balanceView } from '../../domain/wallets/views';
 import type { BalanceRow, WalletRow } from '../../domain/wallets/wallets';
 import type { FundingSourceRow } from '../../domain/wallets/funding-sources';
-
-export function presentBalance(row: BalanceRow) {
-  return {
-    wallet_id: row.wallet_id,
-    currency: row.currency,
-    balance_minor: row.balance_minor.toString(),
-    available_minor: row.available_minor.toString(),
-    updated_at: row.updated_at,
-  };
-}
 
 export function presentWallet(row: WalletRow, balances?: BalanceRow[]) {
   return {
@@ -25,7 +16,7 @@ export function presentWallet(row: WalletRow, balances?: BalanceRow[]) {
     created_at: row.created_at,
     closed_at: row.closed_at,
     metadata: row.metadata,
-    ...(balances ? { balances: balances.filter((b) => b.wallet_id === row.id).map(presentBalance) } : {}),
+    ...(balances ? { balances: balances.filter((b) => b.wallet_id === row.id).map(balanceView) } : {}),
   };
 }
 

@@ -13,7 +13,8 @@ import {
   type LedgerListQueryValues,
   type WalletLedgerPostBody,
 } from '../../schema/http/wallets';
-import { presentBalance, presentEntry } from '../presenters/wallet';
+import { balanceView } from '../../domain/wallets/views';
+import { presentEntry } from '../presenters/wallet';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Wallet ledger'];
@@ -89,7 +90,7 @@ export const ledgerRoutes: AnyRoute[] = [
         body: {
           entry: presentEntry(result.entry),
           entries: entries.map(presentEntry),
-          balance: presentBalance(result.balance),
+          balance: balanceView(result.balance),
         },
       };
     },

@@ -30,7 +30,8 @@ import {
   type WalletCreateBody,
   type WalletListQueryValues,
 } from '../../schema/http/wallets';
-import { presentBalance, presentEntry, presentFundingSource, presentWallet } from '../presenters/wallet';
+import { balanceView } from '../../domain/wallets/views';
+import { presentEntry, presentFundingSource, presentWallet } from '../presenters/wallet';
 import type { Principal } from '../principal';
 import { route, type AnyRoute } from '../route';
 
@@ -262,7 +263,7 @@ export const walletRoutes: AnyRoute[] = [
           currency: body.currency,
           amount_minor: amount.toString(),
           entries: [presentEntry(result.debit), presentEntry(result.credit)],
-          balances: result.balances.map(presentBalance),
+          balances: result.balances.map(balanceView),
         },
       };
     },
