@@ -1,9 +1,9 @@
 // The activity behind an approved tool call's replay: opens the call's row (keyed by the approval, so a
-// retried activity finds it), makes it (the gateway's own read, or the provider's tool with the vault
+// retried activity finds it), makes it (the gateway's own operation, or the provider's tool with the vault
 // credential), and finishes the row with its event. A row already finished is answered as it stands.
 import { finishToolCall, openToolCall, toolCallId } from '../domain/sessions/tool-calls';
 import type { HeldToolCall } from '../domain/tools/gate';
-import { gatewayReadOf, runGatewayRead } from '../domain/tools/gateway-reads';
+import { gatewayOperationOf, runGatewayOperation } from '../domain/tools/gateway-operations';
 import { GATEWAY_SERVER_ID } from '../domain/tools/gateway-tools';
 import { dispatchProviderTool } from '../providers/tools/dispatch';
 import type { ActivityDeps } from './index';
@@ -44,10 +44,11 @@ export function toolCallActivities(deps: ActivityDeps) {
           error_code: row.error_code,
           output: row.output,
         };
-      // The gateway's own read tools are made here; every other held call goes to its provider.
-      const read = input.call.serverId === GATEWAY_SERVER_ID ? gatewayReadOf(input.call.toolName) : undefined;
-      const outcome = read
-        ? await runGatewayRead(deps.db, input, read, input.call.arguments)
+      // The gateway's own tools are made here; every other held call goes to its provider.
+      const own =
+        input.call.serverId === GATEWAY_SERVER_ID ? gatewayOperationOf(input.call.toolName) : undefined;
+      const outcome = own
+        ? await runGatewayOperation(deps.db, input, own, input.call.arguments)
         : await dispatchProviderTool(deps, {
             tenant: { orgId: input.orgId, projectId: input.projectId },
             environment: input.environment,

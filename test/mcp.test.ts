@@ -79,6 +79,7 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
       'wallet.balances',
       'wallet.execute',
       'consumer_payments.execute',
+      'wallet.transfer',
       'approvals.status',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',

@@ -17,7 +17,7 @@ import {
   type ToolCallOutcome,
   type ToolCallRow,
 } from '../../domain/sessions/tool-calls';
-import { runGatewayRead } from '../../domain/tools/gateway-reads';
+import { runGatewayOperation } from '../../domain/tools/gateway-operations';
 import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findTool, type ToolSpec } from '../../domain/tools/registry';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
@@ -83,7 +83,7 @@ export async function callTool(
   }
   checkArguments(tool, request.arguments);
   await enforceCallLimits(deps.db, session);
-  return tool.movesMoney
+  return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
     : gatedCall(deps, principal, session, tool, request.arguments);
 }
@@ -266,5 +266,5 @@ async function dispatch(
       arguments: args,
     });
   }
-  return runGatewayRead(deps.db, principal, tool.dispatch.operation, args);
+  return runGatewayOperation(deps.db, principal, tool.dispatch.operation, args);
 }

@@ -1,5 +1,4 @@
 // Shapes wallets, balances and ledger entries for responses: bigints as decimal strings.
-import type { EntryRow } from '../../domain/ledger/entries';
 import { balanceView } from '../../domain/wallets/views';
 import type { BalanceRow, WalletRow } from '../../domain/wallets/wallets';
 import type { FundingSourceRow } from '../../domain/wallets/funding-sources';
@@ -17,24 +16,6 @@ export function presentWallet(row: WalletRow, balances?: BalanceRow[]) {
     closed_at: row.closed_at,
     metadata: row.metadata,
     ...(balances ? { balances: balances.filter((b) => b.wallet_id === row.id).map(balanceView) } : {}),
-  };
-}
-
-export function presentEntry(row: EntryRow) {
-  return {
-    id: row.id.toString(),
-    wallet_id: row.wallet_id,
-    org_id: row.org_id,
-    currency: row.currency,
-    amount_minor: row.amount_minor.toString(),
-    kind: row.kind,
-    hold_id: row.hold_id,
-    mandate_id: row.mandate_id,
-    attempt_id: row.attempt_id,
-    external_ref: row.external_ref,
-    reconciled_at: row.reconciled_at,
-    posted_at: row.posted_at,
-    metadata: row.metadata,
   };
 }
 

@@ -13,8 +13,7 @@ import {
   type LedgerListQueryValues,
   type WalletLedgerPostBody,
 } from '../../schema/http/wallets';
-import { balanceView } from '../../domain/wallets/views';
-import { presentEntry } from '../presenters/wallet';
+import { balanceView, entryView } from '../../domain/wallets/views';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Wallet ledger'];
@@ -88,8 +87,8 @@ export const ledgerRoutes: AnyRoute[] = [
       return {
         status: 201,
         body: {
-          entry: presentEntry(result.entry),
-          entries: entries.map(presentEntry),
+          entry: entryView(result.entry),
+          entries: entries.map(entryView),
           balance: balanceView(result.balance),
         },
       };
@@ -121,7 +120,7 @@ export const ledgerRoutes: AnyRoute[] = [
       const hasMore = rows.length > query.limit;
       return {
         body: {
-          entries: page.map(presentEntry),
+          entries: page.map(entryView),
           has_more: hasMore,
           next_before: hasMore ? page[page.length - 1].id.toString() : null,
         },

@@ -6,7 +6,7 @@ import {
   listFundingSources,
   unbindFundingSource,
 } from '../../domain/wallets/funding-sources';
-import { transfer } from '../../domain/wallets/transfers';
+import { transfer, transferAmount } from '../../domain/wallets/transfers';
 import {
   createWallet,
   getWallet,
@@ -30,8 +30,8 @@ import {
   type WalletCreateBody,
   type WalletListQueryValues,
 } from '../../schema/http/wallets';
-import { balanceView } from '../../domain/wallets/views';
-import { presentEntry, presentFundingSource, presentWallet } from '../presenters/wallet';
+import { balanceView, transferView } from '../../domain/wallets/views';
+import { presentFundingSource, presentWallet } from '../presenters/wallet';
 import type { Principal } from '../principal';
 import { route, type AnyRoute } from '../route';
 
@@ -240,32 +240,16 @@ export const walletRoutes: AnyRoute[] = [
       422: { description: '`same_slot_transfer`, `unsupported_transfer_route`', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body }) {
-      const amount = BigInt(body.amount_minor);
-      if (amount <= 0n)
-        throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', {
-          issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }],
-        });
-      const result = await transfer(deps.db, scopeOf(principal), {
+      const input = {
         fromWalletId: params.id,
         toWalletId: body.to_wallet_id,
         currency: body.currency,
         toCurrency: body.to_currency ?? body.currency,
-        amount,
+        amount: transferAmount(body.amount_minor),
         externalRef: body.external_ref ?? null,
         metadata: body.metadata,
-      });
-      return {
-        status: 201,
-        body: {
-          id: result.id,
-          from_wallet_id: params.id,
-          to_wallet_id: body.to_wallet_id,
-          currency: body.currency,
-          amount_minor: amount.toString(),
-          entries: [presentEntry(result.debit), presentEntry(result.credit)],
-          balances: result.balances.map(balanceView),
-        },
       };
+      return { status: 201, body: transferView(input, await transfer(deps.db, scopeOf(principal), input)) };
     },
   }),
 ];

@@ -5,16 +5,20 @@
 // match `consumer_payments.<rail>`, which `consumer_payments.*` covers together with its tool.
 import { SpendBody } from '../../schema/http/consumer-payments';
 import { WalletExecute } from '../../schema/http/execute';
+import { WalletTransferCreate } from '../../schema/http/wallets';
 
 export const GATEWAY_SERVER_ID = 'gateway';
 
-export type GatewayOperation = 'wallet_execute' | 'consumer_spend' | 'wallet_balances' | 'approval_status';
+export type GatewayOperation =
+  'wallet_execute' | 'consumer_spend' | 'wallet_transfer' | 'wallet_balances' | 'approval_status';
 
 export interface GatewayTool {
   name: string;
   operation: GatewayOperation;
   description: string;
   movesMoney: boolean;
+  /** Runs as an attempt of the attempt engine (a payment out through a provider), not as a gated call. */
+  attempt: boolean;
   inputSchema: Record<string, unknown>;
 }
 
@@ -30,6 +34,7 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
     name: 'wallet.balances',
     operation: 'wallet_balances',
     movesMoney: false,
+    attempt: false,
     description:
       "Read a wallet's balances: balance_minor and available_minor per currency, as decimal strings.",
     inputSchema: {
@@ -43,6 +48,7 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
     name: 'wallet.execute',
     operation: 'wallet_execute',
     movesMoney: true,
+    attempt: true,
     description:
       "Pay from a wallet: policy, hold, provider dispatch, then debit or release. Idempotent by attempt_id; a policy may deny it or hold it for a person's approval.",
     inputSchema: {
@@ -55,14 +61,29 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
     name: 'consumer_payments.execute',
     operation: 'consumer_spend',
     movesMoney: true,
+    attempt: true,
     description:
       "Spend on a consumer's signed mandate over Pix (payee: a DICT key or BR Code) or TED (`ted`): mandate caps, policy, approval hold, PSP dispatch and a sealed receipt. Idempotent by attempt_id.",
     inputSchema: { ...SpendBody, required: [...(SpendBody.required as string[]), 'mandate'] },
   },
   {
+    name: 'wallet.transfer',
+    operation: 'wallet_transfer',
+    movesMoney: true,
+    attempt: false,
+    description:
+      'Move money between two wallets of the project in one currency, in one ledger transaction (no FX is guessed). external_ref makes it idempotent: a repeated reference is refused with ledger_conflict. Policy rules on wallet.transfer gate it.',
+    inputSchema: {
+      ...WalletTransferCreate,
+      required: ['wallet_id', 'external_ref', ...(WalletTransferCreate.required as string[])],
+      properties: { wallet_id: WalletId, ...(WalletTransferCreate.properties as Record<string, unknown>) },
+    },
+  },
+  {
     name: 'approvals.status',
     operation: 'approval_status',
     movesMoney: false,
+    attempt: false,
     description:
       "Read where a held call's approval stands (pending, approved, denied, expired) and, once replayed, its result.",
     inputSchema: {

@@ -12,8 +12,10 @@ export interface ToolSpec {
   name: string;
   serverId: string;
   description: string;
-  /** A money move: it runs as an attempt of the attempt engine. */
+  /** Moves money (what listings show). */
   movesMoney: boolean;
+  /** Runs as an attempt of the attempt engine; otherwise the call is gated by policy and made directly. */
+  attempt: boolean;
   inputSchema: Record<string, unknown>;
   dispatch: ToolDispatch;
 }
@@ -26,6 +28,7 @@ function providerTool(server: CatalogServer, tool: CatalogTool): ToolSpec {
     serverId: server.id,
     description: tool.description,
     movesMoney: tool.moves_money,
+    attempt: tool.moves_money,
     inputSchema: tool.input_schema,
     dispatch: { kind: 'provider', server, tool },
   };
@@ -45,6 +48,7 @@ const GATEWAY_SPECS: ToolSpec[] = GATEWAY_TOOLS.map((tool) => ({
   serverId: GATEWAY_SERVER_ID,
   description: tool.description,
   movesMoney: tool.movesMoney,
+  attempt: tool.attempt,
   inputSchema: tool.inputSchema,
   dispatch: { kind: 'gateway', operation: tool.operation },
 }));

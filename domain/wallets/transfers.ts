@@ -27,6 +27,16 @@ export interface TransferResult {
   balances: BalanceRow[];
 }
 
+/** The amount as a bigint; zero is refused as the schema's own refusals are. */
+export function transferAmount(amountMinor: string): bigint {
+  const amount = BigInt(amountMinor);
+  if (amount <= 0n)
+    throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', {
+      issues: [{ path: '/amount_minor', message: 'must be > 0', keyword: 'minimum' }],
+    });
+  return amount;
+}
+
 /** The route rules, pure: a transfer must change slot and must stay in one currency. */
 export function transferRefusal(
   input: Pick<TransferInput, 'fromWalletId' | 'toWalletId' | 'currency' | 'toCurrency'>,

@@ -1,26 +1,30 @@
-// The gateway's own read tools (`wallet.balances`, `approvals.status`), run where the call is made:
-// by the tool-call path directly, and by the approval replay of a call a rule held for a person.
+// The gateway's own tools that are not attempts (`wallet.balances`, `approvals.status`, and
+// `wallet.transfer`, one ledger transaction between two wallets of the project with no provider in it),
+// run where the call is made: by the tool-call path, and by the approval replay of a call a rule held.
 import { getApproval } from '../approvals/approvals';
 import { approvalView } from '../approvals/view';
 import type { ToolCallOutcome } from '../sessions/tool-calls';
-import { balanceView } from '../wallets/views';
+import { balanceView, transferView } from '../wallets/views';
 import { getWallet, walletBalances } from '../wallets/wallets';
-import type { CommonQueryMethods } from 'slonik';
+import type { DatabasePool } from '../../runtime/database';
+import type { TransferBody } from '../../schema/http/wallets';
+import { transfer, transferAmount } from '../wallets/transfers';
 import { GATEWAY_TOOLS, type GatewayOperation } from './gateway-tools';
 
 interface Scope {
   orgId: string;
   projectId: string;
+  environment: 'live' | 'test';
 }
 
-/** The read operation a gateway tool name stands for; undefined for a paying tool or another server's. */
-export function gatewayReadOf(toolName: string): GatewayOperation | undefined {
+/** The operation a gateway tool name stands for, when the gateway runs it itself (not an attempt). */
+export function gatewayOperationOf(toolName: string): GatewayOperation | undefined {
   const tool = GATEWAY_TOOLS.find((t) => t.name === toolName);
-  return tool && !tool.movesMoney ? tool.operation : undefined;
+  return tool && !tool.attempt ? tool.operation : undefined;
 }
 
-export async function runGatewayRead(
-  db: CommonQueryMethods,
+export async function runGatewayOperation(
+  db: DatabasePool,
   scope: Scope,
   operation: GatewayOperation,
   args: Record<string, unknown>,
@@ -53,5 +57,18 @@ export async function runGatewayRead(
       },
     };
   }
-  throw new Error(`${operation} is not a read the gateway runs as a tool`);
+  if (operation === 'wallet_transfer') {
+    const body = args as unknown as TransferBody & { wallet_id: string };
+    const input = {
+      fromWalletId: body.wallet_id,
+      toWalletId: body.to_wallet_id,
+      currency: body.currency,
+      toCurrency: body.to_currency ?? body.currency,
+      amount: transferAmount(body.amount_minor),
+      externalRef: body.external_ref ?? null,
+      metadata: body.metadata ?? {},
+    };
+    return { ok: true, errorCode: null, output: transferView(input, await transfer(db, scope, input)) };
+  }
+  throw new Error(`${operation} is an attempt, not an operation the gateway runs as a tool`);
 }
