@@ -2,7 +2,16 @@
 // the data directory is private to the gateway, and a root caller hands the server to an unprivileged
 // user (where that user finds the binaries and the cluster is postgres-files.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import { clusterPlace, nativeDir, type RunAs } from './postgres-files';
@@ -66,23 +75,42 @@ function run(server: Server, binary: string, args: string[]): void {
   }
 }
 
-async function waitUntilReady(url: string, server: ChildProcess, logFile: string): Promise<void> {
+/**
+ * Waits until this cluster's server accepts connections. Whoever answers on the port must serve this
+ * cluster's data directory: another server already holding the port would otherwise pass for ours while
+ * ours exits unable to bind it.
+ */
+async function waitUntilReady(
+  url: string,
+  server: ChildProcess,
+  logFile: string,
+  cluster: string,
+  port: number,
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (server.exitCode !== null) {
       throw new Error(`postgres exited with ${server.exitCode}; see ${logFile}:\n${tail(logFile)}`);
     }
     const client = new Client({ connectionString: url });
+    let served: string;
     try {
       await client.connect();
+      served = (await client.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`))
+        .rows[0].dir;
       await client.end();
-      return;
     } catch (error) {
       await client.end().catch(() => undefined);
       if (Date.now() > deadline)
         throw new Error(`postgres did not accept connections within 60 s: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
+      continue;
     }
+    if (realpathSync(served) === realpathSync(cluster)) return;
+    server.kill('SIGINT');
+    throw new Error(
+      `port ${port} is held by another PostgreSQL server (serving ${served}); stop it or choose another port`,
+    );
   }
 }
 
@@ -147,7 +175,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   closeSync(logFd);
   const adminUrl = `postgres://postgres@127.0.0.1:${options.port}/postgres`;
   const url = `postgres://postgres@127.0.0.1:${options.port}/${options.database}`;
-  await waitUntilReady(adminUrl, postgres, logFile);
+  await waitUntilReady(adminUrl, postgres, logFile, cluster, options.port);
   await ensureDatabase(adminUrl, options.database);
   const where = place.relocatedFrom
     ? `; ${place.relocatedFrom} is out of ${runAs!.name}'s reach, so the cluster lives there`

@@ -161,3 +161,22 @@ it('starts from a mode-0700 checkout with a mode-0700 data dir, serves queries, 
     await third.stop();
   }
 }, 240_000);
+
+it('refuses to start when another PostgreSQL server already holds the port, instead of passing it off as its own', async () => {
+  const port = await freePort();
+  const holder = await serve(checkout, path.join(dataDir, 'holder'), port);
+  try {
+    const cluster = /data in (\S+?)[;)]/.exec(holder.output)?.[1];
+    if (cluster && !cluster.startsWith(dataDir)) relocated.push(path.dirname(cluster));
+    const refused = await serve(checkout, path.join(dataDir, 'late'), port).then(
+      (served) => served.stop().then(() => 'served'),
+      (error: Error) => error.message,
+    );
+    expect(refused).toMatch(
+      new RegExp(`FAILED (port ${port} is held by another PostgreSQL server|postgres exited)`),
+    );
+    await query(holder.url, 'SELECT 1');
+  } finally {
+    await holder.stop();
+  }
+}, 240_000);
