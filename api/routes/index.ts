@@ -33,6 +33,8 @@ import { discoveryRoutes } from './discovery';
 import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
+import { issuerRoutes } from './issuer';
+import { generateRoutes } from './generate';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -69,6 +71,8 @@ export function allRoutes(): AnyRoute[] {
     ...proxyExecuteRoutes,
     ...paymentLinkRoutes,
     ...payRoutes,
+    ...issuerRoutes,
+    ...generateRoutes,
   ];
   return routes;
 }
