@@ -35,6 +35,7 @@ import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
 import { issuerRoutes } from './issuer';
 import { generateRoutes } from './generate';
+import { verificationStreamRoutes } from '../sse/verification-stream';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -73,6 +74,7 @@ export function allRoutes(): AnyRoute[] {
     ...payRoutes,
     ...issuerRoutes,
     ...generateRoutes,
+    ...verificationStreamRoutes,
   ];
   return routes;
 }
