@@ -36,6 +36,7 @@ import { payRoutes } from './pay';
 import { issuerRoutes } from './issuer';
 import { generateRoutes } from './generate';
 import { verificationStreamRoutes } from '../sse/verification-stream';
+import { cartRoutes } from './cart';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -75,6 +76,7 @@ export function allRoutes(): AnyRoute[] {
     ...issuerRoutes,
     ...generateRoutes,
     ...verificationStreamRoutes,
+    ...cartRoutes,
   ];
   return routes;
 }
