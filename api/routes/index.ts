@@ -37,6 +37,7 @@ import { issuerRoutes } from './issuer';
 import { generateRoutes } from './generate';
 import { verificationStreamRoutes } from '../sse/verification-stream';
 import { cartRoutes } from './cart';
+import { kycRoutes } from './kyc';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -77,6 +78,7 @@ export function allRoutes(): AnyRoute[] {
     ...generateRoutes,
     ...verificationStreamRoutes,
     ...cartRoutes,
+    ...kycRoutes,
   ];
   return routes;
 }

@@ -16,6 +16,7 @@ import { startTwoHeaderMock } from './auth-two-header';
 import { startCdpMock } from './auth-cdp';
 import { startNoneMock } from './auth-none';
 import { startBrowserWorkerMock } from './browser-worker';
+import { startKycMock } from './kyc';
 
 export interface RunningMock {
   url: string;
@@ -42,6 +43,7 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   auth_cdp: () => startCdpMock(),
   auth_none: () => startNoneMock(),
   browser_worker: () => startBrowserWorkerMock(),
+  kyc: () => startKycMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
