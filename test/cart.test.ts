@@ -88,6 +88,20 @@ describe('starting a connect', () => {
     expect(worker.contexts().length).toBe(contextsBefore + 2);
   });
 
+  it('answers 502 when the pending session cannot be recorded, and a retry mints a new context', async () => {
+    const first = await start('meli');
+    expect(first.status).toBe(200);
+    // A faulty worker hands out a context that is already recorded: the session cannot be recorded.
+    worker.repeatNextContext();
+    const clash = await start('meli');
+    expect([clash.status, clash.body.error.code]).toEqual([502, 'connect_not_recorded']);
+    const retried = await start('meli');
+    expect(retried.status).toBe(200);
+    expect(retried.body.context_id).not.toBe(first.body.context_id);
+    const rows = (await sessions(acme.orgId)).filter((s) => s.context_id === first.body.context_id);
+    expect(rows).toHaveLength(1);
+  });
+
   it('answers 503 without a configured browser worker, every time, and records nothing', async () => {
     const url = gw.config.providerUrls.browser_worker;
     delete gw.config.providerUrls.browser_worker;

@@ -140,6 +140,7 @@ describe('GET /v1/kyc/onboard/{proposalId}/status', () => {
     const before = kyc.calls('proposal');
     const foreign = await poll(proposalId, `?document_number=${CPF}`, globex.key);
     expect([foreign.status, foreign.body.error.code]).toEqual([403, 'proposal_forbidden']);
+    expect(foreign.headers.get('deprecation')).toMatch(/^@[0-9]+$/);
     const project = await gw.operator('POST', '/v1/projects', {
       project: acme.projectId,
       body: { name: 'KYC second', slug: 'kyc-second' },
@@ -164,6 +165,7 @@ describe('GET /v1/kyc/onboard/{proposalId}/status', () => {
     // The provider holds this proposal under another document than the one the gateway verified.
     const mismatched = await proposal({ document: OTHER_CPF, recorded: CPF });
     const refused = await poll(mismatched.proposalId, `?document_number=${CPF}`);
+    expect(refused.headers.get('deprecation')).toMatch(/^@[0-9]+$/);
     expect([refused.status, refused.body.error.code, refused.body.error.details]).toEqual([
       502,
       'provider_error',
@@ -173,6 +175,22 @@ describe('GET /v1/kyc/onboard/{proposalId}/status', () => {
     expect(refused.body.error.message).toMatch(/ownership|owns/);
     // Nothing moved: the first proposal still answers pending once the provider is back.
     expect((await poll(proposalId, `?document_number=${CPF}`)).body.status).toBe('pending');
+  });
+
+  it('answers 502 provider_failure when no KYC provider is configured', async () => {
+    const { proposalId } = await proposal();
+    const url = gw.config.providerUrls.kyc;
+    delete gw.config.providerUrls.kyc;
+    try {
+      const res = await poll(proposalId, `?document_number=${CPF}`);
+      expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+        502,
+        'provider_error',
+        { reason: 'provider_failure' },
+      ]);
+    } finally {
+      gw.config.providerUrls.kyc = url;
+    }
   });
 
   it('answers an approval whose Pix key failed with pix_key_registration_error, and registers the key on the next poll', async () => {

@@ -14,6 +14,8 @@ export interface MockBrowserSession {
 export interface BrowserWorkerMock extends RunningMock {
   /** The next `count` calls to that step answer 500. */
   failNext(step: 'context' | 'session' | 'release', count?: number): void;
+  /** The next context minted repeats the last one's id, as a faulty worker might. */
+  repeatNextContext(): void;
   /** The live view URL sessions report; '' makes the worker offer none. */
   setLiveView(mode: 'url' | 'empty'): void;
   contexts(): string[];
@@ -25,6 +27,7 @@ const id = (prefix: string) => `${prefix}_${randomBytes(8).toString('hex')}`;
 export async function startBrowserWorkerMock(options: { port?: number } = {}): Promise<BrowserWorkerMock> {
   const failures = { context: 0, session: 0, release: 0 };
   let liveView: 'url' | 'empty' = 'url';
+  let repeat = false;
   const contexts: string[] = [];
   const sessions = new Map<string, MockBrowserSession>();
   const failing = (step: keyof typeof failures) => {
@@ -36,7 +39,8 @@ export async function startBrowserWorkerMock(options: { port?: number } = {}): P
     const input = (body ?? {}) as Record<string, unknown>;
     if (method === 'POST' && path === '/v1/contexts') {
       if (failing('context')) return { status: 500, body: { error: 'context pool exhausted' } };
-      const context = id('ctx');
+      const context = repeat && contexts.length > 0 ? contexts[contexts.length - 1] : id('ctx');
+      repeat = false;
       contexts.push(context);
       return { status: 201, body: { id: context } };
     }
@@ -68,6 +72,9 @@ export async function startBrowserWorkerMock(options: { port?: number } = {}): P
     ...server,
     failNext(step, count = 1) {
       failures[step] += count;
+    },
+    repeatNextContext() {
+      repeat = true;
     },
     setLiveView(mode) {
       liveView = mode;
