@@ -69,8 +69,15 @@ function present(row: ProposalRow) {
 }
 
 /** Asks the provider where a proposal stands, unless it already reached a final state. */
-async function refresh(deps: AppDeps, provider: KycProvider, row: ProposalRow): Promise<ProposalRow> {
+function providerOf(deps: AppDeps): KycProvider {
+  const provider = configuredKycProvider(deps.config);
+  if (!provider) throw providerRefusal(new KycProviderFailed('no KYC provider configured'));
+  return provider;
+}
+
+async function refresh(deps: AppDeps, row: ProposalRow): Promise<ProposalRow> {
   if (isFinal(row.status)) return row;
+  const provider = providerOf(deps);
   try {
     const reported = await provider.proposal(row.id, row.document_number);
     const account =
@@ -89,8 +96,9 @@ async function refresh(deps: AppDeps, provider: KycProvider, row: ProposalRow): 
 }
 
 /** The approved account's Pix key; a failure leaves the account usable and is retried on the next poll. */
-async function ensurePixKey(deps: AppDeps, provider: KycProvider, row: ProposalRow): Promise<ProposalRow> {
+async function ensurePixKey(deps: AppDeps, row: ProposalRow): Promise<ProposalRow> {
   if (row.status !== 'approved' || row.pix_key || !row.account) return row;
+  const provider = providerOf(deps);
   try {
     const key = await provider.registerPixKey(row.account, `kyc-pix/${row.id}`);
     return await recordPixKey(deps.db, row.id, key);
@@ -125,19 +133,12 @@ async function pollStatus(
   if (fallback && !(await findConsumer(deps.db, tenant, fallback)))
     throw refuse(404, 'not_found', 'Consumer not found');
 
-  let row = found;
-  const settled =
-    row.status === 'rejected' ||
-    (row.status === 'approved' && row.pix_key && (row.funding_source_id || !fallback));
-  if (!settled) {
-    const provider = configuredKycProvider(deps.config);
-    if (!provider) throw providerRefusal(new KycProviderFailed('no KYC provider configured'));
-    row = await refresh(deps, provider, row);
-    const consumerId = row.consumer_id ?? fallback;
-    if (row.status === 'approved' && !row.funding_source_id && consumerId)
-      row = await attachFundingSource(deps.db, deps.config.encryptionKeys, tenant, row.id, consumerId);
-    row = await ensurePixKey(deps, provider, row);
-  }
+  // Each step is skipped once done, so polls after an approval ask nothing and create nothing.
+  let row = await refresh(deps, found);
+  const consumerId = row.consumer_id ?? fallback;
+  if (row.status === 'approved' && !row.funding_source_id && consumerId)
+    row = await attachFundingSource(deps.db, deps.config.encryptionKeys, tenant, row.id, consumerId);
+  row = await ensurePixKey(deps, row);
   return { headers: { ...DEPRECATION_HEADERS }, body: present(row) };
 }
 
