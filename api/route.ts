@@ -79,6 +79,8 @@ export interface RouteDefinition<
    * OAuth's `{error, error_description}`, an HTML page for pages a person sees, or a webhook's receipt.
    */
   onInputError?(error: ApiError, ctx: Koa.Context): Reply;
+  /** The refusal of a credential that resolves to no project, where the spec gives the route its own (a 400). */
+  noProjectError?(): ApiError;
   handler(input: HandlerInput<TBody, TQuery, TParams, PrincipalFor<A>>): Promise<Reply> | Reply;
 }
 

@@ -22,7 +22,10 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
 
   router[route.method](route.path, async (ctx: Koa.Context) => {
     refuseUnstorableText(ctx.params, 'params');
-    const principal = await authenticate(deps, ctx, route.auth);
+    const principal = await authenticate(deps, ctx, route.auth).catch((error: unknown) => {
+      const noProject = error instanceof FlatError && error.body.error === 'project_resolution_failed';
+      throw noProject && route.noProjectError ? route.noProjectError() : error;
+    });
     bindRequestLogFields(principal, undefined);
     if (route.auth === 'key') {
       try {

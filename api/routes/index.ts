@@ -33,6 +33,11 @@ import { discoveryRoutes } from './discovery';
 import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
+import { issuerRoutes } from './issuer';
+import { generateRoutes } from './generate';
+import { verificationStreamRoutes } from '../sse/verification-stream';
+import { cartRoutes } from './cart';
+import { kycRoutes } from './kyc';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -69,6 +74,11 @@ export function allRoutes(): AnyRoute[] {
     ...proxyExecuteRoutes,
     ...paymentLinkRoutes,
     ...payRoutes,
+    ...issuerRoutes,
+    ...generateRoutes,
+    ...verificationStreamRoutes,
+    ...cartRoutes,
+    ...kycRoutes,
   ];
   return routes;
 }

@@ -15,6 +15,8 @@ import { startJwtEcdsaMock } from './auth-jwt-ecdsa';
 import { startTwoHeaderMock } from './auth-two-header';
 import { startCdpMock } from './auth-cdp';
 import { startNoneMock } from './auth-none';
+import { startBrowserWorkerMock } from './browser-worker';
+import { startKycMock } from './kyc';
 
 export interface RunningMock {
   url: string;
@@ -40,6 +42,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   auth_two_header: () => startTwoHeaderMock(),
   auth_cdp: () => startCdpMock(),
   auth_none: () => startNoneMock(),
+  browser_worker: () => startBrowserWorkerMock(),
+  kyc: () => startKycMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
