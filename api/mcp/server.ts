@@ -84,8 +84,24 @@ async function runTool(
   }
 }
 
-/** A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025 one. */
-export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
+// The adapter's schema for one tool schema object, made once: the registry's schemas are long-lived
+// objects, and adapting them anew on every request was a measurable part of serving a large session.
+const adapted = new WeakMap<object, ReturnType<typeof fromJsonSchema<Record<string, unknown>>>>();
+function inputSchemaOf(tool: ToolSpec) {
+  let schema = adapted.get(tool.inputSchema);
+  if (!schema) {
+    schema = fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType);
+    adapted.set(tool.inputSchema, schema);
+  }
+  return schema;
+}
+
+/**
+ * A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025
+ * one. `onlyTool`, for a current-protocol request that is one tools/call, registers just that tool: the
+ * request can reach no other, and a session of hundreds of tools need not register them all per call.
+ */
+export function sessionServer(deps: AppDeps, servers: string[], onlyTool?: string): McpServer {
   const server = new McpServer(
     { name: 'agent-payments-gateway', version: '0.3.0' },
     {
@@ -93,12 +109,13 @@ export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
         "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
     },
   );
-  for (const tool of toolsOfServers(servers)) {
+  const tools = toolsOfServers(servers);
+  for (const tool of onlyTool === undefined ? tools : tools.filter((t) => t.name === onlyTool)) {
     server.registerTool(
       tool.name,
       {
         description: tool.description,
-        inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
+        inputSchema: inputSchemaOf(tool),
         annotations: {
           readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway',
           destructiveHint: tool.movesMoney,

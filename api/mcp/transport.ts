@@ -30,6 +30,15 @@ function jsonRpcError(status: number, message: string): Response {
   });
 }
 
+/** The tool a request calls when it is exactly one tools/call message; undefined for anything else. */
+function calledTool(parsedBody: unknown): string | undefined {
+  if (parsedBody === null || typeof parsedBody !== 'object' || Array.isArray(parsedBody)) return undefined;
+  const message = parsedBody as { method?: unknown; params?: { name?: unknown } };
+  return message.method === 'tools/call' && typeof message.params?.name === 'string'
+    ? message.params.name
+    : undefined;
+}
+
 export interface McpEndpoint {
   serve(
     request: Request,
@@ -45,7 +54,12 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   const legacy = new Map<string, LegacySession>();
   // The factory reads the session's servers from the request's own authInfo: one handler serves every session.
   const modern: McpHttpHandler = createMcpHandler(
-    (ctx) => sessionServer(deps, (ctx.authInfo?.extra?.servers as string[] | undefined) ?? []),
+    (ctx) =>
+      sessionServer(
+        deps,
+        (ctx.authInfo?.extra?.servers as string[] | undefined) ?? [],
+        ctx.authInfo?.extra?.onlyTool as string | undefined,
+      ),
     {
       legacy: 'reject',
       onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
@@ -106,7 +120,14 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
       if (await isLegacyRequest(request, parsedBody))
         return serveLegacy(request, parsedBody, withServers, caller, servers);
-      return modern.fetch(request, { authInfo: withServers, parsedBody });
+      const onlyTool = calledTool(parsedBody);
+      return modern.fetch(request, {
+        authInfo:
+          onlyTool === undefined
+            ? withServers
+            : { ...withServers, extra: { ...withServers.extra, onlyTool } },
+        parsedBody,
+      });
     },
     async close() {
       await modern.close();
