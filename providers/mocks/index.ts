@@ -15,6 +15,7 @@ import { startJwtEcdsaMock } from './auth-jwt-ecdsa';
 import { startTwoHeaderMock } from './auth-two-header';
 import { startCdpMock } from './auth-cdp';
 import { startNoneMock } from './auth-none';
+import { startDdaMock } from './dda';
 
 export interface RunningMock {
   url: string;
@@ -30,6 +31,7 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   pix_psp: () => startPixPspMock(),
   ted: () => startTedMock(),
   payments: () => startPaymentsMock(),
+  dda: () => startDdaMock(),
   // One mock per provider auth type; the catalog's `test_mock` names them. Each checks its injection.
   auth_api_key: () => startApiKeyMock(),
   auth_path_secret: () => startPathSecretMock(),
