@@ -33,6 +33,7 @@ import { discoveryRoutes } from './discovery';
 import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
+import { ddaRoutes } from './dda';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -69,6 +70,7 @@ export function allRoutes(): AnyRoute[] {
     ...proxyExecuteRoutes,
     ...paymentLinkRoutes,
     ...payRoutes,
+    ...ddaRoutes,
   ];
   return routes;
 }

@@ -111,6 +111,19 @@ export const EVENT_CATALOG = {
     area: 'consumers',
     description: 'A funding source was added to a consumer.',
   },
+  // DDA registrations of a consumer's payer document.
+  'dda.subscription.activated': {
+    area: 'consumers',
+    description: 'The DDA provider confirmed a registration; `provider_subscription_id` is recorded.',
+  },
+  'dda.subscription.failed': {
+    area: 'consumers',
+    description: 'The DDA provider refused a registration (`code`); it is `error`.',
+  },
+  'dda.subscription.deleted': {
+    area: 'consumers',
+    description: 'A DDA registration was ended upstream and locally.',
+  },
   'contact_verification.sent': {
     area: 'contact_verification',
     description: "A one-time code was sent to a consumer's contact.",
