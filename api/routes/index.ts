@@ -34,6 +34,7 @@ import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
 import { ddaRoutes } from './dda';
+import { tedInboundRoutes } from './ted-inbound';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -71,6 +72,7 @@ export function allRoutes(): AnyRoute[] {
     ...paymentLinkRoutes,
     ...payRoutes,
     ...ddaRoutes,
+    ...tedInboundRoutes,
   ];
   return routes;
 }
