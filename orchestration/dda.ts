@@ -1,7 +1,6 @@
 // DDA registrations' workflows: a registration call or a delete starts the registration's workflow or
 // joins the running one (Update-with-Start) and waits for its answer; the provider's verified
-// confirmation is passed on as a signal. A confirmation for a finished registration changes nothing.
-import { WorkflowNotFoundError } from '@temporalio/client';
+// confirmation is passed on as a signal (Signal-with-Start: a confirmation nobody waits for still lands).
 import type { ddaRegistration } from '../workflows/dda-registration';
 import {
   ddaConfirmedSignal,
@@ -12,7 +11,7 @@ import {
   type DdaRegistrationInput,
 } from '../workflows/dda-messages';
 import { searchAttributes } from '../workflows/search-attributes';
-import { signal, updateWithStart, type Orchestrator } from './temporal';
+import { signalWithStart, updateWithStart, type Orchestrator } from './temporal';
 
 export interface DdaWorkflowScope {
   orgId: string;
@@ -26,8 +25,7 @@ function startOptions(input: DdaRegistrationInput, scope: DdaWorkflowScope) {
   return {
     workflowId: ddaWorkflowId(input.subscriptionId),
     args: [input] as [DdaRegistrationInput],
-    // One run at a time per registration; a later call (a retry after an outage, a delete) may start a new one.
-    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+    // A later call (a retry after an outage, a delete, a late confirmation) may start a new run.
     workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
     typedSearchAttributes: searchAttributes(scope),
   };
@@ -41,7 +39,8 @@ export function askDdaRegistration(
   return updateWithStart<typeof ddaRegistration, DdaRegisterAnswer>(
     o,
     'ddaRegistration',
-    startOptions(input, scope),
+    // One run at a time per registration: a call while one runs joins it.
+    { ...startOptions(input, scope), workflowIdConflictPolicy: 'USE_EXISTING' },
     ddaRegisterUpdate,
   );
 }
@@ -54,22 +53,25 @@ export function askDdaDeletion(
   return updateWithStart<typeof ddaRegistration, { status: 'deleted' }>(
     o,
     'ddaRegistration',
-    startOptions(input, scope),
+    { ...startOptions(input, scope), workflowIdConflictPolicy: 'USE_EXISTING' },
     ddaDeleteUpdate,
   );
 }
 
-/** Passes the provider's confirmation on; false when no run of the registration is waiting. */
+/**
+ * Passes the provider's verified confirmation to the registration's run, starting one when none is
+ * running (the provider registered the document though its answer was lost), so a confirmation is never
+ * dropped. The caller passes it on only while the row is `pending`.
+ */
 export async function noteDdaConfirmation(
   o: Orchestrator,
-  subscriptionId: string,
+  input: DdaRegistrationInput,
+  scope: DdaWorkflowScope,
   providerSubscriptionId: string,
-): Promise<boolean> {
-  try {
-    await signal(o, ddaWorkflowId(subscriptionId), ddaConfirmedSignal, { providerSubscriptionId });
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
+): Promise<void> {
+  await signalWithStart<typeof ddaRegistration, [{ providerSubscriptionId: string }]>(o, 'ddaRegistration', {
+    ...startOptions(input, scope),
+    signal: ddaConfirmedSignal,
+    signalArgs: [{ providerSubscriptionId }],
+  });
 }

@@ -280,6 +280,25 @@ describe('DDA registration rules (time-skipping server)', () => {
     await statusBecomes(gw, tenant, consumerId, document, 'active');
   });
 
+  it("activates on a confirmation that arrives after the provider's registration answer was lost", async () => {
+    const document = newCpf();
+    const consumerId = await verifiedConsumer(gw, tenant, { document, allowlist: [document] });
+    dda.script(document, { outcome: 'lost', times: 3 });
+    const lost = await register(gw, tenant, consumerId, { document, idempotency_key: 'lost' });
+    expect(lost.status).toBe(502);
+    expect((await read(gw, tenant, consumerId, document)).body.status).toBe('pending');
+    // The provider did register it, and confirms: no run is waiting, the confirmation still lands.
+    const upstream = dda.subscriptions().find((s) => s.document === document)!;
+    await dda.confirm(upstream.clientRequestId);
+    await statusBecomes(gw, tenant, consumerId, document, 'active');
+    expect((await read(gw, tenant, consumerId, document)).body.provider_subscription_id).toBe(
+      upstream.subscriptionId,
+    );
+    const replay = await register(gw, tenant, consumerId, { document, idempotency_key: 'lost' });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toMatchObject({ status: 'active', replayed: true });
+  });
+
   it("ignores an unsigned confirmation and answers 404 for another organization's consumer", async () => {
     const document = newCpf();
     const consumerId = await verifiedConsumer(gw, tenant, { document, allowlist: [document] });

@@ -20,6 +20,7 @@ import {
   type DdaRegisterAnswer,
   type DdaRegistrationInput,
   type DdaRegistrationOutcome,
+  type DdaStatusView,
 } from './dda-messages';
 
 // A caller waits on these: a few quick tries, then the caller hears the provider is unavailable.
@@ -70,49 +71,54 @@ export async function ddaRegistration(input: DdaRegistrationInput): Promise<DdaR
     return { status: 'deleted' as const };
   });
 
-  const finish = async (outcome: DdaRegistrationOutcome) => {
+  // Every ask still waiting hears how the registration stands before the run closes.
+  const finish = async (outcome: DdaRegistrationOutcome, status: DdaStatusView) => {
+    answer ??= { outcome: 'replayed', status };
     await condition(allHandlersFinished);
     return outcome;
   };
 
-  // A run may start for a delete alone (a registration that ended); it registers only when asked to.
-  await condition(() => (asks > 0 && !busy) || deleted);
-  if (deleted) return finish('deleted');
-  busy = true;
-  let step;
-  try {
-    step = await provider.registerDdaSubscription(input);
-  } catch {
-    step = null;
-  } finally {
-    busy = false;
-  }
-  if (step === null) {
-    answer = { outcome: 'unavailable', status: 'pending' };
-    return finish('unregistered');
-  }
-  if (step.step === 'refused') {
-    const status = await record.markDdaSubscriptionError(input.subscriptionId, step.code);
-    answer = { outcome: status === 'error' ? 'refused' : 'replayed', status };
-    return finish('error');
-  }
-  if (step.step === 'settled') {
-    answer = { outcome: 'replayed', status: step.status };
-    // A registered row still pending waits for its confirmation here (its earlier run is gone).
-    if (step.status !== 'pending' || !step.registered) return finish('settled');
-  } else {
-    answer = { outcome: 'registered', status: 'pending' };
+  // A run may start for a delete alone (a registration that ended), or for a confirmation whose run was
+  // gone (the provider registered the document though its answer never came back).
+  await condition(() => (asks > 0 && !busy) || deleted || confirmation !== null);
+  if (deleted) return finish('deleted', 'deleted');
+  if (confirmation === null) {
+    busy = true;
+    let step;
+    try {
+      step = await provider.registerDdaSubscription(input);
+    } catch {
+      step = null;
+    } finally {
+      busy = false;
+    }
+    if (step === null) {
+      answer = { outcome: 'unavailable', status: 'pending' };
+      return finish('unregistered', 'pending');
+    }
+    if (step.step === 'refused') {
+      const status = await record.markDdaSubscriptionError(input.subscriptionId, step.code);
+      answer = { outcome: status === 'error' ? 'refused' : 'replayed', status };
+      return finish('error', status);
+    }
+    if (step.step === 'settled') {
+      answer = { outcome: 'replayed', status: step.status };
+      // A registered row still pending waits for its confirmation here (its earlier run is gone).
+      if (step.status !== 'pending' || !step.registered) return finish('settled', step.status);
+    } else {
+      answer = { outcome: 'registered', status: 'pending' };
+    }
   }
 
   await condition(() => confirmation !== null || deleted);
-  if (deleted) return finish('deleted');
   await condition(() => !busy);
-  if (deleted) return finish('deleted');
+  if (deleted) return finish('deleted', 'deleted');
   busy = true;
+  let status: DdaStatusView;
   try {
-    await record.activateDdaSubscription(input.subscriptionId, confirmation!);
+    status = await record.activateDdaSubscription(input.subscriptionId, confirmation!);
   } finally {
     busy = false;
   }
-  return finish('active');
+  return finish('active', status);
 }

@@ -210,11 +210,20 @@ export const ddaRoutes: AnyRoute[] = [
       if (body.status !== 'ACTIVE' || !body.clientRequestId || !body.subscriptionId)
         return { body: { received: true, applied: false } };
       const row = await findByClientRequestId(deps.db, body.clientRequestId);
-      const applied =
-        row !== null &&
-        row.status === 'pending' &&
-        (await noteDdaConfirmation(deps.temporal, row.id, body.subscriptionId));
-      return { body: { received: true, applied } };
+      if (!row || row.status !== 'pending') return { body: { received: true, applied: false } };
+      await noteDdaConfirmation(
+        deps.temporal,
+        { subscriptionId: row.id, callbackUrl: `${publicOrigin(deps.config, ctx)}${DDA_WEBHOOK_PATH}` },
+        {
+          orgId: row.org_id,
+          projectId: row.project_id,
+          environment: row.environment,
+          consumerId: row.consumer_id,
+          mandateId: row.mandate_id,
+        },
+        body.subscriptionId,
+      );
+      return { body: { received: true, applied: true } };
     },
   }),
 ];

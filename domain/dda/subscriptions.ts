@@ -10,7 +10,6 @@ import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
 
 export const DDA_STATUSES = ['pending', 'active', 'error', 'deleted'] as const;
-export type DdaStatus = (typeof DDA_STATUSES)[number];
 
 export const ddaSubscriptionRow = z.object({
   id: z.string(),
@@ -168,7 +167,8 @@ export async function markDdaActive(
   return db.transaction(async (tx) => {
     const row = await tx.maybeOne(sql.type(ddaSubscriptionRow)`
       UPDATE dda_subscriptions
-      SET status = 'active', provider_subscription_id = ${providerSubscriptionId}, activated_at = now(), updated_at = now()
+      SET status = 'active', provider_subscription_id = ${providerSubscriptionId}, registered_at = COALESCE(registered_at, now()),
+          activated_at = now(), updated_at = now()
       WHERE id = ${id} AND status = 'pending' RETURNING ${COLUMNS}`);
     if (row)
       await recordEvent(tx, tenantOfRow(row), 'dda.subscription.activated', {

@@ -20,6 +20,8 @@ import type { RunningMock } from './index';
  *   hold    – accepts; the confirmation goes out only when the test calls `confirm()` (a late one)
  *   never   – accepts and never confirms
  *   forge   – accepts; a confirmation signed with the wrong secret arrives, the real one never does
+ *   lost    – registers, but answers 503 to this and the next `times - 1` calls for it (the answer is lost);
+ *             the confirmation goes out only when the test calls `confirm()`
  *   refuse  – answers 422 and registers nothing
  *   fail    – answers 503 `times` times, then behaves as `then`
  */
@@ -28,6 +30,7 @@ export type DdaScript =
   | { outcome: 'hold' }
   | { outcome: 'never' }
   | { outcome: 'forge' }
+  | { outcome: 'lost'; times: number }
   | { outcome: 'refuse'; reason?: string }
   | { outcome: 'fail'; times: number; then?: DdaScript };
 
@@ -87,6 +90,7 @@ export async function startDdaMock(
   const sentWaiters: Array<{ count: number; resolve: () => void }> = [];
   const timers = new Set<NodeJS.Timeout>();
   let deleteFailures = 0;
+  const lostAnswers = new Map<string, number>();
 
   const takeScript = (document: string): DdaScript => {
     const script = scripts.get(document) ?? { outcome: 'confirm' };
@@ -154,6 +158,11 @@ export async function startDdaMock(
       });
     registrations.push({ clientRequestId, document });
     const existing = subscriptions.get(clientRequestId);
+    const lost = lostAnswers.get(clientRequestId) ?? 0;
+    if (existing && lost > 0) {
+      lostAnswers.set(clientRequestId, lost - 1);
+      return sendJson(res, 503, { code: 'unavailable', message: 'try again' });
+    }
     if (existing) {
       if (existing.document !== document)
         return sendJson(res, 422, {
@@ -178,6 +187,10 @@ export async function startDdaMock(
       status: 'PROCESSING',
     };
     subscriptions.set(clientRequestId, subscription);
+    if (script.outcome === 'lost') {
+      lostAnswers.set(clientRequestId, script.times - 1);
+      return sendJson(res, 503, { code: 'unavailable', message: 'try again' });
+    }
     sendJson(res, 202, { clientRequestId, status: 'PROCESSING' });
     if (script.outcome === 'confirm') {
       later(script.delayMs ?? 0, async () => {
