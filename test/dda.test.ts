@@ -141,6 +141,15 @@ describe.each(TEMPORAL_SERVERS)('DDA registration on the %s server', (temporal) 
     expect(upstream.status).toBe('DELETED');
     expect((await read(gw, tenant, consumerId, document)).body.status).toBe('deleted');
     expect((await remove(gw, tenant, consumerId, document)).body).toEqual({ document, status: 'deleted' });
+
+    // The ended registration's key answers it as it stands; a new key registers the document anew.
+    const ended = await register(gw, tenant, consumerId, { document, idempotency_key: 'reg-1' });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toMatchObject({ status: 'deleted', client_request_id: crid, replayed: true });
+    const anew = await register(gw, tenant, consumerId, { document, idempotency_key: 'reg-2' });
+    expect(anew.status).toBe(201);
+    expect(anew.body.client_request_id).not.toBe(crid);
+    expect((await read(gw, tenant, consumerId, document)).body.status).toBe('pending');
   });
 
   it('refuses a confirmation signed with the wrong secret and changes nothing', async () => {
