@@ -1,7 +1,16 @@
 // DDA registration rules through HTTP: who may register which document, what a refusal writes (nothing),
 // how the provider's refusals, outages and lost answers are told apart, and tenant isolation.
 import type { DdaMock } from '../providers/mocks/dda';
-import { eventsOf, newCpf, read, register, rowCount, statusBecomes, verifiedConsumer } from './support/dda';
+import {
+  eventsOf,
+  newCpf,
+  read,
+  register,
+  remove,
+  rowCount,
+  statusBecomes,
+  verifiedConsumer,
+} from './support/dda';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
 describe('DDA registration rules (time-skipping server)', () => {
@@ -140,6 +149,29 @@ describe('DDA registration rules (time-skipping server)', () => {
     const replay = await register(gw, tenant, consumerId, { document, idempotency_key: 'lost' });
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ status: 'active', replayed: true });
+  });
+
+  it('ends a registration still waiting for its confirmation; a confirmation after that changes nothing', async () => {
+    const document = newCpf();
+    const consumerId = await verifiedConsumer(gw, tenant, { document, allowlist: [document] });
+    dda.script(document, { outcome: 'hold' });
+    const created = await register(gw, tenant, consumerId, { document, idempotency_key: 'k' });
+    expect(created.status).toBe(201);
+    const deleted = await remove(gw, tenant, consumerId, document);
+    expect(deleted.body).toEqual({ document, status: 'deleted' });
+    const upstream = dda.subscriptions().find((s) => s.clientRequestId === created.body.client_request_id)!;
+    expect(upstream.status).toBe('DELETED');
+
+    await dda.confirm(created.body.client_request_id);
+    const late = dda.webhooks().filter((w) => w.clientRequestId === created.body.client_request_id);
+    expect(late.map((w) => w.status)).toEqual([200]);
+    expect((await read(gw, tenant, consumerId, document)).body).toMatchObject({
+      status: 'deleted',
+      provider_subscription_id: null,
+    });
+    expect(
+      (await eventsOf(gw, tenant, 'dda.subscription.activated')).filter((e) => e.data.document === document),
+    ).toEqual([]);
   });
 
   it("ignores an unsigned confirmation and answers 404 for another organization's consumer", async () => {
