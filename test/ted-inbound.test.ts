@@ -119,6 +119,25 @@ describe.each(TEMPORAL_SERVERS)('inbound TED on the %s server', (temporal) => {
     expect(await balance(consumerId)).toBe('700');
   });
 
+  it('refuses a notice for a frozen sub-account with 409 and credits once it is unfrozen and noticed again', async () => {
+    const { consumerId, walletId } = await subAccount();
+    const transfer = ted.receiveInbound({ account: walletId, amountMinor: 4_200n });
+    expect((await gw.request('POST', `/v1/wallets/${walletId}/freeze`, { key: tenant.key })).status).toBe(
+      200,
+    );
+    const frozen = await gw.request('POST', NOTICE, { body: { transfer_id: transfer.id } });
+    expect(frozen.status).toBe(409);
+    expect(frozen.body.error.code).toBe('wallet_not_active');
+    expect(await entries(walletId)).toEqual([]);
+
+    expect((await gw.request('POST', `/v1/wallets/${walletId}/unfreeze`, { key: tenant.key })).status).toBe(
+      200,
+    );
+    const again = await gw.request('POST', NOTICE, { body: { transfer_id: transfer.id } });
+    expect(again.body).toMatchObject({ credited: true });
+    expect(await balance(consumerId)).toBe('4200');
+  });
+
   it('leaves a transfer to an account the gateway does not hold uncredited', async () => {
     const transfer = ted.receiveInbound({ account: 'wal_not_ours', amountMinor: 500n });
     const noticed = await gw.request('POST', NOTICE, { body: { transfer_id: transfer.id } });
