@@ -4,6 +4,7 @@ import path from 'node:path';
 import { developmentKeyRing, parseKeyRing, type KeyRing } from '../domain/crypto/secret-box';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks/retry-schedule';
 import { PROJECT_ROOT } from './project-root';
+import { DEV_DDA_WEBHOOK_SECRET } from '../providers/dda/signature';
 import type { VaultSettings } from '../domain/vault/select';
 
 export interface TemporalSettings {
@@ -65,6 +66,8 @@ export interface Config {
   providerUrls: Record<string, string>;
   /** How long one provider call may take before it is abandoned and retried (PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
+  /** The secret the DDA provider signs its webhooks with (PROVIDER_DDA_WEBHOOK_SECRET; a development value when unset). */
+  ddaWebhookSecret: string;
   /** Server-sent event streams: heartbeat interval and how long a stream stays open after its terminal event. */
   sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -235,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
     providerUrls: providerUrls(env),
     providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 50, 120_000),
+    ddaWebhookSecret: optional(env, 'PROVIDER_DDA_WEBHOOK_SECRET') ?? DEV_DDA_WEBHOOK_SECRET,
     sse: {
       heartbeatMs: int(env, 'GATEWAY_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
       closeDelayMs: int(env, 'GATEWAY_SSE_CLOSE_DELAY_MS', 5_000, 0, 600_000),

@@ -12,3 +12,4 @@ export { oauthCredentialSweep } from './oauth-sweep';
 export { webhookDelivery } from './webhook-delivery';
 export { toolCallReplay } from './tool-call-replay';
 export { linkPayment } from './link-payment';
+export { ddaRegistration } from './dda-registration';

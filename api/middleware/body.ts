@@ -72,6 +72,8 @@ export async function parseBody(ctx: Koa.Context, accepted: BodyType[], limit: n
     });
   }
   const raw = await readRaw(ctx, limit);
+  // Kept for routes that check a signature over the exact bytes (provider webhooks).
+  ctx.state.rawBody = raw;
   if (raw.length === 0) return undefined;
   const text = raw.toString('utf8');
   if (type === 'form') return Object.fromEntries(new URLSearchParams(text));

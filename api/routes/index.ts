@@ -38,6 +38,8 @@ import { generateRoutes } from './generate';
 import { verificationStreamRoutes } from '../sse/verification-stream';
 import { cartRoutes } from './cart';
 import { kycRoutes } from './kyc';
+import { ddaRoutes } from './dda';
+import { tedInboundRoutes } from './ted-inbound';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -79,6 +81,8 @@ export function allRoutes(): AnyRoute[] {
     ...verificationStreamRoutes,
     ...cartRoutes,
     ...kycRoutes,
+    ...ddaRoutes,
+    ...tedInboundRoutes,
   ];
   return routes;
 }

@@ -28,8 +28,7 @@ export interface EventTypeSpec {
 }
 
 export const EVENT_CATALOG = {
-  // Tool calls of sessions (REST and MCP alike). Reserved: inbound TED, named by the spec, emitted by a
-  // capability being built (inbound provider notifications).
+  // Tool calls of sessions (REST and MCP alike), and inbound TED credited to a consumer's sub-account.
   'tool_call.succeeded': {
     area: 'tools',
     description:
@@ -42,8 +41,8 @@ export const EVENT_CATALOG = {
   },
   'commerce.ted_in.succeeded': {
     area: 'commerce',
-    reserved: true,
-    description: 'An inbound TED transfer arrived.',
+    description:
+      "An inbound TED transfer arrived and was credited to the consumer's sub-account (`provider_transfer_id`, `amount_minor`, `ledger_entry_id`).",
   },
 
   // Payments: wallet execute (`data.wallet`) and mandate-bound consumer spends (`data.mandate_id`, `data.rail`).
@@ -110,6 +109,19 @@ export const EVENT_CATALOG = {
   'consumer.funding_source.created': {
     area: 'consumers',
     description: 'A funding source was added to a consumer.',
+  },
+  // DDA registrations of a consumer's payer document.
+  'dda.subscription.activated': {
+    area: 'consumers',
+    description: 'The DDA provider confirmed a registration; `provider_subscription_id` is recorded.',
+  },
+  'dda.subscription.failed': {
+    area: 'consumers',
+    description: 'The DDA provider refused a registration (`code`); it is `error`.',
+  },
+  'dda.subscription.deleted': {
+    area: 'consumers',
+    description: 'A DDA registration was ended upstream and locally.',
   },
   'contact_verification.sent': {
     area: 'contact_verification',

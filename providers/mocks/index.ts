@@ -17,6 +17,7 @@ import { startCdpMock } from './auth-cdp';
 import { startNoneMock } from './auth-none';
 import { startBrowserWorkerMock } from './browser-worker';
 import { startKycMock } from './kyc';
+import { startDdaMock } from './dda';
 
 export interface RunningMock {
   url: string;
@@ -32,6 +33,7 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   pix_psp: () => startPixPspMock(),
   ted: () => startTedMock(),
   payments: () => startPaymentsMock(),
+  dda: () => startDdaMock(),
   // One mock per provider auth type; the catalog's `test_mock` names them. Each checks its injection.
   auth_api_key: () => startApiKeyMock(),
   auth_path_secret: () => startPathSecretMock(),

@@ -1,5 +1,7 @@
 // The mock TED provider: a real HTTP server that sends TED transfers from a consumer's sub-account
 // under an Idempotency-Key and answers status queries. Scripted per reference like the Pix PSP.
+// Inbound: a test makes a TED arrive at a sub-account (`receiveInbound`), the bank notices the gateway
+// with only the transfer's id (`notifyInbound`), and answers GET /ted/v1/inbound-transfers/{id} with it.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readJson, sendJson } from './http-kit';
@@ -24,12 +26,29 @@ export interface MockTedTransfer {
   created_at: string;
 }
 
+export interface MockTedInbound {
+  id: string;
+  /** The receiving account: the consumer's sub-account, as the gateway names it to the bank. */
+  destination_account: string;
+  amount_minor: string;
+  payer: { ispb: string; branch: string; account: string; tax_id: string; name: string };
+  status: 'completed';
+  received_at: string;
+}
+
 export interface TedMock extends RunningMock {
   script(reference: string, script: RailScript): void;
   setDefaultScript(script: RailScript): void;
   arrived(reference: string, count?: number): Promise<void>;
   transfers(): MockTedTransfer[];
   requests(): Array<{ reference: string; idempotencyKey: string }>;
+  /** A TED arrives at `account`; nothing is noticed until `notifyInbound`. */
+  receiveInbound(input: { account: string; amountMinor: bigint; payerName?: string }): MockTedInbound;
+  /** POSTs the bank's notice `{event: 'TED_IN', transfer_id}` to `url`; answers the receiver's status. */
+  notifyInbound(url: string, transferId: string): Promise<number>;
+  /** The next `times` inbound lookups answer 503. */
+  failInboundLookups(times: number): void;
+  inboundLookups(): string[];
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
@@ -41,6 +60,9 @@ export async function startTedMock(options: { port?: number } = {}): Promise<Ted
   const made: MockTedTransfer[] = [];
   const received: Array<{ reference: string; idempotencyKey: string }> = [];
   const timers = new Set<NodeJS.Timeout>();
+  const inbound = new Map<string, MockTedInbound>();
+  const lookups: string[] = [];
+  let lookupFailures = 0;
 
   const send = async (req: IncomingMessage, res: ServerResponse) => {
     const idempotencyKey = req.headers['idempotency-key'];
@@ -130,6 +152,19 @@ export async function startTedMock(options: { port?: number } = {}): Promise<Ted
         ? sendJson(res, 200, found.transfer)
         : sendJson(res, 404, { code: 'not_found', message: 'No transfer under this key' });
     }
+    const inboundLookup = /^\/ted\/v1\/inbound-transfers\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && inboundLookup) {
+      const id = decodeURIComponent(inboundLookup[1]);
+      lookups.push(id);
+      if (lookupFailures > 0) {
+        lookupFailures--;
+        return sendJson(res, 503, { code: 'unavailable', message: 'try again' });
+      }
+      const found = inbound.get(id);
+      return found
+        ? sendJson(res, 200, found)
+        : sendJson(res, 404, { code: 'not_found', message: 'No inbound transfer with this id' });
+    }
     return sendJson(res, 404, { code: 'not_found', message: 'No such route' });
   }, options.port);
 
@@ -144,5 +179,34 @@ export async function startTedMock(options: { port?: number } = {}): Promise<Ted
     arrived: (reference, count) => arrived.wait(reference, count),
     transfers: () => [...made],
     requests: () => [...received],
+    receiveInbound(input) {
+      const transfer: MockTedInbound = {
+        id: `tedin_${randomBytes(8).toString('hex')}`,
+        destination_account: input.account,
+        amount_minor: input.amountMinor.toString(),
+        payer: {
+          ispb: '60746948',
+          branch: '0001',
+          account: '123456',
+          tax_id: '11222333000181',
+          name: input.payerName ?? 'Pagador Ltda',
+        },
+        status: 'completed',
+        received_at: new Date().toISOString(),
+      };
+      inbound.set(transfer.id, transfer);
+      return transfer;
+    },
+    async notifyInbound(url, transferId) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ event: 'TED_IN', transfer_id: transferId }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    },
+    failInboundLookups: (times) => void (lookupFailures = times),
+    inboundLookups: () => [...lookups],
   };
 }
