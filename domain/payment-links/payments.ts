@@ -9,7 +9,7 @@ import { ApiError } from '../errors';
 import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
 import type { Rail } from './accepts';
-import { findLinkBySlug, paymentLinkNotFound } from './links';
+import { findLinkBySlug, paymentLinkNotFound, type LinkRow } from './links';
 
 export const linkPaymentRow = z.object({
   id: z.string(),
@@ -37,10 +37,19 @@ export const LINK_CHARGE_SECONDS = 900;
 
 export type NotPayableReason =
   'paused' | 'void' | 'paid' | 'expired' | 'max_uses_reached' | 'rail_not_accepted';
-const notPayable = (reason: NotPayableReason) =>
+export const notPayable = (reason: NotPayableReason) =>
   new ApiError(409, 'payment_link_not_payable', `This payment link cannot be paid now (${reason})`, {
     reason,
   });
+
+/** Why the link cannot be paid now as far as its row shows (a cap being raced is settled by the reservation). */
+export function notPayableNow(link: LinkRow): NotPayableReason | null {
+  if (link.status === 'void' || link.status === 'paid' || link.status === 'expired') return link.status;
+  if (!link.active) return 'paused';
+  if (link.expires_at !== null && Date.parse(link.expires_at) <= Date.now()) return 'expired';
+  if (link.max_uses !== null && link.use_count >= link.max_uses) return 'max_uses_reached';
+  return null;
+}
 
 /** A Pix txid: 26..35 alphanumerics, derived from the payment so a retried charge names the same one. */
 export const pixTxidOf = (paymentId: string): string =>
@@ -58,6 +67,8 @@ export async function reserveLinkPayment(
   db: DatabasePool,
   slug: string,
   rail: Rail,
+  /** Written in the reservation's transaction (the x402 authorization); a throw reserves nothing. */
+  attach?: (tx: CommonQueryMethods, payment: LinkPaymentRow) => Promise<void>,
 ): Promise<LinkPaymentRow> {
   const link = await findLinkBySlug(db, slug);
   if (!link) throw paymentLinkNotFound();
@@ -73,11 +84,13 @@ export async function reserveLinkPayment(
       RETURNING id`);
     if (!reserved) throw notPayable(await whyNotPayable(tx, link.id));
     const id = prefixedId('plp', 24);
-    return tx.one(sql.type(linkPaymentRow)`
+    const payment = await tx.one(sql.type(linkPaymentRow)`
       INSERT INTO payment_link_payments (id, link_id, org_id, project_id, environment, rail, currency, amount_minor, pay_to, rail_ref)
       VALUES (${id}, ${link.id}, ${link.org_id}, ${link.project_id}, ${link.environment}, ${rail}, ${accept.currency},
               ${BigInt(accept.amount_atomic)}, ${accept.pay_to}, ${rail === 'pix' ? pixTxidOf(id) : null})
       RETURNING ${COLUMNS}`);
+    if (attach) await attach(tx, payment);
+    return payment;
   });
 }
 

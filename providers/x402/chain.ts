@@ -1,0 +1,122 @@
+// The EVM chain as the x402 rail sees it: read an EIP-3009 token (balance, whether an authorization's
+// nonce is spent, which transaction spent it), broadcast transferWithAuthorization once, and await a
+// transaction's receipt. One client per RPC URL and settler, cached: building viem clients is not free.
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  parseAbi,
+  parseAbiItem,
+  type Address,
+  type Hex,
+  type PublicClient,
+  type WalletClient,
+  WaitForTransactionReceiptTimeoutError,
+} from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+
+export const EIP3009_ABI = parseAbi([
+  'function balanceOf(address owner) view returns (uint256)',
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+  'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
+]);
+const AUTHORIZATION_USED = parseAbiItem(
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+);
+
+export interface TransferAuthorization {
+  from: Address;
+  to: Address;
+  value: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  nonce: Hex;
+  signature: Hex;
+}
+
+export type ReceiptOutcome = { status: 'success' | 'reverted'; blockNumber: bigint };
+
+export interface X402Chain {
+  balanceOf(asset: Address, owner: Address): Promise<bigint>;
+  authorizationUsed(asset: Address, authorizer: Address, nonce: Hex): Promise<boolean>;
+  /** The transaction that spent this authorization, found from the token's AuthorizationUsed log. */
+  findAuthorizationTx(asset: Address, authorizer: Address, nonce: Hex): Promise<Hex | null>;
+  /** Sends transferWithAuthorization from the settler; resolves with the hash once the node accepted it. */
+  broadcastTransfer(asset: Address, authorization: TransferAuthorization): Promise<Hex>;
+  /** null when the chain does not know the transaction (dropped, or never sent). */
+  receipt(hash: Hex, timeoutMs: number): Promise<ReceiptOutcome | null>;
+}
+
+export class ChainSettlerMissing extends Error {}
+
+const clients = new Map<string, X402Chain>();
+
+export function x402Chain(rpcUrl: string, chainId: number, settlerKey?: Hex): X402Chain {
+  const cacheKey = `${rpcUrl}|${chainId}|${settlerKey ? privateKeyToAccount(settlerKey).address : ''}`;
+  const cached = clients.get(cacheKey);
+  if (cached) return cached;
+  const chain = defineChain({
+    id: chainId,
+    name: `eip155:${chainId}`,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  });
+  const transport = http(rpcUrl, { retryCount: 0, timeout: 15_000 });
+  const reader = createPublicClient({ chain, transport }) as PublicClient;
+  const settler: PrivateKeyAccount | null = settlerKey ? privateKeyToAccount(settlerKey) : null;
+  const writer: WalletClient | null = settler
+    ? createWalletClient({ chain, transport, account: settler })
+    : null;
+  const client: X402Chain = {
+    balanceOf: (asset, owner) =>
+      reader.readContract({ address: asset, abi: EIP3009_ABI, functionName: 'balanceOf', args: [owner] }),
+    authorizationUsed: (asset, authorizer, nonce) =>
+      reader.readContract({
+        address: asset,
+        abi: EIP3009_ABI,
+        functionName: 'authorizationState',
+        args: [authorizer, nonce],
+      }),
+    async findAuthorizationTx(asset, authorizer, nonce) {
+      const logs = await reader.getLogs({
+        address: asset,
+        event: AUTHORIZATION_USED,
+        args: { authorizer, nonce },
+        fromBlock: 0n,
+        toBlock: 'latest',
+      });
+      return logs.length ? logs[0].transactionHash : null;
+    },
+    async broadcastTransfer(asset, a) {
+      if (!writer || !settler)
+        throw new ChainSettlerMissing('X402_SETTLER_KEY is not set: cannot self-settle');
+      return writer.writeContract({
+        address: asset,
+        abi: EIP3009_ABI,
+        functionName: 'transferWithAuthorization',
+        args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
+        account: settler,
+        chain,
+      });
+    },
+    async receipt(hash, timeoutMs) {
+      try {
+        const receipt = await reader.waitForTransactionReceipt({
+          hash,
+          timeout: timeoutMs,
+          pollingInterval: 250,
+        });
+        return { status: receipt.status, blockNumber: receipt.blockNumber };
+      } catch (error) {
+        if (error instanceof WaitForTransactionReceiptTimeoutError) {
+          const known = await reader.getTransaction({ hash }).catch(() => null);
+          if (!known) return null;
+        }
+        throw error;
+      }
+    },
+  };
+  clients.set(cacheKey, client);
+  return client;
+}
