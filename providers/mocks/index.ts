@@ -15,6 +15,7 @@ import { startJwtEcdsaMock } from './auth-jwt-ecdsa';
 import { startTwoHeaderMock } from './auth-two-header';
 import { startCdpMock } from './auth-cdp';
 import { startNoneMock } from './auth-none';
+import { startX402WalletsMock } from './x402-wallets';
 
 export interface RunningMock {
   url: string;
@@ -40,6 +41,7 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   auth_two_header: () => startTwoHeaderMock(),
   auth_cdp: () => startCdpMock(),
   auth_none: () => startNoneMock(),
+  x402_wallets: () => startX402WalletsMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
