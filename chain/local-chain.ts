@@ -29,7 +29,7 @@ export const hardhat = defineChain({
 const MNEMONIC = 'test test test test test test test test test test test junk';
 /** Each buyer account starts with this much test USDC (atomic units, 6 decimals). */
 export const BUYER_START_BALANCE = 1_000_000n * 10n ** 6n;
-export const BUYER_ACCOUNTS = 19;
+export const BUYER_ACCOUNTS = 18;
 
 export interface LocalChain {
   rpcUrl: string;
@@ -39,8 +39,10 @@ export interface LocalChain {
   token: { address: Address; name: string; version: string; abi: CompiledContract['abi'] };
   /** Account 0: deployer, minter and the gateway's settler. */
   settler: { address: Address; privateKey: Hex };
-  /** Accounts 1..19, each funded with BUYER_START_BALANCE. */
+  /** Accounts 1..18, each funded with BUYER_START_BALANCE. */
   buyers: HDAccount[];
+  /** Account 19: a facilitator's gas account (the mock facilitator settles from it). */
+  facilitatorKey: Hex;
   publicClient: PublicClient;
   balanceOf(address: Address): Promise<bigint>;
   mint(address: Address, amount: bigint): Promise<void>;
@@ -140,6 +142,7 @@ export async function startLocalChain(): Promise<LocalChain> {
       token: { address: tokenAddress, name: 'USD Coin', version: '2', abi: compiled.abi },
       settler: { address: deployer.address, privateKey: privateKeyOf(deployer) },
       buyers,
+      facilitatorKey: privateKeyOf(mnemonicToAccount(MNEMONIC, { addressIndex: 19 })),
       publicClient,
       mint,
       async balanceOf(address) {
