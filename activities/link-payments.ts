@@ -73,7 +73,7 @@ export function linkPaymentActivities(
       return state.state === 'paid' ? { ...state, amountMinor: state.amountMinor.toString() } : state;
     },
     async settleLinkPaymentActivity(input: { paymentId: string; providerRef: string }): Promise<void> {
-      await settleLinkPayment(deps.db, input.paymentId, input.providerRef);
+      await settleLinkPayment(deps.db, input.paymentId, input.providerRef, deps.config.encryptionKeys);
     },
     ...x402SettlementActivities(deps),
     async releaseLinkPaymentActivity(input: {

@@ -8,11 +8,23 @@ import { parseAbiItem, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import type { LocalChain } from '../chain/local-chain';
+import { nextLink } from '../domain/receipts/chain';
+import { ed25519Matches } from '../domain/receipts/signatures';
 import { waitFor } from './support/consents';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { payingFetch, signAuthorization, unb64, v1Header, v2Header } from './support/x402-buyer';
 
 const AMOUNT = 1_250_000n; // 1.25 USDC
+const linkReceipt = z.object({
+  id: z.string(),
+  body: z.record(z.unknown()),
+  chain_seq: z.number(),
+  chain_prev_hash: z.string().nullable(),
+  chain_body_hash: z.string(),
+  chain_hash: z.string(),
+  receipt_sig_ed25519: z.string(),
+  ed25519_kid: z.string(),
+});
 
 describe.each(TEMPORAL_SERVERS)('payment links over x402 (%s Temporal)', (temporal) => {
   let gw: Gateway;
@@ -86,7 +98,7 @@ describe.each(TEMPORAL_SERVERS)('payment links over x402 (%s Temporal)', (tempor
     expect(await paymentsOf(id)).toEqual([]);
   });
 
-  it('is paid end to end by the official x402 client: USDC moves on chain, the link counts it, the event is written', async () => {
+  it('is paid end to end by the official x402 client: USDC moves on chain, the link counts it, a receipt is sealed and the event written', async () => {
     const { id, slug, payTo } = await newLink();
     const account = buyer();
     const before = await chain.balanceOf(account.address);
@@ -97,8 +109,8 @@ describe.each(TEMPORAL_SERVERS)('payment links over x402 (%s Temporal)', (tempor
       response.headers.get('payment-response'),
     );
     expect(settled).toMatchObject({ success: true, network: chain.network, payer: account.address });
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.transaction });
-    expect(receipt.status).toBe('success');
+    const mined = await chain.publicClient.getTransactionReceipt({ hash: settled.transaction });
+    expect(mined.status).toBe('success');
     expect(await chain.balanceOf(payTo)).toBe(AMOUNT);
     expect(await chain.balanceOf(account.address)).toBe(before - AMOUNT);
     const body = (await response.json()) as { payment: Record<string, unknown> };
@@ -111,6 +123,32 @@ describe.each(TEMPORAL_SERVERS)('payment links over x402 (%s Temporal)', (tempor
     const events = await gw.db.any(sql.type(z.object({ data: z.record(z.unknown()) }))`
       SELECT data FROM events WHERE org_id = ${acme.orgId} AND type = 'payment_link.payment_succeeded' AND data->>'link_id' = ${id}`);
     expect(events.map((e) => e.data.provider_ref)).toEqual([settled.transaction]);
+    // The receipt is sealed like a consumer receipt: canonical body hash, chain link, Ed25519 signature.
+    const receipt = await gw.db.one(sql.type(linkReceipt)`
+      SELECT id, body, chain_seq, chain_prev_hash, chain_body_hash, chain_hash, receipt_sig_ed25519, ed25519_kid
+      FROM payment_link_receipts WHERE link_id = ${id}`);
+    expect(events[0].data.receipt_id).toBe(receipt.id);
+    expect(receipt.body).toMatchObject({
+      link_id: id,
+      payment: {
+        rail: 'x402',
+        amount_minor: AMOUNT.toString(),
+        provider_ref: settled.transaction,
+        pay_to: payTo,
+      },
+    });
+    expect(nextLink(null, receipt.body, null)).toMatchObject({
+      seq: receipt.chain_seq,
+      body_hash: receipt.chain_body_hash,
+      hash: receipt.chain_hash,
+    });
+    const keys = (await gw.request('GET', '/v1/receipts/signing-keys', { key: acme.key })).body
+      .keys as Array<{
+      kid: string;
+      x: string;
+    }>;
+    const signer = keys.find((k) => k.kid === receipt.ed25519_kid)!;
+    expect(ed25519Matches(signer.x, receipt.chain_hash, receipt.receipt_sig_ed25519)).toBe(true);
   });
 
   it('refuses a replayed authorization with 402 and records nothing more', async () => {
@@ -194,6 +232,16 @@ describe.each(TEMPORAL_SERVERS)('payment links over x402 (%s Temporal)', (tempor
     expect(answers.map((a, i) => [a.status, moved[i] === AMOUNT]).filter(([s]) => s === 200)).toHaveLength(3);
     expect(await link(id)).toMatchObject({ use_count: 3, status: 'paid' });
     expect(await paymentsOf(id)).toHaveLength(3);
+    // The three receipts form one chain, each linked to the one before.
+    const chainRows = await gw.db.any(sql.type(linkReceipt)`
+      SELECT id, body, chain_seq, chain_prev_hash, chain_body_hash, chain_hash, receipt_sig_ed25519, ed25519_kid
+      FROM payment_link_receipts WHERE link_id = ${id} ORDER BY chain_seq`);
+    expect(chainRows.map((r) => r.chain_seq)).toEqual([1, 2, 3]);
+    expect(chainRows.map((r) => r.chain_prev_hash)).toEqual([
+      null,
+      chainRows[0].chain_hash,
+      chainRows[1].chain_hash,
+    ]);
   });
 
   it('settles a payment whose transfer reached the chain before the worker recorded it, without broadcasting again', async () => {

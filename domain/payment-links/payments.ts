@@ -8,7 +8,9 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError } from '../errors';
 import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
+import type { KeyRing } from '../crypto/secret-box';
 import type { Rail } from './accepts';
+import { sealLinkReceipt } from './receipts';
 import { findLinkBySlug, paymentLinkNotFound, type LinkRow } from './links';
 
 export const linkPaymentRow = z.object({
@@ -143,6 +145,8 @@ export async function settleLinkPayment(
   db: DatabasePool,
   paymentId: string,
   providerRef: string,
+  /** The key ring that opens the gateway's receipt signing key: the payment's receipt is sealed with it. */
+  ring: KeyRing,
 ): Promise<LinkPaymentRow> {
   return db.transaction(async (tx) => {
     const settled = await tx.maybeOne(sql.type(linkPaymentRow)`
@@ -157,6 +161,7 @@ export async function settleLinkPayment(
         status = CASE WHEN status = 'active' AND (one_time OR (max_uses IS NOT NULL AND use_count + 1 >= max_uses)) THEN 'paid' ELSE status END
       WHERE id = ${settled.link_id}
       RETURNING slug, use_count, status`);
+    const receipt = await sealLinkReceipt(tx, ring, settled, providerRef);
     await recordEvent(
       tx,
       { orgId: settled.org_id, projectId: settled.project_id, environment: settled.environment },
@@ -171,6 +176,7 @@ export async function settleLinkPayment(
         provider_ref: providerRef,
         use_count: link.use_count,
         link_status: link.status,
+        receipt_id: receipt.id,
       },
     );
     return settled;
