@@ -102,9 +102,9 @@ async function startNode(port: number): Promise<() => Promise<void>> {
     });
 }
 
-export async function startLocalChain(): Promise<LocalChain> {
+export async function startLocalChain(options: { port?: number } = {}): Promise<LocalChain> {
   const compiled = compileContract('LocalUSDC.sol', 'LocalUSDC');
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const stopNode = await startNode(port);
   try {
     const rpcUrl = `http://127.0.0.1:${port}`;
