@@ -6,6 +6,7 @@ import {
   createWalletClient,
   defineChain,
   http,
+  nonceManager,
   parseAbi,
   parseAbiItem,
   type Address,
@@ -64,10 +65,22 @@ export function x402Chain(rpcUrl: string, chainId: number, settlerKey?: Hex): X4
   });
   const transport = http(rpcUrl, { retryCount: 0, timeout: 15_000 });
   const reader = createPublicClient({ chain, transport }) as PublicClient;
-  const settler: PrivateKeyAccount | null = settlerKey ? privateKeyToAccount(settlerKey) : null;
+  // The nonce manager hands concurrent broadcasts of this process distinct nonces; another process's
+  // collision fails the broadcast, and its retry finds the chain's state before sending again.
+  const settler: PrivateKeyAccount | null = settlerKey
+    ? privateKeyToAccount(settlerKey, { nonceManager })
+    : null;
   const writer: WalletClient | null = settler
     ? createWalletClient({ chain, transport, account: settler })
     : null;
+  // One send at a time per settler: a node takes an account's transactions in nonce order only (hardhat's
+  // automine refuses a gap outright), and concurrent sends could reach it out of order.
+  let sending: Promise<unknown> = Promise.resolve();
+  const inTurn = <T>(send: () => Promise<T>): Promise<T> => {
+    const turn = sending.then(send, send);
+    sending = turn.catch(() => undefined);
+    return turn;
+  };
   const client: X402Chain = {
     balanceOf: (asset, owner) =>
       reader.readContract({ address: asset, abi: EIP3009_ABI, functionName: 'balanceOf', args: [owner] }),
@@ -91,16 +104,21 @@ export function x402Chain(rpcUrl: string, chainId: number, settlerKey?: Hex): X4
     async broadcastTransfer(asset, a) {
       if (!writer || !settler)
         throw new ChainSettlerMissing('X402_SETTLER_KEY is not set: cannot self-settle');
-      return writer.writeContract({
-        address: asset,
-        abi: EIP3009_ABI,
-        functionName: 'transferWithAuthorization',
-        args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
-        account: settler,
-        chain,
-      });
+      return inTurn(() =>
+        writer.writeContract({
+          address: asset,
+          abi: EIP3009_ABI,
+          functionName: 'transferWithAuthorization',
+          args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
+          account: settler,
+          chain,
+        }),
+      );
     },
     async receipt(hash, timeoutMs) {
+      // A mined transaction answers at once; only a pending one is watched block by block.
+      const mined = await reader.getTransactionReceipt({ hash }).catch(() => null);
+      if (mined) return { status: mined.status, blockNumber: mined.blockNumber };
       try {
         const receipt = await reader.waitForTransactionReceipt({
           hash,
