@@ -3,7 +3,6 @@
 // to the buyer accounts. Account 0 also settles x402 payments (it pays the gas of transferWithAuthorization).
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
 import {
   createPublicClient,
   createWalletClient,
@@ -172,5 +171,3 @@ export function chainEnv(chain: LocalChain): Record<string, string> {
     X402_SETTLER_KEY: chain.settler.privateKey,
   };
 }
-
-export const CHAIN_DIR = path.resolve(__dirname);

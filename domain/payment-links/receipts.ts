@@ -68,12 +68,3 @@ export async function sealLinkReceipt(
       ${ed25519Signature(key.privateKey, link.hash)}, ${key.kid}, ${sealedAt})
     RETURNING ${COLUMNS}`);
 }
-
-export async function getLinkReceipt(
-  db: CommonQueryMethods,
-  paymentId: string,
-): Promise<LinkReceiptRow | null> {
-  return db.maybeOne(
-    sql.type(linkReceiptRow)`SELECT ${COLUMNS} FROM payment_link_receipts WHERE payment_id = ${paymentId}`,
-  );
-}
