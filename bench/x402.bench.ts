@@ -38,6 +38,14 @@ async function main(): Promise<void> {
       challenge.headers.get('payment-required'),
     ).accepts[0];
 
+    // The API's floor in the same run: its health probe at the same concurrency.
+    const floor = await spawnLoad({
+      label: 'GET /health (c=32, floor)',
+      url: `${stack.url}/health`,
+      total: CHALLENGES,
+      concurrency: 32,
+      warmup: 500,
+    });
     // The 402 answers count as successes here: the load tool counts < 400, so compare requests to errors.
     const challenges = await spawnLoad({
       label: 'GET /pay/{slug}/x402 → 402 (c=32)',
@@ -107,6 +115,7 @@ async function main(): Promise<void> {
     const onChain = await chain.balanceOf(payTo);
     console.log(machineLine());
     console.log(`x402: hardhat node (automine) on loopback, ${PAYMENTS} payments of 0.01 USDC each way`);
+    console.log(formatResult(floor));
     console.log(formatResult(challenges));
     console.log(formatResult(settled));
     console.log(formatResult(direct));
