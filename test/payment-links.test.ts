@@ -178,6 +178,21 @@ describe('payment links', () => {
     expect(wallets.wallets().filter((w) => w.owner_ref === consumer.body.id)).toEqual([]);
   });
 
+  it("answers a link's x402 resource with 503 x402_unavailable when no chain is configured, and names unknown links and rails", async () => {
+    const link = await create({ title: 'Both', accepts: [x402Accept(), pixAccept()] });
+    const off = await gw.request('GET', `/pay/${link.body.slug}/x402`);
+    expect([off.status, off.body.error.code]).toEqual([503, 'x402_unavailable']);
+    const pixOnly = await create({ title: 'Pix', accepts: [pixAccept()] });
+    const noRail = await gw.request('GET', `/pay/${pixOnly.body.slug}/x402`);
+    expect([noRail.status, noRail.body.error.code, noRail.body.error.details.reason]).toEqual([
+      409,
+      'payment_link_not_payable',
+      'rail_not_accepted',
+    ]);
+    const unknown = await gw.request('POST', '/pay/no-such-link/x402');
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'payment_link_not_found']);
+  });
+
   it('refuses a slug another account holds with slug_conflict (409): the namespace is global', async () => {
     const other = await gw.createTenant({ name: 'Other' });
     expect((await create({ title: 'Mine', slug: 'shared-slug', accepts: [pixAccept()] })).status).toBe(201);

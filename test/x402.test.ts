@@ -151,6 +151,32 @@ describe.each(TEMPORAL_SERVERS)('payment links over x402 (%s Temporal)', (tempor
     expect(ed25519Matches(signer.x, receipt.chain_hash, receipt.receipt_sig_ed25519)).toBe(true);
   });
 
+  it("settles a provisioned link into its consumer's receiving wallet", async () => {
+    const consumer = await gw.request('POST', '/v1/consumers', {
+      key: acme.key,
+      body: { display_name: 'Ana' },
+    });
+    const created = await gw.request('POST', '/v1/payment-links', {
+      key: acme.key,
+      body: {
+        title: 'Provisioned',
+        accepts: [
+          {
+            rail: 'x402',
+            amount: '1.25',
+            currency: 'USDC',
+            pay_to: { kind: 'provisioned', consumer_id: consumer.body.id },
+          },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const wallet = created.body.accepts[0].pay_to as Address;
+    const response = await payingFetch(buyer(), chain).fetch(`${gw.url}/pay/${created.body.slug}/x402`);
+    expect(response.status).toBe(200);
+    expect(await chain.balanceOf(wallet)).toBe(AMOUNT);
+  });
+
   it('refuses a replayed authorization with 402 and records nothing more', async () => {
     const { id, slug, payTo } = await newLink();
     const account = buyer();
