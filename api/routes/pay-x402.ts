@@ -5,6 +5,7 @@
 import type Koa from 'koa';
 import { ApiError } from '../../domain/errors';
 import { findLinkBySlug, paymentLinkNotFound } from '../../domain/payment-links/links';
+import { presentLinkPayment } from '../../domain/payment-links/present';
 import {
   getLinkPayment,
   notPayable,
@@ -35,7 +36,6 @@ import type { X402Settings } from '../../runtime/config';
 import type { AppDeps } from '../deps';
 import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute, type Reply } from '../route';
-import { presentLinkPayment } from './pay';
 
 const NONCE_USED = 'invalid_exact_evm_payload_authorization_nonce_used';
 

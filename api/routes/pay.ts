@@ -10,6 +10,7 @@ import {
   type LinkPaymentRow,
 } from '../../domain/payment-links/payments';
 import { findLinkBySlug } from '../../domain/payment-links/links';
+import { presentLinkPayment } from '../../domain/payment-links/present';
 import { answerIsStored } from '../../orchestration/errors';
 import { noteLinkRailNotice, startLinkPayment } from '../../orchestration/link-payments';
 import type { JsonSchema } from '../../schema/http/json-schema';
@@ -40,21 +41,6 @@ const PixNotice: JsonSchema = {
     },
   },
 };
-
-export function presentLinkPayment(row: LinkPaymentRow): Record<string, unknown> {
-  return {
-    payment_id: row.id,
-    link_id: row.link_id,
-    rail: row.rail,
-    status: row.status,
-    currency: row.currency,
-    amount_minor: row.amount_minor.toString(),
-    ...(row.rail === 'pix' ? { pix: { txid: row.rail_ref, br_code: row.pay_code } } : {}),
-    ...(row.rail === 'x402' ? { x402: { tx_hash: row.provider_ref } } : {}),
-    created_at: row.created_at,
-    settled_at: row.settled_at,
-  };
-}
 
 async function openPayment(
   deps: AppDeps,
