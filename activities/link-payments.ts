@@ -2,6 +2,7 @@
 // settle or release the payment. Each is idempotent: the charge is keyed by the payment's txid, and the
 // payment row leaves `pending` only once.
 import { ApplicationFailure } from '@temporalio/common';
+import { BaseError, ContractFunctionRevertedError, type Hex } from 'viem';
 import {
   getLinkPayment,
   recordPayCode,
@@ -9,8 +10,17 @@ import {
   settleLinkPayment,
 } from '../domain/payment-links/payments';
 import type { LinkRail } from '../domain/payment-links/rails';
+import {
+  getAuthorization,
+  recordSettlementTx,
+  type AuthorizationRow,
+} from '../domain/payment-links/x402/authorizations';
+import { storedPayload, storedRequirements } from '../domain/payment-links/x402/payload';
 import { ChargeRefused, pixCobRail } from '../providers/pix/cob-adapter';
-import { LINK_CHARGE_REFUSED } from '../workflows/link-payment-messages';
+import { x402Chain, type X402Chain } from '../providers/x402/chain';
+import { facilitatorClient } from '../providers/x402/facilitator';
+import type { X402Settings } from '../runtime/config';
+import { LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED } from '../workflows/link-payment-messages';
 import type { ActivityDeps } from './index';
 
 export interface OpenLinkChargeInput {
@@ -63,8 +73,9 @@ export function linkPaymentActivities(
       return state.state === 'paid' ? { ...state, amountMinor: state.amountMinor.toString() } : state;
     },
     async settleLinkPaymentActivity(input: { paymentId: string; providerRef: string }): Promise<void> {
-      await settleLinkPayment(deps.db, input.paymentId, input.providerRef);
+      await settleLinkPayment(deps.db, input.paymentId, input.providerRef, deps.config.encryptionKeys);
     },
+    ...x402SettlementActivities(deps),
     async releaseLinkPaymentActivity(input: {
       paymentId: string;
       outcome: 'failed' | 'expired';
@@ -84,5 +95,97 @@ function defaultRails(deps: ActivityDeps): (rail: 'pix' | 'x402') => LinkRail {
         LINK_CHARGE_REFUSED,
       );
     return pixCobRail({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
+  };
+}
+
+/**
+ * The x402 settlement, split at the broadcast so a crash between broadcast and confirmation is safe: the
+ * broadcast first looks for its own earlier work (the recorded hash, else the token's AuthorizationUsed
+ * log, for a crash after sending but before recording), and only then sends, recording the hash at once.
+ */
+function x402SettlementActivities(deps: ActivityDeps) {
+  const settingsOf = (): X402Settings => {
+    if (!deps.config.x402)
+      throw ApplicationFailure.nonRetryable('the x402 rail is not configured', X402_SETTLEMENT_REFUSED);
+    return deps.config.x402;
+  };
+  const chainOf = (settings: X402Settings): X402Chain | null =>
+    settings.rpcUrl ? x402Chain(settings.rpcUrl, settings.chainId, settings.settlerKey) : null;
+  const authorizationOf = async (paymentId: string): Promise<AuthorizationRow> => {
+    const row = await getAuthorization(deps.db, paymentId);
+    if (!row)
+      throw ApplicationFailure.nonRetryable(
+        `no x402 authorization for ${paymentId}`,
+        X402_SETTLEMENT_REFUSED,
+      );
+    return row;
+  };
+  return {
+    async broadcastX402Settlement(paymentId: string): Promise<string> {
+      const settings = settingsOf();
+      const row = await authorizationOf(paymentId);
+      if (row.tx_hash) return row.tx_hash;
+      const chain = chainOf(settings);
+      const asset = row.asset as Hex;
+      const payer = row.payer as Hex;
+      const nonce = row.nonce as Hex;
+      if (chain && (await chain.authorizationUsed(asset, payer, nonce))) {
+        const spentBy = await chain.findAuthorizationTx(asset, payer, nonce);
+        if (!spentBy)
+          throw ApplicationFailure.nonRetryable(
+            'the authorization was canceled on chain',
+            X402_SETTLEMENT_REFUSED,
+          );
+        return recordSettlementTx(deps.db, paymentId, spentBy);
+      }
+      if (settings.facilitatorUrl) {
+        const settled = await facilitatorClient(
+          settings.facilitatorUrl,
+          deps.config.providerTimeoutMs,
+        ).settle(storedPayload(settings, row), storedRequirements(settings, row));
+        if (!settled.success || !settled.transaction)
+          throw ApplicationFailure.nonRetryable(
+            `the facilitator refused to settle: ${settled.errorReason ?? 'unknown'}`,
+            X402_SETTLEMENT_REFUSED,
+          );
+        return recordSettlementTx(deps.db, paymentId, settled.transaction);
+      }
+      let hash: Hex;
+      try {
+        hash = await chain!.broadcastTransfer(asset, {
+          from: payer,
+          to: row.pay_to as Hex,
+          value: row.value,
+          validAfter: row.valid_after,
+          validBefore: row.valid_before,
+          nonce,
+          signature: row.signature as Hex,
+        });
+      } catch (error) {
+        // The node simulated the call and it reverts (expired, spent, unfunded): sending again cannot help.
+        if (
+          error instanceof BaseError &&
+          error.walk((cause) => cause instanceof ContractFunctionRevertedError)
+        )
+          throw ApplicationFailure.nonRetryable(
+            `the transfer reverts: ${error.shortMessage}`,
+            X402_SETTLEMENT_REFUSED,
+          );
+        throw error;
+      }
+      return recordSettlementTx(deps.db, paymentId, hash);
+    },
+    async confirmX402Settlement(input: {
+      paymentId: string;
+      txHash: string;
+    }): Promise<'success' | 'reverted'> {
+      const settings = settingsOf();
+      const chain = chainOf(settings);
+      // A facilitator without a chain of our own to ask answered /settle only after the transaction landed.
+      if (!chain) return 'success';
+      const receipt = await chain.receipt(input.txHash as Hex, 20_000);
+      if (!receipt) throw new Error(`transaction ${input.txHash} is not known to the chain yet`);
+      return receipt.status;
+    },
   };
 }

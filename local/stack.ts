@@ -16,6 +16,7 @@ import { startWorker } from '../worker/main';
 import { sql } from 'slonik';
 import { startEmbeddedPostgres } from './postgres';
 import { persistentSecret } from './persistent-secret';
+import { chainEnv, startLocalChain, type LocalChain } from '../chain/local-chain';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -30,6 +31,15 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stopAll().then(() => process.exit(0)));
 
+  // Test mode's local EVM chain for the x402 rail, started beside PostgreSQL and Temporal so it adds
+  // nothing to start-up; live mode (X402_RPC_URL or X402_FACILITATOR_URL set) uses the configured chain.
+  const chainStarting: Promise<LocalChain | undefined> =
+    config.x402 || process.env.GATEWAY_LOCAL_CHAIN === 'off'
+      ? Promise.resolve(undefined)
+      : startLocalChain({ port: Number(process.env.GATEWAY_CHAIN_PORT ?? 8545) }).catch((error: Error) => {
+          say(`local chain not started (the x402 rail stays off): ${error.message}`);
+          return undefined;
+        });
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -69,6 +79,12 @@ async function main(): Promise<void> {
     await db.end();
     if (firstKey) writeFileSync(path.join(config.dataDir, 'dev-api-key'), `${firstKey}\n`, { mode: 0o600 });
 
+    const chain = await chainStarting;
+    if (chain) {
+      stops.push(() => chain.stop());
+      config.x402 = loadConfig({ ...process.env, ...chainEnv(chain) }).x402;
+    }
+
     const worker = await startWorker({ config, databaseUrl, temporalAddress });
     stops.push(() => worker.stop());
     const api = await startApi({ config, databaseUrl, temporalAddress });
@@ -89,6 +105,10 @@ async function main(): Promise<void> {
     say(`  Service token  ${config.serviceToken}`);
     const mockWidth = Math.max(15, ...Object.keys(mocks).map((name) => name.length + 6));
     for (const [name, mock] of Object.entries(mocks)) say(`  ${`Mock ${name}`.padEnd(mockWidth)}${mock.url}`);
+    if (chain) {
+      say(`  Local chain    ${chain.rpcUrl} (chain id ${chain.chainId})`);
+      say(`  Test USDC      ${chain.token.address} (buyers: accounts 1-18 of hardhat's test mnemonic)`);
+    }
     say(`  Data           ${config.dataDir}`);
     say('');
     say(`Try: curl -H "Authorization: Bearer ${key}" ${api.url}/v1/whoami`);
@@ -96,6 +116,7 @@ async function main(): Promise<void> {
   } catch (error) {
     say(`gateway failed to start: ${(error as Error).stack ?? String(error)}`);
     await stopAll();
+    await (await chainStarting)?.stop();
     process.exit(1);
   }
 }

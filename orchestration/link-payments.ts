@@ -14,9 +14,12 @@ import { signal, updateWithStart, type Orchestrator } from './temporal';
 
 export function startLinkPayment(
   o: Orchestrator,
-  input: LinkPaymentInput & { rail: string; amountMinor: bigint },
+  input: LinkPaymentInput & { rail: 'pix' | 'x402'; amountMinor: bigint },
 ): Promise<LinkChargeView> {
-  const { rail, amountMinor, ...args } = input;
+  const { amountMinor, ...rest } = input;
+  const rail = input.rail;
+  // Pix workflows keep the input shape their recorded histories carry.
+  const args: LinkPaymentInput = rail === 'pix' ? (({ rail: _rail, ...pix }) => pix)(rest) : rest;
   return updateWithStart<typeof linkPayment, LinkChargeView>(
     o,
     'linkPayment',

@@ -82,6 +82,26 @@ export interface Config {
   otlpEndpoint: string | undefined;
   /** The tool-search classifier: an OpenAI-compatible chat-completions endpoint; unset, search is lexical. */
   toolClassifier: ToolClassifierSettings | undefined;
+  /** The x402 rail of payment links: the chain and asset it settles on; unset, the rail is off. */
+  x402: X402Settings | undefined;
+}
+
+export interface X402Settings {
+  /** JSON-RPC of the chain (X402_RPC_URL): local verification (nonce, balance) and self-settlement. */
+  rpcUrl: string | undefined;
+  /** A facilitator speaking the x402 facilitator API (X402_FACILITATOR_URL); set, it verifies and settles. */
+  facilitatorUrl: string | undefined;
+  chainId: number;
+  /** CAIP-2, `eip155:<chainId>`. */
+  network: string;
+  /** The EIP-3009 token (X402_ASSET) and its EIP-712 domain (X402_ASSET_NAME, X402_ASSET_VERSION). */
+  asset: `0x${string}`;
+  assetName: string;
+  assetVersion: string;
+  /** The key that pays gas for self-settlement (X402_SETTLER_KEY); a secret, never logged. */
+  settlerKey: `0x${string}` | undefined;
+  /** How long a buyer's authorization may be valid (X402_MAX_TIMEOUT_SECONDS). */
+  maxTimeoutSeconds: number;
 }
 
 export interface ToolClassifierSettings {
@@ -93,6 +113,32 @@ export interface ToolClassifierSettings {
 }
 
 export class ConfigError extends Error {}
+
+function x402Settings(env: NodeJS.ProcessEnv): X402Settings | undefined {
+  const rpcUrl = absoluteUrl(env, 'X402_RPC_URL');
+  const facilitatorUrl = absoluteUrl(env, 'X402_FACILITATOR_URL');
+  if (!rpcUrl && !facilitatorUrl) return undefined;
+  const asset = optional(env, 'X402_ASSET');
+  if (!asset || !/^0x[0-9a-fA-F]{40}$/.test(asset))
+    throw new ConfigError('X402_ASSET must be the 0x address of the EIP-3009 token');
+  const settlerKey = optional(env, 'X402_SETTLER_KEY');
+  if (settlerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(settlerKey))
+    throw new ConfigError('X402_SETTLER_KEY must be a 0x-prefixed 32-byte hex private key');
+  if (!facilitatorUrl && !settlerKey)
+    throw new ConfigError('X402_RPC_URL without X402_FACILITATOR_URL needs X402_SETTLER_KEY to settle');
+  const chainId = int(env, 'X402_CHAIN_ID', 31337, 1, 2 ** 31);
+  return {
+    rpcUrl,
+    facilitatorUrl,
+    chainId,
+    network: `eip155:${chainId}`,
+    asset: asset as `0x${string}`,
+    assetName: optional(env, 'X402_ASSET_NAME') ?? 'USD Coin',
+    assetVersion: optional(env, 'X402_ASSET_VERSION') ?? '2',
+    settlerKey: settlerKey as `0x${string}` | undefined,
+    maxTimeoutSeconds: int(env, 'X402_MAX_TIMEOUT_SECONDS', 300, 10, 86_400),
+  };
+}
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -272,5 +318,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       temporalAddress: hostPort(env, 'TEMPORAL_METRICS_ADDRESS'),
     },
     otlpEndpoint: absoluteUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+    x402: x402Settings(env),
   };
 }

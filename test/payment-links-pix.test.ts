@@ -179,10 +179,10 @@ describe.each(TEMPORAL_SERVERS)('payment links over Pix (%s Temporal)', (tempora
     expect(psp.cobs.creates().length).toBe(before);
   });
 
-  it('refuses a rail the link does not accept, and x402 until that rail exists', async () => {
+  it('refuses a rail the link does not accept, and sends x402 payers to the x402 resource', async () => {
     const { slug } = await newLink();
     const x402 = await gw.request('POST', `/pay/${slug}/payments`, { body: { rail: 'x402' } });
-    expect([x402.status, x402.body.error.code]).toEqual([501, 'not_wired']);
+    expect([x402.status, x402.body.error.code]).toEqual([400, 'use_x402_resource']);
     const bad = await gw.request('POST', `/pay/${slug}/payments`, { body: { rail: 'card' } });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_body']);
   });

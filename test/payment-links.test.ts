@@ -2,6 +2,7 @@
 // each of which writes nothing.
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { connect } from './support/oauth-flow';
+import type { X402WalletsMock } from '../providers/mocks/x402-wallets';
 
 let gw: Gateway;
 let acme: Tenant;
@@ -130,19 +131,66 @@ describe('payment links', () => {
     expect([refused.status, refused.body.error.code]).toEqual([400, 'expires_at_in_past']);
   });
 
-  it('refuses a provisioned x402 wallet it cannot make yet with not_wired and writes nothing', async () => {
+  it('makes a provisioned x402 receiving wallet at link creation and reuses it for the same consumer', async () => {
     const consumer = await gw.request('POST', '/v1/consumers', {
       key: acme.key,
       body: { display_name: 'Ana' },
     });
     expect(consumer.status).toBe(201);
+    const provisioned = () =>
+      create({
+        title: 'Prov',
+        accepts: [x402Accept({ pay_to: { kind: 'provisioned', consumer_id: consumer.body.id } })],
+      });
+    const first = await provisioned();
+    expect(first.status).toBe(201);
+    const made = (gw.mocks.x402_wallets as X402WalletsMock)
+      .wallets()
+      .filter((w) => w.owner_ref === consumer.body.id);
+    expect(made).toHaveLength(1);
+    expect(first.body.accepts).toEqual([
+      {
+        rail: 'x402',
+        currency: 'USDC',
+        amount_atomic: '1500000',
+        pay_to: made[0].address,
+        pay_to_kind: 'provisioned',
+      },
+    ]);
+    const second = await provisioned();
+    expect(second.body.accepts[0].pay_to).toBe(made[0].address);
+  });
+
+  it('answers 502 and creates nothing when the receiving wallet cannot be provisioned', async () => {
+    const consumer = await gw.request('POST', '/v1/consumers', {
+      key: acme.key,
+      body: { display_name: 'Bia' },
+    });
+    const wallets = gw.mocks.x402_wallets as X402WalletsMock;
     const before = await countLinks();
+    wallets.failNext(1);
     const refused = await create({
       title: 'Prov',
       accepts: [x402Accept({ pay_to: { kind: 'provisioned', consumer_id: consumer.body.id } })],
     });
-    expect([refused.status, refused.body.error.code]).toEqual([501, 'not_wired']);
+    expect([refused.status, refused.body.error.code]).toEqual([502, 'wallet_provisioning_failed']);
     expect(await countLinks()).toBe(before);
+    expect(wallets.wallets().filter((w) => w.owner_ref === consumer.body.id)).toEqual([]);
+  });
+
+  it("answers a link's x402 resource with 503 x402_unavailable when no chain is configured, and names unknown links and rails", async () => {
+    const link = await create({ title: 'Both', accepts: [x402Accept(), pixAccept()] });
+    const off = await gw.request('GET', `/pay/${link.body.slug}/x402`);
+    expect([off.status, off.body.error.code]).toEqual([503, 'x402_unavailable']);
+    const pixOnly = await create({ title: 'Pix', accepts: [pixAccept()] });
+    const noRail = await gw.request('GET', `/pay/${pixOnly.body.slug}/x402`);
+    expect([noRail.status, noRail.body.error.code, noRail.body.error.details.reason]).toEqual([
+      409,
+      'payment_link_not_payable',
+      'rail_not_accepted',
+    ]);
+    const unknown = await gw.request('POST', '/pay/no-such-link/x402');
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'payment_link_not_found']);
   });
 
   it('refuses a slug another account holds with slug_conflict (409): the namespace is global', async () => {

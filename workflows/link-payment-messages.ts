@@ -12,6 +12,8 @@ export interface LinkPaymentInput {
   /** How long the charge can be paid; the reserved use is released after it. */
   expiresInSeconds: number;
   notificationUrl: string | null;
+  /** Absent in histories from before the x402 rail: those are Pix payments. */
+  rail?: 'pix' | 'x402';
 }
 
 export interface LinkChargeView {
@@ -28,3 +30,5 @@ export const linkRailNoticeSignal = defineSignal('linkRailNotice');
 
 /** Failure types (string constants: minified builds rename classes). */
 export const LINK_CHARGE_REFUSED = 'LinkChargeRefused';
+/** The chain or facilitator will not settle this x402 authorization (reverts, refused). */
+export const X402_SETTLEMENT_REFUSED = 'X402SettlementRefused';

@@ -2,10 +2,17 @@
 // rail's notice (or look every minute, in case a notice is lost), ask the rail for the charge's state
 // rather than trusting the notice, then settle the payment or, once the charge can no longer be paid,
 // release the use it reserved.
-import { ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   LINK_CHARGE_REFUSED,
+  X402_SETTLEMENT_REFUSED,
   linkChargeUpdate,
   linkRailNoticeSignal,
   type LinkChargeView,
@@ -19,7 +26,7 @@ const acts = proxyActivities<Activities>({
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '30 seconds',
-    nonRetryableErrorTypes: [LINK_CHARGE_REFUSED],
+    nonRetryableErrorTypes: [LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED],
   },
 });
 
@@ -37,6 +44,15 @@ export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentO
   setHandler(linkRailNoticeSignal, () => {
     noticed = true;
   });
+
+  if (input.rail === 'x402') {
+    const outcome = await settleX402(input.paymentId);
+    if (outcome.settled) charge = { ref: outcome.txHash, payCode: outcome.txHash };
+    else refusal = outcome.reason;
+    // The buyer's request waits on the update: let it answer before the workflow closes.
+    await condition(allHandlersFinished);
+    return outcome.settled ? 'succeeded' : 'failed';
+  }
 
   try {
     charge = await acts.openLinkCharge({
@@ -75,4 +91,28 @@ export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentO
       return 'expired';
     }
   }
+}
+
+/**
+ * An x402 payment's settlement: broadcast once (the activity finds its own earlier broadcast on a retry),
+ * then wait for the receipt. The hash is in the history before the wait, so a worker lost in between
+ * resumes by asking the chain about that hash.
+ */
+async function settleX402(
+  paymentId: string,
+): Promise<{ settled: true; txHash: string } | { settled: false; reason: string }> {
+  let txHash: string;
+  try {
+    txHash = await acts.broadcastX402Settlement(paymentId);
+  } catch (error) {
+    await acts.releaseLinkPaymentActivity({ paymentId, outcome: 'failed', reason: 'settlement_refused' });
+    return { settled: false, reason: error instanceof Error ? error.message : 'settlement refused' };
+  }
+  const status = await acts.confirmX402Settlement({ paymentId, txHash });
+  if (status === 'success') {
+    await acts.settleLinkPaymentActivity({ paymentId, providerRef: txHash });
+    return { settled: true, txHash };
+  }
+  await acts.releaseLinkPaymentActivity({ paymentId, outcome: 'failed', reason: 'transaction_reverted' });
+  return { settled: false, reason: `transaction ${txHash} reverted` };
 }

@@ -72,7 +72,7 @@ function x402Section(link: LinkRow): string {
   const accept = link.accepts.find((a) => a.rail === 'x402');
   if (!accept) return '';
   return `<section class="rail" data-rail="x402"><h2>x402 (USDC)</h2><p class="amount" data-field="amount-x402">${escapeHtml(formatAmount('USDC', accept.amount_atomic))}</p>
-<p data-field="x402">An x402 client requests <code>${escapeHtml(`/pay/${link.slug}`)}</code>, receives a 402 with the payment requirements, and pays
+<p data-field="x402">An x402 client requests <code>${escapeHtml(`/pay/${link.slug}/x402`)}</code>, receives a 402 with the payment requirements, and pays
 ${escapeHtml(formatAmount('USDC', accept.amount_atomic))} to <code>${escapeHtml(accept.pay_to || 'the receiving wallet')}</code> with a signed USDC transfer authorization.</p></section>`;
 }
 

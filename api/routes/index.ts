@@ -40,6 +40,7 @@ import { cartRoutes } from './cart';
 import { kycRoutes } from './kyc';
 import { ddaRoutes } from './dda';
 import { tedInboundRoutes } from './ted-inbound';
+import { payX402Routes } from './pay-x402';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -83,6 +84,7 @@ export function allRoutes(): AnyRoute[] {
     ...kycRoutes,
     ...ddaRoutes,
     ...tedInboundRoutes,
+    ...payX402Routes,
   ];
   return routes;
 }

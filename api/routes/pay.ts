@@ -10,6 +10,7 @@ import {
   type LinkPaymentRow,
 } from '../../domain/payment-links/payments';
 import { findLinkBySlug } from '../../domain/payment-links/links';
+import { presentLinkPayment } from '../../domain/payment-links/present';
 import { answerIsStored } from '../../orchestration/errors';
 import { noteLinkRailNotice, startLinkPayment } from '../../orchestration/link-payments';
 import type { JsonSchema } from '../../schema/http/json-schema';
@@ -18,6 +19,7 @@ import { publicOrigin } from '../public-origin';
 import { payPageHeaders, renderMessagePage, renderMissingPage, renderPayPage } from '../pages/pay';
 import { route, type AnyRoute, type Reply } from '../route';
 import { openEventStream } from '../sse/event-stream';
+import { wantsX402, x402Exchange } from './pay-x402';
 
 const tags = ['Payment links'];
 export const PIX_NOTICE_PATH = '/webhooks/pix/link-payments';
@@ -40,28 +42,22 @@ const PixNotice: JsonSchema = {
   },
 };
 
-export function presentLinkPayment(row: LinkPaymentRow): Record<string, unknown> {
-  return {
-    payment_id: row.id,
-    link_id: row.link_id,
-    rail: row.rail,
-    status: row.status,
-    currency: row.currency,
-    amount_minor: row.amount_minor.toString(),
-    ...(row.rail === 'pix' ? { pix: { txid: row.rail_ref, br_code: row.pay_code } } : {}),
-    created_at: row.created_at,
-    settled_at: row.settled_at,
-  };
-}
-
 async function openPayment(
   deps: AppDeps,
   slug: string,
   rail: 'pix' | 'x402',
   origin: string,
 ): Promise<LinkPaymentRow> {
+  // An x402 payment opens with the buyer's signed authorization at the link's x402 resource.
   if (rail === 'x402')
-    throw new ApiError(501, 'not_wired', 'The x402 rail is not available for link payments yet');
+    throw new ApiError(
+      400,
+      'use_x402_resource',
+      'x402 payments are made at /pay/<slug>/x402 with a PAYMENT-SIGNATURE header',
+      {
+        resource: `${origin}/pay/${encodeURIComponent(slug)}/x402`,
+      },
+    );
   const payment = await reserveLinkPayment(deps.db, slug, rail);
   const link = (await findLinkBySlug(deps.db, slug))!;
   try {
@@ -154,7 +150,8 @@ export const payRoutes: AnyRoute[] = [
     operationId: 'payPage',
     summary: 'The pay page of a link',
     responses: { 200: { description: 'HTML', contentType: 'text/html' } },
-    async handler({ deps, params }) {
+    async handler({ deps, params, ctx }) {
+      if (wantsX402(ctx)) return x402Exchange(deps, ctx, params.slug);
       const link = await findLinkBySlug(deps.db, params.slug);
       if (!link) return page(404, renderMissingPage());
       const reason = link.status !== 'active' ? link.status : !link.active ? 'paused' : null;

@@ -7,6 +7,7 @@ import { createPaymentLink } from '../../domain/payment-links/create';
 import { deleteLink, getLink, listLinks, updateLink } from '../../domain/payment-links/links';
 import { presentLink } from '../../domain/payment-links/present';
 import { listMembers } from '../../domain/tenancy/members';
+import { walletProvisioner } from '../../providers/x402/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
   PaymentLink,
@@ -71,26 +72,31 @@ export const paymentLinkRoutes: AnyRoute[] = [
       },
       403: forbidden,
       409: { description: '`slug_conflict`: the slug is taken', schema: ErrorEnvelope },
-      501: {
+      502: {
         description:
-          '`not_wired`: a provisioned x402 receiving wallet cannot be made yet; nothing was created',
+          '`wallet_provisioning_failed`: a provisioned x402 receiving wallet could not be created; nothing was created',
         schema: ErrorEnvelope,
       },
     },
     async handler({ deps, principal, body, ctx }) {
       await requireLinkWriter(deps, principal);
-      const link = await createPaymentLink(deps.db, scopeOf(principal), {
-        slug: body.slug,
-        title: body.title,
-        description: body.description ?? null,
-        accepts: body.accepts,
-        environment: principal.environment,
-        oneTime: body.one_time ?? false,
-        maxUses: body.max_uses ?? null,
-        expiresAt: body.expires_at ?? null,
-        redirectUrl: body.redirect_url ?? null,
-        metadata: body.metadata ?? {},
-      });
+      const link = await createPaymentLink(
+        deps.db,
+        scopeOf(principal),
+        {
+          slug: body.slug,
+          title: body.title,
+          description: body.description ?? null,
+          accepts: body.accepts,
+          environment: principal.environment,
+          oneTime: body.one_time ?? false,
+          maxUses: body.max_uses ?? null,
+          expiresAt: body.expires_at ?? null,
+          redirectUrl: body.redirect_url ?? null,
+          metadata: body.metadata ?? {},
+        },
+        walletProvisioner(deps.config.providerUrls.x402_wallets, deps.config.providerTimeoutMs),
+      );
       return { status: 201, body: presentLink(link, publicOrigin(deps.config, ctx)) };
     },
   }),

@@ -5,6 +5,7 @@ import { findConsumer } from '../consumers/consumers';
 import type { DatabasePool } from '../../runtime/database';
 import { normalizeAccepts, type AcceptRequest } from './accepts';
 import { createLink, type LinkInput, type LinkRow, type LinkScope } from './links';
+import { receivingWallet, type ProvisionWallet } from './x402/wallets';
 
 export interface CreateLinkRequest extends Omit<LinkInput, 'accepts'> {
   accepts: AcceptRequest[];
@@ -14,6 +15,8 @@ export async function createPaymentLink(
   db: DatabasePool,
   scope: LinkScope,
   request: CreateLinkRequest,
+  /** Makes a consumer's receiving wallet at the provider; a failure refuses the link with 502. */
+  provisionWallet: ProvisionWallet,
 ): Promise<LinkRow> {
   const { accepts, provisioned } = normalizeAccepts(request.accepts);
   if (request.expiresAt !== null && Date.parse(request.expiresAt) <= Date.now()) {
@@ -25,13 +28,8 @@ export async function createPaymentLink(
       throw new ApiError(400, 'invalid_payto', 'The provisioned pay_to names no consumer of this project', {
         index: need.index,
       });
-    // The x402 rail (its local chain and wallet provisioning) is not wired yet: refuse before writing anything.
-    throw new ApiError(
-      501,
-      'not_wired',
-      'Provisioned x402 receiving wallets are not available yet; use a byo address',
-      { index: need.index },
-    );
+    const wallet = await receivingWallet(db, { ...scope, consumerId: need.consumerId }, provisionWallet);
+    accepts[need.index] = { ...accepts[need.index], pay_to: wallet };
   }
   return createLink(db, scope, { ...request, accepts });
 }

@@ -8,8 +8,10 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError } from '../errors';
 import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
+import type { KeyRing } from '../crypto/secret-box';
 import type { Rail } from './accepts';
-import { findLinkBySlug, paymentLinkNotFound } from './links';
+import { sealLinkReceipt } from './receipts';
+import { findLinkBySlug, paymentLinkNotFound, type LinkRow } from './links';
 
 export const linkPaymentRow = z.object({
   id: z.string(),
@@ -37,10 +39,19 @@ export const LINK_CHARGE_SECONDS = 900;
 
 export type NotPayableReason =
   'paused' | 'void' | 'paid' | 'expired' | 'max_uses_reached' | 'rail_not_accepted';
-const notPayable = (reason: NotPayableReason) =>
+export const notPayable = (reason: NotPayableReason) =>
   new ApiError(409, 'payment_link_not_payable', `This payment link cannot be paid now (${reason})`, {
     reason,
   });
+
+/** Why the link cannot be paid now as far as its row shows (a cap being raced is settled by the reservation). */
+export function notPayableNow(link: LinkRow): NotPayableReason | null {
+  if (link.status === 'void' || link.status === 'paid' || link.status === 'expired') return link.status;
+  if (!link.active) return 'paused';
+  if (link.expires_at !== null && Date.parse(link.expires_at) <= Date.now()) return 'expired';
+  if (link.max_uses !== null && link.use_count >= link.max_uses) return 'max_uses_reached';
+  return null;
+}
 
 /** A Pix txid: 26..35 alphanumerics, derived from the payment so a retried charge names the same one. */
 export const pixTxidOf = (paymentId: string): string =>
@@ -58,6 +69,8 @@ export async function reserveLinkPayment(
   db: DatabasePool,
   slug: string,
   rail: Rail,
+  /** Written in the reservation's transaction (the x402 authorization); a throw reserves nothing. */
+  attach?: (tx: CommonQueryMethods, payment: LinkPaymentRow) => Promise<void>,
 ): Promise<LinkPaymentRow> {
   const link = await findLinkBySlug(db, slug);
   if (!link) throw paymentLinkNotFound();
@@ -73,11 +86,13 @@ export async function reserveLinkPayment(
       RETURNING id`);
     if (!reserved) throw notPayable(await whyNotPayable(tx, link.id));
     const id = prefixedId('plp', 24);
-    return tx.one(sql.type(linkPaymentRow)`
+    const payment = await tx.one(sql.type(linkPaymentRow)`
       INSERT INTO payment_link_payments (id, link_id, org_id, project_id, environment, rail, currency, amount_minor, pay_to, rail_ref)
       VALUES (${id}, ${link.id}, ${link.org_id}, ${link.project_id}, ${link.environment}, ${rail}, ${accept.currency},
               ${BigInt(accept.amount_atomic)}, ${accept.pay_to}, ${rail === 'pix' ? pixTxidOf(id) : null})
       RETURNING ${COLUMNS}`);
+    if (attach) await attach(tx, payment);
+    return payment;
   });
 }
 
@@ -130,6 +145,8 @@ export async function settleLinkPayment(
   db: DatabasePool,
   paymentId: string,
   providerRef: string,
+  /** The key ring that opens the gateway's receipt signing key: the payment's receipt is sealed with it. */
+  ring: KeyRing,
 ): Promise<LinkPaymentRow> {
   return db.transaction(async (tx) => {
     const settled = await tx.maybeOne(sql.type(linkPaymentRow)`
@@ -144,6 +161,7 @@ export async function settleLinkPayment(
         status = CASE WHEN status = 'active' AND (one_time OR (max_uses IS NOT NULL AND use_count + 1 >= max_uses)) THEN 'paid' ELSE status END
       WHERE id = ${settled.link_id}
       RETURNING slug, use_count, status`);
+    const receipt = await sealLinkReceipt(tx, ring, settled, providerRef);
     await recordEvent(
       tx,
       { orgId: settled.org_id, projectId: settled.project_id, environment: settled.environment },
@@ -158,6 +176,7 @@ export async function settleLinkPayment(
         provider_ref: providerRef,
         use_count: link.use_count,
         link_status: link.status,
+        receipt_id: receipt.id,
       },
     );
     return settled;

@@ -1,5 +1,7 @@
-// The public shape of a payment link: the spec's fields, with `pay_url` built from the slug.
+// The public shapes of a payment link (the spec's fields, with `pay_url` built from the slug) and of a
+// buyer's payment of it.
 import type { LinkRow } from './links';
+import type { LinkPaymentRow } from './payments';
 
 export const payUrlOf = (origin: string, slug: string): string => `${origin}/pay/${encodeURIComponent(slug)}`;
 
@@ -22,5 +24,20 @@ export function presentLink(row: LinkRow, origin: string): Record<string, unknow
     active: row.active,
     created_at: row.created_at,
     metadata: row.metadata,
+  };
+}
+
+export function presentLinkPayment(row: LinkPaymentRow): Record<string, unknown> {
+  return {
+    payment_id: row.id,
+    link_id: row.link_id,
+    rail: row.rail,
+    status: row.status,
+    currency: row.currency,
+    amount_minor: row.amount_minor.toString(),
+    ...(row.rail === 'pix' ? { pix: { txid: row.rail_ref, br_code: row.pay_code } } : {}),
+    ...(row.rail === 'x402' ? { x402: { tx_hash: row.provider_ref } } : {}),
+    created_at: row.created_at,
+    settled_at: row.settled_at,
   };
 }

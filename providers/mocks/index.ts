@@ -18,6 +18,7 @@ import { startNoneMock } from './auth-none';
 import { startBrowserWorkerMock } from './browser-worker';
 import { startKycMock } from './kyc';
 import { startDdaMock } from './dda';
+import { startX402WalletsMock } from './x402-wallets';
 
 export interface RunningMock {
   url: string;
@@ -46,6 +47,7 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   auth_none: () => startNoneMock(),
   browser_worker: () => startBrowserWorkerMock(),
   kyc: () => startKycMock(),
+  x402_wallets: () => startX402WalletsMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {

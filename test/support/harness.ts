@@ -26,6 +26,8 @@ import { TEMPLATE_DATABASE } from './global-setup';
 import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../temporal-dev/dev-server';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
+import { chainEnv, startLocalChain, type LocalChain } from '../../chain/local-chain';
+import { startX402FacilitatorMock } from '../../providers/mocks/x402-facilitator';
 
 export type { HttpResult, Tenant } from './client';
 
@@ -39,6 +41,8 @@ export interface Gateway extends GatewayClient {
   taskQueue: string;
   /** The running mock providers by name; cast to the mock's own type for its controls. */
   mocks: Record<string, RunningMock>;
+  /** The local EVM chain, with `chain: true`. */
+  chain?: LocalChain;
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -48,6 +52,10 @@ export interface GatewayOptions {
   worker?: boolean;
   /** 'dev' runs `temporal server start-dev` as users run it (real clock, real update races); default time-skipping. */
   temporal?: TemporalKind;
+  /** Start a local EVM chain with the EIP-3009 token and point the x402 rail at it. */
+  chain?: boolean;
+  /** With `chain`: settle x402 through a mock facilitator (itself settling on the chain) instead of directly. */
+  x402Facilitator?: boolean;
 }
 
 export type TemporalKind = 'time-skipping' | 'dev';
@@ -98,8 +106,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   const serviceToken = randomBytes(24).toString('hex');
   const mocks = await startAllMocks();
+  const chain = options.chain ? await startLocalChain() : undefined;
+  if (chain && options.x402Facilitator) mocks.x402_facilitator = await startX402FacilitatorMock(chain);
   const config = loadConfig({
     ...process.env,
+    ...(chain ? chainEnv(chain) : {}),
+    ...(mocks.x402_facilitator ? { X402_FACILITATOR_URL: mocks.x402_facilitator.url } : {}),
     GATEWAY_SERVICE_TOKEN: serviceToken,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     DATABASE_URL: databaseUrl,
@@ -170,6 +182,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     serviceToken,
     taskQueue,
     mocks,
+    chain,
     ...client,
     startWorker,
     stopWorker,
@@ -182,6 +195,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await env.teardown();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
+      await chain?.stop();
     },
   };
 }
