@@ -3,10 +3,9 @@
 // endpoints. Writes are the account's own: an OAuth client never makes them, and a service call does
 // only for an acting admin.
 import { ApiError } from '../../domain/errors';
-import { createPaymentLink } from '../../domain/payment-links/create';
+import { createPaymentLink, linkCreateRequest } from '../../domain/payment-links/create';
 import { deleteLink, getLink, listLinks, updateLink } from '../../domain/payment-links/links';
 import { presentLink } from '../../domain/payment-links/present';
-import { listMembers } from '../../domain/tenancy/members';
 import { walletProvisioner } from '../../providers/x402/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
@@ -18,6 +17,7 @@ import {
   type PaymentLinkUpdateBody,
 } from '../../schema/http/payment-links';
 import type { AppDeps } from '../deps';
+import { requireLinkWriter } from '../flows/payment-links';
 import type { Principal } from '../principal';
 import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute } from '../route';
@@ -33,23 +33,6 @@ const forbidden = {
   schema: ErrorEnvelope,
 };
 const scopeOf = (principal: Principal) => ({ orgId: principal.orgId, projectId: principal.projectId });
-
-async function requireLinkWriter(deps: AppDeps, principal: Principal): Promise<void> {
-  if (principal.kind === 'api_key') return;
-  if (principal.kind === 'service' && principal.userId) {
-    const member = (await listMembers(deps.db, principal.orgId, principal.projectId)).find(
-      (row) => row.user_id === principal.userId,
-    );
-    if (member && (member.role === 'owner' || member.role === 'admin')) return;
-  }
-  throw new ApiError(
-    403,
-    'forbidden',
-    principal.kind === 'oauth'
-      ? 'Payment links are managed with an API key, not an OAuth token'
-      : 'A service credential manages payment links only for an acting admin (x-service-user)',
-  );
-}
 
 export const paymentLinkRoutes: AnyRoute[] = [
   route<PaymentLinkCreateBody, unknown, Record<string, string>, 'key'>({
@@ -83,18 +66,7 @@ export const paymentLinkRoutes: AnyRoute[] = [
       const link = await createPaymentLink(
         deps.db,
         scopeOf(principal),
-        {
-          slug: body.slug,
-          title: body.title,
-          description: body.description ?? null,
-          accepts: body.accepts,
-          environment: principal.environment,
-          oneTime: body.one_time ?? false,
-          maxUses: body.max_uses ?? null,
-          expiresAt: body.expires_at ?? null,
-          redirectUrl: body.redirect_url ?? null,
-          metadata: body.metadata ?? {},
-        },
+        linkCreateRequest(body, principal.environment),
         walletProvisioner(deps.config.providerUrls.x402_wallets, deps.config.providerTimeoutMs),
       );
       return { status: 201, body: presentLink(link, publicOrigin(deps.config, ctx)) };

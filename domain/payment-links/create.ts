@@ -3,12 +3,32 @@
 import { ApiError } from '../errors';
 import { findConsumer } from '../consumers/consumers';
 import type { DatabasePool } from '../../runtime/database';
+import type { PaymentLinkCreateBody } from '../../schema/http/payment-links';
 import { normalizeAccepts, type AcceptRequest } from './accepts';
 import { createLink, type LinkInput, type LinkRow, type LinkScope } from './links';
 import { receivingWallet, type ProvisionWallet } from './x402/wallets';
 
 export interface CreateLinkRequest extends Omit<LinkInput, 'accepts'> {
   accepts: AcceptRequest[];
+}
+
+/** A create body (the REST route's or the `payment_links.create` tool's arguments) as the domain takes it. */
+export function linkCreateRequest(
+  body: PaymentLinkCreateBody,
+  environment: 'live' | 'test',
+): CreateLinkRequest {
+  return {
+    slug: body.slug,
+    title: body.title,
+    description: body.description ?? null,
+    accepts: body.accepts,
+    environment,
+    oneTime: body.one_time ?? false,
+    maxUses: body.max_uses ?? null,
+    expiresAt: body.expires_at ?? null,
+    redirectUrl: body.redirect_url ?? null,
+    metadata: body.metadata ?? {},
+  };
 }
 
 export async function createPaymentLink(
