@@ -14,6 +14,7 @@ import { approvalActivities } from './approvals';
 import { reconciliationActivities } from './reconciliation';
 import { toolCallActivities } from './tool-calls';
 import { linkPaymentActivities } from './link-payments';
+import { toolChargeActivities } from './tool-charges';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...webhookActivities(deps),
     ...toolCallActivities(deps),
     ...linkPaymentActivities(deps),
+    ...toolChargeActivities(deps),
   };
 }
 

@@ -12,3 +12,5 @@ export { oauthCredentialSweep } from './oauth-sweep';
 export { webhookDelivery } from './webhook-delivery';
 export { toolCallReplay } from './tool-call-replay';
 export { linkPayment } from './link-payment';
+export { paidToolCall } from './paid-tool-call';
+export { platformFeeSweep } from './platform-fee-sweep';

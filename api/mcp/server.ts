@@ -10,7 +10,7 @@ import {
   type JsonSchemaType,
 } from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
-import { toolsOfServers, type ToolSpec } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/registry';
 import type { AppDeps } from '../deps';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
@@ -85,7 +85,7 @@ async function runTool(
 }
 
 /** A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025 one. */
-export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
+export function sessionServer(deps: AppDeps, tools: ToolSpec[]): McpServer {
   const server = new McpServer(
     { name: 'agent-payments-gateway', version: '0.3.0' },
     {
@@ -93,7 +93,7 @@ export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
         "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
     },
   );
-  for (const tool of toolsOfServers(servers)) {
+  for (const tool of tools) {
     server.registerTool(
       tool.name,
       {
@@ -102,7 +102,7 @@ export function sessionServer(deps: AppDeps, servers: string[]): McpServer {
         annotations: {
           readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway',
           destructiveHint: tool.movesMoney,
-          openWorldHint: tool.dispatch.kind === 'provider',
+          openWorldHint: tool.dispatch.kind !== 'gateway',
         },
       },
       (args, ctx) => runTool(deps, tool, args, ctx.http?.authInfo),

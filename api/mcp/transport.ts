@@ -10,6 +10,7 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
+import { resolveSessionTools, type ToolSpec } from '../../domain/tools/registry';
 import type { AppDeps } from '../deps';
 import { sessionServer, type McpCaller } from './server';
 
@@ -45,7 +46,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   const legacy = new Map<string, LegacySession>();
   // The factory reads the session's servers from the request's own authInfo: one handler serves every session.
   const modern: McpHttpHandler = createMcpHandler(
-    (ctx) => sessionServer(deps, (ctx.authInfo?.extra?.servers as string[] | undefined) ?? []),
+    (ctx) => sessionServer(deps, (ctx.authInfo?.extra?.tools as ToolSpec[] | undefined) ?? []),
     {
       legacy: 'reject',
       onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
@@ -57,7 +58,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     parsedBody: unknown,
     authInfo: AuthInfo,
     caller: McpCaller,
-    servers: string[],
+    tools: ToolSpec[],
   ): Promise<Response> {
     const mcpSessionId = request.headers.get('mcp-session-id');
     if (mcpSessionId) {
@@ -97,15 +98,17 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     transport.onclose = () => {
       if (transport.sessionId) legacy.delete(transport.sessionId);
     };
-    await sessionServer(deps, servers).connect(transport);
+    await sessionServer(deps, tools).connect(transport);
     return transport.handleRequest(request, { parsedBody, authInfo });
   }
 
   return {
     async serve(request, parsedBody, authInfo, caller, servers) {
-      const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
+      // Tenant tool servers live in PostgreSQL: the session's tools are resolved per request.
+      const tools = await resolveSessionTools(deps.db, caller.principal.environment, servers);
+      const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers, tools } };
       if (await isLegacyRequest(request, parsedBody))
-        return serveLegacy(request, parsedBody, withServers, caller, servers);
+        return serveLegacy(request, parsedBody, withServers, caller, tools);
       return modern.fetch(request, { authInfo: withServers, parsedBody });
     },
     async close() {

@@ -33,6 +33,7 @@ import { discoveryRoutes } from './discovery';
 import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
+import { mcpServerRoutes } from './mcp-servers';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -69,6 +70,7 @@ export function allRoutes(): AnyRoute[] {
     ...proxyExecuteRoutes,
     ...paymentLinkRoutes,
     ...payRoutes,
+    ...mcpServerRoutes,
   ];
   return routes;
 }

@@ -15,6 +15,7 @@ import { startJwtEcdsaMock } from './auth-jwt-ecdsa';
 import { startTwoHeaderMock } from './auth-two-header';
 import { startCdpMock } from './auth-cdp';
 import { startNoneMock } from './auth-none';
+import { startMcpUpstreamMock } from './mcp-upstream';
 
 export interface RunningMock {
   url: string;
@@ -40,6 +41,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   auth_two_header: () => startTwoHeaderMock(),
   auth_cdp: () => startCdpMock(),
   auth_none: () => startNoneMock(),
+  // A tenant's upstream MCP server (tenant tool servers).
+  mcp_upstream: () => startMcpUpstreamMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
