@@ -4,8 +4,15 @@
 // address policy), and that remembers what the wire did, so a failure is classified by what happened
 // (never answered, answered 401/403, answered something that is not MCP, ran out of time) rather than by
 // an error's wording.
+import { createHash } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { Client, ProtocolError, SdkError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  SdkError,
+  StreamableHTTPClientTransport,
+  type PriorDiscovery,
+} from '@modelcontextprotocol/client';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { isPublicAddress } from '../proxy/address-policy';
 
@@ -93,9 +100,21 @@ function classify(log: WireLog, error: unknown): { code: HandshakeFailureCode; m
   return { code: 'not_mcp', message: `The upstream did not speak MCP (${detail})` };
 }
 
+/**
+ * The era each upstream answered with, per URL and credential (the SDK's cached verdict): a tools/call then
+ * skips the discovery probe. Kept briefly, and dropped when a connection with it fails.
+ */
+const VERDICT_TTL_MS = 5 * 60_000;
+const verdicts = new Map<string, { prior: PriorDiscovery; until: number }>();
+const verdictKey = (target: UpstreamTarget) =>
+  createHash('sha256')
+    .update(JSON.stringify([target.url, target.auth?.header ?? null, target.auth?.value ?? null]))
+    .digest('hex');
+
 async function connected<T>(
   target: UpstreamTarget,
   work: (client: Client) => Promise<T>,
+  options: { reuseVerdict: boolean } = { reuseVerdict: false },
 ): Promise<{ ok: true; value: T; log: WireLog } | { ok: false; error: unknown; log: WireLog }> {
   const log: WireLog = {
     sent: false,
@@ -120,15 +139,26 @@ async function connected<T>(
         reject(new Error('deadline'));
       });
     });
+    const key = options.reuseVerdict ? verdictKey(target) : null;
+    const cached = key ? verdicts.get(key) : undefined;
+    const prior = cached && cached.until > Date.now() ? cached.prior : undefined;
     const value = await Promise.race([
       (async () => {
-        await client.connect(transport);
+        await client.connect(transport, prior ? { prior } : undefined);
+        if (key && !prior) {
+          const discover = client.getDiscoverResult();
+          verdicts.set(key, {
+            prior: discover ? { kind: 'modern', discover } : { kind: 'legacy' },
+            until: Date.now() + VERDICT_TTL_MS,
+          });
+        }
         return work(client);
       })(),
       deadline,
     ]);
     return { ok: true, value, log };
   } catch (error) {
+    if (options.reuseVerdict) verdicts.delete(verdictKey(target));
     return { ok: false, error, log };
   } finally {
     clearTimeout(timer);
@@ -196,10 +226,14 @@ export async function callUpstream(
   args: Record<string, unknown>,
 ): Promise<UpstreamCallOutcome> {
   let callSent = false;
-  const result = await connected(target, async (client) => {
-    callSent = true;
-    return client.callTool({ name: tool, arguments: args });
-  });
+  const result = await connected(
+    target,
+    async (client) => {
+      callSent = true;
+      return client.callTool({ name: tool, arguments: args });
+    },
+    { reuseVerdict: true },
+  );
   if (result.ok) {
     const answer = result.value as { isError?: boolean; structuredContent?: unknown; content?: unknown };
     const output =
