@@ -8,6 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
+import { ensureMoneySchedules } from '../orchestration/money-schedules';
 import { toolChargeWorkflowId } from '../orchestration/tool-charges';
 import { toolChargeResolveSignal } from '../workflows/tool-charge-messages';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
@@ -305,6 +306,41 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(await balance(tenant, to)).toMatchObject({ balance_minor: accrued });
     await expectBalanced(gw, to);
     await expectBalanced(gw, server.fee_wallet_id);
+  });
+
+  // Schedules are a real server's feature: the time-skipping test server does not implement them.
+  if (temporal === 'dev')
+    it('registers the hourly platform-fee sweep schedule', async () => {
+      const created = await ensureMoneySchedules(gw.env.client, gw.taskQueue);
+      expect(created['platform-fee-sweep']).toMatch(/created|exists/);
+      const schedule = await gw.env.client.schedule.getHandle('platform-fee-sweep').describe();
+      expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'platformFeeSweep' });
+    });
+
+  it("moves what accrued when the schedule's sweep workflow runs", async () => {
+    const wallet = await fundedWallet(1_000);
+    const paid = await call(`${server.slug}.quote`, {
+      from: 'A',
+      to: 'B',
+      gateway_payment: { wallet_id: wallet },
+    });
+    expect(paid.body.status).toBe('success');
+    expect(await balance(tenant, server.fee_wallet_id)).toMatchObject({ balance_minor: '3' });
+    const result = await gw.env.client.workflow.execute('platformFeeSweep', {
+      taskQueue: gw.taskQueue,
+      workflowId: `platform-fee-sweep/test-${temporal}`,
+    });
+    expect(result).toEqual({ moved: 1 });
+    expect(await balance(tenant, server.fee_wallet_id)).toMatchObject({ balance_minor: '0' });
+  });
+
+  it('ranks the published tools in tool search for another project', async () => {
+    const r = await gw.request('POST', '/v1/tools/search', {
+      key: caller.key,
+      body: { intent: 'freight quote for a route', limit: 5 },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.hits.map((h: { tool_name: string }) => h.tool_name)).toContain(`${server.slug}.quote`);
   });
 
   it('stops listing a deleted server while its settled charges stay in the ledger', async () => {
