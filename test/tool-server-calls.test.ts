@@ -250,6 +250,32 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
   });
 
+  it('refuses a paid call a rule would hold for approval, opening no approval and holding nothing', async () => {
+    const other = await gw.createTenant();
+    const wallet = await newWallet(gw, other);
+    await fund(gw, other, wallet, 1_000);
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: other.key,
+      body: { name: 'ask first', type: 'approval-required', tools: [`${server.slug}.quote`], config: {} },
+    });
+    expect(rule.status).toBe(201);
+    const own = (
+      await gw.request('POST', '/v1/sessions', { key: other.key, body: { servers: [server.slug] } })
+    ).body.id;
+    const r = await call(
+      `${server.slug}.quote`,
+      { from: 'A', to: 'B', gateway_payment: { wallet_id: wallet } },
+      other,
+      own,
+    );
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ reason: 'approval_required', ruleId: rule.body.id });
+    const approvals = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+      SELECT count(*)::int AS n FROM approvals WHERE org_id = ${other.orgId}`);
+    expect(approvals).toBe(0);
+    expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
+  });
+
   it('refuses arguments that do not match the upstream schema, before anything is charged', async () => {
     const wallet = await fundedWallet(1_000);
     const r = await call(`${server.slug}.quote`, { from: 'A', gateway_payment: { wallet_id: wallet } });

@@ -16,7 +16,7 @@ import {
   updateServerTool,
   updateToolServer,
 } from '../../domain/tool-servers/servers';
-import { PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
+import { ownSchema, PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
 import { sealUpstreamAuth } from '../../domain/tool-servers/upstream-auth';
 import { GATEWAY_SERVER_ID } from '../../domain/tools/gateway-tools';
 import { keyServiceFor } from '../../domain/vault/select';
@@ -43,6 +43,7 @@ import {
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute } from '../route';
+import { compile } from '../validation';
 
 const tags = ['Tenant tool servers'];
 /** How long a validate or create handshake may take before it is reported `timed_out`. */
@@ -122,7 +123,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       404: envelope('`consumer_not_found`'),
       409: envelope('`slug_conflict`: the slug is taken (or names a catalog provider)'),
       422: envelope(
-        '`upstream_unavailable` (details.failure: the handshake failed), `tool_not_upstream` (details.tool), `tool_argument_reserved`',
+        '`upstream_unavailable` (details.failure: the handshake failed), `tool_not_upstream` (details.tool), `tool_argument_reserved`, `tool_schema_unusable`',
       ),
     },
     async handler({ deps, principal, body }) {
@@ -165,6 +166,17 @@ export const mcpServerRoutes: AnyRoute[] = [
             `The upstream tool "${tool.tool_name}" takes an argument named ${PAYMENT_ARGUMENT}, which the gateway reserves`,
             { tool: tool.tool_name },
           );
+        try {
+          compile(ownSchema(upstream.input_schema), 'body');
+        } catch {
+          // A schema the gateway cannot check arguments against would fail every call: refused now.
+          throw new ApiError(
+            422,
+            'tool_schema_unusable',
+            `The upstream tool "${tool.tool_name}" has an input schema the gateway cannot validate against`,
+            { tool: tool.tool_name },
+          );
+        }
         return {
           name: tool.tool_name,
           description: tool.description ?? upstream.description,

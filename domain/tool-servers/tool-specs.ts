@@ -20,15 +20,28 @@ const PaymentArgument = {
 };
 
 /** The upstream's schema as the gateway validates it: `$schema` and `$id` are the upstream's business. */
-function ownSchema(schema: Record<string, unknown>): Record<string, unknown> {
+export function ownSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _s, $id: _i, ...rest } = schema;
   return { type: 'object', ...rest };
+}
+
+/**
+ * The validator compiles a schema once per schema object, so the same tool keeps the same object across
+ * requests (a fresh object per call would compile, and be kept by the validator, every time).
+ */
+const schemas = new Map<string, { source: string; schema: Record<string, unknown> }>();
+function stableSchema(key: string, schema: Record<string, unknown>): Record<string, unknown> {
+  const source = JSON.stringify(schema);
+  const known = schemas.get(key);
+  if (known && known.source === source) return known.schema;
+  schemas.set(key, { source, schema });
+  return schema;
 }
 
 export function tenantToolSpec(server: ToolServer, tool: ServerToolRow): ToolSpec {
   const base = ownSchema(tool.input_schema);
   const priced = tool.price_minor > 0n;
-  const inputSchema = priced
+  const built = priced
     ? {
         ...base,
         required: [...((base.required as string[] | undefined) ?? []), PAYMENT_ARGUMENT],
@@ -38,6 +51,7 @@ export function tenantToolSpec(server: ToolServer, tool: ServerToolRow): ToolSpe
         },
       }
     : base;
+  const inputSchema = stableSchema(`${server.id}/${tool.tool_name}`, built);
   return {
     name: `${server.slug}.${tool.tool_name}`,
     serverId: server.slug,
