@@ -63,7 +63,7 @@ export function toolChargeActivities(deps: ActivityDeps) {
         { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
         input.attemptId,
         { ...outcome, providerPaymentId: null },
-        null,
+        input.approvalId ?? null,
       );
     },
   };

@@ -250,7 +250,7 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
   });
 
-  it('refuses a paid call a rule would hold for approval, opening no approval and holding nothing', async () => {
+  it('holds a paid call a rule sends for approval, charging nothing until a person approves, then once', async () => {
     const other = await gw.createTenant();
     const wallet = await newWallet(gw, other);
     await fund(gw, other, wallet, 1_000);
@@ -262,6 +262,7 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     const own = (
       await gw.request('POST', '/v1/sessions', { key: other.key, body: { servers: [server.slug] } })
     ).body.id;
+    const before = upstream.calls.quote ?? 0;
     const r = await call(
       `${server.slug}.quote`,
       { from: 'A', to: 'B', gateway_payment: { wallet_id: wallet } },
@@ -269,11 +270,32 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
       own,
     );
     expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({ reason: 'approval_required', ruleId: rule.body.id });
-    const approvals = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`
-      SELECT count(*)::int AS n FROM approvals WHERE org_id = ${other.orgId}`);
-    expect(approvals).toBe(0);
+    expect(r.body).toMatchObject({
+      reason: 'approval_required',
+      ruleId: rule.body.id,
+      approval_id: expect.any(String),
+    });
+    expect(upstream.calls.quote ?? 0).toBe(before);
     expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
+
+    const decided = await gw.operator(
+      'POST',
+      `/v1/orgs/${other.orgId}/approvals/${r.body.approval_id}/decide`,
+      {
+        user: 'carol',
+        body: { decision: 'approve' },
+      },
+    );
+    expect(decided.status).toBe(200);
+    let status = (await gw.request('GET', `/v1/approvals/${r.body.approval_id}/status`, { key: other.key }))
+      .body;
+    while (status.executed_at === null)
+      status = (await gw.request('GET', `/v1/approvals/${r.body.approval_id}/status`, { key: other.key }))
+        .body;
+    expect(status).toMatchObject({ approval_status: 'approved', execution_result: { status: 'completed' } });
+    expect(upstream.calls.quote).toBe(before + 1);
+    expect(await balance(other, wallet)).toMatchObject({ balance_minor: '975', available_minor: '975' });
+    await expectBalanced(gw, wallet);
   });
 
   it('refuses arguments that do not match the upstream schema, before anything is charged', async () => {

@@ -10,8 +10,12 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { TOOL_CHARGE_KIND } from '../domain/tool-servers/charge-types';
+import { workflowIds } from './ids';
+import { searchAttributes } from './search-attributes';
 import type { AuditStep } from '../domain/attempts/audit';
 import type {
   ToolChargeAnswer,
@@ -95,6 +99,49 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
         ...body('denied'),
       },
     };
+  } else if (auth.kind === 'requires_approval') {
+    step('policy', 'fail', `approval_required by rule ${auth.ruleId}`);
+    step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
+    step('hold', 'skip', 'no funds held while waiting for a decision');
+    const { approvalId: _none, ...payload } = input;
+    // The hold outlives this call: abandoned on completion, it waits for the decision or its expiry.
+    await startChild('approvalHold', {
+      workflowId: workflowIds.approval(auth.approvalId),
+      parentClosePolicy: 'ABANDON',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [
+        {
+          approvalId: auth.approvalId,
+          orgId: input.orgId,
+          projectId: input.projectId,
+          environment: input.environment,
+          kind: TOOL_CHARGE_KIND,
+          payload,
+          expiresAt: auth.expiresAt,
+        },
+      ],
+      typedSearchAttributes: searchAttributes({
+        orgId: input.orgId,
+        projectId: input.projectId,
+        environment: input.environment,
+        attemptId: input.attemptId,
+      }),
+    });
+    done = {
+      httpStatus: 403,
+      status: 'requires-approval',
+      body: {
+        reason: auth.reason,
+        ruleType: auth.ruleType,
+        ruleId: auth.ruleId,
+        ruleName: auth.ruleName,
+        approval_id: auth.approvalId,
+        expires_at: auth.expiresAt,
+        ...body('requires-approval', {
+          approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt },
+        }),
+      },
+    };
   } else if (auth.kind === 'insufficient_funds') {
     step('policy', 'pass', 'allowed');
     step('hold', 'fail', `insufficient funds: ${auth.available} available`);
@@ -107,7 +154,7 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
       }),
     };
   } else {
-    step('policy', 'pass', 'allowed');
+    step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
     wallet.holdId = auth.holdId;
     step('hold', 'pass', `held ${input.priceMinor} ${input.currency} as ${auth.holdId}`);
     let result: UpstreamResult;

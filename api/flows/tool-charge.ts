@@ -156,8 +156,11 @@ export async function paidTenantCall(
       : {
           ok: false,
           errorCode:
-            outcome.status === 'denied' ? String(body.reason ?? 'denied') : (failure?.code ?? 'failed'),
+            outcome.status === 'denied' || outcome.status === 'requires-approval'
+              ? String(body.reason ?? 'denied')
+              : (failure?.code ?? 'failed'),
           output: body,
+          approvalId: typeof body.approval_id === 'string' ? body.approval_id : null,
         };
   const call = await finishToolCall(deps.db, scopeOf(principal), row.seq, recorded);
   const denial = outcome.httpStatus === 403 ? { ...body, tool_call_id: toolCallId(call) } : undefined;

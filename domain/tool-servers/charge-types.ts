@@ -26,13 +26,27 @@ export interface ToolChargeInput {
   currency: string;
   platformFeeBps: number;
   requestId: string;
+  /** Set when a call held for approval is replayed: approval-required rules are satisfied. */
+  approvalId?: string;
 }
+
+/** The approval kind of a held paid call; the approval hold replays it (workflows/replays.ts). */
+export const TOOL_CHARGE_KIND = 'tool_server.charge';
 
 export type ChargeAuthorization =
   | { kind: 'held'; holdId: string }
   | { kind: 'insufficient_funds'; available: string }
   | { kind: 'wallet_not_active'; status: string }
-  | { kind: 'denied'; reason: string; ruleType: string; ruleId: string; ruleName: string };
+  | { kind: 'denied'; reason: string; ruleType: string; ruleId: string; ruleName: string }
+  | {
+      kind: 'requires_approval';
+      reason: string;
+      ruleType: string;
+      ruleId: string;
+      ruleName: string;
+      approvalId: string;
+      expiresAt: string;
+    };
 
 export interface ChargeSplit {
   debitId: string;
@@ -48,7 +62,7 @@ export type UpstreamResult =
 /** The call's answer: what the tool-call path records and the REST / MCP doors render. */
 export interface ToolChargeOutcome {
   httpStatus: number;
-  status: 'completed' | 'failed' | 'denied';
+  status: 'completed' | 'failed' | 'denied' | 'requires-approval';
   body: Record<string, unknown>;
 }
 

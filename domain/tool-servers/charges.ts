@@ -10,8 +10,15 @@ import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
 import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
-import { runGate } from '../policies/gate';
-import type { ChargeAuthorization, ChargeSplit, ToolChargeInput } from './charge-types';
+import { createApproval } from '../approvals/approvals';
+import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import { effectiveSettings } from '../tenancy/settings';
+import {
+  TOOL_CHARGE_KIND,
+  type ChargeAuthorization,
+  type ChargeSplit,
+  type ToolChargeInput,
+} from './charge-types';
 import { splitPrice } from './money';
 
 const callerScope = (input: ToolChargeInput): EventScope => ({
@@ -24,7 +31,8 @@ const tenantScope = (input: ToolChargeInput): EventScope => ({
   projectId: input.serverProjectId,
   environment: input.environment,
 });
-const attemptRef = (input: ToolChargeInput) => `tool-charge:${input.attemptId}`;
+const attemptRef = (input: ToolChargeInput) =>
+  input.approvalId ? `tool-charge:${input.attemptId}#${input.approvalId}` : `tool-charge:${input.attemptId}`;
 
 const priorRow = z.object({
   decision: z.enum(['allow', 'deny']),
@@ -32,6 +40,7 @@ const priorRow = z.object({
   rule_id: z.string().nullable(),
   rule_name: z.string().nullable(),
   rule_type: z.string().nullable(),
+  approval_id: z.string().nullable(),
 });
 const chargeRow = z.object({
   status: z.enum(['held', 'debited', 'released', 'uncertain', 'refused']),
@@ -46,17 +55,21 @@ async function prior(
   input: ToolChargeInput,
 ): Promise<ChargeAuthorization | null> {
   const row = await tx.maybeOne(sql.type(priorRow)`
-    SELECT decision, denial_reason, rule_id, rule_name, rule_type FROM policy_evaluations
+    SELECT decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
     WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}`);
   if (!row) return null;
-  if (row.decision === 'deny')
-    return {
-      kind: 'denied',
-      reason: row.denial_reason ?? '',
-      ruleType: row.rule_type ?? '',
-      ruleId: row.rule_id ?? '',
-      ruleName: row.rule_name ?? '',
-    };
+  const denial = {
+    reason: row.denial_reason ?? '',
+    ruleType: row.rule_type ?? '',
+    ruleId: row.rule_id ?? '',
+    ruleName: row.rule_name ?? '',
+  };
+  if (row.decision === 'deny' && row.approval_id) {
+    const approval = await tx.one(sql.type(z.object({ id: z.string(), expires_at: z.string() }))`
+      SELECT id, expires_at FROM approvals WHERE org_id = ${input.orgId} AND id = ${row.approval_id}`);
+    return { kind: 'requires_approval', ...denial, approvalId: approval.id, expiresAt: approval.expires_at };
+  }
+  if (row.decision === 'deny') return { kind: 'denied', ...denial };
   const hold = await tx.maybeOne(sql.type(holdRow)`
     SELECT id, status FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`);
   return hold ? { kind: 'held', holdId: hold.id } : { kind: 'insufficient_funds', available: 'unknown' };
@@ -83,12 +96,38 @@ export async function authorizeToolCharge(
         amountMinor: price,
         currency: input.currency,
         now: new Date(),
-        approved: false,
+        approved: Boolean(input.approvalId),
       });
       await tx.query(sql.unsafe`
         UPDATE policy_evaluations SET attempt_ref = ${attemptRef(input)} WHERE org_id = ${input.orgId} AND id = ${gate.evaluationId}`);
       const { decision } = gate;
-      // A rule that would hold the call for a person refuses a paid tool call: its replay is not wired yet.
+      if (decision.decision === 'hold') {
+        // Held for a person: the approval carries the exact call (at its price) to replay once approved.
+        const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
+          SELECT settings FROM projects WHERE org_id = ${input.orgId} AND id = ${input.projectId}`);
+        const approval = await createApproval(tx, scope, {
+          agentId: input.agentId,
+          sessionId: null,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+          toolName: input.toolName,
+          toolInput: { ...input.arguments, price_minor: input.priceMinor, currency: input.currency },
+          kind: TOOL_CHARGE_KIND,
+          payload: input as unknown as Record<string, unknown>,
+          originRef: input.attemptId,
+          ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
+        });
+        await linkEvaluationToApproval(tx, input.orgId, gate.evaluationId, approval.id);
+        return {
+          kind: 'requires_approval',
+          reason: decision.reason,
+          ruleType: decision.rule.type,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+          approvalId: approval.id,
+          expiresAt: approval.expires_at,
+        };
+      }
       if (decision.decision !== 'allow')
         return {
           kind: 'denied',
