@@ -61,11 +61,6 @@ export function toolsOfServer(serverId: string): ToolSpec[] | undefined {
   return server ? providerTools(server) : undefined;
 }
 
-/** Every tool of a session's servers, in the session's server order. */
-export function toolsOfServers(servers: string[]): ToolSpec[] {
-  return servers.flatMap((id) => toolsOfServer(id) ?? []);
-}
-
 /** A tool by its name among a session's servers; undefined when none of them publishes it. */
 export function findTool(servers: string[], name: string): ToolSpec | undefined {
   const dot = name.indexOf('.');
