@@ -123,6 +123,15 @@ describe('POST /v1/mcp-servers/validate', () => {
     expect(upstream.calls.echo ?? 0).toBe(0);
   });
 
+  it('refuses an upstream URL the URL parser cannot read, in the envelope', async () => {
+    const r = await gw.request('POST', '/v1/mcp-servers/validate', {
+      key: t.key,
+      body: { upstream_url: 'http://127.0.0.1:99999/mcp' },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: { code: 'invalid_body' }, request_id: expect.any(String) });
+  });
+
   it('refuses a body without upstream_url in the envelope', async () => {
     const r = await gw.request('POST', '/v1/mcp-servers/validate', {
       key: t.key,

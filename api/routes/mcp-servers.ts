@@ -60,6 +60,17 @@ async function shake(
   url: string,
   auth: { header: string; value: string } | null,
 ): Promise<Handshake> {
+  // The schema's `uri` format admits URLs the WHATWG parser refuses (a port above 65535): refused here.
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol))
+    throw new ApiError(400, 'invalid_body', 'upstream_url is not a usable http(s) URL', {
+      issues: [{ path: '/upstream_url', message: 'must be an http(s) URL', keyword: 'format' }],
+    });
   const found = await handshake({
     url,
     auth,
