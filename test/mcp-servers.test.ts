@@ -219,6 +219,18 @@ describe('registering and managing a tool server', () => {
     expect(r.body.error.code).toBe('slug_conflict');
   });
 
+  it('gives a slug to exactly one of several racing creates; the others get slug_conflict', async () => {
+    const body = createBody();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => gw.request('POST', '/v1/mcp-servers', { key: t.key, body })),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
+    for (const r of answers.filter((a) => a.status === 409)) expect(r.body.error.code).toBe('slug_conflict');
+    const rows = await gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+      SELECT count(*)::int AS n FROM tool_servers WHERE slug = ${body.slug}`);
+    expect(rows).toBe(1);
+  });
+
   it('updates the listing, reprices and pauses a tool, and deletes the server', async () => {
     const created = (await gw.request('POST', '/v1/mcp-servers', { key: t.key, body: createBody() })).body;
     const patched = await gw.request('PATCH', `/v1/mcp-servers/${created.id}`, {

@@ -2,7 +2,7 @@
 // transaction), read, list, update the listing, price or pause a tool, and delete (the priced tools go; the
 // server row stays, hidden, so its slug and its settled charges keep their meaning). Also the published
 // servers other projects see: active, not deleted, same environment.
-import { sql } from 'slonik';
+import { sql, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError } from '../errors';
@@ -92,6 +92,21 @@ async function insertWallet(
 }
 
 export async function createToolServer(
+  db: DatabasePool,
+  scope: EventScope,
+  input: NewToolServer,
+): Promise<ToolServer> {
+  try {
+    return await insertToolServer(db, scope, input);
+  } catch (error) {
+    // Two creates racing for one slug: the unique index decides, the loser gets the same answer as a late one.
+    if (error instanceof UniqueIntegrityConstraintViolationError)
+      throw new ApiError(409, 'slug_conflict', `The slug "${input.slug}" is taken`, { slug: input.slug });
+    throw error;
+  }
+}
+
+async function insertToolServer(
   db: DatabasePool,
   scope: EventScope,
   input: NewToolServer,
