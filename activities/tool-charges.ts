@@ -10,7 +10,7 @@ import {
   settleToolCharge,
 } from '../domain/tool-servers/charges';
 import { sweepPlatformFees } from '../domain/tool-servers/fees';
-import { serverEndpoint } from '../domain/tool-servers/servers';
+import { serverEndpoint } from '../domain/tool-servers/upstream-auth';
 import { callTenantTool } from '../providers/mcp-client/dispatch';
 import type { ActivityDeps } from './index';
 
