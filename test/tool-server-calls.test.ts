@@ -142,6 +142,56 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(await balance(caller, wallet)).toMatchObject({ balance_minor: '975' });
   });
 
+  // Before any test waits on a workflow result through the test client: on the time-skipping server such a
+  // wait lets time run ahead, which would expire the pending approval.
+  it('holds a paid call a rule sends for approval, charging nothing until a person approves, then once', async () => {
+    const other = await gw.createTenant();
+    const wallet = await newWallet(gw, other);
+    await fund(gw, other, wallet, 1_000);
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: other.key,
+      body: { name: 'ask first', type: 'approval-required', tools: [`${server.slug}.quote`], config: {} },
+    });
+    expect(rule.status).toBe(201);
+    const own = (
+      await gw.request('POST', '/v1/sessions', { key: other.key, body: { servers: [server.slug] } })
+    ).body.id;
+    const before = upstream.calls.quote ?? 0;
+    const r = await call(
+      `${server.slug}.quote`,
+      { from: 'A', to: 'B', gateway_payment: { wallet_id: wallet } },
+      other,
+      own,
+    );
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({
+      reason: 'approval_required',
+      ruleId: rule.body.id,
+      approval_id: expect.any(String),
+    });
+    expect(upstream.calls.quote ?? 0).toBe(before);
+    expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
+
+    const decided = await gw.operator(
+      'POST',
+      `/v1/orgs/${other.orgId}/approvals/${r.body.approval_id}/decide`,
+      {
+        user: 'carol',
+        body: { decision: 'approve' },
+      },
+    );
+    expect(decided.status).toBe(200);
+    let status = (await gw.request('GET', `/v1/approvals/${r.body.approval_id}/status`, { key: other.key }))
+      .body;
+    while (status.executed_at === null)
+      status = (await gw.request('GET', `/v1/approvals/${r.body.approval_id}/status`, { key: other.key }))
+        .body;
+    expect(status).toMatchObject({ approval_status: 'approved', execution_result: { status: 'completed' } });
+    expect(upstream.calls.quote).toBe(before + 1);
+    expect(await balance(other, wallet)).toMatchObject({ balance_minor: '975', available_minor: '975' });
+    await expectBalanced(gw, wallet);
+  });
+
   it('keeps the price a call was authorized at when the tenant reprices, and charges new calls the new price', async () => {
     const wallet = await fundedWallet(1_000);
     const id = attempt();
@@ -248,54 +298,6 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(r.body).toMatchObject({ reason: expect.any(String), ruleId: rule.body.id });
     expect(upstream.calls.quote ?? 0).toBe(before);
     expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
-  });
-
-  it('holds a paid call a rule sends for approval, charging nothing until a person approves, then once', async () => {
-    const other = await gw.createTenant();
-    const wallet = await newWallet(gw, other);
-    await fund(gw, other, wallet, 1_000);
-    const rule = await gw.request('POST', '/v1/policies', {
-      key: other.key,
-      body: { name: 'ask first', type: 'approval-required', tools: [`${server.slug}.quote`], config: {} },
-    });
-    expect(rule.status).toBe(201);
-    const own = (
-      await gw.request('POST', '/v1/sessions', { key: other.key, body: { servers: [server.slug] } })
-    ).body.id;
-    const before = upstream.calls.quote ?? 0;
-    const r = await call(
-      `${server.slug}.quote`,
-      { from: 'A', to: 'B', gateway_payment: { wallet_id: wallet } },
-      other,
-      own,
-    );
-    expect(r.status).toBe(403);
-    expect(r.body).toMatchObject({
-      reason: 'approval_required',
-      ruleId: rule.body.id,
-      approval_id: expect.any(String),
-    });
-    expect(upstream.calls.quote ?? 0).toBe(before);
-    expect(await balance(other, wallet)).toMatchObject({ available_minor: '1000' });
-
-    const decided = await gw.operator(
-      'POST',
-      `/v1/orgs/${other.orgId}/approvals/${r.body.approval_id}/decide`,
-      {
-        user: 'carol',
-        body: { decision: 'approve' },
-      },
-    );
-    expect(decided.status).toBe(200);
-    let status = (await gw.request('GET', `/v1/approvals/${r.body.approval_id}/status`, { key: other.key }))
-      .body;
-    while (status.executed_at === null)
-      status = (await gw.request('GET', `/v1/approvals/${r.body.approval_id}/status`, { key: other.key }))
-        .body;
-    expect(status).toMatchObject({ approval_status: 'approved', execution_result: { status: 'completed' } });
-    expect(upstream.calls.quote).toBe(before + 1);
-    expect(await balance(other, wallet)).toMatchObject({ balance_minor: '975', available_minor: '975' });
-    await expectBalanced(gw, wallet);
   });
 
   it('refuses arguments that do not match the upstream schema, before anything is charged', async () => {
