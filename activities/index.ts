@@ -15,6 +15,7 @@ import { reconciliationActivities } from './reconciliation';
 import { toolCallActivities } from './tool-calls';
 import { linkPaymentActivities } from './link-payments';
 import { ddaActivities } from './dda';
+import { toolChargeActivities } from './tool-charges';
 
 export interface ActivityDeps {
   db: DatabasePool;
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...toolCallActivities(deps),
     ...linkPaymentActivities(deps),
     ...ddaActivities(deps),
+    ...toolChargeActivities(deps),
   };
 }
 

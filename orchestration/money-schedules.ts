@@ -18,6 +18,13 @@ const SCHEDULES = [
     workflowId: workflowIds.reconciliationSweep(),
     timeout: '50 minutes',
   },
+  {
+    scheduleId: 'platform-fee-sweep',
+    every: '1 hour',
+    workflowType: 'platformFeeSweep',
+    workflowId: 'platform-fee-sweep/run',
+    timeout: '30 minutes',
+  },
 ] as const;
 
 export async function ensureMoneySchedules(

@@ -13,3 +13,5 @@ export { webhookDelivery } from './webhook-delivery';
 export { toolCallReplay } from './tool-call-replay';
 export { linkPayment } from './link-payment';
 export { ddaRegistration } from './dda-registration';
+export { paidToolCall } from './paid-tool-call';
+export { platformFeeSweep } from './platform-fee-sweep';

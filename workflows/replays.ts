@@ -5,6 +5,11 @@ import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../dom
 import type { SpendInput, SpendOutcome } from '../domain/spend/types';
 import type { HeldToolCall } from '../domain/tools/gate';
 import type { ToolCallReplayResult } from '../activities/tool-calls';
+import {
+  TOOL_CHARGE_KIND,
+  type ToolChargeInput,
+  type ToolChargeOutcome,
+} from '../domain/tool-servers/charge-types';
 import { workflowIds } from './ids';
 
 export interface HeldCall {
@@ -92,5 +97,20 @@ export const REPLAYS: Record<string, ReplaySpec> = {
       };
     },
     searchAttributes: () => ({}),
+  },
+  // A held paid call of a tenant tool server: charged and made once, at the price it was held at.
+  [TOOL_CHARGE_KIND]: {
+    workflowType: 'paidToolCall',
+    workflowId: (call) =>
+      `tool-charge/${call.orgId}/${(call.payload as unknown as ToolChargeInput).attemptId}/${call.approvalId}`,
+    args: (call) => [{ ...(call.payload as unknown as ToolChargeInput), approvalId: call.approvalId }],
+    outcome: (result) => {
+      const outcome = result as ToolChargeOutcome;
+      return { ok: outcome.status === 'completed', result: outcome.body };
+    },
+    searchAttributes: (call) => {
+      const input = call.payload as unknown as ToolChargeInput;
+      return { attemptId: input.attemptId, amountMinor: Number(input.priceMinor) };
+    },
   },
 };

@@ -19,8 +19,9 @@ import {
 } from '../../domain/sessions/tool-calls';
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
 import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
-import { findTool, type ToolSpec } from '../../domain/tools/registry';
+import { findSessionTool, type ToolSpec } from '../../domain/tools/registry';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
+import { asToolOutcome, callTenantTool } from '../../providers/mcp-client/dispatch';
 import { startApprovalHold } from '../../orchestration/approvals';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -29,6 +30,7 @@ import type { WalletExecuteBody } from '../../schema/http/execute';
 import type { SpendBodyValues } from '../../schema/http/consumer-payments';
 import { executeConsumerSpend } from './consumer-spend';
 import { executeWalletPayment } from './wallet-execute';
+import { paidTenantCall } from './tool-charge';
 import { compile, check } from '../validation';
 
 export interface ToolCallRequest {
@@ -74,7 +76,7 @@ export async function callTool(
 ): Promise<ToolCallAnswer> {
   const session = await getSession(deps.db, principal.orgId, principal.projectId, sessionId);
   requireActive(session);
-  const tool = findTool(session.servers, request.tool);
+  const tool = await findSessionTool(deps.db, principal.environment, session.servers, request.tool);
   if (!tool) {
     throw new ApiError(404, 'tool_not_found', `The session's servers publish no tool "${request.tool}"`, {
       tool: request.tool,
@@ -83,6 +85,9 @@ export async function callTool(
   }
   checkArguments(tool, request.arguments);
   await enforceCallLimits(deps.db, session);
+  // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
+  if (tool.movesMoney && tool.dispatch.kind === 'tenant')
+    return paidTenantCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
     : gatedCall(deps, principal, session, tool, request.arguments);
@@ -183,7 +188,12 @@ async function gatedCall(
     toolName: tool.name,
     input: args,
     attemptId: null,
-    routing: tool.dispatch.kind === 'provider' ? { provider: tool.serverId } : { gateway: tool.name },
+    routing:
+      tool.dispatch.kind === 'provider'
+        ? { provider: tool.serverId }
+        : tool.dispatch.kind === 'tenant'
+          ? { tool_server_id: tool.dispatch.server.id }
+          : { gateway: tool.name },
   });
   const held: HeldToolCall = {
     sessionId: session.id,
@@ -191,7 +201,12 @@ async function gatedCall(
     toolName: tool.name,
     arguments: args,
     heldCallId: toolCallId(row),
-    providerTool: tool.dispatch.kind === 'provider' ? tool.dispatch.tool.name : tool.name,
+    providerTool:
+      tool.dispatch.kind === 'provider'
+        ? tool.dispatch.tool.name
+        : tool.dispatch.kind === 'tenant'
+          ? tool.dispatch.tool.tool_name
+          : tool.name,
   };
   const gate = await gateToolCall(deps.db, scope, session.agent_id, held);
   if (gate.kind === 'deny') {
@@ -265,6 +280,17 @@ async function dispatch(
       tool: tool.dispatch.tool.name,
       arguments: args,
     });
+  }
+  if (tool.dispatch.kind === 'tenant') {
+    return asToolOutcome(
+      await callTenantTool(deps, {
+        serverId: tool.dispatch.server.id,
+        upstreamUrl: tool.dispatch.server.upstream_url,
+        environment: principal.environment,
+        tool: tool.dispatch.tool.tool_name,
+        arguments: args,
+      }),
+    );
   }
   return runGatewayOperation(deps.db, principal, tool.dispatch.operation, args);
 }

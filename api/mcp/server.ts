@@ -10,7 +10,7 @@ import {
   type JsonSchemaType,
 } from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
-import { toolsOfServers, type ToolSpec } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/registry';
 import type { AppDeps } from '../deps';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
@@ -101,7 +101,7 @@ function inputSchemaOf(tool: ToolSpec) {
  * one. `onlyTool`, for a current-protocol request that is one tools/call, registers just that tool: the
  * request can reach no other, and a session of hundreds of tools need not register them all per call.
  */
-export function sessionServer(deps: AppDeps, servers: string[], onlyTool?: string): McpServer {
+export function sessionServer(deps: AppDeps, tools: ToolSpec[], onlyTool?: string): McpServer {
   const server = new McpServer(
     { name: 'agent-payments-gateway', version: '0.3.0' },
     {
@@ -109,7 +109,6 @@ export function sessionServer(deps: AppDeps, servers: string[], onlyTool?: strin
         "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
     },
   );
-  const tools = toolsOfServers(servers);
   for (const tool of onlyTool === undefined ? tools : tools.filter((t) => t.name === onlyTool)) {
     server.registerTool(
       tool.name,
@@ -119,7 +118,7 @@ export function sessionServer(deps: AppDeps, servers: string[], onlyTool?: strin
         annotations: {
           readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway',
           destructiveHint: tool.movesMoney,
-          openWorldHint: tool.dispatch.kind === 'provider',
+          openWorldHint: tool.dispatch.kind !== 'gateway',
         },
       },
       (args, ctx) => runTool(deps, tool, args, ctx.http?.authInfo),

@@ -10,6 +10,7 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
+import { resolveSessionTools, type ToolSpec } from '../../domain/tools/registry';
 import type { AppDeps } from '../deps';
 import { sessionServer, type McpCaller } from './server';
 
@@ -57,7 +58,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     (ctx) =>
       sessionServer(
         deps,
-        (ctx.authInfo?.extra?.servers as string[] | undefined) ?? [],
+        (ctx.authInfo?.extra?.tools as ToolSpec[] | undefined) ?? [],
         ctx.authInfo?.extra?.onlyTool as string | undefined,
       ),
     {
@@ -71,7 +72,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     parsedBody: unknown,
     authInfo: AuthInfo,
     caller: McpCaller,
-    servers: string[],
+    tools: ToolSpec[],
   ): Promise<Response> {
     const mcpSessionId = request.headers.get('mcp-session-id');
     if (mcpSessionId) {
@@ -111,15 +112,17 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     transport.onclose = () => {
       if (transport.sessionId) legacy.delete(transport.sessionId);
     };
-    await sessionServer(deps, servers).connect(transport);
+    await sessionServer(deps, tools).connect(transport);
     return transport.handleRequest(request, { parsedBody, authInfo });
   }
 
   return {
     async serve(request, parsedBody, authInfo, caller, servers) {
-      const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
+      // Tenant tool servers live in PostgreSQL: the session's tools are resolved per request.
+      const tools = await resolveSessionTools(deps.db, caller.principal.environment, servers);
+      const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers, tools } };
       if (await isLegacyRequest(request, parsedBody))
-        return serveLegacy(request, parsedBody, withServers, caller, servers);
+        return serveLegacy(request, parsedBody, withServers, caller, tools);
       const onlyTool = calledTool(parsedBody);
       return modern.fetch(request, {
         authInfo:

@@ -7,6 +7,8 @@ import { ApiError } from '../../domain/errors';
 import { discover, type DiscoverIntent } from '../../domain/tools/discover';
 import { allTools } from '../../domain/tools/registry';
 import { searchTools } from '../../domain/tools/search';
+import { publishedToolServers } from '../../domain/tool-servers/servers';
+import { tenantToolSpecs } from '../../domain/tool-servers/tool-specs';
 import { ExtractorFailed, extractIntent } from '../../providers/classifier/intent-extractor';
 import { ClassifierFailed, classifyIntent } from '../../providers/classifier/tool-classifier';
 import { ErrorEnvelope } from '../../schema/http/common';
@@ -30,16 +32,20 @@ export const discoveryRoutes: AnyRoute[] = [
     tags: ['Discovery'],
     operationId: 'searchTools',
     summary: 'Find the tools that fit an intent',
-    description: `Ranks every tool of the registry (the gateway's own and the catalog providers'). With a classifier configured it answers \`source: llm\`; without one, or when it fails, a BM25 ranking over tool names, descriptions and input schemas answers \`source: fallback\`. \`limit\` has a ceiling of ${TOOL_SEARCH_CEILING}.`,
+    description: `Ranks every tool of the registry (the gateway's own, the catalog providers' and tenants' published tool servers of the caller's environment). With a classifier configured it answers \`source: llm\`; without one, or when it fails, a BM25 ranking over tool names, descriptions and input schemas answers \`source: fallback\`. \`limit\` has a ceiling of ${TOOL_SEARCH_CEILING}.`,
     body: ToolSearch,
     responses: {
       200: { description: 'The ranked hits', schema: ToolSearchResult },
       400: { description: '`invalid_body` (details.issues)', schema: ErrorEnvelope },
     },
-    async handler({ deps, body }) {
+    async handler({ deps, principal, body }) {
       const started = performance.now();
       const limit = Math.min(body.limit, TOOL_SEARCH_CEILING);
       const settings = deps.config.toolClassifier;
+      // Tenants' published tool servers of the caller's environment rank beside the catalog.
+      const tenantTools = (await publishedToolServers(deps.db, principal.environment)).flatMap(
+        tenantToolSpecs,
+      );
       let answer:
         | {
             hits: Array<{ tool_name: string; confidence: number; rationale: string }>;
@@ -52,7 +58,7 @@ export const discoveryRoutes: AnyRoute[] = [
             hits: await classifyIntent(
               settings,
               body.intent,
-              allTools().map((t) => ({ name: t.name, description: t.description })),
+              [...allTools(), ...tenantTools].map((t) => ({ name: t.name, description: t.description })),
               limit,
             ),
             source: 'llm',
@@ -64,7 +70,7 @@ export const discoveryRoutes: AnyRoute[] = [
           });
         }
       }
-      answer ??= { hits: searchTools(body.intent, limit), source: 'fallback' };
+      answer ??= { hits: searchTools(body.intent, limit, tenantTools), source: 'fallback' };
       return {
         body: {
           intent: body.intent,
@@ -111,6 +117,10 @@ export const discoveryRoutes: AnyRoute[] = [
       let intent: DiscoverIntent;
       if (typeof body.intent === 'string') {
         const settings = deps.config.toolClassifier;
+        // Tenants' published tool servers of the caller's environment rank beside the catalog.
+        const tenantTools = (await publishedToolServers(deps.db, principal.environment)).flatMap(
+          tenantToolSpecs,
+        );
         if (!settings)
           throw new ApiError(
             501,

@@ -41,6 +41,7 @@ import { kycRoutes } from './kyc';
 import { ddaRoutes } from './dda';
 import { tedInboundRoutes } from './ted-inbound';
 import { payX402Routes } from './pay-x402';
+import { mcpServerRoutes } from './mcp-servers';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -85,6 +86,7 @@ export function allRoutes(): AnyRoute[] {
     ...ddaRoutes,
     ...tedInboundRoutes,
     ...payX402Routes,
+    ...mcpServerRoutes,
   ];
   return routes;
 }

@@ -3,7 +3,7 @@
 // revoking that key ends it.
 import { withinSessionQuota } from '../../domain/sessions/limits';
 import { closeSession, createSession, getSession, listSessions } from '../../domain/sessions/sessions';
-import { toolsOfServers } from '../../domain/tools/registry';
+import { resolveSessionTools } from '../../domain/tools/registry';
 import { openableServers, requireOpenable } from '../../domain/tools/servers';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
@@ -138,7 +138,8 @@ export const sessionRoutes: AnyRoute[] = [
     },
     async handler({ deps, principal, params }) {
       const session = await getSession(deps.db, principal.orgId, principal.projectId, params.id);
-      return { body: { tools: toolsOfServers(session.servers).map(presentTool), has_more: false } };
+      const tools = await resolveSessionTools(deps.db, principal.environment, session.servers);
+      return { body: { tools: tools.map(presentTool), has_more: false } };
     },
   }),
   route<unknown, unknown, { id: string }, 'key'>({

@@ -211,6 +211,20 @@ export const EVENT_CATALOG = {
     area: 'webhooks',
     description: 'A test-fire sent to one endpoint (never fanned out to subscribers).',
   },
+  // Tenant tool servers.
+  'tool_server.created': { area: 'tools', description: 'A tenant tool server was registered.' },
+  'tool_server.updated': {
+    area: 'tools',
+    description: "A tenant tool server's listing, activity or a tool's price changed.",
+  },
+  'tool_server.deleted': {
+    area: 'tools',
+    description: 'A tenant tool server was deleted; its priced tools are gone, settled charges stay.',
+  },
+  'tool_server.fees_swept': {
+    area: 'tools',
+    description: "Accrued platform fees moved to the organization's platform-fee wallet.",
+  },
 } as const satisfies Record<string, EventTypeSpec>;
 
 export type EventType = keyof typeof EVENT_CATALOG;

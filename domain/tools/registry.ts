@@ -1,12 +1,17 @@
 // The one registry of tools a session can call: the gateway's own operations (server `gateway`) and the
 // tools of catalog providers. A tool's name is what policies match (`tools` globs), what REST names in
 // `tool` and what MCP lists: `wallet.execute` for the gateway's, `<server>.<tool>` for a provider's.
+import type { CommonQueryMethods } from '../../runtime/database';
 import { catalogServer, catalogServers, type CatalogServer, type CatalogTool } from '../providers/catalog';
+import { publishedToolServers, type ServerToolRow, type ToolServer } from '../tool-servers/servers';
+import { tenantToolSpecs } from '../tool-servers/tool-specs';
 import { GATEWAY_SERVER_ID, GATEWAY_TOOLS, type GatewayOperation } from './gateway-tools';
 
 export type ToolDispatch =
   | { kind: 'gateway'; operation: GatewayOperation }
-  | { kind: 'provider'; server: CatalogServer; tool: CatalogTool };
+  | { kind: 'provider'; server: CatalogServer; tool: CatalogTool }
+  /** A tenant's published tool server (`<slug>.<tool>`), called upstream over MCP. */
+  | { kind: 'tenant'; server: ToolServer; tool: ServerToolRow };
 
 export interface ToolSpec {
   name: string;
@@ -60,11 +65,6 @@ export function toolsOfServer(serverId: string): ToolSpec[] | undefined {
   return server ? providerTools(server) : undefined;
 }
 
-/** Every tool of a session's servers, in the session's server order. */
-export function toolsOfServers(servers: string[]): ToolSpec[] {
-  return servers.flatMap((id) => toolsOfServer(id) ?? []);
-}
-
 /** A tool by its name among a session's servers; undefined when none of them publishes it. */
 export function findTool(servers: string[], name: string): ToolSpec | undefined {
   const dot = name.indexOf('.');
@@ -80,4 +80,38 @@ export function findTool(servers: string[], name: string): ToolSpec | undefined 
 /** Every server the registry knows, gateway first: what discovery ranks over. */
 export function allTools(): ToolSpec[] {
   return [...GATEWAY_SPECS, ...catalogServers().flatMap(providerTools)];
+}
+
+/** Server ids a session names that are neither the gateway nor a catalog provider: tenant tool server slugs. */
+const tenantIds = (servers: string[]) =>
+  servers.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id));
+
+/** Every tool of a session's servers, tenant tool servers included (they live in PostgreSQL), in server order. */
+export async function resolveSessionTools(
+  db: CommonQueryMethods,
+  environment: 'live' | 'test',
+  servers: string[],
+): Promise<ToolSpec[]> {
+  const slugs = tenantIds(servers);
+  const tenant = slugs.length > 0 ? await publishedToolServers(db, environment, slugs) : [];
+  return servers.flatMap(
+    (id) =>
+      toolsOfServer(id) ?? tenantToolSpecs(tenant.find((s) => s.slug === id) ?? ({ tools: [] } as never)),
+  );
+}
+
+/** A tool by its name among a session's servers, tenant tool servers included. */
+export async function findSessionTool(
+  db: CommonQueryMethods,
+  environment: 'live' | 'test',
+  servers: string[],
+  name: string,
+): Promise<ToolSpec | undefined> {
+  const found = findTool(servers, name);
+  if (found) return found;
+  const dot = name.indexOf('.');
+  const slug = dot > 0 ? name.slice(0, dot) : '';
+  if (!slug || !tenantIds(servers).includes(slug)) return undefined;
+  const [server] = await publishedToolServers(db, environment, [slug]);
+  return server ? tenantToolSpecs(server).find((tool) => tool.name === name) : undefined;
 }

@@ -63,29 +63,32 @@ function schemaText(schema: Record<string, unknown>): string {
 }
 
 let index: MiniSearch<ToolDocument> | undefined;
-function toolIndex(): MiniSearch<ToolDocument> {
-  if (index) return index;
-  index = new MiniSearch<ToolDocument>({
+/** The catalog's index, built once; with tenant tools (they change at run time) a fresh one per search. */
+function toolIndex(extra: ToolSpec[] = []): MiniSearch<ToolDocument> {
+  if (index && extra.length === 0) return index;
+  const built = new MiniSearch<ToolDocument>({
     fields: ['name', 'description', 'schema'],
     tokenize,
     processTerm: (term) => (STOP.has(term) ? null : term),
     searchOptions: { boost: { name: 3, description: 1.5 }, prefix: true, fuzzy: 0.2 },
   });
-  index.addAll(
-    allTools().map((tool: ToolSpec) => ({
+  built.addAll(
+    [...allTools(), ...extra].map((tool: ToolSpec) => ({
       id: tool.name,
       name: tool.name,
       description: tool.description,
       schema: schemaText(tool.inputSchema),
     })),
   );
-  return index;
+  if (extra.length === 0) index = built;
+  return built;
 }
 
-export function searchTools(intent: string, limit: number): SearchHit[] {
+/** Ranks the registry's tools, and `extra` ones (tenants' published tools), for an intent. */
+export function searchTools(intent: string, limit: number, extra: ToolSpec[] = []): SearchHit[] {
   const queryWords = new Set(tokenize(intent).filter((word) => !STOP.has(word)));
   if (queryWords.size === 0) return [];
-  const results = toolIndex().search([...queryWords].join(' '));
+  const results = toolIndex(extra).search([...queryWords].join(' '));
   const top = results[0]?.score ?? 0;
   return results.slice(0, limit).map((result) => {
     const fieldsByTerm = result.match as Record<string, string[]>;

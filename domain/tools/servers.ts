@@ -4,12 +4,14 @@ import { catalogServer, catalogServers, type CatalogServer } from '../providers/
 import { listConnections, type Tenant } from '../providers/connections';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
+import { publishedToolServers } from '../tool-servers/servers';
+import { tenantToolSpecs } from '../tool-servers/tool-specs';
 import { GATEWAY_SERVER_ID, toolsOfServer, type ToolSpec } from './registry';
 
 export interface OpenableServer {
   id: string;
   name: string;
-  kind: 'gateway' | 'provider';
+  kind: 'gateway' | 'provider' | 'tool_server';
   description: string | null;
   category: string | null;
   connection_id: string | null;
@@ -38,7 +40,10 @@ const gatewayServer = (): OpenableServer => ({
   tools: toolsOfServer(GATEWAY_SERVER_ID) ?? [],
 });
 
-export async function openableServers(db: CommonQueryMethods, tenant: Tenant): Promise<OpenableServer[]> {
+export async function openableServers(
+  db: CommonQueryMethods,
+  tenant: Tenant & { environment: 'live' | 'test' },
+): Promise<OpenableServer[]> {
   const active = new Map<string, string>();
   for (const row of await listConnections(db, tenant, {}))
     if (row.status === 'active' && !active.has(row.provider)) active.set(row.provider, row.id);
@@ -46,7 +51,19 @@ export async function openableServers(db: CommonQueryMethods, tenant: Tenant): P
     .filter((server) => server.auth_type === 'none' || active.has(server.id))
     .map((server) => providerServer(server, active.get(server.id) ?? null))
     .filter((server) => server.tools.length > 0);
-  return [gatewayServer(), ...providers];
+  // Tenants' published tool servers of this environment, whichever project published them.
+  const published = (await publishedToolServers(db, tenant.environment))
+    .map((server): OpenableServer => ({
+      id: server.slug,
+      name: server.name,
+      kind: 'tool_server',
+      description: server.description,
+      category: server.category,
+      connection_id: null,
+      tools: tenantToolSpecs(server),
+    }))
+    .filter((server) => server.tools.length > 0);
+  return [gatewayServer(), ...providers, ...published];
 }
 
 /**
@@ -55,12 +72,14 @@ export async function openableServers(db: CommonQueryMethods, tenant: Tenant): P
  */
 export async function requireOpenable(
   db: CommonQueryMethods,
-  tenant: Tenant,
+  tenant: Tenant & { environment: 'live' | 'test' },
   requested: string[],
 ): Promise<string[]> {
-  const openable = new Set((await openableServers(db, tenant)).map((s) => s.id));
+  const servers = await openableServers(db, tenant);
+  const openable = new Set(servers.map((s) => s.id));
+  const published = new Set(servers.filter((s) => s.kind === 'tool_server').map((s) => s.id));
   const unique = [...new Set(requested)];
-  const unknown = unique.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id));
+  const unknown = unique.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id) && !published.has(id));
   if (unknown.length > 0)
     throw new ApiError(
       400,

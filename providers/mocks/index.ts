@@ -19,6 +19,7 @@ import { startBrowserWorkerMock } from './browser-worker';
 import { startKycMock } from './kyc';
 import { startDdaMock } from './dda';
 import { startX402WalletsMock } from './x402-wallets';
+import { startMcpUpstreamMock } from './mcp-upstream';
 
 export interface RunningMock {
   url: string;
@@ -48,6 +49,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   browser_worker: () => startBrowserWorkerMock(),
   kyc: () => startKycMock(),
   x402_wallets: () => startX402WalletsMock(),
+  // A tenant's upstream MCP server (tenant tool servers).
+  mcp_upstream: () => startMcpUpstreamMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {

@@ -10,6 +10,7 @@ import type { DatabasePool } from '../../runtime/database';
 import { oauthClientFor, OAuthGrantRefused } from '../auth/oauth-refresh';
 import { proxyExecute, ProxyRefused } from '../proxy/proxy-execute';
 import { UpstreamUnreachable } from '../upstream/send';
+import { dispatchTenantToolBySlug } from '../mcp-client/dispatch';
 
 export interface ToolDispatchDeps {
   db: DatabasePool;
@@ -59,7 +60,16 @@ export async function dispatchProviderTool(
   call: ProviderToolCall,
 ): Promise<ProviderToolOutcome> {
   const server: CatalogServer | undefined = catalogServer(call.serverId);
-  if (!server) return failed('server_unknown', `No server "${call.serverId}" in the catalog`);
+  if (!server) {
+    // Not a catalog provider: a tenant's published tool server (an approved call's replay comes this way).
+    const tenant = await dispatchTenantToolBySlug(deps, {
+      environment: call.environment,
+      slug: call.serverId,
+      tool: call.tool,
+      arguments: call.arguments,
+    });
+    return tenant ?? failed('server_unknown', `No server "${call.serverId}" in the catalog`);
+  }
   const current =
     server.auth_type === 'none' ? null : await currentConnectionSealed(deps.db, call.tenant, server.id);
   const connection = current?.connection ?? null;

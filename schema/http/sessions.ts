@@ -62,7 +62,7 @@ export const Server: JsonSchema = {
     id: { type: 'string' },
     object: { const: 'server' },
     name: { type: 'string' },
-    kind: { enum: ['gateway', 'provider'] },
+    kind: { enum: ['gateway', 'provider', 'tool_server'] },
     description: Nullable({ type: 'string' }),
     category: Nullable({ type: 'string' }),
     connection_id: Nullable({ type: 'string', description: "The active connection a provider's calls use." }),

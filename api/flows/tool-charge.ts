@@ -1,0 +1,168 @@
+// A priced tool of a tenant tool server, called from the one tool-call path: the call is an attempt of the
+// attempt engine (its id claimed in spend_attempts like a wallet execute's, the bounded wait and the answers
+// read from PostgreSQL are attempt-engine.ts's), run by the paidToolCall workflow. The call carries the
+// price read now, so a later price change never reaches it. A repeat with the same attempt id answers the
+// first outcome; one still running (or whose upstream answer never came) answers 409 attempt_in_progress.
+import { ApiError } from '../../domain/errors';
+import { sortableId } from '../../domain/ids';
+import {
+  finishToolCall,
+  openToolCall,
+  toolCallId,
+  type ToolCallOutcome,
+} from '../../domain/sessions/tool-calls';
+import type { SessionRow } from '../../domain/sessions/sessions';
+import {
+  claimAttempt,
+  readAttempt,
+  releaseClaim,
+  replayBytes,
+  requestHash,
+} from '../../domain/spend/attempts';
+import type { ToolChargeInput, ToolChargeOutcome } from '../../domain/tool-servers/charge-types';
+import { PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
+import type { ToolSpec } from '../../domain/tools/registry';
+import { getWallet } from '../../domain/wallets/wallets';
+import { runToolCharge, toolChargeWorkflowId } from '../../orchestration/tool-charges';
+import { attemptInProgress, awaitAttempt } from '../attempt-engine';
+import type { AppDeps } from '../deps';
+import type { Principal } from '../principal';
+import type { ToolCallAnswer } from './tool-call';
+
+const IN_PROGRESS = 'This call is still running; present it again with the same attempt_id to get its result';
+const UNCERTAIN =
+  "The upstream's answer never came; the price stays held until its outcome is known. Present the same attempt_id again";
+
+const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
+
+export async function paidTenantCall(
+  deps: AppDeps,
+  principal: Principal,
+  session: SessionRow,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+  requestId: string,
+): Promise<ToolCallAnswer> {
+  if (tool.dispatch.kind !== 'tenant') throw new Error('paidTenantCall takes a tenant tool');
+  const { server, tool: priced } = tool.dispatch;
+  const { [PAYMENT_ARGUMENT]: payment, ...upstreamArgs } = args as Record<string, unknown> & {
+    [PAYMENT_ARGUMENT]: { wallet_id: string; attempt_id?: string };
+  };
+  const attemptId = payment.attempt_id ?? sortableId('att');
+  const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, payment.wallet_id);
+  const request = { tool: tool.name, arguments: upstreamArgs, price_minor: priced.price_minor.toString() };
+  const { row, created } = await openToolCall(deps.db, {
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    sessionId: session.id,
+    serverId: tool.serverId,
+    toolName: tool.name,
+    input: args,
+    attemptId,
+    routing: {
+      engine: 'tool_charge',
+      tool_server_id: server.id,
+      wallet_id: wallet.id,
+      price_minor: priced.price_minor.toString(),
+      currency: server.currency,
+    },
+  });
+  let outcome: ToolChargeOutcome;
+  try {
+    // The fingerprint leaves the price out: a retry after a price change is the same call at its first price.
+    const claim = await claimAttempt(deps.db, {
+      orgId: principal.orgId,
+      projectId: principal.projectId,
+      walletId: wallet.id,
+      attemptId,
+      hash: requestHash(principal.projectId, wallet.id, { tool: tool.name, arguments: upstreamArgs }),
+      request,
+      workflowId: toolChargeWorkflowId(principal.orgId, attemptId),
+    });
+    if (claim.row.status !== 'processing') {
+      outcome = {
+        httpStatus: claim.row.response_status ?? 200,
+        status: claim.row.status as ToolChargeOutcome['status'],
+        body: JSON.parse(replayBytes(claim.row).toString('utf8')) as Record<string, unknown>,
+      };
+    } else {
+      if (claim.created && wallet.status !== 'active') {
+        await releaseClaim(deps.db, principal.orgId, attemptId);
+        throw new ApiError(
+          409,
+          'wallet_not_active',
+          `The wallet is ${wallet.status}; only active wallets pay`,
+          {
+            status: wallet.status,
+          },
+        );
+      }
+      const input: ToolChargeInput = {
+        orgId: principal.orgId,
+        projectId: principal.projectId,
+        environment: principal.environment,
+        attemptId,
+        walletId: wallet.id,
+        agentId: session.agent_id,
+        toolName: tool.name,
+        upstreamTool: priced.tool_name,
+        arguments: upstreamArgs,
+        serverId: server.id,
+        serverOrgId: server.org_id,
+        serverProjectId: server.project_id,
+        payoutWalletId: server.payout_wallet_id,
+        feeWalletId: server.fee_wallet_id,
+        priceMinor: priced.price_minor.toString(),
+        currency: server.currency,
+        platformFeeBps: server.platform_fee_bps,
+        requestId,
+      };
+      const answer = runToolCharge(deps.temporal, input).then((done): ToolChargeOutcome => {
+        if (done.status === 'upstream_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
+        return done;
+      });
+      outcome = await awaitAttempt(answer, {
+        attemptId,
+        inProgressMessage: IN_PROGRESS,
+        stored: async () => {
+          const stored = await readAttempt(deps.db, principal.orgId, attemptId);
+          return stored && stored.status !== 'processing'
+            ? {
+                httpStatus: stored.response_status ?? 200,
+                status: stored.status as ToolChargeOutcome['status'],
+                body: JSON.parse(replayBytes(stored).toString('utf8')) as Record<string, unknown>,
+              }
+            : null;
+        },
+      });
+    }
+  } catch (error) {
+    // A refusal before the attempt ran ends this call's row and frees its attempt id for a later try.
+    if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
+      await finishToolCall(deps.db, scopeOf(principal), row.seq, {
+        ok: false,
+        output: { error: { code: error.code, message: error.message } },
+        errorCode: error.code,
+        releaseAttempt: true,
+      });
+    }
+    throw error;
+  }
+  const body = outcome.body;
+  const failure = body.failure as { code?: string } | undefined;
+  const recorded: ToolCallOutcome =
+    outcome.status === 'completed'
+      ? { ok: true, errorCode: null, output: (body.output as Record<string, unknown>) ?? {} }
+      : {
+          ok: false,
+          errorCode:
+            outcome.status === 'denied' || outcome.status === 'requires-approval'
+              ? String(body.reason ?? 'denied')
+              : (failure?.code ?? 'failed'),
+          output: body,
+          approvalId: typeof body.approval_id === 'string' ? body.approval_id : null,
+        };
+  const call = await finishToolCall(deps.db, scopeOf(principal), row.seq, recorded);
+  const denial = outcome.httpStatus === 403 ? { ...body, tool_call_id: toolCallId(call) } : undefined;
+  return { status: outcome.httpStatus, call, denial };
+}

@@ -1,0 +1,284 @@
+// A paid tool call's ledger steps, each one short transaction that finds its own earlier write on retry:
+// authorize (the policy gate with the tool's name, price and currency, then a hold on the caller's wallet for
+// the price the call was authorized at), settle (the debit of the hold and, in the same transaction, the
+// tenant's share and the platform fee credited, summing to the price), release (the hold returned), and
+// uncertain (the hold kept: the upstream's answer never came, so nothing is guessed).
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
+import { ApiError } from '../errors';
+import type { EventScope } from '../events/record';
+import { withLedgerErrors } from '../ledger/conflicts';
+import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
+import { createApproval } from '../approvals/approvals';
+import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import { effectiveSettings } from '../tenancy/settings';
+import {
+  TOOL_CHARGE_KIND,
+  type ChargeAuthorization,
+  type ChargeSplit,
+  type ToolChargeInput,
+} from './charge-types';
+import { splitPrice } from './money';
+
+const callerScope = (input: ToolChargeInput): EventScope => ({
+  orgId: input.orgId,
+  projectId: input.projectId,
+  environment: input.environment,
+});
+const tenantScope = (input: ToolChargeInput): EventScope => ({
+  orgId: input.serverOrgId,
+  projectId: input.serverProjectId,
+  environment: input.environment,
+});
+const attemptRef = (input: ToolChargeInput) =>
+  input.approvalId ? `tool-charge:${input.attemptId}#${input.approvalId}` : `tool-charge:${input.attemptId}`;
+
+const priorRow = z.object({
+  decision: z.enum(['allow', 'deny']),
+  denial_reason: z.string().nullable(),
+  rule_id: z.string().nullable(),
+  rule_name: z.string().nullable(),
+  rule_type: z.string().nullable(),
+  approval_id: z.string().nullable(),
+});
+const chargeRow = z.object({
+  status: z.enum(['held', 'debited', 'released', 'uncertain', 'refused']),
+  tenant_share_minor: z.bigint().nullable(),
+  fee_minor: z.bigint().nullable(),
+  debit_entry_id: z.bigint().nullable(),
+});
+const holdRow = z.object({ id: z.string(), status: z.enum(['open', 'debited', 'released']) });
+
+async function prior(
+  tx: DatabaseTransactionConnection,
+  input: ToolChargeInput,
+): Promise<ChargeAuthorization | null> {
+  const row = await tx.maybeOne(sql.type(priorRow)`
+    SELECT decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
+    WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}`);
+  if (!row) return null;
+  const denial = {
+    reason: row.denial_reason ?? '',
+    ruleType: row.rule_type ?? '',
+    ruleId: row.rule_id ?? '',
+    ruleName: row.rule_name ?? '',
+  };
+  if (row.decision === 'deny' && row.approval_id) {
+    const approval = await tx.one(sql.type(z.object({ id: z.string(), expires_at: z.string() }))`
+      SELECT id, expires_at FROM approvals WHERE org_id = ${input.orgId} AND id = ${row.approval_id}`);
+    return { kind: 'requires_approval', ...denial, approvalId: approval.id, expiresAt: approval.expires_at };
+  }
+  if (row.decision === 'deny') return { kind: 'denied', ...denial };
+  const hold = await tx.maybeOne(sql.type(holdRow)`
+    SELECT id, status FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`);
+  return hold ? { kind: 'held', holdId: hold.id } : { kind: 'insufficient_funds', available: 'unknown' };
+}
+
+export async function authorizeToolCharge(
+  db: DatabasePool,
+  input: ToolChargeInput,
+): Promise<ChargeAuthorization> {
+  const scope = callerScope(input);
+  const price = BigInt(input.priceMinor);
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      const wallet = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
+        SELECT status FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
+      if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
+      const earlier = await prior(tx, input);
+      if (earlier) return earlier;
+      if (wallet.status !== 'active') return { kind: 'wallet_not_active', status: wallet.status };
+      const gate = await runGate(tx, input.orgId, input.projectId, {
+        agentId: input.agentId,
+        toolName: input.toolName,
+        amountMinor: price,
+        currency: input.currency,
+        now: new Date(),
+        approved: Boolean(input.approvalId),
+      });
+      await tx.query(sql.unsafe`
+        UPDATE policy_evaluations SET attempt_ref = ${attemptRef(input)} WHERE org_id = ${input.orgId} AND id = ${gate.evaluationId}`);
+      const { decision } = gate;
+      if (decision.decision === 'hold') {
+        // Held for a person: the approval carries the exact call (at its price) to replay once approved.
+        const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
+          SELECT settings FROM projects WHERE org_id = ${input.orgId} AND id = ${input.projectId}`);
+        const approval = await createApproval(tx, scope, {
+          agentId: input.agentId,
+          sessionId: null,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+          toolName: input.toolName,
+          toolInput: { ...input.arguments, price_minor: input.priceMinor, currency: input.currency },
+          kind: TOOL_CHARGE_KIND,
+          payload: input as unknown as Record<string, unknown>,
+          originRef: input.attemptId,
+          ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
+        });
+        await linkEvaluationToApproval(tx, input.orgId, gate.evaluationId, approval.id);
+        return {
+          kind: 'requires_approval',
+          reason: decision.reason,
+          ruleType: decision.rule.type,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+          approvalId: approval.id,
+          expiresAt: approval.expires_at,
+        };
+      }
+      if (decision.decision !== 'allow')
+        return {
+          kind: 'denied',
+          reason: decision.reason,
+          ruleType: decision.rule.type,
+          ruleId: decision.rule.id,
+          ruleName: decision.rule.name,
+        };
+      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+      if (slot.available_minor < price)
+        return { kind: 'insufficient_funds', available: slot.available_minor.toString() };
+      const held = await postLocked(
+        tx,
+        scope,
+        {
+          walletId: input.walletId,
+          currency: input.currency,
+          kind: 'hold',
+          amount: price,
+          attemptId: input.attemptId,
+          metadata: { tool: input.toolName, tool_server_id: input.serverId },
+        },
+        slot,
+      );
+      await tx.query(sql.unsafe`
+        INSERT INTO tool_server_charges (org_id, attempt_id, project_id, server_id, tool_name, wallet_id, currency, price_minor, platform_fee_bps)
+        VALUES (${input.orgId}, ${input.attemptId}, ${input.projectId}, ${input.serverId}, ${input.toolName}, ${input.walletId},
+                ${input.currency}, ${price.toString()}, ${input.platformFeeBps})
+        ON CONFLICT (org_id, attempt_id) DO NOTHING`);
+      return { kind: 'held', holdId: held.entry.hold_id! };
+    }),
+  );
+}
+
+async function lockCharge(tx: DatabaseTransactionConnection, input: ToolChargeInput) {
+  const charge = await tx.maybeOne(sql.type(chargeRow)`
+    SELECT status, tenant_share_minor, fee_minor, debit_entry_id FROM tool_server_charges
+    WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
+  if (!charge)
+    throw new ApiError(409, 'ledger_conflict', 'The call holds nothing', { reason: 'hold_not_found' });
+  return charge;
+}
+
+/** Debits the hold and credits the tenant's share and the platform fee, all in one transaction. */
+export async function settleToolCharge(db: DatabasePool, input: ToolChargeInput): Promise<ChargeSplit> {
+  const price = BigInt(input.priceMinor);
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      // Lock order: the caller's slot, then the payout slot, then the fee slot (the sweep takes only the last).
+      const callerSlot = await lockSlot(tx, callerScope(input), input.walletId, input.currency);
+      const charge = await lockCharge(tx, input);
+      if (charge.status === 'debited')
+        return {
+          debitId: charge.debit_entry_id!.toString(),
+          tenantShareMinor: charge.tenant_share_minor!.toString(),
+          feeMinor: charge.fee_minor!.toString(),
+        };
+      if (charge.status !== 'held' && charge.status !== 'uncertain')
+        throw new ApiError(409, 'ledger_conflict', `The charge was already ${charge.status}`, {
+          reason: 'hold_already_resolved',
+        });
+      const ref = `tool-charge:${input.orgId}/${input.attemptId}`;
+      const debit = await postLocked(
+        tx,
+        callerScope(input),
+        {
+          walletId: input.walletId,
+          currency: input.currency,
+          kind: 'debit',
+          amount: price,
+          attemptId: input.attemptId,
+          externalRef: ref,
+          metadata: { tool: input.toolName, tool_server_id: input.serverId },
+        },
+        callerSlot,
+      );
+      const split = splitPrice(price, input.platformFeeBps);
+      const credit = async (walletId: string, amount: bigint, role: string) => {
+        if (amount === 0n) return;
+        const slot = await lockSlot(tx, tenantScope(input), walletId, input.currency);
+        await postLocked(
+          tx,
+          tenantScope(input),
+          {
+            walletId,
+            currency: input.currency,
+            kind: 'fund',
+            amount,
+            externalRef: `${ref}:${role}`,
+            metadata: { role, tool: input.toolName, caller_org_id: input.orgId, attempt_id: input.attemptId },
+          },
+          slot,
+        );
+      };
+      await credit(input.payoutWalletId, split.tenantShareMinor, 'tenant_share');
+      await credit(input.feeWalletId, split.feeMinor, 'platform_fee');
+      await tx.query(sql.unsafe`
+        UPDATE tool_server_charges SET status = 'debited', tenant_share_minor = ${split.tenantShareMinor.toString()},
+          fee_minor = ${split.feeMinor.toString()}, debit_entry_id = ${debit.entry.id.toString()}, settled_at = now()
+        WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`);
+      return {
+        debitId: debit.entry.id.toString(),
+        tenantShareMinor: split.tenantShareMinor.toString(),
+        feeMinor: split.feeMinor.toString(),
+      };
+    }),
+  );
+}
+
+/** Returns the whole hold: the upstream failed or answered too late. */
+export async function releaseToolCharge(db: DatabasePool, input: ToolChargeInput): Promise<string> {
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      const slot = await lockSlot(tx, callerScope(input), input.walletId, input.currency);
+      const charge = await lockCharge(tx, input);
+      const hold = await tx.one(
+        sql.type(
+          z.object({ status: z.string(), resolved_entry_id: z.bigint().nullable() }),
+        )`SELECT status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`,
+      );
+      if (charge.status === 'released' && hold.resolved_entry_id) return hold.resolved_entry_id.toString();
+      if (charge.status !== 'held' && charge.status !== 'uncertain')
+        throw new ApiError(409, 'ledger_conflict', `The charge was already ${charge.status}`, {
+          reason: 'hold_already_resolved',
+        });
+      const posted = await postLocked(
+        tx,
+        callerScope(input),
+        {
+          walletId: input.walletId,
+          currency: input.currency,
+          kind: 'release',
+          amount: BigInt(input.priceMinor),
+          attemptId: input.attemptId,
+          metadata: { tool: input.toolName, tool_server_id: input.serverId },
+        },
+        slot,
+      );
+      await tx.query(sql.unsafe`
+        UPDATE tool_server_charges SET status = 'released', settled_at = now()
+        WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`);
+      return posted.entry.id.toString();
+    }),
+  );
+}
+
+/** Marks the charge uncertain: the hold stays open until the outcome is known. */
+export async function markToolChargeUncertain(db: DatabasePool, input: ToolChargeInput): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE tool_server_charges SET status = 'uncertain'
+    WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND status = 'held'`);
+}

@@ -1,0 +1,222 @@
+// A paid tool call of a tenant tool server, one workflow per (organization, attempt id): the policy gate and
+// a hold on the caller's wallet for the price the call was authorized at (one transaction), the upstream
+// tools/call, then the debit with the tenant's share and the platform fee credited (one transaction) when the
+// upstream answered success, or the release when it failed or answered too late. When the answer never came
+// the hold stays and the call waits for someone who knows (toolChargeResolve): nothing is guessed.
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  startChild,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { TOOL_CHARGE_KIND } from '../domain/tool-servers/charge-types';
+import { workflowIds } from './ids';
+import { searchAttributes } from './search-attributes';
+import type { AuditStep } from '../domain/attempts/audit';
+import type {
+  ToolChargeAnswer,
+  ToolChargeInput,
+  ToolChargeOutcome,
+  UpstreamResult,
+} from '../domain/tool-servers/charge-types';
+import { toolChargeOutcomeUpdate, toolChargeResolveSignal } from './tool-charge-messages';
+
+// Ledger steps are short, idempotent transactions: local activities, retried as the spend attempt's are.
+const ledger = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: ['not_found'],
+  },
+});
+// A tools/call is not idempotent upstream: it is sent once. A lost worker or activity is an unknown outcome.
+const upstream = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 1 },
+});
+
+export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOutcome> {
+  let outcome: ToolChargeOutcome | null = null;
+  let uncertain: string | null = null;
+  let verdict: 'succeeded' | 'failed' | null = null;
+  setHandler(toolChargeOutcomeUpdate, async (): Promise<ToolChargeAnswer> => {
+    await condition(() => outcome !== null || uncertain !== null);
+    return outcome ?? { status: 'upstream_uncertain', detail: uncertain ?? 'the upstream has not answered' };
+  });
+  setHandler(toolChargeResolveSignal, (said) => {
+    if (uncertain !== null) verdict = said;
+  });
+
+  const audit: AuditStep[] = [];
+  const step = (name: AuditStep['step'], status: AuditStep['status'], detail: string) => {
+    audit.push({ timestamp: new Date().toISOString(), step: name, status, detail });
+  };
+  const wallet = {
+    holdId: null as string | null,
+    debitId: null as string | null,
+    releaseId: null as string | null,
+    insufficientFunds: false,
+  };
+  const body = (status: ToolChargeOutcome['status'], extra: Record<string, unknown> = {}) => ({
+    requestId: input.requestId,
+    attempt_id: input.attemptId,
+    status,
+    audit,
+    wallet,
+    charge: { tool: input.toolName, price_minor: input.priceMinor, currency: input.currency },
+    ...extra,
+  });
+
+  const auth = await ledger.authorizeToolCharge(input);
+  let done: ToolChargeOutcome;
+  if (auth.kind === 'wallet_not_active') {
+    step('hold', 'fail', `wallet_not_active: the wallet is ${auth.status}`);
+    done = {
+      httpStatus: 200,
+      status: 'failed',
+      body: body('failed', {
+        failure: { code: 'wallet_not_active', message: `The wallet is ${auth.status}` },
+      }),
+    };
+  } else if (auth.kind === 'denied') {
+    step('policy', 'fail', `${auth.reason} by ${auth.ruleType} rule ${auth.ruleId}`);
+    done = {
+      httpStatus: 403,
+      status: 'denied',
+      body: {
+        reason: auth.reason,
+        ruleType: auth.ruleType,
+        ruleId: auth.ruleId,
+        ruleName: auth.ruleName,
+        ...body('denied'),
+      },
+    };
+  } else if (auth.kind === 'requires_approval') {
+    step('policy', 'fail', `approval_required by rule ${auth.ruleId}`);
+    step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
+    step('hold', 'skip', 'no funds held while waiting for a decision');
+    const { approvalId: _none, ...payload } = input;
+    // The hold outlives this call: abandoned on completion, it waits for the decision or its expiry.
+    await startChild('approvalHold', {
+      workflowId: workflowIds.approval(auth.approvalId),
+      parentClosePolicy: 'ABANDON',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [
+        {
+          approvalId: auth.approvalId,
+          orgId: input.orgId,
+          projectId: input.projectId,
+          environment: input.environment,
+          kind: TOOL_CHARGE_KIND,
+          payload,
+          expiresAt: auth.expiresAt,
+        },
+      ],
+      typedSearchAttributes: searchAttributes({
+        orgId: input.orgId,
+        projectId: input.projectId,
+        environment: input.environment,
+        attemptId: input.attemptId,
+      }),
+    });
+    done = {
+      httpStatus: 403,
+      status: 'requires-approval',
+      body: {
+        reason: auth.reason,
+        ruleType: auth.ruleType,
+        ruleId: auth.ruleId,
+        ruleName: auth.ruleName,
+        approval_id: auth.approvalId,
+        expires_at: auth.expiresAt,
+        ...body('requires-approval', {
+          approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt },
+        }),
+      },
+    };
+  } else if (auth.kind === 'insufficient_funds') {
+    step('policy', 'pass', 'allowed');
+    step('hold', 'fail', `insufficient funds: ${auth.available} available`);
+    wallet.insufficientFunds = true;
+    done = {
+      httpStatus: 200,
+      status: 'failed',
+      body: body('failed', {
+        failure: { code: 'insufficient_funds', message: 'The wallet cannot cover the price' },
+      }),
+    };
+  } else {
+    step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
+    wallet.holdId = auth.holdId;
+    step('hold', 'pass', `held ${input.priceMinor} ${input.currency} as ${auth.holdId}`);
+    let result: UpstreamResult;
+    try {
+      result = await upstream.callTenantUpstream(input);
+    } catch (error) {
+      result = {
+        status: 'unknown',
+        message: error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error),
+      };
+    }
+    if (result.status === 'unknown') {
+      step('dispatch', 'fail', `outcome unknown: ${result.message}; the hold stays until it is known`);
+      await ledger.markToolChargeUncertain(input);
+      uncertain = result.message;
+      await condition(() => verdict !== null);
+      uncertain = null;
+      result =
+        verdict === 'succeeded'
+          ? { status: 'succeeded', output: { resolved: 'succeeded' } }
+          : { status: 'failed', code: 'upstream_failed', message: 'resolved as failed' };
+    }
+    if (result.status === 'succeeded') {
+      step('dispatch', 'pass', `upstream ${input.upstreamTool} answered`);
+      const split = await ledger.settleToolCharge(input);
+      wallet.debitId = split.debitId;
+      step(
+        'debit',
+        'pass',
+        `debited entry ${split.debitId}; tenant ${split.tenantShareMinor}, platform fee ${split.feeMinor}`,
+      );
+      done = {
+        httpStatus: 200,
+        status: 'completed',
+        body: body('completed', {
+          output: result.output,
+          charge: {
+            tool: input.toolName,
+            price_minor: input.priceMinor,
+            currency: input.currency,
+            tenant_share_minor: split.tenantShareMinor,
+            fee_minor: split.feeMinor,
+          },
+        }),
+      };
+    } else {
+      step('dispatch', 'fail', `${result.code}: ${result.message}`);
+      const released = await ledger.releaseToolCharge(input);
+      wallet.releaseId = released.releaseId;
+      step('release', 'pass', `released entry ${released.releaseId}`);
+      done = {
+        httpStatus: 200,
+        status: 'failed',
+        body: body('failed', {
+          failure: { code: result.code, message: result.message },
+          ...(result.output ? { output: result.output } : {}),
+        }),
+      };
+    }
+  }
+  await ledger.finishToolCharge({ input, outcome: done });
+  outcome = done;
+  await condition(allHandlersFinished);
+  return done;
+}
