@@ -33,6 +33,8 @@ describe('the servers a session can open', () => {
     expect(gateway.tools.map((tool: { name: string }) => tool.name)).toEqual([
       'wallet.balances',
       'wallet.execute',
+      'consumer_payments.execute',
+      'wallet.transfer',
       'approvals.status',
     ]);
     const pix = r.body.servers.find((s: { id: string }) => s.id === 'pix-psp');
@@ -83,6 +85,8 @@ describe('opening, reading and closing sessions', () => {
     expect(tools.body.tools.map((tool: { name: string }) => tool.name)).toEqual([
       'wallet.balances',
       'wallet.execute',
+      'consumer_payments.execute',
+      'wallet.transfer',
       'approvals.status',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',
