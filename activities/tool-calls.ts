@@ -6,6 +6,7 @@ import type { HeldToolCall } from '../domain/tools/gate';
 import { gatewayOperationOf, runGatewayOperation } from '../domain/tools/gateway-operations';
 import { GATEWAY_SERVER_ID } from '../domain/tools/gateway-tools';
 import { dispatchProviderTool } from '../providers/tools/dispatch';
+import { gatewayPorts } from '../providers/tools/gateway-ports';
 import type { ActivityDeps } from './index';
 
 export interface ToolCallReplayInput {
@@ -48,7 +49,7 @@ export function toolCallActivities(deps: ActivityDeps) {
       const own =
         input.call.serverId === GATEWAY_SERVER_ID ? gatewayOperationOf(input.call.toolName) : undefined;
       const outcome = own
-        ? await runGatewayOperation(deps.db, input, own, input.call.arguments)
+        ? await runGatewayOperation(deps.db, input, own, input.call.arguments, gatewayPorts(deps.config))
         : await dispatchProviderTool(deps, {
             tenant: { orgId: input.orgId, projectId: input.projectId },
             environment: input.environment,

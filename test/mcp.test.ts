@@ -80,6 +80,8 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
       'wallet.execute',
       'consumer_payments.execute',
       'wallet.transfer',
+      'payment_links.create',
+      'payment_links.list',
       'approvals.status',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',

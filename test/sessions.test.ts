@@ -35,6 +35,8 @@ describe('the servers a session can open', () => {
       'wallet.execute',
       'consumer_payments.execute',
       'wallet.transfer',
+      'payment_links.create',
+      'payment_links.list',
       'approvals.status',
     ]);
     const pix = r.body.servers.find((s: { id: string }) => s.id === 'pix-psp');
@@ -87,6 +89,8 @@ describe('opening, reading and closing sessions', () => {
       'wallet.execute',
       'consumer_payments.execute',
       'wallet.transfer',
+      'payment_links.create',
+      'payment_links.list',
       'approvals.status',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',

@@ -21,6 +21,7 @@ import { runGatewayOperation } from '../../domain/tools/gateway-operations';
 import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findSessionTool, type ToolSpec } from '../../domain/tools/registry';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
+import { gatewayPorts } from '../../providers/tools/gateway-ports';
 import { asToolOutcome, callTenantTool } from '../../providers/mcp-client/dispatch';
 import { startApprovalHold } from '../../orchestration/approvals';
 import type { AppDeps } from '../deps';
@@ -29,6 +30,7 @@ import type { Reply } from '../route';
 import type { WalletExecuteBody } from '../../schema/http/execute';
 import type { SpendBodyValues } from '../../schema/http/consumer-payments';
 import { executeConsumerSpend } from './consumer-spend';
+import { requireLinkWriter } from './payment-links';
 import { executeWalletPayment } from './wallet-execute';
 import { paidTenantCall } from './tool-charge';
 import { compile, check } from '../validation';
@@ -84,6 +86,9 @@ export async function callTool(
     });
   }
   checkArguments(tool, request.arguments);
+  // Links are the account's own writes: the REST route's rule holds for its tool too.
+  if (tool.dispatch.kind === 'gateway' && tool.dispatch.operation === 'payment_link_create')
+    await requireLinkWriter(deps, principal);
   await enforceCallLimits(deps.db, session);
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
@@ -292,5 +297,5 @@ async function dispatch(
       }),
     );
   }
-  return runGatewayOperation(deps.db, principal, tool.dispatch.operation, args);
+  return runGatewayOperation(deps.db, principal, tool.dispatch.operation, args, gatewayPorts(deps.config));
 }

@@ -1,15 +1,27 @@
-// The gateway's own tools that are not attempts (`wallet.balances`, `approvals.status`, and
-// `wallet.transfer`, one ledger transaction between two wallets of the project with no provider in it),
-// run where the call is made: by the tool-call path, and by the approval replay of a call a rule held.
+// The gateway's own tools that are not attempts (`wallet.balances`, `approvals.status`, `wallet.transfer`
+// (one ledger transaction between two wallets of the project, with no provider in it), and the payment
+// link tools), run where the call is made: by the tool-call path, and by the approval replay of a call a
+// rule held. What they need beyond the database comes in as ports, so either caller can supply it.
 import { getApproval } from '../approvals/approvals';
 import { approvalView } from '../approvals/view';
 import type { ToolCallOutcome } from '../sessions/tool-calls';
 import { balanceView, transferView } from '../wallets/views';
 import { getWallet, walletBalances } from '../wallets/wallets';
 import type { DatabasePool } from '../../runtime/database';
+import type { PaymentLinkCreateBody } from '../../schema/http/payment-links';
 import type { TransferBody } from '../../schema/http/wallets';
+import { createPaymentLink, linkCreateRequest } from '../payment-links/create';
+import { listLinks } from '../payment-links/links';
+import { presentLink } from '../payment-links/present';
+import type { ProvisionWallet } from '../payment-links/x402/wallets';
 import { transfer, transferAmount } from '../wallets/transfers';
 import { GATEWAY_TOOLS, type GatewayOperation } from './gateway-tools';
+
+/** What the link tools need beyond the database: the wallet provider and the gateway's public origin. */
+export interface GatewayPorts {
+  provisionWallet: ProvisionWallet;
+  origin: string;
+}
 
 interface Scope {
   orgId: string;
@@ -28,6 +40,7 @@ export async function runGatewayOperation(
   scope: Scope,
   operation: GatewayOperation,
   args: Record<string, unknown>,
+  ports: GatewayPorts,
 ): Promise<ToolCallOutcome> {
   if (operation === 'wallet_balances') {
     const wallet = await getWallet(db, scope.orgId, scope.projectId, String(args.wallet_id));
@@ -69,6 +82,19 @@ export async function runGatewayOperation(
       metadata: body.metadata ?? {},
     };
     return { ok: true, errorCode: null, output: transferView(input, await transfer(db, scope, input)) };
+  }
+  if (operation === 'payment_link_create') {
+    const request = linkCreateRequest(args as unknown as PaymentLinkCreateBody, scope.environment);
+    const link = await createPaymentLink(db, scope, request, ports.provisionWallet);
+    return { ok: true, errorCode: null, output: presentLink(link, ports.origin) };
+  }
+  if (operation === 'payment_link_list') {
+    const links = await listLinks(db, scope);
+    return {
+      ok: true,
+      errorCode: null,
+      output: { payment_links: links.map((row) => presentLink(row, ports.origin)) },
+    };
   }
   throw new Error(`${operation} is an attempt, not an operation the gateway runs as a tool`);
 }

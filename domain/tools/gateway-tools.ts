@@ -5,12 +5,19 @@
 // match `consumer_payments.<rail>`, which `consumer_payments.*` covers together with its tool.
 import { SpendBody } from '../../schema/http/consumer-payments';
 import { WalletExecute } from '../../schema/http/execute';
+import { PaymentLinkCreate } from '../../schema/http/payment-links';
 import { WalletTransferCreate } from '../../schema/http/wallets';
 
 export const GATEWAY_SERVER_ID = 'gateway';
 
 export type GatewayOperation =
-  'wallet_execute' | 'consumer_spend' | 'wallet_transfer' | 'wallet_balances' | 'approval_status';
+  | 'wallet_execute'
+  | 'consumer_spend'
+  | 'wallet_transfer'
+  | 'wallet_balances'
+  | 'approval_status'
+  | 'payment_link_create'
+  | 'payment_link_list';
 
 export interface GatewayTool {
   name: string;
@@ -78,6 +85,23 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
       required: ['wallet_id', 'external_ref', ...(WalletTransferCreate.required as string[])],
       properties: { wallet_id: WalletId, ...(WalletTransferCreate.properties as Record<string, unknown>) },
     },
+  },
+  {
+    name: 'payment_links.create',
+    operation: 'payment_link_create',
+    movesMoney: false,
+    attempt: false,
+    description:
+      'Create a payment link a buyer pays over x402 (USDC) or Pix (BRL): the same body as POST /v1/payment-links. Answers the link with its pay_url. Made with an API key only, never an OAuth token.',
+    inputSchema: PaymentLinkCreate,
+  },
+  {
+    name: 'payment_links.list',
+    operation: 'payment_link_list',
+    movesMoney: false,
+    attempt: false,
+    description: "The project's payment links, newest first, each with its pay_url.",
+    inputSchema: { type: 'object', additionalProperties: false, properties: {} },
   },
   {
     name: 'approvals.status',

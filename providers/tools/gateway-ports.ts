@@ -1,0 +1,13 @@
+// The ports the gateway's own tools are given (domain/tools/gateway-operations.ts), from the settings:
+// the x402 wallet provider, and the public origin links are shown under — GATEWAY_PUBLIC_URL, else this
+// process's own address, since a tool call (or its approval replay) has no request host to go by.
+import type { GatewayPorts } from '../../domain/tools/gateway-operations';
+import type { Config } from '../../runtime/config';
+import { walletProvisioner } from '../x402/wallets';
+
+export function gatewayPorts(config: Config): GatewayPorts {
+  return {
+    provisionWallet: walletProvisioner(config.providerUrls.x402_wallets, config.providerTimeoutMs),
+    origin: (config.publicBaseUrl ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
+  };
+}
