@@ -14,7 +14,8 @@ const request = encodeRequest({
 });
 
 async function send(_: number, lane: number): Promise<boolean> {
-  return (await lanes.send(lane, request)) < 400;
+  const status = await lanes.send(lane, request);
+  return options.expectStatus === undefined ? status < 400 : status === options.expectStatus;
 }
 
 async function main(): Promise<void> {

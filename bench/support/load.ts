@@ -23,6 +23,8 @@ export interface HttpLoadOptions {
   total: number;
   concurrency: number;
   warmup?: number;
+  /** The status every answer should carry (a 402 challenge, say); by default any status under 400. */
+  expectStatus?: number;
 }
 
 /** The rotating-body load generator's options: one body per request, cycling through `bodies` (and `url` when a list). */
