@@ -1,9 +1,9 @@
 // A link payment's status stream through a raw SSE reader: the current state at once, the settled state
 // once the buyer pays, heartbeats on the configured interval, and the close a fixed delay after the
 // terminal state. Timings are shortened through configuration.
-import http from 'node:http';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { readStream } from './support/sse-reader';
 
 const HEARTBEAT_MS = 300;
 const CLOSE_DELAY_MS = 1_000;
@@ -17,59 +17,6 @@ beforeAll(async () => {
   acme = await gw.createTenant({ name: 'Acme' });
 });
 afterAll(async () => gw?.stop());
-
-interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-  at: number;
-}
-
-/** GETs an event stream and frames it (event/data lines, blank-line dispatch); `onEvent` sees each as it comes. */
-function readStream(
-  url: string,
-  onEvent: (event: SseEvent) => void,
-): Promise<{ status: number; contentType: string; events: SseEvent[]; closedAt: number }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers: { accept: 'text/event-stream' } }, (res) => {
-        const events: SseEvent[] = [];
-        let buffer = '';
-        let current: { event: string; data: string[] } = { event: 'message', data: [] };
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          buffer += chunk;
-          let newline: number;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline);
-            buffer = buffer.slice(newline + 1);
-            if (line === '') {
-              if (current.data.length > 0) {
-                const event = {
-                  event: current.event,
-                  data: JSON.parse(current.data.join('\n')) as Record<string, unknown>,
-                  at: Date.now(),
-                };
-                events.push(event);
-                onEvent(event);
-              }
-              current = { event: 'message', data: [] };
-            } else if (line.startsWith('data:')) current.data.push(line.slice(5).trim());
-            else if (line.startsWith('event:')) current.event = line.slice(6).trim();
-          }
-        });
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            contentType: String(res.headers['content-type']),
-            events,
-            closedAt: Date.now(),
-          }),
-        );
-        res.on('error', reject);
-      })
-      .on('error', reject);
-  });
-}
 
 describe('the link payment status stream', () => {
   it('sends pending at once, succeeded once paid, heartbeats meanwhile, and closes after the delay', async () => {
@@ -87,6 +34,7 @@ describe('the link payment status stream', () => {
     let paying: Promise<unknown> | null = null;
     const result = await readStream(
       `${gw.url}/pay/${link.slug}/payments/${opened.body.payment_id}/events`,
+      {},
       (event) => {
         if (event.event === 'status' && event.data.status === 'pending')
           paying = psp.cobs.pay(opened.body.pix.txid);

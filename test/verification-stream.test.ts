@@ -1,11 +1,11 @@
 // A contact verification's status stream through a raw SSE reader: the current state at once, each
 // change (verified, superseded, expired, attempts exhausted), heartbeats on the configured interval,
 // and the close a fixed delay after the terminal state. Timings are shortened through configuration.
-import http from 'node:http';
 import { sql } from 'slonik';
 import type { DevSenderMock } from '../providers/mocks/otp-dev';
 import { partnerMandate } from './support/consents';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { readStream as readRaw, type SseEvent, type StreamResult } from './support/sse-reader';
 
 const HEARTBEAT_MS = 300;
 const CLOSE_DELAY_MS = 1_000;
@@ -24,65 +24,9 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.stop());
 
-interface SseEvent {
-  event: string;
-  data: Record<string, unknown>;
-  at: number;
-}
-interface StreamResult {
-  status: number;
-  contentType: string;
-  events: SseEvent[];
-  closedAt: number;
-}
-
-/** GETs an event stream with a key and frames it (event/data lines, blank-line dispatch). */
-function readStream(path: string, key: string, onEvent: (event: SseEvent) => void = () => {}) {
-  return new Promise<StreamResult>((resolve, reject) => {
-    http
-      .get(
-        `${gw.url}${path}`,
-        { headers: { accept: 'text/event-stream', authorization: `Bearer ${key}` } },
-        (res) => {
-          const events: SseEvent[] = [];
-          let buffer = '';
-          let current: { event: string; data: string[] } = { event: 'message', data: [] };
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            buffer += chunk;
-            let newline: number;
-            while ((newline = buffer.indexOf('\n')) >= 0) {
-              const line = buffer.slice(0, newline);
-              buffer = buffer.slice(newline + 1);
-              if (line === '') {
-                if (current.data.length > 0) {
-                  const event = {
-                    event: current.event,
-                    data: JSON.parse(current.data.join('\n')) as Record<string, unknown>,
-                    at: Date.now(),
-                  };
-                  events.push(event);
-                  onEvent(event);
-                }
-                current = { event: 'message', data: [] };
-              } else if (line.startsWith('data:')) current.data.push(line.slice(5).trim());
-              else if (line.startsWith('event:')) current.event = line.slice(6).trim();
-            }
-          });
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              contentType: String(res.headers['content-type']),
-              events,
-              closedAt: Date.now(),
-            }),
-          );
-          res.on('error', reject);
-        },
-      )
-      .on('error', reject);
-  });
-}
+/** GETs a stream of this gateway with a key. */
+const readStream = (path: string, key: string, onEvent?: (event: SseEvent) => void) =>
+  readRaw(`${gw.url}${path}`, { authorization: `Bearer ${key}` }, onEvent);
 
 let serial = 0;
 const uniqueEmail = () => `stream.${++serial}.${Date.now()}@example.com`;
