@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { buildBundleFile, PREBUILT_BUNDLE } from '../worker/bundle';
-import { startAllMocks, type RunningMock } from '../providers/mocks';
+import { startAllMocks } from '../providers/mocks';
+import type { RunningMock } from '../providers/mocks/running-mock';
 import { startGatewayProcess, type GatewayProcess } from './processes';
 import { startProxy } from './proxy';
 import {

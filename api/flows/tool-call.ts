@@ -19,7 +19,8 @@ import {
 } from '../../domain/sessions/tool-calls';
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
 import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
-import { findSessionTool, type ToolSpec } from '../../domain/tools/registry';
+import { findSessionTool } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
 import { gatewayPorts } from '../../providers/tools/gateway-ports';
 import { asToolOutcome, callTenantTool } from '../../providers/mcp-client/dispatch';
@@ -30,6 +31,7 @@ import type { Reply } from '../route';
 import type { WalletExecuteBody } from '../../schema/http/execute';
 import type { SpendBodyValues } from '../../schema/http/consumer-payments';
 import { executeConsumerSpend } from './consumer-spend';
+import type { ToolCallAnswer } from './tool-call-answer';
 import { requireLinkWriter } from './payment-links';
 import { executeWalletPayment } from './wallet-execute';
 import { paidTenantCall } from './tool-charge';
@@ -38,14 +40,6 @@ import { compile, check } from '../validation';
 export interface ToolCallRequest {
   tool: string;
   arguments: Record<string, unknown>;
-}
-
-/** What both doors render: the HTTP status, the recorded call, and the flat denial when a rule stopped it. */
-export interface ToolCallAnswer {
-  status: number;
-  call: ToolCallRow;
-  denial?: Record<string, unknown>;
-  headers?: Record<string, string>;
 }
 
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });

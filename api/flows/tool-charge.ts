@@ -21,13 +21,13 @@ import {
 } from '../../domain/spend/attempts';
 import type { ToolChargeInput, ToolChargeOutcome } from '../../domain/tool-servers/charge-types';
 import { PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
-import type { ToolSpec } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';
 import { runToolCharge, toolChargeWorkflowId } from '../../orchestration/tool-charges';
 import { attemptInProgress, awaitAttempt } from '../attempt-engine';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
-import type { ToolCallAnswer } from './tool-call';
+import type { ToolCallAnswer } from './tool-call-answer';
 
 const IN_PROGRESS = 'This call is still running; present it again with the same attempt_id to get its result';
 const UNCERTAIN =

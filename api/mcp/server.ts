@@ -10,7 +10,7 @@ import {
   type JsonSchemaType,
 } from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
-import type { ToolSpec } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/tool-spec';
 import type { AppDeps } from '../deps';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';

@@ -10,7 +10,8 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { resolveSessionTools, type ToolSpec } from '../../domain/tools/registry';
+import { resolveSessionTools } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/tool-spec';
 import type { AppDeps } from '../deps';
 import { sessionServer, type McpCaller } from './server';
 

@@ -2,7 +2,7 @@
 import type { SessionRow } from '../../domain/sessions/sessions';
 import { toolCallId, type ToolCallRow } from '../../domain/sessions/tool-calls';
 import type { OpenableServer } from '../../domain/tools/servers';
-import type { ToolSpec } from '../../domain/tools/registry';
+import type { ToolSpec } from '../../domain/tools/tool-spec';
 
 export function presentSession(row: SessionRow) {
   return {

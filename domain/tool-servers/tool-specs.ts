@@ -1,7 +1,7 @@
 // A published tool server's tools as the one tool registry sees them: named `<slug>.<tool>`, the upstream's
 // own input schema, and, for a priced tool, one more argument the gateway takes off before the upstream sees
 // the call: `gateway_payment` (`wallet_id` to pay from, optional `attempt_id` to make the call idempotent).
-import type { ToolSpec } from '../tools/registry';
+import type { ToolSpec } from '../tools/tool-spec';
 import type { Currency } from '../wallets/currencies';
 import { minorToPrice } from './money';
 import type { ServerToolRow, ToolServer } from './servers';

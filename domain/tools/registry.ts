@@ -3,27 +3,10 @@
 // `tool` and what MCP lists: `wallet.execute` for the gateway's, `<server>.<tool>` for a provider's.
 import type { CommonQueryMethods } from '../../runtime/database';
 import { catalogServer, catalogServers, type CatalogServer, type CatalogTool } from '../providers/catalog';
-import { publishedToolServers, type ServerToolRow, type ToolServer } from '../tool-servers/servers';
+import { publishedToolServers } from '../tool-servers/servers';
 import { tenantToolSpecs } from '../tool-servers/tool-specs';
-import { GATEWAY_SERVER_ID, GATEWAY_TOOLS, type GatewayOperation } from './gateway-tools';
-
-export type ToolDispatch =
-  | { kind: 'gateway'; operation: GatewayOperation }
-  | { kind: 'provider'; server: CatalogServer; tool: CatalogTool }
-  /** A tenant's published tool server (`<slug>.<tool>`), called upstream over MCP. */
-  | { kind: 'tenant'; server: ToolServer; tool: ServerToolRow };
-
-export interface ToolSpec {
-  name: string;
-  serverId: string;
-  description: string;
-  /** Moves money (what listings show). */
-  movesMoney: boolean;
-  /** Runs as an attempt of the attempt engine; otherwise the call is gated by policy and made directly. */
-  attempt: boolean;
-  inputSchema: Record<string, unknown>;
-  dispatch: ToolDispatch;
-}
+import { GATEWAY_SERVER_ID, GATEWAY_TOOLS } from './gateway-tools';
+import type { ToolSpec } from './tool-spec';
 
 export { GATEWAY_SERVER_ID };
 

@@ -3,7 +3,8 @@
 // confidence of a hit is its score relative to the best hit, scaled by how many of the intent's words it
 // matched, so a hit matching one word of five never looks certain.
 import MiniSearch from 'minisearch';
-import { allTools, type ToolSpec } from './registry';
+import { allTools } from './registry';
+import type { ToolSpec } from './tool-spec';
 
 export interface SearchHit {
   tool_name: string;

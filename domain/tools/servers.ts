@@ -6,7 +6,8 @@ import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
 import { publishedToolServers } from '../tool-servers/servers';
 import { tenantToolSpecs } from '../tool-servers/tool-specs';
-import { GATEWAY_SERVER_ID, toolsOfServer, type ToolSpec } from './registry';
+import { GATEWAY_SERVER_ID, toolsOfServer } from './registry';
+import type { ToolSpec } from './tool-spec';
 
 export interface OpenableServer {
   id: string;

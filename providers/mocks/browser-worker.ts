@@ -2,7 +2,7 @@
 // a live view, release). Tests script it to fail a step or to offer no live view, and read what it saw.
 import { randomBytes } from 'node:crypto';
 import { startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export interface MockBrowserSession {
   id: string;

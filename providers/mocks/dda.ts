@@ -12,7 +12,7 @@ import {
   signDdaWebhook,
 } from '../dda/signature';
 import { listen, readJson, sendJson } from './http-kit';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 /**
  * How the provider treats one document's registration:

@@ -20,11 +20,7 @@ import { startKycMock } from './kyc';
 import { startDdaMock } from './dda';
 import { startX402WalletsMock } from './x402-wallets';
 import { startMcpUpstreamMock } from './mcp-upstream';
-
-export interface RunningMock {
-  url: string;
-  stop(): Promise<void>;
-}
+import type { RunningMock } from './running-mock';
 
 export type MockStarter = () => Promise<RunningMock>;
 

@@ -4,7 +4,7 @@
 // the states and failures and count the calls.
 import { randomUUID } from 'node:crypto';
 import { startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export type MockProposalStatus =
   'PENDING' | 'PROCESSING' | 'PENDING_DOCUMENTSCOPY' | 'APPROVED' | 'REJECTED' | null;

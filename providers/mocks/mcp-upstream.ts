@@ -11,7 +11,7 @@ import {
   McpServer,
   type JsonSchemaType,
 } from '@modelcontextprotocol/server';
-import type { RunningMock } from '.';
+import type { RunningMock } from './running-mock';
 
 /** The header and value the upstream requires; a server registered with them has its calls accepted. */
 export const MCP_UPSTREAM_AUTH = { header: 'x-upstream-key', value: 'upstream-secret-7f3a' };

@@ -3,7 +3,7 @@
 // them newest first; POST /v1/faults {status, count} makes the next sends fail, for retry drills.
 import { randomUUID } from 'node:crypto';
 import { FaultQueue, startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export interface DevMessage {
   id: string;

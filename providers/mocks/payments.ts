@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export type PaymentScript =
   | { outcome: 'succeed' }

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readJson, sendJson } from './http-kit';
 import { arrivals, scriptBook, type RailScript } from './rail-script';
 import { cobBook, type CobBook } from './pix-cob';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export const PSP_ISPB = '99999008';
 

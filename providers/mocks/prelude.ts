@@ -3,7 +3,7 @@
 // required. Tests read `codeFor(target)` and script refusals and outages.
 import { randomBytes } from 'node:crypto';
 import { FaultQueue, startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 interface PreludeVerification {
   id: string;

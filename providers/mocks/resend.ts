@@ -2,7 +2,7 @@
 // {id}; validation failures answer 422 {statusCode, name: validation_error, message}. Tests read `emails`.
 import { randomUUID } from 'node:crypto';
 import { FaultQueue, startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export interface ResendEmail {
   id: string;

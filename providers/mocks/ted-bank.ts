@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readJson, sendJson } from './http-kit';
 import { arrivals, scriptBook, type RailScript } from './rail-script';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export interface MockTedTransfer {
   id: string;

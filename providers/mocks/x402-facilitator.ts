@@ -12,7 +12,7 @@ import type {
   VerifyResponse,
 } from '../../domain/payment-links/x402/x402-types';
 import { startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 interface FacilitatorScheme {
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>;

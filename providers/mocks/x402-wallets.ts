@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startJsonServer } from './json-server';
-import type { RunningMock } from './index';
+import type { RunningMock } from './running-mock';
 
 export interface X402WalletsMock extends RunningMock {
   wallets(): Array<{ id: string; address: string; owner_ref: string }>;
