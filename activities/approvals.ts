@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { decideApproval, expireApproval, findApproval, recordExecution } from '../domain/approvals/approvals';
 import { sweepApprovals } from '../domain/approvals/health';
 import { approvalView, type ApprovalView } from '../domain/approvals/view';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 interface Ref {
   orgId: string;

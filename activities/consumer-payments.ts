@@ -14,7 +14,7 @@ import type {
 import { readSettings, effectiveSettings } from '../domain/tenancy/settings';
 import { DispatchUncertain, type RailOutcome } from '../providers/rails/rail';
 import { pixNotificationUrl, pixPsp, railProvider } from '../providers/rails/registry';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export type DispatchResult =
   | { kind: 'settled'; settlement: Settlement }

@@ -12,7 +12,7 @@ import {
 } from '../domain/dda/subscriptions';
 import { ddaProvider, DdaRefused, type DdaProvider } from '../providers/dda/client';
 import type { DdaRegisterStep, DdaRegistrationInput, DdaStatusView } from '../workflows/dda-messages';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 const DDA_REFUSED = 'DdaRefused';
 

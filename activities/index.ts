@@ -1,7 +1,5 @@
 // Builds every activity with its dependencies injected; the worker registers the result.
-import type { Config } from '../runtime/config';
-import type { DatabasePool } from '../runtime/database';
-import type { Logger } from '../runtime/logger';
+import type { ActivityDeps } from './deps';
 import { oauthActivities } from './oauth';
 import { probeActivities } from './probe';
 import { consentActivities } from './consents';
@@ -16,12 +14,6 @@ import { toolCallActivities } from './tool-calls';
 import { linkPaymentActivities } from './link-payments';
 import { ddaActivities } from './dda';
 import { toolChargeActivities } from './tool-charges';
-
-export interface ActivityDeps {
-  db: DatabasePool;
-  log: Logger;
-  config: Config;
-}
 
 export function createActivities(deps: ActivityDeps) {
   return {

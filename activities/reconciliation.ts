@@ -2,7 +2,7 @@
 import { Context } from '@temporalio/activity';
 import { projectsWithDebits, reconcile, startRun, type RunRow } from '../domain/reconciliation/run';
 import type { Environment } from '../domain/tenancy/api-key-format';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 import { paymentProvider } from './spend';
 
 export interface ReconcileInput {

@@ -13,7 +13,7 @@ import type {
 } from '../domain/spend/types';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 /** Business refusals from the domain become non-retryable failures typed by their code. */
 async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@ import { gatewayOperationOf, runGatewayOperation } from '../domain/tools/gateway
 import { GATEWAY_SERVER_ID } from '../domain/tools/gateway-tools';
 import { dispatchProviderTool } from '../providers/tools/dispatch';
 import { gatewayPorts } from '../providers/tools/gateway-ports';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 export interface ToolCallReplayInput {
   approvalId: string;

@@ -12,7 +12,7 @@ import {
 import { sweepPlatformFees } from '../domain/tool-servers/fees';
 import { serverEndpoint } from '../domain/tool-servers/upstream-auth';
 import { callTenantTool } from '../providers/mcp-client/dispatch';
-import type { ActivityDeps } from './index';
+import type { ActivityDeps } from './deps';
 
 /** Business refusals become non-retryable failures typed by their code; conflicts and outages are retried. */
 async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {

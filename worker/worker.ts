@@ -6,7 +6,8 @@ import {
   type NativeConnection,
   type WorkflowBundleOption,
 } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities';
+import { createActivities } from '../activities';
+import type { ActivityDeps } from '../activities/deps';
 import { activityLogs } from '../runtime/telemetry/activity-logs';
 import { activityTracing, workflowSpanSinks } from '../runtime/telemetry/worker-tracing';
 
