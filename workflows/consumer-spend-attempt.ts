@@ -11,7 +11,6 @@ import {
   proxyLocalActivities,
   setHandler,
   sleep,
-  startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
@@ -29,8 +28,7 @@ import {
   consumerSpendRetryUpdate,
   consumerSpendSettlementSignal,
 } from './consumer-spend-messages';
-import { workflowIds } from './ids';
-import { searchAttributes } from './search-attributes';
+import { startAttemptApprovalHold } from './attempt-approval-hold';
 
 // Database steps retry until they succeed: each is one idempotent transaction.
 const dbRetry = {
@@ -139,27 +137,15 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
     });
     // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry,
     // and on approval replays the attempt once (workflows/replays.ts, 'consumer.spend').
-    await startChild('approvalHold', {
-      workflowId: workflowIds.approval(auth.approvalId),
-      parentClosePolicy: 'ABANDON',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [
-        {
-          approvalId: auth.approvalId,
-          orgId: req.orgId,
-          projectId: req.projectId,
-          environment: req.environment,
-          kind: CONSUMER_SPEND_KIND,
-          payload: req,
-          expiresAt: auth.expiresAt,
-        },
-      ],
-      typedSearchAttributes: searchAttributes({
-        orgId: req.orgId,
-        projectId: req.projectId,
-        environment: req.environment,
-        attemptId: req.attemptId,
-      }),
+    await startAttemptApprovalHold({
+      approvalId: auth.approvalId,
+      orgId: req.orgId,
+      projectId: req.projectId,
+      environment: req.environment,
+      kind: CONSUMER_SPEND_KIND,
+      payload: { ...req },
+      expiresAt: auth.expiresAt,
+      attemptId: req.attemptId,
     });
     return finish(held);
   }

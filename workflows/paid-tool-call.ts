@@ -10,12 +10,10 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  startChild,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { TOOL_CHARGE_KIND } from '../domain/tool-servers/charge-types';
-import { workflowIds } from './ids';
-import { searchAttributes } from './search-attributes';
+import { startAttemptApprovalHold } from './attempt-approval-hold';
 import type { AuditStep } from '../domain/attempts/audit';
 import type {
   ToolChargeAnswer,
@@ -105,27 +103,15 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
     step('hold', 'skip', 'no funds held while waiting for a decision');
     const { approvalId: _none, ...payload } = input;
     // The hold outlives this call: abandoned on completion, it waits for the decision or its expiry.
-    await startChild('approvalHold', {
-      workflowId: workflowIds.approval(auth.approvalId),
-      parentClosePolicy: 'ABANDON',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [
-        {
-          approvalId: auth.approvalId,
-          orgId: input.orgId,
-          projectId: input.projectId,
-          environment: input.environment,
-          kind: TOOL_CHARGE_KIND,
-          payload,
-          expiresAt: auth.expiresAt,
-        },
-      ],
-      typedSearchAttributes: searchAttributes({
-        orgId: input.orgId,
-        projectId: input.projectId,
-        environment: input.environment,
-        attemptId: input.attemptId,
-      }),
+    await startAttemptApprovalHold({
+      approvalId: auth.approvalId,
+      orgId: input.orgId,
+      projectId: input.projectId,
+      environment: input.environment,
+      kind: TOOL_CHARGE_KIND,
+      payload,
+      expiresAt: auth.expiresAt,
+      attemptId: input.attemptId,
     });
     done = {
       httpStatus: 403,

@@ -11,10 +11,8 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  startChild,
 } from '@temporalio/workflow';
-import { workflowIds } from './ids';
-import { searchAttributes } from './search-attributes';
+import { startAttemptApprovalHold } from './attempt-approval-hold';
 import type { Activities } from '../activities';
 import type {
   AuditStep,
@@ -143,27 +141,15 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
     step('hold', 'skip', 'no funds held while waiting for a decision');
     const { approvalId: _none, ...payload } = input;
     // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry.
-    await startChild('approvalHold', {
-      workflowId: workflowIds.approval(auth.approvalId),
-      parentClosePolicy: 'ABANDON',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [
-        {
-          approvalId: auth.approvalId,
-          orgId: input.orgId,
-          projectId: input.projectId,
-          environment: input.environment,
-          kind: 'wallet.execute',
-          payload,
-          expiresAt: auth.expiresAt,
-        },
-      ],
-      typedSearchAttributes: searchAttributes({
-        orgId: input.orgId,
-        projectId: input.projectId,
-        environment: input.environment,
-        attemptId: input.attemptId,
-      }),
+    await startAttemptApprovalHold({
+      approvalId: auth.approvalId,
+      orgId: input.orgId,
+      projectId: input.projectId,
+      environment: input.environment,
+      kind: 'wallet.execute',
+      payload,
+      expiresAt: auth.expiresAt,
+      attemptId: input.attemptId,
     });
     const approval = { approval_id: auth.approvalId, expires_at: auth.expiresAt };
     done = {
