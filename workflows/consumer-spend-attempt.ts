@@ -45,9 +45,9 @@ const localDb = proxyLocalActivities<Activities>({
   localRetryThreshold: '10 seconds',
   retry: dbRetry,
 });
-// Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss. It
-// stays a scheduled activity: its own task boundary is when the steps before it become visible to the stream.
-const provider = proxyActivities<Activities>({
+// Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss, and
+// every send carries the attempt's key, so a re-run never pays twice.
+const providerOptions = {
   startToCloseTimeout: '60 seconds',
   retry: {
     initialInterval: '1 second',
@@ -55,6 +55,12 @@ const provider = proxyActivities<Activities>({
     maximumInterval: '30 seconds',
     maximumAttempts: 5,
   },
+} as const;
+const scheduledProvider = proxyActivities<Activities>(providerOptions);
+// Run inside the workflow task, the dispatch saves the server two tasks and their round trips per spend.
+const localProvider = proxyLocalActivities<Activities>({
+  ...providerOptions,
+  localRetryThreshold: '10 seconds',
 });
 
 /** How long an uncertain attempt waits for the caller before the workflow asks the provider itself. */
@@ -65,6 +71,8 @@ const SETTLEMENT_WAIT = '30 seconds';
 export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnswer> {
   // Attempts started before the database steps became local activities keep replaying as scheduled ones.
   const db = patched('consumer-spend-local-steps') ? localDb : scheduledDb;
+  // Attempts started before the dispatch ran inside the workflow task keep replaying it as scheduled.
+  const provider = patched('consumer-dispatch-local') ? localProvider : scheduledProvider;
   const audit: AuditStep[] = [...req.preAudit];
   let answer: SpendAnswer | null = null;
   let generation = 0;

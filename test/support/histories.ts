@@ -70,3 +70,14 @@ export const scheduledActivities = (history: History): string[] =>
   (history.events ?? []).flatMap(
     (event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
   );
+
+/** The activity types a history ran as local activities (their result markers), in order. */
+export const localActivities = (history: History): string[] =>
+  (history.events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    if (!data) return [];
+    const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string };
+    return parsed.activity_type ? [parsed.activity_type] : [];
+  });
