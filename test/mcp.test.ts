@@ -115,6 +115,19 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
     expect(types).toEqual(['tool_call.succeeded']);
   });
 
+  it("refuses arguments outside the tool's schema with REST's body, before anything is called", async () => {
+    const accepted = pix.counts.accepted;
+    const result = await client.callTool({
+      name: 'pix-psp.pix_key_lookup',
+      arguments: { pix_key: 'ana@example.com', unexpected: true },
+    });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      error: { code: 'invalid_body', details: { tool: 'pix-psp.pix_key_lookup' } },
+    });
+    expect(pix.counts.accepted).toBe(accepted);
+  });
+
   it('pays through wallet.execute and completes', async () => {
     const wallet = await newWallet(gw, t);
     await fund(gw, t, wallet, 5_000);

@@ -1,13 +1,18 @@
-// The MCP server of one gateway session: its tools registered from the registry with their JSON Schemas
+// The MCP server of one gateway session: its tools listed from the registry with their JSON Schemas
 // through the SDK's JSON-Schema adapter, and every tools/call sent down the one tool-call path
-// (api/flows/tool-call.ts), so policy, approvals, attempts, recording and events are exactly REST's.
-// The caller of each request travels in the transport's authInfo, never in the server instance.
+// (api/flows/tool-call.ts), so validation, policy, approvals, attempts, recording and events are exactly
+// REST's. The caller of each request travels in the transport's authInfo, never in the server instance.
+// The SDK's low-level Server serves it: tools/list answers entries built once per tool schema, where the
+// high-level McpServer registered and converted every tool of the session on every request.
 import {
-  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   fromJsonSchema,
   type AuthInfo,
   type CallToolResult,
   type JsonSchemaType,
+  type Tool,
 } from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
@@ -84,45 +89,51 @@ async function runTool(
   }
 }
 
-// The adapter's schema for one tool schema object, made once: the registry's schemas are long-lived
-// objects, and adapting them anew on every request was a measurable part of serving a large session.
-const adapted = new WeakMap<object, ReturnType<typeof fromJsonSchema<Record<string, unknown>>>>();
-function inputSchemaOf(tool: ToolSpec) {
-  let schema = adapted.get(tool.inputSchema);
-  if (!schema) {
-    schema = fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType);
-    adapted.set(tool.inputSchema, schema);
+// The listed form of one tool schema, made once through the adapter: the registry's schemas are long-lived
+// objects, and converting them anew on every request was most of the cost of listing a large session.
+const listedSchemas = new WeakMap<object, Tool['inputSchema']>();
+function listedInputSchema(tool: ToolSpec): Tool['inputSchema'] {
+  let listed = listedSchemas.get(tool.inputSchema);
+  if (!listed) {
+    const adapted = fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType);
+    listed = adapted['~standard'].jsonSchema.input({ target: 'draft-2020-12' }) as Tool['inputSchema'];
+    listedSchemas.set(tool.inputSchema, listed);
   }
-  return schema;
+  return listed;
 }
+
+const listedTool = (tool: ToolSpec): Tool => ({
+  name: tool.name,
+  description: tool.description,
+  inputSchema: listedInputSchema(tool),
+  annotations: {
+    readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway',
+    destructiveHint: tool.movesMoney,
+    openWorldHint: tool.dispatch.kind !== 'gateway',
+  },
+});
 
 /**
  * A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025
- * one. `onlyTool`, for a current-protocol request that is one tools/call, registers just that tool: the
- * request can reach no other, and a session of hundreds of tools need not register them all per call.
+ * one. Arguments are not checked here: the tool-call path checks them against the same schema and refuses
+ * them with REST's body, which comes back as a tool error.
  */
-export function sessionServer(deps: AppDeps, tools: ToolSpec[], onlyTool?: string): McpServer {
-  const server = new McpServer(
+export function sessionServer(deps: AppDeps, tools: ToolSpec[]): Server {
+  const server = new Server(
     { name: 'agent-payments-gateway', version: '0.3.0' },
     {
+      capabilities: { tools: { listChanged: false } },
       instructions:
         "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
     },
   );
-  for (const tool of onlyTool === undefined ? tools : tools.filter((t) => t.name === onlyTool)) {
-    server.registerTool(
-      tool.name,
-      {
-        description: tool.description,
-        inputSchema: inputSchemaOf(tool),
-        annotations: {
-          readOnlyHint: !tool.movesMoney && tool.dispatch.kind === 'gateway',
-          destructiveHint: tool.movesMoney,
-          openWorldHint: tool.dispatch.kind !== 'gateway',
-        },
-      },
-      (args, ctx) => runTool(deps, tool, args, ctx.http?.authInfo),
-    );
-  }
+  server.setRequestHandler('tools/list', () => ({ tools: tools.map(listedTool) }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const tool = tools.find((t) => t.name === request.params.name);
+    if (!tool)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+    const result = await runTool(deps, tool, request.params.arguments ?? {}, ctx.http?.authInfo);
+    return server.projectCallToolResult(result, undefined);
+  });
   return server;
 }

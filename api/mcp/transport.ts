@@ -32,15 +32,6 @@ function jsonRpcError(status: number, message: string): Response {
   });
 }
 
-/** The tool a request calls when it is exactly one tools/call message; undefined for anything else. */
-function calledTool(parsedBody: unknown): string | undefined {
-  if (parsedBody === null || typeof parsedBody !== 'object' || Array.isArray(parsedBody)) return undefined;
-  const message = parsedBody as { method?: unknown; params?: { name?: unknown } };
-  return message.method === 'tools/call' && typeof message.params?.name === 'string'
-    ? message.params.name
-    : undefined;
-}
-
 export interface McpEndpoint {
   serve(
     request: Request,
@@ -56,12 +47,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   const legacy = new Map<string, LegacySession>();
   // The factory reads the session's servers from the request's own authInfo: one handler serves every session.
   const modern: McpHttpHandler = createMcpHandler(
-    (ctx) =>
-      sessionServer(
-        deps,
-        (ctx.authInfo?.extra?.tools as ToolSpec[] | undefined) ?? [],
-        ctx.authInfo?.extra?.onlyTool as string | undefined,
-      ),
+    (ctx) => sessionServer(deps, (ctx.authInfo?.extra?.tools as ToolSpec[] | undefined) ?? []),
     {
       legacy: 'reject',
       onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
@@ -124,14 +110,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers, tools } };
       if (await isLegacyRequest(request, parsedBody))
         return serveLegacy(request, parsedBody, withServers, caller, tools);
-      const onlyTool = calledTool(parsedBody);
-      return modern.fetch(request, {
-        authInfo:
-          onlyTool === undefined
-            ? withServers
-            : { ...withServers, extra: { ...withServers.extra, onlyTool } },
-        parsedBody,
-      });
+      return modern.fetch(request, { authInfo: withServers, parsedBody });
     },
     async close() {
       await modern.close();
