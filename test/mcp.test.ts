@@ -128,6 +128,17 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
     expect(pix.counts.accepted).toBe(accepted);
   });
 
+  it('answers a tool the session does not publish as a protocol error, recording nothing', async () => {
+    const before = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body
+      .tool_calls.length;
+    await expect(client.callTool({ name: 'pix-psp.not_a_tool', arguments: {} })).rejects.toThrow(
+      /Tool pix-psp.not_a_tool not found/,
+    );
+    const after = (await gw.request('GET', `/v1/sessions/${session}/tool-calls`, { key: t.key })).body
+      .tool_calls.length;
+    expect(after).toBe(before);
+  });
+
   it('pays through wallet.execute and completes', async () => {
     const wallet = await newWallet(gw, t);
     await fund(gw, t, wallet, 5_000);

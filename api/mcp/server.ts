@@ -15,6 +15,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
+import { resolveSessionTools } from '../../domain/tools/registry';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import type { AppDeps } from '../deps';
 import { callTool } from '../flows/tool-call';
@@ -53,7 +54,7 @@ function toolError(body: Record<string, unknown>): CallToolResult {
 
 async function runTool(
   deps: AppDeps,
-  tool: ToolSpec,
+  name: string,
   args: Record<string, unknown>,
   authInfo: AuthInfo | undefined,
 ): Promise<CallToolResult> {
@@ -63,7 +64,7 @@ async function runTool(
       deps,
       caller.principal,
       caller.sessionId,
-      { tool: tool.name, arguments: args },
+      { tool: name, arguments: args },
       caller.requestId,
     );
     if (answer.denial) return toolError(answer.denial);
@@ -76,6 +77,9 @@ async function runTool(
         : { result: call.output };
     return { content: text(output), structuredContent: output, _meta: { tool_call_id: call.id } };
   } catch (error) {
+    // A tool the session does not publish is a protocol error in MCP, as the SDK's own servers answer it.
+    if (error instanceof ApiError && error.code === 'tool_not_found')
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
     if (error instanceof ApiError)
       return toolError({
         error: {
@@ -114,11 +118,12 @@ const listedTool = (tool: ToolSpec): Tool => ({
 });
 
 /**
- * A fresh server for a session's tools: per request on the current protocol, per MCP session on the 2025
- * one. Arguments are not checked here: the tool-call path checks them against the same schema and refuses
- * them with REST's body, which comes back as a tool error.
+ * A server for a session's tools: per request on the current protocol, per MCP session on the 2025 one.
+ * Each request's own authInfo names the caller and the session's servers: tools/list resolves them then
+ * (tenant tool servers live in PostgreSQL), and tools/call goes to the tool-call path by name, which finds
+ * the tool and checks its arguments against the same schema, refusing them with REST's body.
  */
-export function sessionServer(deps: AppDeps, tools: ToolSpec[]): Server {
+export function sessionServer(deps: AppDeps): Server {
   const server = new Server(
     { name: 'agent-payments-gateway', version: '0.3.0' },
     {
@@ -127,12 +132,19 @@ export function sessionServer(deps: AppDeps, tools: ToolSpec[]): Server {
         "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
     },
   );
-  server.setRequestHandler('tools/list', () => ({ tools: tools.map(listedTool) }));
+  server.setRequestHandler('tools/list', async (_request, ctx) => {
+    const authInfo = ctx.http?.authInfo;
+    const servers = (authInfo?.extra?.servers as string[] | undefined) ?? [];
+    const tools = await resolveSessionTools(deps.db, callerOf(authInfo).principal.environment, servers);
+    return { tools: tools.map(listedTool) };
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const tool = tools.find((t) => t.name === request.params.name);
-    if (!tool)
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
-    const result = await runTool(deps, tool, request.params.arguments ?? {}, ctx.http?.authInfo);
+    const result = await runTool(
+      deps,
+      request.params.name,
+      request.params.arguments ?? {},
+      ctx.http?.authInfo,
+    );
     return server.projectCallToolResult(result, undefined);
   });
   return server;

@@ -10,8 +10,6 @@ import {
   type AuthInfo,
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
-import { resolveSessionTools } from '../../domain/tools/registry';
-import type { ToolSpec } from '../../domain/tools/tool-spec';
 import type { AppDeps } from '../deps';
 import { sessionServer, type McpCaller } from './server';
 
@@ -46,20 +44,16 @@ export interface McpEndpoint {
 export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   const legacy = new Map<string, LegacySession>();
   // The factory reads the session's servers from the request's own authInfo: one handler serves every session.
-  const modern: McpHttpHandler = createMcpHandler(
-    (ctx) => sessionServer(deps, (ctx.authInfo?.extra?.tools as ToolSpec[] | undefined) ?? []),
-    {
-      legacy: 'reject',
-      onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
-    },
-  );
+  const modern: McpHttpHandler = createMcpHandler(() => sessionServer(deps), {
+    legacy: 'reject',
+    onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
+  });
 
   async function serveLegacy(
     request: Request,
     parsedBody: unknown,
     authInfo: AuthInfo,
     caller: McpCaller,
-    tools: ToolSpec[],
   ): Promise<Response> {
     const mcpSessionId = request.headers.get('mcp-session-id');
     if (mcpSessionId) {
@@ -99,17 +93,15 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     transport.onclose = () => {
       if (transport.sessionId) legacy.delete(transport.sessionId);
     };
-    await sessionServer(deps, tools).connect(transport);
+    await sessionServer(deps).connect(transport);
     return transport.handleRequest(request, { parsedBody, authInfo });
   }
 
   return {
     async serve(request, parsedBody, authInfo, caller, servers) {
-      // Tenant tool servers live in PostgreSQL: the session's tools are resolved per request.
-      const tools = await resolveSessionTools(deps.db, caller.principal.environment, servers);
-      const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers, tools } };
+      const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
       if (await isLegacyRequest(request, parsedBody))
-        return serveLegacy(request, parsedBody, withServers, caller, tools);
+        return serveLegacy(request, parsedBody, withServers, caller);
       return modern.fetch(request, { authInfo: withServers, parsedBody });
     },
     async close() {
