@@ -29,6 +29,8 @@ export interface BenchStack extends GatewayClient {
   deps: AppDeps;
   serviceToken: string;
   mocks: Record<string, RunningMock>;
+  /** The stack's Temporal dev server: where a bench starts its own workflows and reads the server's CPU. */
+  temporal: { address: string; pid: number };
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
     deps,
     serviceToken,
     mocks,
+    temporal: { address: temporal.address, pid: temporal.pid },
     ...gatewayClient(url, serviceToken),
     async stop() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,0 +1,275 @@
+// The attempt engine's figures, all on one stack in one run (temporal server start-dev, embedded
+// PostgreSQL, the worker, the mocks and the API in this process, load from child processes), each beside
+// the baseline its target names:
+// - the empty-workflow floor on the same Temporal server, with a worker of its own in this process: alone,
+//   and at concurrency 16 with eager start;
+// - both spend families (wallet execute, consumer Pix spend), alone and at concurrency 16, with the CPU
+//   time of this process (API + worker + mocks), of the Temporal server and of PostgreSQL per attempt;
+// - replays of settled attempts for one caller, warm (the same attempt again) and cold (each attempt once),
+//   beside a bare node:http server answering the same body sizes.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { quietLogger } from '../worker/bundle';
+import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
+import { startBenchStack, type BenchStack } from './support/stack';
+import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
+import { spawnRotating } from './support/spawn-rotating';
+
+const CONCURRENCY = 16;
+const LONE = Number(process.env.BENCH_LONE ?? 100);
+const TOTAL = Number(process.env.BENCH_ATTEMPTS ?? 400);
+const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 1_000);
+
+/** CPU time (ms) a process has used so far, from /proc. */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0; // a backend that exited between the listing and the read
+  }
+}
+
+/** CPU time (ms) used so far by every PostgreSQL process on the machine (the embedded server's backends). */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMsOf(Number(entry));
+    } catch {
+      // gone already
+    }
+  }
+  return total;
+}
+
+interface Costed extends LoadResult {
+  processMs: number;
+  serverMs: number;
+  postgresMs: number;
+}
+
+async function costed(stack: BenchStack, run: () => Promise<LoadResult>): Promise<Costed> {
+  const process0 = process.cpuUsage();
+  const server0 = cpuMsOf(stack.temporal.pid);
+  const pg0 = postgresCpuMs();
+  const result = await run();
+  const used = process.cpuUsage(process0);
+  return {
+    ...result,
+    processMs: (used.user + used.system) / 1000 / result.requests,
+    serverMs: (cpuMsOf(stack.temporal.pid) - server0) / result.requests,
+    postgresMs: (postgresCpuMs() - pg0) / result.requests,
+  };
+}
+
+const line = (r: Costed) =>
+  `${formatResult(r)}   CPU/req: process ${r.processMs.toFixed(1)} ms, Temporal ${r.serverMs.toFixed(1)} ms, PostgreSQL ${r.postgresMs.toFixed(1)} ms`;
+const verdict = (met: boolean) => (met ? 'met' : 'missed');
+
+async function main(): Promise<void> {
+  const stack = await startBenchStack({ poolSize: 40 });
+  const tenant = await stack.createTenant();
+  const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
+
+  // The floor: an empty workflow on the same server, its worker in this process beside the gateway's.
+  const native = await NativeConnection.connect({ address: stack.temporal.address });
+  const floorWorker = await Worker.create({
+    connection: native,
+    taskQueue: 'floor',
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: require.resolve('./support/floor-workflows'),
+      logger: quietLogger,
+    }),
+  });
+  const floorRunning = floorWorker.run();
+  const grpc = new Client({ connection: await Connection.connect({ address: stack.temporal.address }) });
+  const eagerClient = new Client({ connection: native });
+  let next = 0;
+  const empty = (client: Client, eager: boolean) => async () => {
+    await client.workflow.execute('emptyWorkflow', {
+      taskQueue: 'floor',
+      workflowId: `floor-${next++}`,
+      requestEagerStart: eager,
+    });
+    return true;
+  };
+  await runLoad('warmup', { total: 50, concurrency: CONCURRENCY }, empty(grpc, false));
+  const floorLone = await costed(stack, () =>
+    runLoad('empty workflow, alone', { total: LONE, concurrency: 1 }, empty(grpc, false)),
+  );
+  const floorEager = await costed(stack, () =>
+    runLoad(
+      `empty workflow, c=${CONCURRENCY}, eager start`,
+      { total: TOTAL, concurrency: CONCURRENCY },
+      empty(eagerClient, true),
+    ),
+  );
+
+  // Wallet execute: 16 funded wallets, each request a new attempt on one of them.
+  const wallets: string[] = [];
+  for (let i = 0; i < CONCURRENCY; i++) {
+    const created = await stack.request('POST', '/v1/wallets', {
+      key: tenant.key,
+      body: { display_name: `engine ${i}`, currency: 'BRL' },
+    });
+    wallets.push(created.body.id);
+    await stack.request('POST', '/v1/ledger-entries', {
+      key: tenant.key,
+      body: {
+        wallet_id: created.body.id,
+        org_id: tenant.orgId,
+        currency: 'BRL',
+        amount_minor: '1000000000000',
+        kind: 'fund',
+      },
+    });
+  }
+  const executeBodies = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        amount: 1.23,
+        currency: 'BRL',
+        recipient: 'bench-merchant',
+        description: 'benchmark purchase',
+        mandate_id: 'mdt_bench',
+        attempt_id: `${prefix}-${i}`,
+      }),
+    );
+  const executeUrls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
+  const executes = (label: string, prefix: string, count: number, concurrency: number) =>
+    costed(stack, () =>
+      spawnRotating({
+        label,
+        url: executeUrls,
+        method: 'POST',
+        headers,
+        bodies: executeBodies(prefix, count),
+        total: count,
+        concurrency,
+      }),
+    );
+  await executes('warmup', 'warm', 50, CONCURRENCY);
+  const executeLone = await executes('wallet execute, alone', 'lone', LONE, 1);
+  const executeLoad = await executes(`wallet execute, c=${CONCURRENCY}`, 'load', TOTAL, CONCURRENCY);
+
+  // Consumer Pix spends: one consumer per lane, since one mandate's spends serialize on its lock.
+  const consumers = await Promise.all(
+    Array.from({ length: CONCURRENCY }, () =>
+      readyConsumer(stack, tenant, {
+        fundMinor: 1_000_000_000,
+        intent: { cap_minor: 1_000_000_000, per_tx_cap_minor: 10_000 },
+      }),
+    ),
+  );
+  const spendUrl = `${stack.url}/v1/consumer-payments/execute`;
+  const spendBodies = (count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify(pixSpend(consumers[i % CONCURRENCY], { amount_minor: 1_050 })),
+    );
+  const spends = (label: string, bodies: string[], concurrency: number) =>
+    costed(stack, () =>
+      spawnRotating({
+        label,
+        url: spendUrl,
+        method: 'POST',
+        headers,
+        bodies,
+        total: bodies.length,
+        concurrency,
+      }),
+    );
+  await spends('warmup', spendBodies(50), CONCURRENCY);
+  const loneBodies = spendBodies(LONE);
+  const spendLone = await spends('consumer Pix spend, alone', loneBodies, 1);
+  const loadBodies = spendBodies(TOTAL);
+  const spendLoad = await spends(`consumer Pix spend, c=${CONCURRENCY}`, loadBodies, CONCURRENCY);
+
+  // Replays for one caller: each settled spend once (cold), then one settled spend over and over (warm).
+  const cold = await spends('replay, each settled spend once (cold), alone', loadBodies, 1);
+  const warm = await costed(stack, () =>
+    spawnRotating({
+      label: 'replay of one settled spend (warm), alone',
+      url: spendUrl,
+      method: 'POST',
+      headers,
+      bodies: [loneBodies[0]],
+      total: REPLAYS,
+      concurrency: 1,
+      warmup: 100,
+    }),
+  );
+  const replayed = await fetch(spendUrl, { method: 'POST', headers, body: loneBodies[0] });
+  if (replayed.headers.get('idempotent-replayed') !== 'true') throw new Error('the replay was not a replay');
+  const fixed = Buffer.from(await replayed.text());
+  const bare = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () =>
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': fixed.length }).end(fixed),
+    );
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  const bareLone = await costed(stack, () =>
+    spawnRotating({
+      label: 'bare node:http, same body, alone',
+      url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`,
+      method: 'POST',
+      headers,
+      bodies: [loneBodies[0]],
+      total: REPLAYS,
+      concurrency: 1,
+      warmup: 100,
+    }),
+  );
+  bare.close();
+
+  console.log(machineLine());
+  console.log(
+    `attempt engine: ${LONE} alone and ${TOTAL} at c=${CONCURRENCY} per family, one stack, one run`,
+  );
+  for (const r of [
+    floorLone,
+    floorEager,
+    executeLone,
+    executeLoad,
+    spendLone,
+    spendLoad,
+    bareLone,
+    cold,
+    warm,
+  ])
+    console.log(line(r));
+  console.log('targets:');
+  for (const [family, lone, load] of [
+    ['wallet execute', executeLone, executeLoad],
+    ['consumer Pix spend', spendLone, spendLoad],
+  ] as const) {
+    const ratio = load.rps / floorEager.rps;
+    console.log(
+      `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms (< 10 ms: ${verdict(load.processMs < 10)}; an empty workflow alone costs this process ${floorEager.processMs.toFixed(1)} ms)`,
+    );
+    console.log(
+      `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor (>= 0.9: ${verdict(ratio >= 0.9)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
+    );
+    console.log(
+      `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 20 (${verdict(lone.p50 <= floorLone.p50 + 20)})`,
+    );
+  }
+  console.log(
+    `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (< 1: ${verdict(warm.p99 < 1)}), cold p99 ${cold.p99.toFixed(2)} ms (< 3: ${verdict(cold.p99 < 3)}); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
+  );
+
+  floorWorker.shutdown();
+  await floorRunning;
+  await native.close();
+  await stack.stop();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
