@@ -1,7 +1,8 @@
 // The one tool-call path: REST `POST /v1/sessions/{id}/tool-calls` and MCP `tools/call` are two doors to
 // `callTool`. In order: the session must be open and within its limits → the tool must be one of its
 // servers' → arguments are checked against the tool's JSON Schema → a paying tool runs as an attempt of
-// the attempt engine (wallet execute's own path: policy, approval hold, ledger, idempotent by attempt_id)
+// the attempt engine (wallet execute's own path: policy, approval hold, ledger, idempotent by attempt_id),
+// a catalog provider's money tool a wallet spend attempt paying through that tool (provider-money-call.ts)
 // → any other tool passes the policy gate (deny, or hold for a person with the exact call to replay) →
 // dispatch (provider through the proxy core with the vault credential, or the gateway's own read) →
 // the call recorded with outcome and timing, and its tool_call.* event.
