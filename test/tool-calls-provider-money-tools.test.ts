@@ -162,6 +162,21 @@ describe.each(TEMPORAL_SERVERS)('more catalog money tools on the %s server', (te
       await expectBalanced(gw, wallet);
     });
 
+    it('takes a 409 on the key as no word yet, not a refusal: sent again under the key and debited', async () => {
+      const session = await openSession(t, ['pix-psp']);
+      const id = attempt();
+      pix().script({
+        status: 409,
+        body: { error: { code: 'idempotency_key_in_use', message: 'Still working' } },
+      });
+      const r = await call(t, session, 'pix-psp.pix_send', pixArgs, wallet, id);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ status: 'success', output: { status: 'completed' } });
+      expect(sent(pix(), t, id)).toEqual([expect.objectContaining({ sends: 1, state: 'completed' })]);
+      expect(await entries(wallet, id)).toEqual(['hold', 'debit']);
+      expect(await balance(t, wallet)).toMatchObject({ balance_minor: '8766', available_minor: '8766' });
+    });
+
     it('refuses with not_connected before any hold when the provider was disconnected', async () => {
       const tenant = await gw.createTenant();
       const connection = await connect(tenant, 'pix-psp', API_KEY_SANDBOX);

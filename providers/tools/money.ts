@@ -36,7 +36,7 @@ function moneyTool(call: ProviderToolSpend): { server: CatalogServer; money: Cat
   return { server, money };
 }
 
-/** A provider's answer that is its word on the payment; anything else (5xx, 408, 429) is no word at all. */
+/** A provider's answer that is its word on the payment (a 2xx, or a 4xx other than noWord's). */
 function readAnswer(
   money: CatalogMoney,
   status: number,
@@ -66,7 +66,8 @@ function readAnswer(
   };
 }
 
-const noWord = (status: number) => status >= 500 || status === 408 || status === 429;
+// 409 and 425 are a key still being worked on (idempotency conflicts): the key's status says how it ended.
+const noWord = (status: number) => status >= 500 || [408, 409, 425, 429].includes(status);
 
 /** Sends the call; a refusal the proxy makes itself (nothing was sent) is a refusal too. */
 export async function sendMoneyTool(deps: ToolDispatchDeps, request: MoneyToolCall): Promise<Dispatch> {
