@@ -177,6 +177,38 @@ describe.each(TEMPORAL_SERVERS)('more catalog money tools on the %s server', (te
       expect(await balance(t, wallet)).toMatchObject({ balance_minor: '8766', available_minor: '8766' });
     });
 
+    it("keeps a budget naming the provider's tools: the payment past the cap is denied and never sent", async () => {
+      const tenant = await gw.createTenant();
+      await connect(tenant, 'pix-psp', API_KEY_SANDBOX);
+      const own = await newWallet(gw, tenant);
+      await fund(gw, tenant, own, 10_000);
+      const rule = await gw.request('POST', '/v1/policies', {
+        key: tenant.key,
+        body: {
+          name: 'pix cap',
+          type: 'budget',
+          tools: ['pix-psp.*'],
+          config: { currency: 'BRL', cap_minor: '2000', window: 'day' },
+        },
+      });
+      expect(rule.status).toBe(201);
+      const session = await openSession(tenant, ['pix-psp']);
+      const first = attempt();
+      const paid = await call(tenant, session, 'pix-psp.pix_send', pixArgs, own, first);
+      expect(paid.body).toMatchObject({ status: 'success', output: { status: 'completed' } });
+      const second = attempt();
+      const capped = await call(tenant, session, 'pix-psp.pix_send', pixArgs, own, second);
+      expect(capped.status).toBe(403);
+      expect(capped.body).toMatchObject({
+        reason: 'budget_exceeded',
+        ruleId: rule.body.id,
+        status: 'denied',
+      });
+      expect(sent(pix(), tenant, second)).toEqual([]);
+      expect(await entries(own, second)).toEqual([]);
+      expect(await balance(tenant, own)).toMatchObject({ balance_minor: '8766', available_minor: '8766' });
+    });
+
     it('refuses with not_connected before any hold when the provider was disconnected', async () => {
       const tenant = await gw.createTenant();
       const connection = await connect(tenant, 'pix-psp', API_KEY_SANDBOX);
