@@ -1,4 +1,5 @@
-// Activities of the spend attempt: thin calls into domain/spend and the payment provider adapter.
+// Activities of the spend attempt: thin calls into domain/spend and the payment provider adapter (or, for a
+// catalog money tool, the provider's tool through the project's connection).
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
@@ -13,6 +14,7 @@ import type {
 } from '../domain/spend/types';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
+import { moneyToolStatus, sendMoneyTool, type MoneyToolCall } from '../providers/tools/money';
 import type { ActivityDeps } from './deps';
 
 /** Business refusals from the domain become non-retryable failures typed by their code. */
@@ -28,6 +30,14 @@ async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
 
 /** The provider idempotency key of an attempt: every send and status call of it uses this one. */
 const dispatchKey = (input: SpendInput): string => `spend/${input.orgId}/${input.attemptId}`;
+
+/** The provider tool call of an attempt that pays through a catalog money tool. */
+const moneyToolCall = (input: SpendInput): MoneyToolCall => ({
+  tenant: { orgId: input.orgId, projectId: input.projectId },
+  environment: input.environment,
+  call: input.providerTool!,
+  idempotencyKey: dispatchKey(input),
+});
 
 export function paymentProvider(deps: ActivityDeps): PaymentProvider {
   const baseUrl = deps.config.providerUrls.payments;
@@ -45,12 +55,13 @@ export function spendActivities(deps: ActivityDeps) {
       return refusalsAsFailures(() => authorizeSpend(deps.db, input));
     },
     async dispatchPayment(input: SpendInput): Promise<Dispatch> {
-      const provider = paymentProvider(deps);
       // Heartbeats let the server notice a dead worker within the heartbeat timeout and retry elsewhere.
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), 500);
       try {
-        return await provider.pay(
+        // A catalog money tool is sent through the project's connection under the same key.
+        if (input.providerTool) return await sendMoneyTool(deps, moneyToolCall(input));
+        return await paymentProvider(deps).pay(
           {
             idempotencyKey: dispatchKey(input),
             reference: input.attemptId,
@@ -76,6 +87,8 @@ export function spendActivities(deps: ActivityDeps) {
     /** Asks the provider what became of the attempt's idempotency key; never throws for provider trouble. */
     async paymentStatus(input: SpendInput): Promise<DispatchStatus> {
       try {
+        if (input.providerTool)
+          return (await moneyToolStatus(deps, moneyToolCall(input))) ?? { status: 'not_received' };
         const found = await paymentProvider(deps).status(
           dispatchKey(input),
           Context.current().cancellationSignal,

@@ -83,6 +83,7 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
       'payment_links.create',
       'payment_links.list',
       'approvals.status',
+      'pix-psp.pix_send',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',
     ]);

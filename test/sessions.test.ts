@@ -40,13 +40,13 @@ describe('the servers a session can open', () => {
       'approvals.status',
     ]);
     const pix = r.body.servers.find((s: { id: string }) => s.id === 'pix-psp');
-    // pix_send moves money and is not published until provider payments run as attempts.
     expect(pix.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      'pix-psp.pix_send',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',
     ]);
     expect(pix.connection_id).toMatch(/^conn_/);
-    expect(pix.tools[1].input_schema).toMatchObject({ type: 'object', required: ['pix_key'] });
+    expect(pix.tools[2].input_schema).toMatchObject({ type: 'object', required: ['pix_key'] });
   });
 
   it('answers a restricted key without servers:read with the flat 403 naming the scope', async () => {
@@ -92,6 +92,7 @@ describe('opening, reading and closing sessions', () => {
       'payment_links.create',
       'payment_links.list',
       'approvals.status',
+      'pix-psp.pix_send',
       'pix-psp.pix_charge_create',
       'pix-psp.pix_key_lookup',
     ]);

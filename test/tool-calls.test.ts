@@ -115,9 +115,12 @@ describe('provider tools', () => {
     expect(extra.body.error.details.issues).toEqual([
       { path: '/arguments/amount', message: 'is not an accepted field', keyword: 'additionalProperties' },
     ]);
+    // A money tool names the wallet it pays from in gateway_payment.
     const money = await call(session, 'pix-psp.pix_send', { pix_key: 'x', amount_minor: '1' });
-    expect(money.status).toBe(404);
-    expect(money.body.error.code).toBe('tool_not_found');
+    expect(money.status).toBe(400);
+    expect(money.body.error.details.issues).toEqual([
+      expect.objectContaining({ path: '/arguments/gateway_payment', keyword: 'required' }),
+    ]);
     const unknown = await call(session, 'ted-bank.statement_read', { from: '2026-01-01', to: '2026-01-31' });
     expect(unknown.body.error.code).toBe('tool_not_found');
     const noArgs = await gw.request('POST', `/v1/sessions/${session}/tool-calls`, {

@@ -1,7 +1,8 @@
 // The one tool-call path: REST `POST /v1/sessions/{id}/tool-calls` and MCP `tools/call` are two doors to
 // `callTool`. In order: the session must be open and within its limits → the tool must be one of its
 // servers' → arguments are checked against the tool's JSON Schema → a paying tool runs as an attempt of
-// the attempt engine (wallet execute's own path: policy, approval hold, ledger, idempotent by attempt_id)
+// the attempt engine (wallet execute's own path: policy, approval hold, ledger, idempotent by attempt_id),
+// a catalog provider's money tool a wallet spend attempt paying through that tool (provider-money-call.ts)
 // → any other tool passes the policy gate (deny, or hold for a person with the exact call to replay) →
 // dispatch (provider through the proxy core with the vault credential, or the gateway's own read) →
 // the call recorded with outcome and timing, and its tool_call.* event.
@@ -36,6 +37,8 @@ import { requireLinkWriter } from './payment-links';
 import { executeWalletPayment } from './wallet-execute';
 import { paidTenantCall } from './tool-charge';
 import { compile, check } from '../validation';
+import { recordAttemptCall } from './attempt-call';
+import { providerMoneyCall } from './provider-money-call';
 
 export interface ToolCallRequest {
   tool: string;
@@ -87,6 +90,9 @@ export async function callTool(
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
     return paidTenantCall(deps, principal, session, tool, request.arguments, requestId);
+  // A catalog provider's money tool is a wallet spend attempt that pays through the provider's tool.
+  if (tool.movesMoney && tool.dispatch.kind === 'provider')
+    return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
     : gatedCall(deps, principal, session, tool, request.arguments);
@@ -124,51 +130,7 @@ async function payingCall(
       return executeConsumerSpend(deps, principal, body as SpendBodyValues, rest.mandate, requestId);
     throw new Error(`${tool.name} moves money but names no attempt engine`);
   };
-  let reply: Reply;
-  try {
-    reply = await run();
-  } catch (error) {
-    // The row of an earlier presentation is that call's (its outcome is the attempt's), and an attempt still
-    // running leaves this one running until it is presented again. Any other refusal means the attempt
-    // never ran: the call ends refused and frees its attempt id for a later try.
-    if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
-      await finishToolCall(deps.db, scopeOf(principal), row.seq, {
-        ok: false,
-        output: { error: { code: error.code, message: error.message } },
-        errorCode: error.code,
-        releaseAttempt: true,
-      });
-    }
-    throw error;
-  }
-  const status = reply.status ?? 200;
-  const result = (
-    Buffer.isBuffer(reply.body) ? JSON.parse(reply.body.toString('utf8')) : reply.body
-  ) as Record<string, unknown>;
-  const approvalId = typeof result.approval_id === 'string' ? result.approval_id : null;
-  const outcome: ToolCallOutcome = {
-    ok: status === 200 && result.status === 'completed',
-    output: result,
-    approvalId,
-    errorCode:
-      status === 200
-        ? result.status === 'completed'
-          ? null
-          : 'payment_failed'
-        : String(
-            result.reason ??
-              (result.error as { code?: string } | undefined)?.code ??
-              result.status ??
-              'refused',
-          ),
-  };
-  const call = await finishToolCall(deps.db, scopeOf(principal), row.seq, outcome);
-  // A policy rule's refusal is the flat body (`reason`); the engine's other refusals keep their envelope.
-  const denial =
-    status === 403 && typeof result.reason === 'string'
-      ? { ...result, tool_call_id: toolCallId(call) }
-      : undefined;
-  return { status, call, denial, headers: reply.headers };
+  return recordAttemptCall(deps, principal, { row, created }, run);
 }
 
 async function gatedCall(

@@ -13,7 +13,7 @@ import {
 } from '../../domain/spend/attempts';
 import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
 import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
-import { getWallet } from '../../domain/wallets/wallets';
+import { getWallet, type WalletRow } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
 import type { WalletExecuteBody } from '../../schema/http/execute';
 import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/wallet-spend';
@@ -56,6 +56,38 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
   return replayedReply(status, json);
 }
 
+/**
+ * The stored reply of a finished attempt of exactly this request (project, wallet, body), from this
+ * process's memory or one plain read by key; null when there is none, so the claim judges the request.
+ */
+export async function finishedReply(
+  deps: AppDeps,
+  principal: Principal,
+  walletId: string,
+  attemptId: string,
+  body: unknown,
+): Promise<Reply | null> {
+  // The fingerprint binds the project and the wallet as well as the body: a hit is this very
+  // request, already answered (and its wallet, never deleted but with its project, was found then).
+  const hash = requestHash(principal.projectId, walletId, body);
+  const hit = settledReply(deps, 'wallet_execute', {
+    orgId: principal.orgId,
+    attemptId,
+    projectId: principal.projectId,
+    fingerprint: hash,
+  });
+  if (hit) return replayedReply(hit.status, hit.json);
+  const finished = await readAttempt(deps.db, principal.orgId, attemptId);
+  if (
+    finished &&
+    finished.status !== 'processing' &&
+    finished.project_id === principal.projectId &&
+    finished.request_hash === hash
+  )
+    return stored(deps, finished);
+  return null;
+}
+
 /** Pays from a wallet as `POST /v1/wallets/{id}/execute` does; the reply is the route's. */
 export async function executeWalletPayment(
   deps: AppDeps,
@@ -65,26 +97,10 @@ export async function executeWalletPayment(
   requestId: string,
 ): Promise<Reply> {
   if (body.attempt_id !== undefined) {
-    // The fingerprint binds the project and the wallet as well as the body: a hit is this very
-    // request, already answered (and its wallet, never deleted but with its project, was found then).
-    const hash = requestHash(principal.projectId, walletId, body);
-    const hit = settledReply(deps, 'wallet_execute', {
-      orgId: principal.orgId,
-      attemptId: body.attempt_id,
-      projectId: principal.projectId,
-      fingerprint: hash,
-    });
-    if (hit) return replayedReply(hit.status, hit.json);
-    // Usually a retry: a finished attempt of this very request is read (one plain read by key) and
-    // answered; anything else goes on to the wallet lookup and the claim, which judge it.
-    const finished = await readAttempt(deps.db, principal.orgId, body.attempt_id);
-    if (
-      finished &&
-      finished.status !== 'processing' &&
-      finished.project_id === principal.projectId &&
-      finished.request_hash === hash
-    )
-      return stored(deps, finished);
+    // Usually a retry: a finished attempt of this very request is answered; anything else goes on to the
+    // wallet lookup and the claim, which judge it.
+    const finished = await finishedReply(deps, principal, walletId, body.attempt_id, body);
+    if (finished) return finished;
   }
   const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, walletId);
   if (!isCurrency(body.currency)) throw new ApiError(400, 'invalid_body', 'Unknown currency');
@@ -119,24 +135,6 @@ export async function executeWalletPayment(
     );
   }
   const attemptId = body.attempt_id ?? sortableId('att');
-  const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
-  const claim = await claimAttempt(deps.db, {
-    orgId: principal.orgId,
-    projectId: principal.projectId,
-    walletId: wallet.id,
-    attemptId,
-    hash: requestHash(principal.projectId, wallet.id, body),
-    request: body,
-    workflowId,
-  });
-  if (claim.row.status !== 'processing') return stored(deps, claim.row);
-  if (claim.created && wallet.status !== 'active') {
-    // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
-    await releaseClaim(deps.db, principal.orgId, attemptId);
-    throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets pay`, {
-      status: wallet.status,
-    });
-  }
   const input: SpendInput = {
     orgId: principal.orgId,
     projectId: principal.projectId,
@@ -155,6 +153,39 @@ export async function executeWalletPayment(
     metadata: body.metadata ?? {},
     requestId,
   };
+  return runSpendAttempt(deps, principal, wallet, body, input);
+}
+
+/**
+ * Claims the attempt of this request (or finds it) and runs it as the spend-attempt workflow, answering
+ * within the engine's bounded wait: wallet execute's own path, and a catalog money tool's call.
+ */
+export async function runSpendAttempt(
+  deps: AppDeps,
+  principal: Principal,
+  wallet: WalletRow,
+  body: unknown,
+  input: SpendInput,
+): Promise<Reply> {
+  const attemptId = input.attemptId;
+  const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
+  const claim = await claimAttempt(deps.db, {
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    walletId: wallet.id,
+    attemptId,
+    hash: requestHash(principal.projectId, wallet.id, body),
+    request: body,
+    workflowId,
+  });
+  if (claim.row.status !== 'processing') return stored(deps, claim.row);
+  if (claim.created && wallet.status !== 'active') {
+    // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
+    await releaseClaim(deps.db, principal.orgId, attemptId);
+    throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets pay`, {
+      status: wallet.status,
+    });
+  }
   // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
   // attempt is being finished, and the caller is told to come back).
   const answer = runWalletSpend(deps.temporal, input).then((done): Reply => {

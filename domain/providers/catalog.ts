@@ -32,11 +32,39 @@ const field = z.object({
 });
 export type CatalogField = z.infer<typeof field>;
 
+/** A JSON Pointer into a tool call's arguments or a provider's answer (`/payment_requirements/amount`). */
+const pointer = z.string().regex(/^(\/[^/]+)+$/);
+
+/**
+ * How the gateway pays through a tool that moves money, as data: where the minor-unit amount is in the
+ * arguments (`pattern`: the amount is its capture groups joined, for an amount written inside another
+ * field; `stated`: an argument the gateway publishes beside the provider's own, for a tool whose provider
+ * prices the call itself), the currency (fixed, or an argument), what names the recipient, where the
+ * provider's id is in a 2xx answer and its code in a refusal, and where the provider tells what became of
+ * an idempotency key (`GET`, `{idempotency_key}` filled in): 404 never received, or 200
+ * `{state: completed|refused|processing, result}` with `result` the send's own answer.
+ */
+const money = z.object({
+  amount: z.object({
+    pointer,
+    pattern: z.string().optional(),
+    stated: z.record(z.unknown()).optional(),
+  }),
+  currency: z.union([z.object({ fixed: z.string() }), z.object({ pointer })]),
+  recipient: pointer,
+  payment_id: pointer,
+  refusal_code: pointer,
+  status: z.object({ path: z.string().includes('{idempotency_key}') }),
+});
+export type CatalogMoney = z.infer<typeof money>;
+
 const tool = z.object({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/),
   description: z.string(),
   moves_money: z.boolean(),
   input_schema: z.record(z.unknown()),
+  /** Every tool that moves money has one: it is what makes the tool a wallet spend attempt. */
+  money: money.optional(),
 });
 export type CatalogTool = z.infer<typeof tool>;
 
@@ -83,6 +111,11 @@ function loadCatalog(): { version: number; servers: Map<string, CatalogServer> }
     if (servers.has(entry.id)) throw new Error(`catalog lists ${entry.id} twice`);
     if (entry.auth_type === 'oauth' && !entry.oauth)
       throw new Error(`catalog: OAuth server ${entry.id} has no oauth endpoints`);
+    const unpriced = entry.tools.find((t) => t.moves_money !== Boolean(t.money));
+    if (unpriced)
+      throw new Error(
+        `catalog: ${entry.id}.${unpriced.name} needs a money block exactly when it moves money`,
+      );
     servers.set(entry.id, entry);
   }
   return { version: parsed.version, servers };

@@ -97,7 +97,7 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
       const amount = BigInt(input.amountMinor);
       const gate = await runGate(tx, input.orgId, input.projectId, {
         agentId: input.agentId,
-        toolName: WALLET_EXECUTE_TOOL,
+        toolName: input.toolName ?? WALLET_EXECUTE_TOOL,
         amountMinor: amount,
         currency: input.currency,
         now: new Date(),
@@ -127,16 +127,25 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           sessionId: null,
           ruleId: decision.rule.id,
           ruleName: decision.rule.name,
-          toolName: WALLET_EXECUTE_TOOL,
-          toolInput: {
-            wallet_id: input.walletId,
-            amount_minor: input.amountMinor,
-            currency: input.currency,
-            recipient: input.recipient,
-            description: input.description,
-            mandate_id: input.mandateId,
-            attempt_id: input.attemptId,
-          },
+          toolName: input.toolName ?? WALLET_EXECUTE_TOOL,
+          // A provider tool's approver sees the exact call, beside what it holds.
+          toolInput: input.providerTool
+            ? {
+                ...input.providerTool.arguments,
+                wallet_id: input.walletId,
+                amount_minor: input.amountMinor,
+                currency: input.currency,
+                attempt_id: input.attemptId,
+              }
+            : {
+                wallet_id: input.walletId,
+                amount_minor: input.amountMinor,
+                currency: input.currency,
+                recipient: input.recipient,
+                description: input.description,
+                mandate_id: input.mandateId,
+                attempt_id: input.attemptId,
+              },
           kind: WALLET_EXECUTE_KIND,
           payload: payload as unknown as Record<string, unknown>,
           originRef: input.attemptId,

@@ -22,6 +22,17 @@ export interface SpendInput {
   requestId: string;
   /** Set when an approved call is replayed: approval-required rules are satisfied. */
   approvalId?: string;
+  /** The tool policy rules see; `wallet.execute` when unset. */
+  toolName?: string;
+  /** Set when the attempt pays through a catalog provider's money tool instead of the payment provider. */
+  providerTool?: ProviderToolSpend;
+}
+
+/** A catalog provider tool call an attempt makes: the arguments sent upstream, the gateway's own removed. */
+export interface ProviderToolSpend {
+  serverId: string;
+  tool: string;
+  arguments: Record<string, unknown>;
 }
 
 export type { AuditStep } from '../attempts/audit';

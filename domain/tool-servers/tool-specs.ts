@@ -8,7 +8,7 @@ import type { ServerToolRow, ToolServer } from './servers';
 
 export const PAYMENT_ARGUMENT = 'gateway_payment';
 
-const PaymentArgument = {
+export const PaymentArgument = {
   type: 'object',
   required: ['wallet_id'],
   additionalProperties: false,

@@ -4,32 +4,57 @@
 import type { CommonQueryMethods } from '../../runtime/database';
 import { catalogServer, catalogServers, type CatalogServer, type CatalogTool } from '../providers/catalog';
 import { publishedToolServers } from '../tool-servers/servers';
-import { tenantToolSpecs } from '../tool-servers/tool-specs';
+import { PAYMENT_ARGUMENT, PaymentArgument, tenantToolSpecs } from '../tool-servers/tool-specs';
 import { GATEWAY_SERVER_ID, GATEWAY_TOOLS } from './gateway-tools';
 import type { ToolSpec } from './tool-spec';
 
 export { GATEWAY_SERVER_ID };
 
+/**
+ * The schema a session publishes for a provider tool that moves money: the provider's own, plus the
+ * reserved `gateway_payment` (the wallet the attempt holds and debits, its optional attempt_id) and any
+ * argument the money block has the caller state (an amount the provider prices itself). The gateway takes
+ * `gateway_payment` off before the call goes upstream.
+ */
+function moneySchema(tool: CatalogTool): Record<string, unknown> {
+  const base = tool.input_schema;
+  const stated = tool.money?.amount.stated;
+  const statedName = stated ? tool.money!.amount.pointer.slice(1) : null;
+  return {
+    ...base,
+    required: [
+      ...((base.required as string[] | undefined) ?? []),
+      ...(statedName ? [statedName] : []),
+      PAYMENT_ARGUMENT,
+    ],
+    properties: {
+      ...((base.properties as Record<string, unknown> | undefined) ?? {}),
+      ...(statedName ? { [statedName]: stated } : {}),
+      [PAYMENT_ARGUMENT]: PaymentArgument,
+    },
+  };
+}
+
 function providerTool(server: CatalogServer, tool: CatalogTool): ToolSpec {
   return {
     name: `${server.id}.${tool.name}`,
     serverId: server.id,
-    description: tool.description,
+    description: tool.moves_money
+      ? `${tool.description} Paid from the wallet gateway_payment.wallet_id names, as one spend attempt.`
+      : tool.description,
     movesMoney: tool.moves_money,
+    // A money tool's call is a wallet spend attempt of the attempt engine (api/flows/provider-money-call.ts).
     attempt: tool.moves_money,
-    inputSchema: tool.input_schema,
+    inputSchema: tool.moves_money ? moneySchema(tool) : tool.input_schema,
     dispatch: { kind: 'provider', server, tool },
   };
 }
 
-/**
- * A provider's tools a session publishes. Provider tools that move money are left out until they run as
- * attempts with a ledger entry (the gateway's `wallet.execute` is the paying tool today): listing a tool
- * the gateway cannot pay through safely would invite a call it must refuse.
- */
-function providerTools(server: CatalogServer): ToolSpec[] {
-  return server.tools.filter((tool) => !tool.moves_money).map((tool) => providerTool(server, tool));
-}
+/** A provider's tools a session publishes, built once: the catalog is data loaded at start. */
+const PROVIDER_SPECS = new Map(
+  catalogServers().map((server) => [server.id, server.tools.map((tool) => providerTool(server, tool))]),
+);
+const providerTools = (server: CatalogServer): ToolSpec[] => PROVIDER_SPECS.get(server.id) ?? [];
 
 const GATEWAY_SPECS: ToolSpec[] = GATEWAY_TOOLS.map((tool) => ({
   name: tool.name,

@@ -1,11 +1,13 @@
 // The base of the auth-type mock providers: a real HTTP(S) server that checks one credential injection
 // on every request and refuses a wrong one with 401 in the provider's own words. Past the check it
-// answers `GET /account` (what verify-connection reads) and echoes anything else. Tests can script the
+// answers `GET /account` (what verify-connection reads), money tools' idempotent sends and status lookups
+// (money-tools.ts), and echoes anything else. Tests can script the
 // next answers (a 500, a redirect) to drive the gateway's error mapping.
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
+import { moneyTools, type MoneyTools } from './money-tools';
 
 export interface InboundRequest {
   method: string;
@@ -37,6 +39,8 @@ export interface AuthMock {
   script(...answers: ScriptedAnswer[]): void;
   /** How many requests passed and failed the credential check. */
   counts: { accepted: number; refused: number };
+  /** The provider's side of money-moving tool calls: idempotency keys, status lookups, failure modes. */
+  money: MoneyTools;
   stop(): Promise<void>;
 }
 
@@ -63,6 +67,7 @@ function send(
 export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock> {
   const scripted: ScriptedAnswer[] = [];
   const counts = { accepted: 0, refused: 0 };
+  const money = moneyTools(send);
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -88,6 +93,7 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
       }
       counts.accepted++;
       const path = (options.pathOf ?? ((r) => r.url))(request);
+      if (money.handle(request, path, res)) return;
       if (request.method === 'GET' && path.split('?')[0] === '/account')
         return send(res, 200, { ...options.account, extras: options.account.extras ?? {} });
       send(res, 200, { method: request.method, path, received_bytes: request.body.length });
@@ -103,6 +109,7 @@ export async function startAuthMock(options: AuthMockOptions): Promise<AuthMock>
       scripted.push(...answers);
     },
     counts,
+    money: money.controls,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -8,7 +8,7 @@ import type { Environment } from '../../domain/tenancy/api-key-format';
 import { keyServiceFor, type VaultSettings } from '../../domain/vault/select';
 import type { DatabasePool } from '../../runtime/database';
 import { oauthClientFor, OAuthGrantRefused } from '../auth/oauth-refresh';
-import { proxyExecute, ProxyRefused } from '../proxy/proxy-execute';
+import { proxyExecute, ProxyRefused, type ProxyAnswer } from '../proxy/proxy-execute';
 import { UpstreamUnreachable } from '../upstream/send';
 import { dispatchTenantToolBySlug } from '../mcp-client/dispatch';
 
@@ -55,6 +55,33 @@ const failed = (
   output: { error: { code: errorCode, message, ...extra } },
 });
 
+/**
+ * One request to a catalog provider through the project's connection (the proxy core injects the vault
+ * credential); null when the project has no active connection to it.
+ */
+export async function sendToProvider(
+  deps: ToolDispatchDeps,
+  tenant: Tenant,
+  environment: Environment,
+  server: CatalogServer,
+  request: { method: string; path: string; headers: Record<string, string>; body: Buffer },
+): Promise<ProxyAnswer | null> {
+  const current =
+    server.auth_type === 'none' ? null : await currentConnectionSealed(deps.db, tenant, server.id);
+  const connection = current?.connection ?? null;
+  if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) return null;
+  return proxyExecute(
+    {
+      db: deps.db,
+      keys: keyServiceFor(deps.config.vault),
+      oauthClient: oauthClientFor(server, environment, deps.config.providerOAuthClients),
+      providerUrls: deps.config.providerUrls,
+      timeoutMs: deps.config.providerTimeoutMs,
+    },
+    { server, environment, connection, sealed: current?.sealed ?? null, ...request },
+  );
+}
+
 export async function dispatchProviderTool(
   deps: ToolDispatchDeps,
   call: ProviderToolCall,
@@ -70,32 +97,14 @@ export async function dispatchProviderTool(
     });
     return tenant ?? failed('server_unknown', `No server "${call.serverId}" in the catalog`);
   }
-  const current =
-    server.auth_type === 'none' ? null : await currentConnectionSealed(deps.db, call.tenant, server.id);
-  const connection = current?.connection ?? null;
-  if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) {
-    return failed('not_connected', `${server.name} has no active connection in this project`);
-  }
   try {
-    const answer = await proxyExecute(
-      {
-        db: deps.db,
-        keys: keyServiceFor(deps.config.vault),
-        oauthClient: oauthClientFor(server, call.environment, deps.config.providerOAuthClients),
-        providerUrls: deps.config.providerUrls,
-        timeoutMs: deps.config.providerTimeoutMs,
-      },
-      {
-        server,
-        environment: call.environment,
-        connection,
-        sealed: current?.sealed ?? null,
-        method: 'POST',
-        path: `/tools/${call.tool}`,
-        headers: { 'content-type': 'application/json' },
-        body: Buffer.from(JSON.stringify(call.arguments)),
-      },
-    );
+    const answer = await sendToProvider(deps, call.tenant, call.environment, server, {
+      method: 'POST',
+      path: `/tools/${call.tool}`,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify(call.arguments)),
+    });
+    if (!answer) return failed('not_connected', `${server.name} has no active connection in this project`);
     const body = parsed(answer.body);
     if (answer.status >= 200 && answer.status < 300) {
       return {
