@@ -75,14 +75,13 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
     }>;
 
   /** A paid call whose upstream drops the connection: the price stays held and the caller is told to come back. */
-  async function uncertainCall(): Promise<{
+  async function uncertainCall(attemptId = `att-held-${temporal}-${++seq}`): Promise<{
     wallet: string;
     attemptId: string;
     args: Record<string, unknown>;
   }> {
     const wallet = await newWallet(gw, caller);
     await fund(gw, caller, wallet, 1_000);
-    const attemptId = `att-held-${temporal}-${++seq}`;
     const args = { gateway_payment: { wallet_id: wallet, attempt_id: attemptId } };
     const r = await call(`${server.slug}.vanish`, args);
     expect(r.status).toBe(409);
@@ -146,9 +145,11 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
       Number(id.slice(4)),
     );
     expect(b).toBeLessThan(a);
-    const bad = await charges('?status=maybe');
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe('invalid_query');
+    for (const query of ['?status=maybe', '?starting_after=tch_99999999999999999999', '?limit=0']) {
+      const bad = await charges(query);
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('invalid_query');
+    }
   });
 
   it('resolves succeeded: debits exactly the price, credits the tenant and the platform, and the caller gets the settled answer', async () => {
@@ -306,7 +307,9 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
   });
 
   it('lets a signed-in operator resolve a held charge from the console', async () => {
-    const { wallet, attemptId } = await uncertainCall();
+    // The caller chose the attempt id: the console shows it as text, never as markup.
+    const { wallet, attemptId } = await uncertainCall(`att-<i>held</i>-${temporal}-${++seq}`);
+    const shown = attemptId.replace(/</g, '&lt;').replace(/>/g, '&gt;');
     const login = await gw.request('POST', '/console/login', {
       raw: new URLSearchParams({ operator: 'erin', token: gw.serviceToken }).toString(),
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: gw.url },
@@ -315,8 +318,10 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
     const cookie = login.headers.get('set-cookie')!.split(';')[0];
     const page = await gw.request('GET', `/console?org=${tenant.orgId}`, { headers: { Cookie: cookie } });
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1];
+    expect(page.text).toContain(`<code>${shown}</code>`);
+    expect(page.text).not.toContain('<i>held');
     const action = new RegExp(`action="(/console/orgs/[^"]+/tool-charges/(tch_\\d+)/resolve)"`).exec(
-      page.text.slice(page.text.indexOf(`<code>${attemptId}</code>`)),
+      page.text.slice(page.text.indexOf(`<code>${shown}</code>`)),
     );
     expect(action).not.toBeNull();
     const form = (fields: Record<string, string>) =>

@@ -55,7 +55,7 @@ export function chargeStatus(stored: string): ChargeStatus {
 
 /** `tch_12` → 12n; null for anything else. */
 export function chargeSeq(id: string): bigint | null {
-  const match = /^tch_([1-9][0-9]{0,18})$/.exec(id);
+  const match = /^tch_([1-9][0-9]{0,17})$/.exec(id);
   return match ? BigInt(match[1]) : null;
 }
 

@@ -6,7 +6,7 @@ import type { JsonSchema } from './json-schema';
 
 const ChargeId: JsonSchema = {
   type: 'string',
-  pattern: '^tch_[1-9][0-9]{0,18}$',
+  pattern: '^tch_[1-9][0-9]{0,17}$',
   description: "The charge's own id (`tch_…`).",
 };
 const StatusFilter: JsonSchema = {
