@@ -52,13 +52,16 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
   let outcome: ToolChargeOutcome | null = null;
   let uncertain: string | null = null;
   let verdict: ToolChargeResolution | null = null;
+  // Set once the upstream's answer is known to be lost, before the charge row says so: a resolution sent as
+  // soon as the row reads `uncertain` is taken, never refused for arriving first.
+  let awaitingVerdict = false;
   setHandler(toolChargeOutcomeUpdate, async (): Promise<ToolChargeAnswer> => {
     await condition(() => outcome !== null || uncertain !== null);
     return outcome ?? { status: 'upstream_uncertain', detail: uncertain ?? 'the upstream has not answered' };
   });
   // The first resolution wins; a repeat of it waits for (or answers) the settled outcome.
   setHandler(toolChargeResolveSignal, (said) => {
-    if (uncertain !== null && verdict === null) verdict = { outcome: said, resolvedBy: 'unnamed' };
+    if (awaitingVerdict && verdict === null) verdict = { outcome: said, resolvedBy: 'unnamed' };
   });
   setHandler(
     toolChargeResolveUpdate,
@@ -76,7 +79,7 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
             ToolChargeResolveFailure.ResolvedOtherwise,
             { outcome: first.outcome },
           );
-        if (first === null && uncertain === null)
+        if (first === null && !awaitingVerdict)
           throw ApplicationFailure.nonRetryable(
             'The charge is not waiting for a resolution',
             ToolChargeResolveFailure.NotUncertain,
@@ -187,6 +190,7 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
     }
     if (result.status === 'unknown') {
       step('dispatch', 'fail', `outcome unknown: ${result.message}; the hold stays until it is known`);
+      awaitingVerdict = true;
       await ledger.markToolChargeUncertain(input);
       uncertain = result.message;
       await condition(() => verdict !== null);

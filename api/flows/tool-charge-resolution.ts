@@ -76,7 +76,11 @@ export async function resolveHeldCharge(
     const after = await current(deps, row);
     const again = settledAnswer(after, resolution);
     if (again) return again;
-    throw new ApiError(503, 'charge_unavailable', "The charge's workflow is not running; retry shortly");
+    throw new ApiError(
+      503,
+      'charge_unavailable',
+      "The charge's workflow cannot take the resolution now (it is not running); retry shortly",
+    );
   } finally {
     clearTimeout(timer);
   }
