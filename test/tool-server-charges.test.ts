@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { expectBalanced, fund, newWallet } from './support/money';
+import { startReceiver } from './support/receiver';
 
 describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (temporal) => {
   let gw: Gateway;
@@ -268,6 +269,59 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
       details: { status: 'completed' },
     });
     expect(await entries(paid)).toEqual(['fund:1000', 'hold:-25', 'debit:-25']);
+  });
+
+  it("tells the tenant's webhooks when a call turns uncertain and when it is resolved", async () => {
+    const receiver = await startReceiver();
+    try {
+      for (const event of ['tool_charge.uncertain', 'tool_charge.resolved']) {
+        const created = await gw.request('POST', '/v1/webhook-endpoints', {
+          key: tenant.key,
+          body: { name: event, event, webhook_url: `${receiver.url}/${event}` },
+        });
+        expect(created.status).toBe(201);
+      }
+      const { attemptId } = await uncertainCall();
+      const deliveredFor = async (path: string) => {
+        for (let n = 1; ; n++) {
+          const found = (await receiver.waitFor(n))
+            .filter((r) => r.path === path)
+            .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> })
+            .find((b) => b.data.attempt_id === attemptId);
+          if (found) return found;
+        }
+      };
+      expect(await deliveredFor('/tool_charge.uncertain')).toMatchObject({
+        type: 'tool_charge.uncertain',
+        data: { attempt_id: attemptId, server_id: server.slug, price_minor: '50', currency: 'BRL' },
+      });
+      expect((await resolve(attemptId, { outcome: 'failed' })).status).toBe(200);
+      expect(await deliveredFor('/tool_charge.resolved')).toMatchObject({
+        type: 'tool_charge.resolved',
+        data: {
+          attempt_id: attemptId,
+          outcome: 'failed',
+          status: 'failed',
+          resolved_by: `key:${tenant.keyId}`,
+        },
+      });
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('moves the money once when two resolutions with different outcomes race', async () => {
+    const { wallet, attemptId } = await uncertainCall();
+    const answers = await Promise.all([
+      resolve(attemptId, { outcome: 'succeeded' }),
+      resolve(attemptId, { outcome: 'failed' }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const [won, lost] = answers[0].status === 200 ? answers : [answers[1], answers[0]];
+    expect(lost.body.error.code).toBe('charge_not_uncertain');
+    const moved = won.body.resolution.outcome === 'succeeded' ? 'debit:-50' : 'release:50';
+    expect(await entries(wallet)).toEqual(['fund:1000', 'hold:-50', moved]);
+    await expectBalanced(gw, wallet);
   });
 
   it('lets an operator list held charges and resolve one through the operator API, named on the charge and the call', async () => {
