@@ -2,13 +2,14 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
-import type { ToolChargeInput, ToolChargeOutcome, UpstreamResult } from '../domain/tool-servers/charge-types';
-import {
-  authorizeToolCharge,
-  markToolChargeUncertain,
-  releaseToolCharge,
-  settleToolCharge,
-} from '../domain/tool-servers/charges';
+import type {
+  ToolChargeInput,
+  ToolChargeOutcome,
+  ToolChargeResolution,
+  UpstreamResult,
+} from '../domain/tool-servers/charge-types';
+import { markToolChargeUncertain } from '../domain/tool-servers/charge-resolution';
+import { authorizeToolCharge, releaseToolCharge, settleToolCharge } from '../domain/tool-servers/charges';
 import { sweepPlatformFees } from '../domain/tool-servers/fees';
 import { serverEndpoint } from '../domain/tool-servers/upstream-auth';
 import { callTenantTool } from '../providers/mcp-client/dispatch';
@@ -29,9 +30,16 @@ export function toolChargeActivities(deps: ActivityDeps) {
   return {
     authorizeToolCharge: (input: ToolChargeInput) =>
       refusalsAsFailures(() => authorizeToolCharge(deps.db, input)),
-    settleToolCharge: (input: ToolChargeInput) => refusalsAsFailures(() => settleToolCharge(deps.db, input)),
-    async releaseToolCharge(input: ToolChargeInput): Promise<{ releaseId: string }> {
-      return refusalsAsFailures(async () => ({ releaseId: await releaseToolCharge(deps.db, input) }));
+    /** `resolution` when the call's answer never came and someone who knows settled it. */
+    settleToolCharge: (input: ToolChargeInput, resolution: ToolChargeResolution | null = null) =>
+      refusalsAsFailures(() => settleToolCharge(deps.db, input, resolution)),
+    async releaseToolCharge(
+      input: ToolChargeInput,
+      resolution: ToolChargeResolution | null = null,
+    ): Promise<{ releaseId: string }> {
+      return refusalsAsFailures(async () => ({
+        releaseId: await releaseToolCharge(deps.db, input, resolution),
+      }));
     },
     markToolChargeUncertain: (input: ToolChargeInput) => markToolChargeUncertain(deps.db, input),
     /** The upstream tools/call, sent once; the server's URL is read now (it may have been deleted since: calls in flight finish). */

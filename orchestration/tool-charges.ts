@@ -1,10 +1,16 @@
 // A paid tool call's workflow: one per (organization, attempt id), started or joined with Update-with-Start
 // exactly as wallet execute's spend attempt is; a finished call is never run again (its answer is in PostgreSQL).
-import type { ToolChargeAnswer, ToolChargeInput } from '../domain/tool-servers/charge-types';
+// A call whose upstream answer never came is resolved here too, by whoever knows what the upstream did.
+import type {
+  ToolChargeAnswer,
+  ToolChargeInput,
+  ToolChargeOutcome,
+  ToolChargeResolution,
+} from '../domain/tool-servers/charge-types';
 import type { paidToolCall } from '../workflows/paid-tool-call';
 import { searchAttributes } from '../workflows/search-attributes';
-import { toolChargeOutcomeUpdate } from '../workflows/tool-charge-messages';
-import { updateWithStart, type Orchestrator } from './temporal';
+import { toolChargeOutcomeUpdate, toolChargeResolveUpdate } from '../workflows/tool-charge-messages';
+import { update, updateWithStart, type Orchestrator } from './temporal';
 
 export const toolChargeWorkflowId = (orgId: string, attemptId: string): string =>
   `tool-charge/${orgId}/${attemptId}`;
@@ -28,4 +34,18 @@ export function runToolCharge(o: Orchestrator, input: ToolChargeInput): Promise<
     },
     toolChargeOutcomeUpdate,
   );
+}
+
+/**
+ * Resolves the held call of the caller's organization `orgId` and waits for the settled outcome. Refusals
+ * come back as WorkflowUpdateFailedError (cause.type in ToolChargeResolveFailure); a call whose workflow has
+ * closed as WorkflowNotFoundError.
+ */
+export function resolveToolCharge(
+  o: Orchestrator,
+  orgId: string,
+  attemptId: string,
+  resolution: ToolChargeResolution,
+): Promise<ToolChargeOutcome> {
+  return update(o, toolChargeWorkflowId(orgId, attemptId), toolChargeResolveUpdate, resolution);
 }

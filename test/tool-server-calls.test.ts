@@ -9,8 +9,6 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 import { ensureMoneySchedules } from '../orchestration/money-schedules';
-import { toolChargeWorkflowId } from '../orchestration/tool-charges';
-import { toolChargeResolveSignal } from '../workflows/tool-charge-messages';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { expectBalanced, fund, newWallet } from './support/money';
 
@@ -252,11 +250,13 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     const charge = await gw.db.oneFirst(sql.type(z.object({ status: z.string() }))`
       SELECT status FROM tool_server_charges WHERE attempt_id = ${id}`);
     expect(charge).toBe('uncertain');
-    // Someone who knows the upstream's records settles it; the next presentation answers the outcome.
-    await gw.env.client.workflow
-      .getHandle(toolChargeWorkflowId(caller.orgId, id))
-      .signal(toolChargeResolveSignal, 'failed');
-    await gw.env.client.workflow.getHandle(toolChargeWorkflowId(caller.orgId, id)).result();
+    // The tenant, who knows its upstream's records, settles it; the next presentation answers the outcome.
+    const resolved = await gw.request('POST', `/v1/mcp-servers/${server.id}/charges/${id}/resolve`, {
+      key: tenant.key,
+      body: { outcome: 'failed' },
+    });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({ attempt_id: id, status: 'failed' });
     const settled = await call(`${server.slug}.vanish`, args);
     expect(settled.body).toMatchObject({ status: 'error', error_code: 'upstream_failed' });
     expect(await balance(caller, wallet)).toMatchObject({ balance_minor: '1000', available_minor: '1000' });

@@ -5,6 +5,7 @@
 // the hold stays and the call waits for someone who knows (toolChargeResolve): nothing is guessed.
 import {
   ActivityFailure,
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   proxyActivities,
@@ -19,9 +20,15 @@ import type {
   ToolChargeAnswer,
   ToolChargeInput,
   ToolChargeOutcome,
+  ToolChargeResolution,
   UpstreamResult,
 } from '../domain/tool-servers/charge-types';
-import { toolChargeOutcomeUpdate, toolChargeResolveSignal } from './tool-charge-messages';
+import {
+  ToolChargeResolveFailure,
+  toolChargeOutcomeUpdate,
+  toolChargeResolveSignal,
+  toolChargeResolveUpdate,
+} from './tool-charge-messages';
 
 // Ledger steps are short, idempotent transactions: local activities, retried as the spend attempt's are.
 const ledger = proxyLocalActivities<Activities>({
@@ -44,14 +51,42 @@ const upstream = proxyActivities<Activities>({
 export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOutcome> {
   let outcome: ToolChargeOutcome | null = null;
   let uncertain: string | null = null;
-  let verdict: 'succeeded' | 'failed' | null = null;
+  let verdict: ToolChargeResolution | null = null;
+  // Set once the upstream's answer is known to be lost, before the charge row says so: a resolution sent as
+  // soon as the row reads `uncertain` is taken, never refused for arriving first.
+  let awaitingVerdict = false;
   setHandler(toolChargeOutcomeUpdate, async (): Promise<ToolChargeAnswer> => {
     await condition(() => outcome !== null || uncertain !== null);
     return outcome ?? { status: 'upstream_uncertain', detail: uncertain ?? 'the upstream has not answered' };
   });
+  // The first resolution wins; a repeat of it waits for (or answers) the settled outcome.
   setHandler(toolChargeResolveSignal, (said) => {
-    if (uncertain !== null) verdict = said;
+    if (awaitingVerdict && verdict === null) verdict = { outcome: said, resolvedBy: 'unnamed' };
   });
+  setHandler(
+    toolChargeResolveUpdate,
+    async (said): Promise<ToolChargeOutcome> => {
+      verdict ??= said;
+      await condition(() => outcome !== null);
+      return outcome!;
+    },
+    {
+      validator: (said) => {
+        const first = verdict as ToolChargeResolution | null;
+        if (first !== null && first.outcome !== said.outcome)
+          throw ApplicationFailure.nonRetryable(
+            `The charge was already resolved as ${first.outcome}`,
+            ToolChargeResolveFailure.ResolvedOtherwise,
+            { outcome: first.outcome },
+          );
+        if (first === null && !awaitingVerdict)
+          throw ApplicationFailure.nonRetryable(
+            'The charge is not waiting for a resolution',
+            ToolChargeResolveFailure.NotUncertain,
+          );
+      },
+    },
+  );
 
   const audit: AuditStep[] = [];
   const step = (name: AuditStep['step'], status: AuditStep['status'], detail: string) => {
@@ -75,6 +110,7 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
 
   const auth = await ledger.authorizeToolCharge(input);
   let done: ToolChargeOutcome;
+  let resolution: ToolChargeResolution | null = null;
   if (auth.kind === 'wallet_not_active') {
     step('hold', 'fail', `wallet_not_active: the wallet is ${auth.status}`);
     done = {
@@ -154,18 +190,25 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
     }
     if (result.status === 'unknown') {
       step('dispatch', 'fail', `outcome unknown: ${result.message}; the hold stays until it is known`);
+      awaitingVerdict = true;
       await ledger.markToolChargeUncertain(input);
       uncertain = result.message;
       await condition(() => verdict !== null);
       uncertain = null;
+      resolution = verdict as ToolChargeResolution | null as ToolChargeResolution;
+      step('resolve', 'pass', `resolved as ${resolution.outcome} by ${resolution.resolvedBy}`);
       result =
-        verdict === 'succeeded'
-          ? { status: 'succeeded', output: { resolved: 'succeeded' } }
-          : { status: 'failed', code: 'upstream_failed', message: 'resolved as failed' };
+        resolution.outcome === 'succeeded'
+          ? { status: 'succeeded', output: { resolved: 'succeeded', resolved_by: resolution.resolvedBy } }
+          : {
+              status: 'failed',
+              code: 'upstream_failed',
+              message: `resolved as failed by ${resolution.resolvedBy}`,
+            };
     }
     if (result.status === 'succeeded') {
       step('dispatch', 'pass', `upstream ${input.upstreamTool} answered`);
-      const split = await ledger.settleToolCharge(input);
+      const split = await ledger.settleToolCharge(input, resolution);
       wallet.debitId = split.debitId;
       step(
         'debit',
@@ -188,7 +231,7 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
       };
     } else {
       step('dispatch', 'fail', `${result.code}: ${result.message}`);
-      const released = await ledger.releaseToolCharge(input);
+      const released = await ledger.releaseToolCharge(input, resolution);
       wallet.releaseId = released.releaseId;
       step('release', 'pass', `released entry ${released.releaseId}`);
       done = {

@@ -1,10 +1,13 @@
-// The console's one overview page: pending approvals with their held call and a decide form each,
+// The console's one overview page: pending approvals with their held call and a decide form each, held
+// tool charges whose upstream answer never came with a resolve form each,
 // stuck money attempts linked to their workflows in the Temporal UI, open reconciliation anomalies and
 // webhook endpoints in error. Rendering only; the routes gather the rows.
 import type { FailingEndpoint } from '../../domain/webhooks/failing-endpoints';
 import type { OpenAnomaly } from '../../domain/reconciliation/open-anomalies';
 import type { PendingApproval } from '../../domain/approvals/pending';
 import type { StuckAttempt } from '../../domain/operations/stuck-attempts';
+import type { ChargeListRow } from '../../domain/tool-servers/charge-list';
+import { HELD_CHARGE_HEAD, heldChargeRow } from './console-tool-charges';
 import { escapeHtml as e, layout } from './console-layout';
 
 export interface DashboardView {
@@ -17,6 +20,7 @@ export interface DashboardView {
   stuck: StuckAttempt[];
   anomalies: OpenAnomaly[];
   endpoints: FailingEndpoint[];
+  heldCharges: readonly ChargeListRow[];
 }
 
 // Minor units per major unit for the currencies the gateway moves; anything else is shown in minor units.
@@ -105,6 +109,13 @@ export function dashboardPage(view: DashboardView): string {
         'No approval is waiting for a decision.',
         ['Approval', 'Tool', 'Amount', 'Payee', 'Rule and reason', 'Created / expires', 'Decide'],
         view.approvals.map((a) => approvalRow(a, view)),
+      ),
+      table(
+        'tool-charges',
+        'Tool charges with an unknown outcome',
+        'No paid tool call is waiting for its outcome.',
+        HELD_CHARGE_HEAD,
+        view.heldCharges.map((c) => heldChargeRow(c, view.csrf, formatMinor(c.price_minor, c.currency))),
       ),
       table(
         'stuck',

@@ -1,5 +1,6 @@
 // The operator console under /console: sign-in with the service token, one overview page of what needs
-// an operator (pending approvals, stuck attempts, open anomalies, endpoints in error) and the approval
+// an operator (pending approvals, held tool charges, stuck attempts, open anomalies, endpoints in error;
+// a held charge is resolved in console-tool-charges.ts) and the approval
 // decision, which runs the operator API's own decide path (api/flows/approval-decision.ts). Pages, not
 // API operations: left out of the OpenAPI document, and refused input is answered as a page.
 import type Koa from 'koa';
@@ -9,6 +10,7 @@ import { listFailingEndpoints } from '../../domain/webhooks/failing-endpoints';
 import { listOpenAnomalies } from '../../domain/reconciliation/open-anomalies';
 import { listPendingApprovals } from '../../domain/approvals/pending';
 import { listStuckAttempts } from '../../domain/operations/stuck-attempts';
+import { listChargesForOperator } from '../../domain/tool-servers/charge-list';
 import { ApprovalDecide } from '../../schema/http/execute';
 import type { JsonSchema } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
@@ -163,7 +165,7 @@ export const consoleRoutes: AnyRoute[] = [
       const session = await signedIn(deps, ctx);
       if (!session) return seeOther('/console/login');
       const orgId = query.org || undefined;
-      const [approvals, stuck, anomalies, endpoints] = await Promise.all([
+      const [approvals, stuck, anomalies, endpoints, heldCharges] = await Promise.all([
         listPendingApprovals(deps.db, { orgId, limit: LIST_LIMIT }),
         listStuckAttempts(deps.db, {
           orgId,
@@ -172,6 +174,7 @@ export const consoleRoutes: AnyRoute[] = [
         }),
         listOpenAnomalies(deps.db, { orgId, limit: LIST_LIMIT }),
         listFailingEndpoints(deps.db, { orgId, limit: LIST_LIMIT }),
+        listChargesForOperator(deps.db, { orgId, status: 'uncertain', limit: LIST_LIMIT }),
       ]);
       return htmlReply(
         200,
@@ -185,6 +188,7 @@ export const consoleRoutes: AnyRoute[] = [
           stuck,
           anomalies,
           endpoints,
+          heldCharges,
         }),
       );
     },

@@ -42,6 +42,7 @@ import { ddaRoutes } from './dda';
 import { tedInboundRoutes } from './ted-inbound';
 import { payX402Routes } from './pay-x402';
 import { mcpServerRoutes } from './mcp-servers';
+import { consoleToolChargeRoutes } from './console-tool-charges';
 
 export function allRoutes(): AnyRoute[] {
   const routes: AnyRoute[] = [
@@ -87,6 +88,7 @@ export function allRoutes(): AnyRoute[] {
     ...tedInboundRoutes,
     ...payX402Routes,
     ...mcpServerRoutes,
+    ...consoleToolChargeRoutes,
   ];
   return routes;
 }

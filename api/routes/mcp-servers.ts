@@ -1,7 +1,8 @@
 // Tenant tool servers: validate an upstream (a real MCP handshake, nothing stored), register one with its
 // priced tools (the handshake again, so each tool's input schema is the upstream's own), list, read, update
-// the listing, price or pause a tool, delete, and sweep the accrued platform fees. The spec's scope table has
-// no entry for these, so they are `unmapped` like payment links.
+// the listing, price or pause a tool, delete, and sweep the accrued platform fees (paid calls and their
+// resolution: mcp-server-charges.ts). The spec's scope table has no entry for these, so they are
+// `unmapped` like payment links.
 import { ApiError } from '../../domain/errors';
 import { sweepPlatformFees } from '../../domain/tool-servers/fees';
 import { priceToMinor } from '../../domain/tool-servers/money';
@@ -34,6 +35,7 @@ import {
 } from '../../schema/http/mcp-servers';
 import type { Principal } from '../principal';
 import { registerToolServer, shake } from '../flows/tool-server-registration';
+import { mcpServerChargeRoutes } from './mcp-server-charges';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Tenant tool servers'];
@@ -209,4 +211,5 @@ export const mcpServerRoutes: AnyRoute[] = [
       return { body: presentToolServer(server) };
     },
   }),
+  ...mcpServerChargeRoutes,
 ];

@@ -1,5 +1,6 @@
 // Operator-only surfaces (service credential; API keys and OAuth tokens get 401). Left out of the
-// OpenAPI document: organizations, users, API keys, project members and the worker readiness probe.
+// OpenAPI document: organizations, users, API keys, project members, the worker readiness probe, and held
+// tool charges (operator-tool-charges.ts).
 import { ApiError, notFound } from '../../domain/errors';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/tenancy/api-keys';
 import { addUser, listMembers, removeMember, requireRole, setMemberRole } from '../../domain/tenancy/members';
@@ -20,6 +21,7 @@ import type { OperatorPrincipal } from '../principal';
 import { presentProject } from '../presenters/project';
 import { runWorkflowBounded } from '../../orchestration/bounded';
 import { route, type AnyRoute } from '../route';
+import { operatorToolChargeRoutes } from './operator-tool-charges';
 
 const tags = ['Operator'];
 const ok = { 200: { description: 'OK' } };
@@ -262,4 +264,5 @@ export const operatorRoutes: AnyRoute[] = [
       };
     },
   }),
+  ...operatorToolChargeRoutes,
 ];

@@ -225,6 +225,16 @@ export const EVENT_CATALOG = {
     area: 'tools',
     description: "Accrued platform fees moved to the organization's platform-fee wallet.",
   },
+  'tool_charge.uncertain': {
+    area: 'tools',
+    description:
+      "A paid call's upstream answer never came: the caller's price stays held until the tenant or an operator resolves it (`attempt_id`, `charge_id`, `tool_server_id`).",
+  },
+  'tool_charge.resolved': {
+    area: 'tools',
+    description:
+      'A held paid call was resolved: `outcome` `succeeded` debited the price with the splits, `failed` released it (`resolved_by`).',
+  },
 } as const satisfies Record<string, EventTypeSpec>;
 
 export type EventType = keyof typeof EVENT_CATALOG;

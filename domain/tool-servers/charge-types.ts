@@ -67,3 +67,12 @@ export interface ToolChargeOutcome {
 }
 
 export type ToolChargeAnswer = ToolChargeOutcome | { status: 'upstream_uncertain'; detail: string };
+
+/** What someone who knows the upstream's records says a call whose answer never came did. */
+export type ToolChargeVerdict = 'succeeded' | 'failed';
+
+/** A held call's resolution and who made it (`key:<id>` for the tenant, `user:<name>` for an operator). */
+export interface ToolChargeResolution {
+  outcome: ToolChargeVerdict;
+  resolvedBy: string;
+}

@@ -2,7 +2,7 @@
 // authorize (the policy gate with the tool's name, price and currency, then a hold on the caller's wallet for
 // the price the call was authorized at), settle (the debit of the hold and, in the same transaction, the
 // tenant's share and the platform fee credited, summing to the price), release (the hold returned), and
-// uncertain (the hold kept: the upstream's answer never came, so nothing is guessed).
+// uncertain (the hold kept: the upstream's answer never came, so nothing is guessed; charge-resolution.ts).
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
@@ -18,7 +18,9 @@ import {
   type ChargeAuthorization,
   type ChargeSplit,
   type ToolChargeInput,
+  type ToolChargeResolution,
 } from './charge-types';
+import { recordToolChargeResolution } from './charge-resolution';
 import { splitPrice } from './money';
 
 const callerScope = (input: ToolChargeInput): EventScope => ({
@@ -171,8 +173,15 @@ async function lockCharge(tx: DatabaseTransactionConnection, input: ToolChargeIn
   return charge;
 }
 
-/** Debits the hold and credits the tenant's share and the platform fee, all in one transaction. */
-export async function settleToolCharge(db: DatabasePool, input: ToolChargeInput): Promise<ChargeSplit> {
+/**
+ * Debits the hold and credits the tenant's share and the platform fee, all in one transaction (with the
+ * resolution of a call whose answer never came, when that is what settles it).
+ */
+export async function settleToolCharge(
+  db: DatabasePool,
+  input: ToolChargeInput,
+  resolution: ToolChargeResolution | null = null,
+): Promise<ChargeSplit> {
   const price = BigInt(input.priceMinor);
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
@@ -229,6 +238,12 @@ export async function settleToolCharge(db: DatabasePool, input: ToolChargeInput)
         UPDATE tool_server_charges SET status = 'debited', tenant_share_minor = ${split.tenantShareMinor.toString()},
           fee_minor = ${split.feeMinor.toString()}, debit_entry_id = ${debit.entry.id.toString()}, settled_at = now()
         WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`);
+      if (resolution)
+        await recordToolChargeResolution(tx, input, resolution, {
+          status: 'completed',
+          tenantShareMinor: split.tenantShareMinor.toString(),
+          feeMinor: split.feeMinor.toString(),
+        });
       return {
         debitId: debit.entry.id.toString(),
         tenantShareMinor: split.tenantShareMinor.toString(),
@@ -238,8 +253,12 @@ export async function settleToolCharge(db: DatabasePool, input: ToolChargeInput)
   );
 }
 
-/** Returns the whole hold: the upstream failed or answered too late. */
-export async function releaseToolCharge(db: DatabasePool, input: ToolChargeInput): Promise<string> {
+/** Returns the whole hold: the upstream failed, answered too late, or was resolved as failed. */
+export async function releaseToolCharge(
+  db: DatabasePool,
+  input: ToolChargeInput,
+  resolution: ToolChargeResolution | null = null,
+): Promise<string> {
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
       await ledgerTransactionSettings(tx);
@@ -271,14 +290,8 @@ export async function releaseToolCharge(db: DatabasePool, input: ToolChargeInput
       await tx.query(sql.unsafe`
         UPDATE tool_server_charges SET status = 'released', settled_at = now()
         WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`);
+      if (resolution) await recordToolChargeResolution(tx, input, resolution, { status: 'failed' });
       return posted.entry.id.toString();
     }),
   );
-}
-
-/** Marks the charge uncertain: the hold stays open until the outcome is known. */
-export async function markToolChargeUncertain(db: DatabasePool, input: ToolChargeInput): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE tool_server_charges SET status = 'uncertain'
-    WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND status = 'held'`);
 }
