@@ -274,10 +274,26 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
   it("tells the tenant's webhooks when a call turns uncertain and when it is resolved", async () => {
     const receiver = await startReceiver();
     try {
+      // An endpoint may narrow itself to the tool server by its slug; a slug nobody holds is refused.
+      const unknown = await gw.request('POST', '/v1/webhook-endpoints', {
+        key: tenant.key,
+        body: {
+          name: 'x',
+          event: 'tool_charge.uncertain',
+          webhook_url: receiver.url,
+          server_id: 'no-such-tools',
+        },
+      });
+      expect([unknown.status, unknown.body.error?.code]).toEqual([400, 'unknown_server']);
       for (const event of ['tool_charge.uncertain', 'tool_charge.resolved']) {
         const created = await gw.request('POST', '/v1/webhook-endpoints', {
           key: tenant.key,
-          body: { name: event, event, webhook_url: `${receiver.url}/${event}` },
+          body: {
+            name: event,
+            event,
+            webhook_url: `${receiver.url}/${event}`,
+            ...(event === 'tool_charge.uncertain' ? { server_id: server.slug } : {}),
+          },
         });
         expect(created.status).toBe(201);
       }

@@ -106,7 +106,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
     },
     async handler({ deps, principal, body }) {
       requireAllowedUrl(body.webhook_url, principal.environment);
-      await requireKnownServer(deps.db, body.server_id);
+      await requireKnownServer(deps.db, principal.environment, body.server_id);
       const { endpoint, signingSecret } = await createEndpoint(
         deps.db,
         scopeOf(principal),

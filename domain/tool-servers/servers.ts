@@ -203,6 +203,18 @@ export async function publishedToolServers(
   return (await withTools(db, rows)).map((s) => ({ ...s, tools: s.tools.filter((t) => t.active) }));
 }
 
+/** Whether a tenant tool server of the environment, not deleted, holds this slug. */
+export async function toolServerSlugExists(
+  db: CommonQueryMethods,
+  environment: 'live' | 'test',
+  slug: string,
+): Promise<boolean> {
+  return db.oneFirst(sql.type(z.object({ found: z.boolean() }))`
+    SELECT EXISTS (
+      SELECT 1 FROM tool_servers WHERE environment = ${environment} AND slug = ${slug} AND deleted_at IS NULL
+    ) AS found`);
+}
+
 export async function updateToolServer(
   db: DatabasePool,
   scope: EventScope,
