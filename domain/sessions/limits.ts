@@ -47,15 +47,20 @@ export async function withinSessionQuota<T>(
   });
 }
 
-const windowRow = z.object({ calls: z.number(), retry_after: z.number() });
+const windowRow = z.object({ calls: z.number(), retry_after: z.number(), settings: z.record(z.unknown()) });
 
 /** Counts this call in the session's current minute; past the limit it is refused with when to come back. */
 export async function enforceCallLimits(db: CommonQueryMethods, session: SessionRow): Promise<void> {
-  const limit = await setting(db, session.org_id, session.project_id, 'session_tool_calls_per_minute');
+  // One round trip on every tool call: the count and the project's limit come back from the same statement.
   const counted = await db.one(sql.type(windowRow)`
-    INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), 1)
-    ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + 1
-    RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after`);
+    WITH counted AS (
+      INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), 1)
+      ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + 1
+      RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
+    )
+    SELECT counted.calls, counted.retry_after, p.settings
+    FROM counted, projects p WHERE p.org_id = ${session.org_id} AND p.id = ${session.project_id}`);
+  const limit = Number(effectiveSettings(counted.settings).session_tool_calls_per_minute);
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
   if (counted.calls === 1)
     await db.query(
