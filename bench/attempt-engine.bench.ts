@@ -9,12 +9,12 @@
 //   beside a bare node:http server answering the same body sizes.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { quietLogger } from '../worker/bundle';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
-import { startBenchStack, type BenchStack } from './support/stack';
+import { costed, costLine, type Costed } from './support/cpu';
+import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
 
@@ -23,52 +23,7 @@ const LONE = Number(process.env.BENCH_LONE ?? 100);
 const TOTAL = Number(process.env.BENCH_ATTEMPTS ?? 400);
 const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 1_000);
 
-/** CPU time (ms) a process has used so far, from /proc. */
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return 0; // a backend that exited between the listing and the read
-  }
-}
-
-/** CPU time (ms) used so far by every PostgreSQL process on the machine (the embedded server's backends). */
-function postgresCpuMs(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMsOf(Number(entry));
-    } catch {
-      // gone already
-    }
-  }
-  return total;
-}
-
-interface Costed extends LoadResult {
-  processMs: number;
-  serverMs: number;
-  postgresMs: number;
-}
-
-async function costed(stack: BenchStack, run: () => Promise<LoadResult>): Promise<Costed> {
-  const process0 = process.cpuUsage();
-  const server0 = cpuMsOf(stack.temporal.pid);
-  const pg0 = postgresCpuMs();
-  const result = await run();
-  const used = process.cpuUsage(process0);
-  return {
-    ...result,
-    processMs: (used.user + used.system) / 1000 / result.requests,
-    serverMs: (cpuMsOf(stack.temporal.pid) - server0) / result.requests,
-    postgresMs: (postgresCpuMs() - pg0) / result.requests,
-  };
-}
-
-const line = (r: Costed) =>
-  `${formatResult(r)}   CPU/req: process ${r.processMs.toFixed(1)} ms, Temporal ${r.serverMs.toFixed(1)} ms, PostgreSQL ${r.postgresMs.toFixed(1)} ms`;
+const line = (r: Costed) => `${formatResult(r)}   ${costLine(r)}`;
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
 
 async function main(): Promise<void> {

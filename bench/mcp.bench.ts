@@ -6,7 +6,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { catalogServer } from '../domain/providers/catalog';
+// First, before anything loads the tool registry (which builds the catalog's tool specs once):
+import './support/two-hundred-tools';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
@@ -70,29 +71,7 @@ function spawnChild(job: ChildJob): Promise<LoadResult> {
   });
 }
 
-/**
- * Tenant tool servers do not exist yet, so the 200-tool session is built from the catalog: the public
- * postal-codes server is given 199 more read tools in this process, where the API under test reads them.
- */
-function postalCodesWith200Tools(): void {
-  const server = catalogServer('postal-codes')!;
-  for (let i = server.tools.length; i < 200; i++) {
-    server.tools.push({
-      name: `lookup_${i}`,
-      description: `Postal lookup variant ${i}: resolves a CEP to its street, district and city.`,
-      moves_money: false,
-      input_schema: {
-        type: 'object',
-        required: ['cep'],
-        additionalProperties: false,
-        properties: { cep: { type: 'string', pattern: '^[0-9]{8}$' }, detail: { enum: ['short', 'full'] } },
-      },
-    });
-  }
-}
-
 async function main(): Promise<void> {
-  postalCodesWith200Tools();
   const stack = await startBenchStack();
   const tenant = await stack.createTenant();
   const connected = await stack.request('POST', '/v1/providers/pix-psp/connections', {
@@ -121,6 +100,15 @@ async function main(): Promise<void> {
     method: 'POST',
     headers: { 'x-api-key': API_KEY_SANDBOX.api_key, 'content-type': 'application/json' },
     body: JSON.stringify(LOOKUP),
+    total: TOTAL,
+    concurrency: CONCURRENCY,
+    warmup: 500,
+  });
+  // The lightest authenticated route at the same concurrency: what any keyed request costs here under load.
+  const whoami = await spawnLoad({
+    label: `GET /v1/whoami (c=${CONCURRENCY}, baseline)`,
+    url: `${stack.url}/v1/whoami`,
+    headers: { Authorization: `Bearer ${tenant.key}` },
     total: TOTAL,
     concurrency: CONCURRENCY,
     warmup: 500,
@@ -156,6 +144,10 @@ async function main(): Promise<void> {
     `mcp: ${TOTAL} tool calls at concurrency ${CONCURRENCY} (current protocol), ${LISTS} tools/list one at a time`,
   );
   console.log(formatResult(direct));
+  console.log(formatResult(whoami));
+  console.log(
+    `  a keyed request with no upstream and no write already takes p50 ${whoami.p50.toFixed(2)} ms here, ${(whoami.p50 - direct.p50).toFixed(2)} ms over the direct call`,
+  );
   console.log(formatResult(viaMcp));
   console.log(
     `  overhead p50 ${(viaMcp.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcp.p99 - direct.p99).toFixed(2)} ms`,

@@ -12,6 +12,7 @@ import { MCP_UPSTREAM_AUTH } from '../providers/mocks/mcp-upstream';
 import { quietLogger } from '../worker/bundle';
 import { formatResult, machineLine, runLoad } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
+import { costed, costLine } from './support/cpu';
 import { startBenchStack } from './support/stack';
 
 const CONCURRENCY = 16;
@@ -108,15 +109,17 @@ async function main(): Promise<void> {
     total: SINGLE,
     concurrency: 1,
   });
-  const paid = await spawnRotating({
-    label: `paid call through the gateway (c=${CONCURRENCY})`,
-    url: urls,
-    method: 'POST',
-    headers,
-    bodies,
-    total: TOTAL,
-    concurrency: CONCURRENCY,
-  });
+  const paid = await costed(stack, () =>
+    spawnRotating({
+      label: `paid call through the gateway (c=${CONCURRENCY})`,
+      url: urls,
+      method: 'POST',
+      headers,
+      bodies,
+      total: TOTAL,
+      concurrency: CONCURRENCY,
+    }),
+  );
   await direct.close();
 
   // The empty-workflow floor on the same Temporal server, with its own worker in this process.
@@ -139,10 +142,12 @@ async function main(): Promise<void> {
     return true;
   };
   await runLoad('warmup', { total: 100, concurrency: CONCURRENCY }, empty);
-  const floor = await runLoad(
-    `empty workflow (c=${CONCURRENCY}, Temporal floor)`,
-    { total: TOTAL, concurrency: CONCURRENCY },
-    empty,
+  const floor = await costed(stack, () =>
+    runLoad(
+      `empty workflow (c=${CONCURRENCY}, Temporal floor)`,
+      { total: TOTAL, concurrency: CONCURRENCY },
+      empty,
+    ),
   );
   worker.shutdown();
   await running;
@@ -152,13 +157,14 @@ async function main(): Promise<void> {
     SELECT count(*)::int AS n FROM tool_server_charges WHERE status = 'debited'`);
   console.log(machineLine());
   console.log(`tool servers: ${TOTAL} paid calls at concurrency ${CONCURRENCY}, ${SINGLE} one at a time`);
-  for (const result of [directSingle, paidSingle, paid, floor]) console.log(formatResult(result));
+  for (const result of [directSingle, paidSingle]) console.log(formatResult(result));
+  for (const result of [paid, floor]) console.log(`${formatResult(result)}   ${costLine(result)}`);
   console.log(
     `  overhead of a paid call over the direct upstream call: p50 ${(paidSingle.p50 - directSingle.p50).toFixed(2)} ms, p99 ${(paidSingle.p99 - directSingle.p99).toFixed(2)} ms`,
   );
   const ratio = paid.rps / floor.rps;
   console.log(
-    `paid calls / empty-workflow floor throughput: ${ratio.toFixed(2)} (target >= 0.9: ${ratio >= 0.9 ? 'met' : 'missed'})`,
+    `paid calls / empty-workflow floor throughput: ${ratio.toFixed(2)} (target >= 0.9: ${ratio >= 0.9 ? 'met' : 'missed'}); Temporal server CPU per paid call ${paid.serverMs.toFixed(1)} ms against ${floor.serverMs.toFixed(1)} ms per empty workflow`,
   );
   console.log(`charges debited in PostgreSQL: ${settled}`);
   await stack.stop();
