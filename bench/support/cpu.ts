@@ -4,23 +4,29 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { LoadResult } from './load';
 import type { BenchStack } from './stack';
 
-/** CPU time (ms) a process has used so far, from /proc. */
-function cpuMsOf(pid: number): number {
+/** CPU time (ms) a process has used so far, from /proc; with `reaped`, its exited children's too. */
+function cpuMsOf(pid: number, reaped = false): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    const ticks =
+      Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1000) / 100;
   } catch {
     return 0; // a backend that exited between the listing and the read
   }
 }
 
-/** CPU time (ms) used so far by every PostgreSQL process on the machine (the embedded server's backends). */
+/**
+ * CPU time (ms) used so far by every PostgreSQL process on the machine: the live backends, and through the
+ * postmaster's reaped-children counters the backends that have exited since (a closed pool connection).
+ */
 function postgresCpuMs(): number {
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMsOf(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
+        total += cpuMsOf(Number(entry), true);
     } catch {
       // gone already
     }
