@@ -12,6 +12,7 @@ import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
 import { spawnLoad } from './support/spawn-load';
+import { startRecordingProxy } from './support/recording-proxy';
 
 const CONCURRENCY = 32;
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 5_000);
@@ -138,6 +139,26 @@ async function main(): Promise<void> {
     concurrency: 1,
     label: 'MCP tools/list, 200 tools (c=1)',
   });
+  // The client's own floor: the same answers, recorded once, served by a server that does nothing else.
+  const proxy = await startRecordingProxy(listSession);
+  await spawnChild({
+    urls: [proxy.url],
+    key: tenant.key,
+    mode: 'list',
+    total: 5,
+    concurrency: 1,
+    label: 'record',
+  });
+  proxy.replay();
+  const listFloor = await spawnChild({
+    urls: [proxy.url],
+    key: tenant.key,
+    mode: 'list',
+    total: LISTS,
+    concurrency: 1,
+    label: 'the same tools/list bytes from a bare server (c=1)',
+  });
+  await proxy.close();
 
   console.log(machineLine());
   console.log(
@@ -157,6 +178,10 @@ async function main(): Promise<void> {
     `  overhead p50 ${(viaMcpAgents.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaMcpAgents.p99 - direct.p99).toFixed(2)} ms`,
   );
   console.log(formatResult(lists));
+  console.log(formatResult(listFloor));
+  console.log(
+    `  the SDK client alone spends p50 ${listFloor.p50.toFixed(2)} ms on a 200-tool answer; the gateway adds ${(lists.p50 - listFloor.p50).toFixed(2)} ms (target: tools/list p50 under 5 ms)`,
+  );
   await stack.stop();
 }
 
