@@ -14,6 +14,7 @@ import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker
 import { quietLogger } from '../worker/bundle';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
 import { costed, costLine, type Costed } from './support/cpu';
+import { fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
@@ -66,24 +67,7 @@ async function main(): Promise<void> {
   );
 
   // Wallet execute: 16 funded wallets, each request a new attempt on one of them.
-  const wallets: string[] = [];
-  for (let i = 0; i < CONCURRENCY; i++) {
-    const created = await stack.request('POST', '/v1/wallets', {
-      key: tenant.key,
-      body: { display_name: `engine ${i}`, currency: 'BRL' },
-    });
-    wallets.push(created.body.id);
-    await stack.request('POST', '/v1/ledger-entries', {
-      key: tenant.key,
-      body: {
-        wallet_id: created.body.id,
-        org_id: tenant.orgId,
-        currency: 'BRL',
-        amount_minor: '1000000000000',
-        kind: 'fund',
-      },
-    });
-  }
+  const wallets = await fundedWallets(stack, tenant, CONCURRENCY, 'engine');
   const executeBodies = (prefix: string, count: number) =>
     Array.from({ length: count }, (_, i) =>
       JSON.stringify({

@@ -1,5 +1,6 @@
 // Ledger posts per second through POST /v1/ledger-entries: one hot wallet (every post contends for the
 // same balance row) and 100 wallets, at concurrency 32; a wallet read through the same chain is the baseline.
+import { fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
@@ -11,24 +12,7 @@ async function main(): Promise<void> {
   const stack = await startBenchStack({ poolSize: 40 });
   const tenant = await stack.createTenant();
   const headers = { Authorization: `Bearer ${tenant.key}` };
-  const wallets: string[] = [];
-  for (let i = 0; i < 100; i += 1) {
-    const created = await stack.request('POST', '/v1/wallets', {
-      key: tenant.key,
-      body: { display_name: `bench ${i}`, currency: 'BRL' },
-    });
-    wallets.push(created.body.id);
-    await stack.request('POST', '/v1/ledger-entries', {
-      key: tenant.key,
-      body: {
-        wallet_id: created.body.id,
-        org_id: tenant.orgId,
-        currency: 'BRL',
-        amount_minor: '1000000000000',
-        kind: 'fund',
-      },
-    });
-  }
+  const wallets = await fundedWallets(stack, tenant, 100, 'bench');
   const post = (walletId: string) =>
     JSON.stringify({
       wallet_id: walletId,

@@ -13,6 +13,7 @@ import { sql } from 'slonik';
 import { freeTemporalPorts } from '../cluster/ports';
 import { startCluster } from '../cluster/stack';
 import { startTemporalServer, type RunningTemporalServer } from '../cluster/temporal-server';
+import { fundedWallets } from './support/wallets';
 import { startEmbeddedPostgres } from '../local/postgres';
 import { openDatabase } from '../runtime/database';
 import { migrate } from '../runtime/migrate';
@@ -106,24 +107,7 @@ async function main(): Promise<void> {
     try {
       const gateway = gatewayClient(cluster.url, serviceToken);
       const tenant = await gateway.createTenant();
-      const wallets: string[] = [];
-      for (let i = 0; i < 16; i++) {
-        const created = await gateway.request('POST', '/v1/wallets', {
-          key: tenant.key,
-          body: { display_name: `scale ${i}`, currency: 'BRL' },
-        });
-        wallets.push(created.body.id);
-        await gateway.request('POST', '/v1/ledger-entries', {
-          key: tenant.key,
-          body: {
-            wallet_id: created.body.id,
-            org_id: tenant.orgId,
-            currency: 'BRL',
-            amount_minor: '1000000000000',
-            kind: 'fund',
-          },
-        });
-      }
+      const wallets = await fundedWallets(gateway, tenant, 16, 'scale');
       const prefix = `scale-${n}-${randomBytes(3).toString('hex')}`;
       const bodies = (tag: string, count: number) =>
         Array.from({ length: count }, (_, i) =>

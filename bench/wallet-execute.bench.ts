@@ -2,6 +2,7 @@
 // Postgres hold → mock provider over HTTP → debit) at concurrency 16, every request a new attempt.
 // Baselines in the same run: one ledger post over HTTP (the money work without Temporal) and the one-activity
 // probe workflow (what Temporal itself costs here), both at the same concurrency.
+import { fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
@@ -13,24 +14,7 @@ async function main(): Promise<void> {
   const stack = await startBenchStack({ poolSize: 40 });
   const tenant = await stack.createTenant();
   const headers = { Authorization: `Bearer ${tenant.key}` };
-  const wallets: string[] = [];
-  for (let i = 0; i < 16; i += 1) {
-    const created = await stack.request('POST', '/v1/wallets', {
-      key: tenant.key,
-      body: { display_name: `bench ${i}`, currency: 'BRL' },
-    });
-    wallets.push(created.body.id);
-    await stack.request('POST', '/v1/ledger-entries', {
-      key: tenant.key,
-      body: {
-        wallet_id: created.body.id,
-        org_id: tenant.orgId,
-        currency: 'BRL',
-        amount_minor: '1000000000000',
-        kind: 'fund',
-      },
-    });
-  }
+  const wallets = await fundedWallets(stack, tenant, 16, 'bench');
   const post = (walletId: string) =>
     JSON.stringify({
       wallet_id: walletId,

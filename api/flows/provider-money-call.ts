@@ -11,7 +11,7 @@ import type { SessionRow } from '../../domain/sessions/sessions';
 import { openToolCall } from '../../domain/sessions/tool-calls';
 import { moneyOfCall } from '../../domain/spend/provider-money';
 import type { SpendInput } from '../../domain/spend/types';
-import { PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
+import { PAYMENT_ARGUMENT, splitPayment } from '../../domain/tool-servers/tool-specs';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';
 import type { AppDeps } from '../deps';
@@ -31,10 +31,8 @@ export async function providerMoneyCall(
   if (tool.dispatch.kind !== 'provider' || !tool.dispatch.tool.money)
     throw new Error(`${tool.name} is not a catalog money tool`);
   const { server, tool: catalogTool } = tool.dispatch;
-  // The schema made gateway_payment required; what is left is what the provider sees.
-  const { [PAYMENT_ARGUMENT]: payment, ...upstream } = args as Record<string, unknown> & {
-    [PAYMENT_ARGUMENT]: { wallet_id: string; attempt_id?: string };
-  };
+  // What is left once gateway_payment is taken off is what the provider sees.
+  const { payment, upstream } = splitPayment(args);
   const money = moneyOfCall(catalogTool.money!, upstream);
   const attemptId = payment.attempt_id ?? sortableId('att');
   // What the attempt's fingerprint binds: the tool and its exact arguments (the wallet is bound beside them).

@@ -20,7 +20,7 @@ import {
   requestHash,
 } from '../../domain/spend/attempts';
 import type { ToolChargeInput, ToolChargeOutcome } from '../../domain/tool-servers/charge-types';
-import { PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
+import { splitPayment } from '../../domain/tool-servers/tool-specs';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';
 import { runToolCharge, toolChargeWorkflowId } from '../../orchestration/tool-charges';
@@ -45,9 +45,7 @@ export async function paidTenantCall(
 ): Promise<ToolCallAnswer> {
   if (tool.dispatch.kind !== 'tenant') throw new Error('paidTenantCall takes a tenant tool');
   const { server, tool: priced } = tool.dispatch;
-  const { [PAYMENT_ARGUMENT]: payment, ...upstreamArgs } = args as Record<string, unknown> & {
-    [PAYMENT_ARGUMENT]: { wallet_id: string; attempt_id?: string };
-  };
+  const { payment, upstream: upstreamArgs } = splitPayment(args);
   const attemptId = payment.attempt_id ?? sortableId('att');
   const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, payment.wallet_id);
   const request = { tool: tool.name, arguments: upstreamArgs, price_minor: priced.price_minor.toString() };

@@ -19,6 +19,16 @@ export const PaymentArgument = {
   },
 };
 
+/** A paid call's arguments split into the `gateway_payment` the gateway keeps and what goes upstream. */
+export function splitPayment(args: Record<string, unknown>): {
+  payment: { wallet_id: string; attempt_id?: string };
+  upstream: Record<string, unknown>;
+} {
+  // The published schema made gateway_payment required, and the arguments were checked against it.
+  const { [PAYMENT_ARGUMENT]: payment, ...upstream } = args;
+  return { payment: payment as { wallet_id: string; attempt_id?: string }, upstream };
+}
+
 /** The upstream's schema as the gateway validates it: `$schema` and `$id` are the upstream's business. */
 export function ownSchema(schema: Record<string, unknown>): Record<string, unknown> {
   const { $schema: _s, $id: _i, ...rest } = schema;
