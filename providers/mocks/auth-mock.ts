@@ -6,17 +6,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import { moneyTools, type MoneyTools } from './money-tools';
+import type { InboundRequest } from './http-kit';
 
-export interface InboundRequest {
-  method: string;
-  /** Path with query string, as sent. */
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  socket: http.IncomingMessage['socket'] | TLSSocket;
-}
+export type { InboundRequest };
 
 /** null: the credential is right; a string: the provider's words refusing it. */
 export type CredentialCheck = (request: InboundRequest) => string | null;

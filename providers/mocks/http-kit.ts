@@ -2,6 +2,17 @@
 // also cuts connections a scripted "timeout" is still holding open.
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+
+/** A request a mock provider received, as its checks read it. */
+export interface InboundRequest {
+  method: string;
+  /** Path with query string, as sent. */
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+  socket: IncomingMessage['socket'] | TLSSocket;
+}
 
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];

@@ -4,7 +4,7 @@
 // became of a key (404 never received, else `{state, result}`). Tests make the provider refuse the next
 // new payment, take new payments but never answer (or answer 500 after taking them), or lose them.
 import type http from 'node:http';
-import type { InboundRequest } from './auth-mock';
+import type { InboundRequest } from './http-kit';
 
 export interface MoneyRequest {
   tool: string;
