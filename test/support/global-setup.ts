@@ -26,6 +26,7 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   }
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   chmodSync(root, 0o755); // the unprivileged PostgreSQL user must reach its data directory inside
+  (globalThis as Record<string, unknown>).__gatewayTestRoot = root;
   let adminUrl = process.env.TEST_DATABASE_ADMIN_URL;
   if (!adminUrl) {
     const postgres = await startEmbeddedPostgres({
