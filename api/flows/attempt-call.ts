@@ -14,6 +14,26 @@ import type { ToolCallAnswer } from './tool-call-answer';
 
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
 
+/**
+ * Ends an opened call whose attempt was refused before it ran: the call ends refused and frees its attempt
+ * id for a later try. The row of an earlier presentation is that call's (its outcome is the attempt's), and
+ * an attempt still running leaves this one running until it is presented again.
+ */
+export async function endRefusedCall(
+  deps: AppDeps,
+  principal: Principal,
+  opened: { row: ToolCallRow; created: boolean },
+  error: unknown,
+): Promise<void> {
+  if (!opened.created || !(error instanceof ApiError) || error.code === 'attempt_in_progress') return;
+  await finishToolCall(deps.db, scopeOf(principal), opened.row.seq, {
+    ok: false,
+    output: { error: { code: error.code, message: error.message } },
+    errorCode: error.code,
+    releaseAttempt: true,
+  });
+}
+
 /** Runs the attempt of an opened call and records what it answered. */
 export async function recordAttemptCall(
   deps: AppDeps,
@@ -21,22 +41,12 @@ export async function recordAttemptCall(
   opened: { row: ToolCallRow; created: boolean },
   run: () => Promise<Reply>,
 ): Promise<ToolCallAnswer> {
-  const { row, created } = opened;
+  const { row } = opened;
   let reply: Reply;
   try {
     reply = await run();
   } catch (error) {
-    // The row of an earlier presentation is that call's (its outcome is the attempt's), and an attempt still
-    // running leaves this one running until it is presented again. Any other refusal means the attempt
-    // never ran: the call ends refused and frees its attempt id for a later try.
-    if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
-      await finishToolCall(deps.db, scopeOf(principal), row.seq, {
-        ok: false,
-        output: { error: { code: error.code, message: error.message } },
-        errorCode: error.code,
-        releaseAttempt: true,
-      });
-    }
+    await endRefusedCall(deps, principal, opened, error);
     throw error;
   }
   const status = reply.status ?? 200;

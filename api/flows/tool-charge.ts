@@ -28,6 +28,7 @@ import { attemptInProgress, awaitAttempt } from '../attempt-engine';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import type { ToolCallAnswer } from './tool-call-answer';
+import { endRefusedCall } from './attempt-call';
 
 const IN_PROGRESS = 'This call is still running; present it again with the same attempt_id to get its result';
 const UNCERTAIN =
@@ -135,15 +136,7 @@ export async function paidTenantCall(
       });
     }
   } catch (error) {
-    // A refusal before the attempt ran ends this call's row and frees its attempt id for a later try.
-    if (created && error instanceof ApiError && error.code !== 'attempt_in_progress') {
-      await finishToolCall(deps.db, scopeOf(principal), row.seq, {
-        ok: false,
-        output: { error: { code: error.code, message: error.message } },
-        errorCode: error.code,
-        releaseAttempt: true,
-      });
-    }
+    await endRefusedCall(deps, principal, { row, created }, error);
     throw error;
   }
   const body = outcome.body;
