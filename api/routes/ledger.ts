@@ -1,6 +1,7 @@
 // The wallet ledger over HTTP: post an entry (WalletLedgerPost) and list a wallet's entries.
 import { ApiError, notFound } from '../../domain/errors';
 import { listEntries } from '../../domain/ledger/entries';
+import { postAdjustment, postingRefusal } from '../../domain/ledger/adjustments';
 import { postEntry } from '../../domain/ledger/post-entry';
 import { getWallet } from '../../domain/wallets/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
@@ -14,6 +15,7 @@ import {
   type WalletLedgerPostBody,
 } from '../../schema/http/wallets';
 import { balanceView, entryView } from '../../domain/wallets/views';
+import { actorOf } from '../principal';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Wallet ledger'];
@@ -51,7 +53,16 @@ export const ledgerRoutes: AnyRoute[] = [
         description: "The entry (and a partial debit's remainder release) with the balance after it",
         schema: LedgerPostResult,
       },
-      400: { description: '`invalid_body` with details.issues', schema: ErrorEnvelope },
+      400: {
+        description:
+          '`invalid_body` with details.issues (a service credential without `reason` included); `user_id_required`: a service credential without x-service-user',
+        schema: ErrorEnvelope,
+      },
+      403: {
+        description:
+          '`engine_owned_entry` (`hold`, `release`, `debit`), `live_ledger_locked` (an API key or token in a live project), `operator_adjustment_required` (`reconcile`, `reverse`, `fee` by a key); nothing written',
+        schema: ErrorEnvelope,
+      },
       404: {
         description: "`not_found`: the wallet is not in the caller's organization and project",
         schema: ErrorEnvelope,
@@ -69,20 +80,23 @@ export const ledgerRoutes: AnyRoute[] = [
         throw new ApiError(400, 'invalid_body', `amount_minor must be at most ${INT8_MAX}`, {
           issues: [{ path: '/amount_minor', message: `must be <= ${INT8_MAX}`, keyword: 'maximum' }],
         });
-      const result = await postEntry(
-        deps.db,
-        { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment },
-        {
-          walletId: body.wallet_id,
-          currency: body.currency,
-          kind: body.kind,
-          amount,
-          mandateId: body.mandate_id,
-          attemptId: body.attempt_id,
-          externalRef: body.external_ref,
-          metadata: body.metadata,
-        },
-      );
+      const refusal = postingRefusal(principal, body.kind, body.reason);
+      if (refusal) throw refusal;
+      const scope = { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment };
+      const input = {
+        walletId: body.wallet_id,
+        currency: body.currency,
+        kind: body.kind,
+        amount,
+        mandateId: body.mandate_id,
+        attemptId: body.attempt_id,
+        externalRef: body.external_ref,
+        metadata: body.metadata,
+      };
+      const result =
+        principal.kind === 'service'
+          ? await postAdjustment(deps.db, scope, input, { actor: actorOf(principal), reason: body.reason! })
+          : await postEntry(deps.db, scope, input);
       const entries = result.release ? [result.entry, result.release] : [result.entry];
       return {
         status: 201,

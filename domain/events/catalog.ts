@@ -184,6 +184,11 @@ export const EVENT_CATALOG = {
     description:
       'A ledger post was refused (`wallet_not_active`, `ledger_conflict`, `balance_constraint_violation`); nothing was written.',
   },
+  'ledger.adjustment_posted': {
+    area: 'ledger',
+    description:
+      "An operator adjusted a wallet by hand (`fund`, `reconcile`, `reverse` or `fee`): the entry, the operator (`actor`) and the `reason`.",
+  },
 
   // OAuth grants to clients.
   'oauth_grant.created': {

@@ -145,10 +145,15 @@ export const WalletLedgerPost: JsonSchema = {
   required: ['wallet_id', 'org_id', 'currency', 'amount_minor', 'kind'],
   additionalProperties: false,
   description: [
-    'Effects by kind for an amount a: `fund`, `reconcile`, `reverse` add a to balance_minor and available_minor; `fee` takes a from both;',
-    '`hold` takes a from available_minor only and needs `attempt_id` (one hold per attempt); `release` returns the whole hold of `attempt_id`',
-    '(a must equal it); `debit` with the `attempt_id` of an open hold takes a ≤ hold from balance_minor and releases the remainder,',
-    'otherwise it takes a from both. A post that would make available_minor negative is 409 `balance_constraint_violation` and writes nothing.',
+    'Who may post: `hold`, `release` and `debit` are written only by the attempt engine, as steps of the attempt that owns the hold',
+    '(403 `engine_owned_entry` for every credential). In a test project an API key or OAuth token may post `fund`, a sandbox top-up;',
+    '`reconcile`, `reverse` and `fee` are 403 `operator_adjustment_required`. In a live project no API key or token posts any entry',
+    '(403 `live_ledger_locked`): live balance comes from real arrivals (top-ups, deposits, inbound transfers). The service credential',
+    'posts `fund`, `reconcile`, `reverse` and `fee` in any project as an operator adjustment: `x-service-user` names the operator',
+    '(400 `user_id_required` without it) and `reason` says why (required); both are kept with the entry and published as',
+    '`ledger.adjustment_posted`. Effects by kind for an amount a: `fund`, `reconcile`, `reverse` add a to balance_minor and',
+    'available_minor; `fee` takes a from both. A post that would make available_minor negative is 409 `balance_constraint_violation`',
+    'and writes nothing.',
   ].join(' '),
   properties: {
     wallet_id: { type: 'string', minLength: 1 },
@@ -160,13 +165,13 @@ export const WalletLedgerPost: JsonSchema = {
     attempt_id: NullableRef,
     external_ref: NullableRef,
     metadata: { ...Metadata, default: {} },
-  },
-  allOf: [
-    {
-      if: { properties: { kind: { enum: ['hold', 'release'] } }, required: ['kind'] },
-      then: { required: ['attempt_id'], properties: { attempt_id: { type: 'string' } } },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: "Why an operator makes this adjustment; required with the service credential, kept with the entry.",
     },
-  ],
+  },
 };
 export interface WalletLedgerPostBody {
   wallet_id: string;
@@ -178,6 +183,7 @@ export interface WalletLedgerPostBody {
   attempt_id: string | null;
   external_ref: string | null;
   metadata: Record<string, unknown>;
+  reason?: string;
 }
 export const LedgerPostResult: JsonSchema = {
   type: 'object',
