@@ -53,6 +53,12 @@ export function replayedReply(status: number, json: Buffer): Reply {
   return { status, body: json, type: 'application/json', headers: { 'Idempotent-Replayed': 'true' } };
 }
 
+/** The stored reply as its claimant's own answer: the same bytes, not marked as a replay. */
+export function freshReply(reply: Reply): Reply {
+  const { 'Idempotent-Replayed': _replay, ...headers } = reply.headers ?? {};
+  return { ...reply, headers };
+}
+
 /** A settled attempt's row, as the settled-reply cache keys it. */
 export interface SettledRow {
   orgId: string;

@@ -200,7 +200,7 @@ export async function awaitAnswer(
   run: Extract<SpendRun, { kind: 'running' }>,
 ): Promise<SpendAnswer> {
   const { orgId, attemptId } = run.request;
-  return awaitAttempt(run.answer, {
+  const answer = await awaitAttempt(run.answer, {
     attemptId,
     inProgressMessage: IN_PROGRESS,
     stored: async () => {
@@ -216,4 +216,7 @@ export async function awaitAnswer(
         : replayOf(row);
     },
   });
+  // Rule 1: only the request that started the attempt gets a fresh answer; one that joined it running
+  // (a concurrent duplicate, a presentation again) gets the same body marked as a replay.
+  return run.created ? answer : { ...answer, body: { ...answer.body, idempotent_replay: true } };
 }

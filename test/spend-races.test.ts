@@ -101,10 +101,50 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
       expect(new Set(results[i].map((r) => r.body.payment.provider_payment_id)).size).toBe(1);
       expect(await attemptRows(body.attempt_id)).toBe(1);
       expect(paymentsFor(body.attempt_id)).toHaveLength(1);
+      // Rule 1: one fresh answer per attempt; every other presentation is a replay, in body and header, same bytes.
+      const fresh = results[i].filter((r) => r.body.idempotent_replay === false);
+      const replays = results[i].filter((r) => r.body.idempotent_replay === true);
+      expect([fresh.length, replays.length]).toEqual([1, 11]);
+      for (const r of replays) expect(r.headers.get('idempotent-replayed')).toBe('true');
+      expect(fresh[0].headers.get('idempotent-replayed')).toBeNull();
+      expect(new Set(replays.map((r) => r.text)).size).toBe(1);
     }
     const balance = (await gw.request('GET', `/v1/wallets/${c.walletId}`, { key: tenant.key })).body
       .balances[0];
     expect(balance).toMatchObject({ balance_minor: '8800', available_minor: '8800' });
+  });
+
+  it('answers each of many racing duplicate wallet executes once as fresh and every other as a byte-identical replay', async () => {
+    const wallet = await newWallet(gw, tenant);
+    await fund(gw, tenant, wallet, 100_000);
+    const bodies = Array.from({ length: 20 }, () => ({
+      amount: 1.25,
+      currency: 'BRL',
+      recipient: 'merchant-42',
+      description: 'raced',
+      mandate_id: 'mdt_test',
+      attempt_id: newAttempt(),
+    }));
+    const results = await Promise.all(
+      bodies.map((body) =>
+        Promise.all(
+          Array.from({ length: 8 }, () =>
+            gw.request('POST', `/v1/wallets/${wallet}/execute`, { key: tenant.key, body }),
+          ),
+        ),
+      ),
+    );
+    for (const answers of results) {
+      for (const r of answers) expect([r.status, r.body.status]).toEqual([200, 'completed']);
+      const fresh = answers.filter((r) => r.headers.get('idempotent-replayed') !== 'true');
+      expect(fresh).toHaveLength(1);
+      expect(new Set(answers.filter((r) => !fresh.includes(r)).map((r) => r.text)).size).toBe(1);
+    }
+    const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: tenant.key })).body.balances[0];
+    expect(balance).toMatchObject({
+      balance_minor: String(100_000 - 20 * 125),
+      available_minor: String(100_000 - 20 * 125),
+    });
   });
 
   it('lets exactly one of many racing claims of a new attempt_id win, the rest read its row (both unique keys guarded)', async () => {

@@ -23,6 +23,7 @@ import type { Reply } from '../route';
 import {
   attemptInProgress,
   awaitAttempt,
+  freshReply,
   rememberSettled,
   replayedReply,
   settledReply,
@@ -192,13 +193,21 @@ export async function runSpendAttempt(
     if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
     return { status: done.httpStatus, body: done.body };
   });
+  const finished = async () => {
+    const row = await readAttempt(deps.db, principal.orgId, attemptId);
+    return row && row.status !== 'processing' ? stored(deps, row) : null;
+  };
+  // Only the request that claimed the attempt gets a fresh answer, whichever request's start ran the
+  // workflow; every other one (a concurrent duplicate, a retry after a lost answer, another API process)
+  // gets the stored reply, byte for byte.
   const outcome = await awaitAttempt<Reply>(answer, {
     attemptId,
     inProgressMessage: IN_PROGRESS,
     stored: async () => {
-      const row = await readAttempt(deps.db, principal.orgId, attemptId);
-      return row && row.status !== 'processing' ? stored(deps, row) : null;
+      const reply = await finished();
+      return reply && claim.created ? freshReply(reply) : reply;
     },
   });
-  return outcome;
+  if (claim.created) return outcome;
+  return (await finished()) ?? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } };
 }

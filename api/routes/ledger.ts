@@ -82,7 +82,11 @@ export const ledgerRoutes: AnyRoute[] = [
         });
       const refusal = postingRefusal(principal, body.kind, body.reason);
       if (refusal) throw refusal;
-      const scope = { orgId: principal.orgId, projectId: principal.projectId, environment: principal.environment };
+      const scope = {
+        orgId: principal.orgId,
+        projectId: principal.projectId,
+        environment: principal.environment,
+      };
       const input = {
         walletId: body.wallet_id,
         currency: body.currency,

@@ -187,7 +187,7 @@ export const EVENT_CATALOG = {
   'ledger.adjustment_posted': {
     area: 'ledger',
     description:
-      "An operator adjusted a wallet by hand (`fund`, `reconcile`, `reverse` or `fee`): the entry, the operator (`actor`) and the `reason`.",
+      'An operator adjusted a wallet by hand (`fund`, `reconcile`, `reverse` or `fee`): the entry, the operator (`actor`) and the `reason`.',
   },
 
   // OAuth grants to clients.

@@ -10,7 +10,14 @@ import { ApiError } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { withLedgerErrors } from './conflicts';
 import type { EntryKind } from './effects';
-import { ledgerTransactionSettings, lockActiveWallet, lockSlot, postLocked, type PostInput, type PostResult } from './post';
+import {
+  ledgerTransactionSettings,
+  lockActiveWallet,
+  lockSlot,
+  postLocked,
+  type PostInput,
+  type PostResult,
+} from './post';
 
 const ENGINE_KINDS: ReadonlySet<EntryKind> = new Set(['hold', 'release', 'debit']);
 
@@ -37,7 +44,11 @@ export function postingRefusal(
     );
   if (credential.kind === 'service') {
     if (!credential.userId)
-      return new ApiError(400, 'user_id_required', 'Name the operator making the adjustment in the x-service-user header');
+      return new ApiError(
+        400,
+        'user_id_required',
+        'Name the operator making the adjustment in the x-service-user header',
+      );
     if (!reason)
       return new ApiError(400, 'invalid_body', 'An operator adjustment needs a reason', {
         issues: [{ path: '/reason', message: "must have required property 'reason'", keyword: 'required' }],

@@ -169,7 +169,8 @@ export const WalletLedgerPost: JsonSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 500,
-      description: "Why an operator makes this adjustment; required with the service credential, kept with the entry.",
+      description:
+        'Why an operator makes this adjustment; required with the service credential, kept with the entry.',
     },
   },
 };
