@@ -4,7 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
 import { authorizeSpend } from '../domain/spend/authorize';
-import { debitSpend, releaseSpend } from '../domain/spend/settle';
+import { debitSpend, releaseSpend, releaseSpendIfHeld } from '../domain/spend/settle';
 import type {
   Authorization,
   Dispatch,
@@ -110,6 +110,9 @@ export function spendActivities(deps: ActivityDeps) {
     },
     async releaseSpend(input: SpendInput): Promise<{ releaseId: string }> {
       return refusalsAsFailures(async () => ({ releaseId: await releaseSpend(deps.db, input) }));
+    },
+    async releaseSpendIfHeld(input: SpendInput): Promise<{ releaseId: string | null }> {
+      return refusalsAsFailures(async () => ({ releaseId: await releaseSpendIfHeld(deps.db, input) }));
     },
     async finishSpend({ input, outcome }: { input: SpendInput; outcome: SpendOutcome }): Promise<void> {
       await finishAttempt(

@@ -21,7 +21,8 @@ async function resolveHold(
   input: SpendInput,
   kind: 'debit' | 'release',
   externalRef: string | null,
-): Promise<string> {
+  ifHeld = false,
+): Promise<string | null> {
   const scope: EventScope = {
     orgId: input.orgId,
     projectId: input.projectId,
@@ -37,6 +38,7 @@ async function resolveHold(
       const slot = await lockSlot(tx, scope, input.walletId, input.currency);
       const hold = await tx.maybeOne(sql.type(holdState)`
       SELECT id, amount_minor, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
+      if (!hold && ifHeld) return null;
       if (!hold)
         throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on this wallet', {
           reason: 'hold_not_found',
@@ -70,10 +72,18 @@ async function resolveHold(
   );
 }
 
-export function debitSpend(db: DatabasePool, input: SpendInput, paymentId: string): Promise<string> {
-  return resolveHold(db, input, 'debit', `payment:${paymentId}`);
+export async function debitSpend(db: DatabasePool, input: SpendInput, paymentId: string): Promise<string> {
+  return (await resolveHold(db, input, 'debit', `payment:${paymentId}`))!;
 }
 
-export function releaseSpend(db: DatabasePool, input: SpendInput): Promise<string> {
-  return resolveHold(db, input, 'release', null);
+export async function releaseSpend(db: DatabasePool, input: SpendInput): Promise<string> {
+  return (await resolveHold(db, input, 'release', null))!;
+}
+
+/**
+ * Frees what an attempt that broke before its dispatch may hold: its hold, if the authorization wrote one
+ * (it may have committed before its activity's answer was lost). Null when it held nothing.
+ */
+export function releaseSpendIfHeld(db: DatabasePool, input: SpendInput): Promise<string | null> {
+  return resolveHold(db, input, 'release', null, true);
 }
