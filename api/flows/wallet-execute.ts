@@ -5,10 +5,12 @@
 import { ApiError } from '../../domain/errors';
 import {
   claimAttempt,
+  oweFreshAnswer,
   readAttempt,
   releaseClaim,
   replayBytes,
   requestHash,
+  takeFreshAnswer,
   type AttemptRow,
 } from '../../domain/spend/attempts';
 import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
@@ -42,6 +44,8 @@ const UNCERTAIN =
  */
 function stored(deps: AppDeps, row: AttemptRow): Reply {
   const status = row.response_status ?? 200;
+  // A reply still owed fresh to someone is not kept: a replay from memory would skip the taking.
+  if (row.fresh_owed) return replayedReply(status, replayBytes(row));
   const json = rememberSettled(
     deps,
     'wallet_execute',
@@ -55,6 +59,14 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
     replayBytes(row),
   );
   return replayedReply(status, json);
+}
+
+/** A finished attempt's reply to this presentation: fresh if it takes the fresh answer its claimant owed. */
+async function answerOf(deps: AppDeps, row: AttemptRow): Promise<Reply> {
+  const reply = stored(deps, row);
+  return row.fresh_owed && (await takeFreshAnswer(deps.db, row.org_id, row.attempt_id))
+    ? freshReply(reply)
+    : reply;
 }
 
 /**
@@ -85,7 +97,7 @@ export async function finishedReply(
     finished.project_id === principal.projectId &&
     finished.request_hash === hash
   )
-    return stored(deps, finished);
+    return answerOf(deps, finished);
   return null;
 }
 
@@ -179,7 +191,7 @@ export async function runSpendAttempt(
     request: body,
     workflowId,
   });
-  if (claim.row.status !== 'processing') return stored(deps, claim.row);
+  if (claim.row.status !== 'processing') return answerOf(deps, claim.row);
   if (claim.created && wallet.status !== 'active') {
     // Nothing ran: free the attempt id so the caller can retry once the wallet is active again.
     await releaseClaim(deps.db, principal.orgId, attemptId);
@@ -195,19 +207,27 @@ export async function runSpendAttempt(
   });
   const finished = async () => {
     const row = await readAttempt(deps.db, principal.orgId, attemptId);
-    return row && row.status !== 'processing' ? stored(deps, row) : null;
+    return row && row.status !== 'processing' ? answerOf(deps, row) : null;
   };
   // Only the request that claimed the attempt gets a fresh answer, whichever request's start ran the
   // workflow; every other one (a concurrent duplicate, a retry after a lost answer, another API process)
-  // gets the stored reply, byte for byte.
-  const outcome = await awaitAttempt<Reply>(answer, {
-    attemptId,
-    inProgressMessage: IN_PROGRESS,
-    stored: async () => {
-      const reply = await finished();
-      return reply && claim.created ? freshReply(reply) : reply;
-    },
-  });
+  // gets the stored reply, byte for byte. A claimant told to come back leaves its fresh answer owed.
+  let outcome: Reply;
+  try {
+    outcome = await awaitAttempt<Reply>(answer, {
+      attemptId,
+      inProgressMessage: IN_PROGRESS,
+      stored: async () => {
+        const row = await readAttempt(deps.db, principal.orgId, attemptId);
+        if (!row || row.status === 'processing') return null;
+        return claim.created ? freshReply(stored(deps, row)) : answerOf(deps, row);
+      },
+    });
+  } catch (error) {
+    if (claim.created && error instanceof ApiError && error.code === 'attempt_in_progress')
+      await oweFreshAnswer(deps.db, principal.orgId, attemptId);
+    throw error;
+  }
   if (claim.created) return outcome;
   return (await finished()) ?? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } };
 }

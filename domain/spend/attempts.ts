@@ -22,9 +22,11 @@ export const attemptRow = z.object({
   response_body: z.record(z.unknown()).nullable(),
   /** The answer's bytes as first sent; a replay sends exactly these. */
   response_text: z.string().nullable(),
+  /** The claimant answered attempt_in_progress: the first presentation to find the outcome answers it fresh. */
+  fresh_owed: z.boolean(),
 });
 export type AttemptRow = z.infer<typeof attemptRow>;
-const COLUMNS = sql.fragment`org_id, attempt_id, project_id, wallet_id, request_hash, workflow_id, status, response_status, response_body, response_text`;
+const COLUMNS = sql.fragment`org_id, attempt_id, project_id, wallet_id, request_hash, workflow_id, status, response_status, response_body, response_text, fresh_owed`;
 const claimRow = attemptRow.extend({ created: z.boolean() });
 
 /** The bytes a replay of this finished attempt sends: the first answer's own, or (answered before they were kept) the jsonb's. */
@@ -97,6 +99,28 @@ export async function claimAttempt(
     );
   }
   return { row: existing, created: false };
+}
+
+/** The claimant's wait ran out before the outcome: its fresh answer goes to the first to find the outcome. */
+export async function oweFreshAnswer(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE spend_attempts SET fresh_owed = true WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
+}
+
+/** Takes the owed fresh answer of a finished attempt; true for exactly one caller. */
+export async function takeFreshAnswer(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<boolean> {
+  const taken = await db.maybeOne(sql.unsafe`
+    UPDATE spend_attempts SET fresh_owed = false
+    WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND fresh_owed AND status <> 'processing' RETURNING attempt_id`);
+  return taken !== null;
 }
 
 /** Gives an attempt id back when nothing ran under it (the wallet was not active when it was claimed). */

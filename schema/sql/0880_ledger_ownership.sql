@@ -57,3 +57,8 @@ CREATE TABLE ledger_adjustments (
 CREATE INDEX ledger_adjustments_project ON ledger_adjustments (org_id, project_id, created_at DESC);
 
 INSERT INTO event_catalog (type) VALUES ('ledger.adjustment_posted') ON CONFLICT DO NOTHING;
+
+-- One fresh answer per attempt. The request that claims an attempt answers it fresh; when its wait ran out
+-- first (it answered attempt_in_progress), the attempt owes its fresh answer to the first presentation that
+-- finds it finished, which takes it by turning this off.
+ALTER TABLE spend_attempts ADD COLUMN fresh_owed boolean NOT NULL DEFAULT false;
