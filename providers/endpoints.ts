@@ -10,10 +10,10 @@ export interface ProviderEndpoints {
 }
 
 /** The gateway's own providers, by the name in their variables (`pix_psp` is PROVIDER_PIX_PSP_URL). */
-export type ProviderName = 'payments' | 'pix_psp' | 'ted' | 'dda' | 'kyc' | 'browser_worker' | 'x402_wallets';
+type ProviderName = 'payments' | 'pix_psp' | 'ted' | 'dda' | 'kyc' | 'browser_worker' | 'x402_wallets';
 
 /** The variable that configures a provider's endpoint for an environment. */
-export function endpointVariable(name: string, environment: Environment): string {
+function endpointVariable(name: string, environment: Environment): string {
   return `PROVIDER_${name.toUpperCase()}${environment === 'live' ? '_LIVE' : ''}_URL`;
 }
 
