@@ -54,7 +54,7 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
       req: SpendRequest,
     ): Promise<{ found: true; ownerName: string; ispb: string } | { found: false }> {
       try {
-        const owner = await pixPsp(deps.config).lookupKey(req.pix!.key);
+        const owner = await pixPsp(deps.config, req.environment).lookupKey(req.pix!.key);
         return owner ? { found: true, ownerName: owner.ownerName, ispb: owner.ispb } : { found: false };
       } catch (error) {
         if (error instanceof DispatchUncertain)
@@ -76,7 +76,7 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
     }): Promise<DispatchResult> {
       const { req } = input;
       try {
-        const outcome = await railProvider(deps.config, req.rail).dispatch({
+        const outcome = await railProvider(deps.config, req.rail, req.environment).dispatch({
           idempotencyKey: req.dispatchKey,
           reference: req.attemptId,
           amountMinor: BigInt(req.amountMinor),
@@ -100,7 +100,7 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
     /** Asks the provider what became of the attempt's dispatch key. */
     async resolveConsumerDispatch(req: SpendRequest): Promise<DispatchResult> {
       try {
-        const outcome = await railProvider(deps.config, req.rail).status(req.dispatchKey);
+        const outcome = await railProvider(deps.config, req.rail, req.environment).status(req.dispatchKey);
         return outcome ? fromOutcome(outcome) : { kind: 'not_received' };
       } catch (error) {
         if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };

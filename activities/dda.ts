@@ -10,13 +10,18 @@ import {
   markDdaError,
   markDdaRegistered,
 } from '../domain/dda/subscriptions';
+import type { Environment } from '../domain/tenancy/api-key-format';
 import { ddaProvider, DdaRefused, type DdaProvider } from '../providers/dda/client';
+import { requireEndpoint } from '../providers/endpoints';
 import type { DdaRegisterStep, DdaRegistrationInput, DdaStatusView } from '../workflows/dda-messages';
 import type { ActivityDeps } from './deps';
 
 const DDA_REFUSED = 'DdaRefused';
 
-export function ddaActivities(deps: ActivityDeps, providerFor: () => DdaProvider = defaultProvider(deps)) {
+export function ddaActivities(
+  deps: ActivityDeps,
+  providerFor: (environment: Environment) => DdaProvider = defaultProvider(deps),
+) {
   const rowOf = async (id: string) => {
     const row = await findDdaSubscription(deps.db, id);
     if (!row) throw ApplicationFailure.nonRetryable(`no DDA registration ${id}`, DDA_REFUSED);
@@ -28,7 +33,7 @@ export function ddaActivities(deps: ActivityDeps, providerFor: () => DdaProvider
       if (row.status !== 'pending' || row.registered_at !== null)
         return { step: 'settled', status: row.status, registered: row.registered_at !== null };
       try {
-        await providerFor().register({
+        await providerFor(row.environment).register({
           document: row.document,
           clientName: row.client_name,
           clientRequestId: row.client_request_id,
@@ -54,7 +59,7 @@ export function ddaActivities(deps: ActivityDeps, providerFor: () => DdaProvider
       const row = await rowOf(id);
       if (row.status === 'deleted') return;
       try {
-        await providerFor().remove(row.client_request_id);
+        await providerFor(row.environment).remove(row.client_request_id);
       } catch (error) {
         if (error instanceof DdaRefused)
           throw ApplicationFailure.nonRetryable(error.message, DDA_REFUSED, { code: error.code });
@@ -67,11 +72,12 @@ export function ddaActivities(deps: ActivityDeps, providerFor: () => DdaProvider
   };
 }
 
-function defaultProvider(deps: ActivityDeps): () => DdaProvider {
-  return () => {
-    const baseUrl = deps.config.providerUrls.dda;
-    // Unconfigured is an outage to the caller: retried, then reported as the provider unavailable.
-    if (!baseUrl) throw new Error('PROVIDER_DDA_URL is not configured');
-    return ddaProvider({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
-  };
+/** The DDA provider of the registration's environment. */
+function defaultProvider(deps: ActivityDeps): (environment: Environment) => DdaProvider {
+  // Unconfigured is an outage to the caller: retried, then reported as the provider unavailable.
+  return (environment) =>
+    ddaProvider({
+      baseUrl: requireEndpoint(deps.config, 'dda', environment),
+      timeoutMs: deps.config.providerTimeoutMs,
+    });
 }

@@ -16,9 +16,11 @@ import {
   type AuthorizationRow,
 } from '../domain/payment-links/x402/authorizations';
 import { storedPayload, storedRequirements } from '../domain/payment-links/x402/payload';
+import { EndpointNotConfigured, requireEndpoint } from '../providers/endpoints';
 import { ChargeRefused, pixCobRail } from '../providers/pix/cob-adapter';
 import { x402Chain, type X402Chain } from '../providers/x402/chain';
 import { facilitatorClient } from '../providers/x402/facilitator';
+import type { Environment } from '../domain/tenancy/api-key-format';
 import type { X402Settings } from '../runtime/config';
 import { LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED } from '../workflows/link-payment-messages';
 import type { ActivityDeps } from './deps';
@@ -38,7 +40,7 @@ export type LinkChargeStateView =
 
 export function linkPaymentActivities(
   deps: ActivityDeps,
-  railFor: (rail: 'pix' | 'x402') => LinkRail = defaultRails(deps),
+  railFor: (rail: 'pix' | 'x402', environment: Environment) => LinkRail = defaultRails(deps),
 ) {
   const paymentOf = async (paymentId: string) => {
     const payment = await getLinkPayment(deps.db, paymentId);
@@ -50,7 +52,7 @@ export function linkPaymentActivities(
     async openLinkCharge(input: OpenLinkChargeInput): Promise<{ ref: string; payCode: string }> {
       const { payment, ref } = await paymentOf(input.paymentId);
       try {
-        const charge = await railFor(payment.rail).openCharge({
+        const charge = await railFor(payment.rail, payment.environment).openCharge({
           ref,
           amountMinor: payment.amount_minor,
           payTo: payment.pay_to,
@@ -69,7 +71,7 @@ export function linkPaymentActivities(
     },
     async linkChargeState(paymentId: string): Promise<LinkChargeStateView> {
       const { payment, ref } = await paymentOf(paymentId);
-      const state = await railFor(payment.rail).chargeState(ref);
+      const state = await railFor(payment.rail, payment.environment).chargeState(ref);
       return state.state === 'paid' ? { ...state, amountMinor: state.amountMinor.toString() } : state;
     },
     async settleLinkPaymentActivity(input: { paymentId: string; providerRef: string }): Promise<void> {
@@ -86,15 +88,24 @@ export function linkPaymentActivities(
   };
 }
 
-function defaultRails(deps: ActivityDeps): (rail: 'pix' | 'x402') => LinkRail {
-  return (rail) => {
-    const baseUrl = deps.config.providerUrls.pix_psp;
-    if (rail !== 'pix' || !baseUrl)
+/** The Pix PSP of the link's environment: a test link's charge is opened and asked about at the sandbox. */
+function defaultRails(deps: ActivityDeps): (rail: 'pix' | 'x402', environment: Environment) => LinkRail {
+  return (rail, environment) => {
+    if (rail !== 'pix')
       throw ApplicationFailure.nonRetryable(
         `the ${rail} rail is not wired for link payments`,
         LINK_CHARGE_REFUSED,
       );
-    return pixCobRail({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
+    try {
+      return pixCobRail({
+        baseUrl: requireEndpoint(deps.config, 'pix_psp', environment),
+        timeoutMs: deps.config.providerTimeoutMs,
+      });
+    } catch (error) {
+      if (error instanceof EndpointNotConfigured)
+        throw ApplicationFailure.nonRetryable(error.message, LINK_CHARGE_REFUSED);
+      throw error;
+    }
   };
 }
 

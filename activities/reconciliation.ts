@@ -1,7 +1,8 @@
 // Activities of reconciliation: read the provider's settlement records, compare them with the ledger.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { projectsWithDebits, reconcile, startRun, type RunRow } from '../domain/reconciliation/run';
 import type { Environment } from '../domain/tenancy/api-key-format';
+import { EndpointNotConfigured } from '../providers/endpoints';
 import type { ActivityDeps } from './deps';
 import { paymentProvider } from './spend';
 
@@ -16,7 +17,17 @@ export function reconciliationActivities(deps: ActivityDeps) {
   return {
     async reconcileProject(input: ReconcileInput): Promise<RunRow> {
       await startRun(deps.db, input.orgId, input.projectId, input.runId);
-      const settlements = await paymentProvider(deps).settlements(Context.current().cancellationSignal);
+      let settlements;
+      try {
+        // The project's own environment's provider: a test project is compared with the sandbox's records.
+        settlements = await paymentProvider(deps, input.environment).settlements(
+          Context.current().cancellationSignal,
+        );
+      } catch (error) {
+        if (error instanceof EndpointNotConfigured)
+          throw ApplicationFailure.nonRetryable(error.message, 'provider_not_configured');
+        throw error;
+      }
       const mine = settlements.filter(
         (s) => s.metadata.project_id === input.projectId && s.metadata.org_id === input.orgId,
       );

@@ -12,6 +12,7 @@ import type {
   SpendInput,
   SpendOutcome,
 } from '../domain/spend/types';
+import { EndpointNotConfigured, requireEndpoint } from '../providers/endpoints';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
 import { moneyToolStatus, sendMoneyTool, type MoneyToolCall } from '../providers/tools/money';
@@ -39,13 +40,9 @@ const moneyToolCall = (input: SpendInput): MoneyToolCall => ({
   idempotencyKey: dispatchKey(input),
 });
 
-export function paymentProvider(deps: ActivityDeps): PaymentProvider {
-  const baseUrl = deps.config.providerUrls.payments;
-  if (!baseUrl)
-    throw ApplicationFailure.nonRetryable(
-      'No payment provider is configured (PROVIDER_PAYMENTS_URL)',
-      'provider_not_configured',
-    );
+/** The payment provider of the attempt's environment: the sandbox for test keys, the live one for live keys. */
+export function paymentProvider(deps: ActivityDeps, environment: SpendInput['environment']): PaymentProvider {
+  const baseUrl = requireEndpoint(deps.config, 'payments', environment);
   return httpPaymentProvider({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
 }
 
@@ -61,7 +58,7 @@ export function spendActivities(deps: ActivityDeps) {
       try {
         // A catalog money tool is sent through the project's connection under the same key.
         if (input.providerTool) return await sendMoneyTool(deps, moneyToolCall(input));
-        return await paymentProvider(deps).pay(
+        return await paymentProvider(deps, input.environment).pay(
           {
             idempotencyKey: dispatchKey(input),
             reference: input.attemptId,
@@ -75,6 +72,9 @@ export function spendActivities(deps: ActivityDeps) {
           Context.current().cancellationSignal,
         );
       } catch (error) {
+        // Nothing was sent anywhere: a refusal, so the hold is released rather than left waiting.
+        if (error instanceof EndpointNotConfigured)
+          return { status: 'refused', code: 'provider_not_configured', message: error.message };
         if (error instanceof ProviderUnavailable)
           throw ApplicationFailure.retryable(error.message, 'provider_unavailable', {
             status: error.status ?? null,
@@ -89,13 +89,15 @@ export function spendActivities(deps: ActivityDeps) {
       try {
         if (input.providerTool)
           return (await moneyToolStatus(deps, moneyToolCall(input))) ?? { status: 'not_received' };
-        const found = await paymentProvider(deps).status(
+        const found = await paymentProvider(deps, input.environment).status(
           dispatchKey(input),
           Context.current().cancellationSignal,
         );
         return found ?? { status: 'not_received' };
       } catch (error) {
-        if (error instanceof ProviderUnavailable) return { status: 'uncertain', message: error.message };
+        // An endpoint unset since the dispatch cannot say what became of it: the money stays held.
+        if (error instanceof ProviderUnavailable || error instanceof EndpointNotConfigured)
+          return { status: 'uncertain', message: error.message };
         throw error;
       }
     },

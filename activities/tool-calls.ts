@@ -49,7 +49,13 @@ export function toolCallActivities(deps: ActivityDeps) {
       const own =
         input.call.serverId === GATEWAY_SERVER_ID ? gatewayOperationOf(input.call.toolName) : undefined;
       const outcome = own
-        ? await runGatewayOperation(deps.db, input, own, input.call.arguments, gatewayPorts(deps.config))
+        ? await runGatewayOperation(
+            deps.db,
+            input,
+            own,
+            input.call.arguments,
+            gatewayPorts(deps.config, input.environment),
+          )
         : await dispatchProviderTool(deps, {
             tenant: { orgId: input.orgId, projectId: input.projectId },
             environment: input.environment,

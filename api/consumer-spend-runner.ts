@@ -17,6 +17,7 @@ import { requireSession } from '../domain/consumer-payments/sessions';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
 import { ApiError } from '../domain/errors';
 import { sortableId } from '../domain/ids';
+import { EndpointNotConfigured, providerEndpoint } from '../providers/endpoints';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
 import {
   joinConsumerSpend,
@@ -90,6 +91,14 @@ export async function prepareSpend(
   checkApproval(body.approval);
   checkQuote(body.quote);
   const payee = preparePayee(body, preAudit);
+  // The rail's provider of the key's own environment, or a refusal before anything is claimed or held.
+  const railProvider = payee.rail === 'pix' ? 'pix_psp' : 'ted';
+  if (!providerEndpoint(deps.config, railProvider, principal.environment))
+    throw new ApiError(
+      502,
+      'psp_not_dispatched',
+      new EndpointNotConfigured(railProvider, principal.environment).message,
+    );
   if (body.session_id !== undefined) {
     const session = await requireSession(deps.db, principal, body.session_id);
     preAudit.push({

@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     }
     const mocks = await startAllMocks();
     stops.push(async () => void (await Promise.all(Object.values(mocks).map((mock) => mock.stop()))));
+    // The mocks are the sandbox endpoints only: live ones stay unset (refused) unless configured.
     for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
 
     config.serviceToken ??= persistentSecret(path.join(config.dataDir, 'service-token'), () =>

@@ -62,8 +62,13 @@ export interface Config {
   bodyLimitBytes: number;
   temporal: TemporalSettings;
   publicBaseUrl: string | undefined;
-  /** Provider base URLs by provider name, from PROVIDER_<NAME>_URL (name lower-cased); mocks fill these in dev and tests. */
+  /**
+   * Sandbox provider base URLs by provider name, from PROVIDER_<NAME>_URL (name lower-cased): what test keys
+   * reach; mocks fill these in dev and tests. Read them through providers/endpoints.ts.
+   */
   providerUrls: Record<string, string>;
+  /** Live provider base URLs by the same names, from PROVIDER_<NAME>_LIVE_URL: what live keys reach. */
+  providerLiveUrls: Record<string, string>;
   /** How long one provider call may take before it is abandoned and retried (PROVIDER_TIMEOUT_MS). */
   providerTimeoutMs: number;
   /** The secret the DDA provider signs its webhooks with (PROVIDER_DDA_WEBHOOK_SECRET; a development value when unset). */
@@ -155,11 +160,12 @@ function optional(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
-function providerUrls(env: NodeJS.ProcessEnv): Record<string, string> {
+/** PROVIDER_<NAME>_URL (sandbox) or PROVIDER_<NAME>_LIVE_URL (live), by lower-cased name. */
+function providerUrls(env: NodeJS.ProcessEnv, environment: 'test' | 'live'): Record<string, string> {
   const urls: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    const match = /^PROVIDER_([A-Z0-9_]+)_URL$/.exec(name);
-    if (!match || !value) continue;
+    const match = /^PROVIDER_([A-Z0-9_]+?)(_LIVE)?_URL$/.exec(name);
+    if (!match || !value || (match[2] === '_LIVE') !== (environment === 'live')) continue;
     try {
       new URL(value);
     } catch {
@@ -282,7 +288,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       uiUrl: absoluteUrl(env, 'TEMPORAL_UI_URL'),
     },
     publicBaseUrl: optional(env, 'GATEWAY_PUBLIC_URL'),
-    providerUrls: providerUrls(env),
+    providerUrls: providerUrls(env, 'test'),
+    providerLiveUrls: providerUrls(env, 'live'),
     providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 50, 120_000),
     ddaWebhookSecret: optional(env, 'PROVIDER_DDA_WEBHOOK_SECRET') ?? DEV_DDA_WEBHOOK_SECRET,
     sse: {

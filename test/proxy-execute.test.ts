@@ -41,7 +41,7 @@ const deps = () => ({
   db: gw.db,
   keys: keyServiceFor(gw.config.vault),
   oauthClient: undefined,
-  providerUrls: gw.config.providerUrls,
+  endpoints: gw.config,
   timeoutMs: 5_000,
 });
 

@@ -7,6 +7,7 @@ import { isCalendarDate, presentBoletos, type DdaBoleto } from '../../domain/dda
 import { listActiveDocuments } from '../../domain/dda/subscriptions';
 import { ApiError, notFound } from '../../domain/errors';
 import { ddaProvider, DdaRefused, DdaUnavailable } from '../../providers/dda/client';
+import { EndpointNotConfigured, providerEndpoint } from '../../providers/endpoints';
 import type { AppDeps } from '../deps';
 
 const badQuery = (path: string, message: string) =>
@@ -26,8 +27,13 @@ export async function listDdaBoletos(
   const documents = await listActiveDocuments(deps.db, tenant, consumerId);
   const boletos: DdaBoleto[] = [];
   if (documents.length > 0) {
-    const baseUrl = deps.config.providerUrls.dda;
-    if (!baseUrl) throw new ApiError(502, 'dda_provider_unavailable', 'No DDA provider is configured');
+    const baseUrl = providerEndpoint(deps.config, 'dda', tenant.environment);
+    if (!baseUrl)
+      throw new ApiError(
+        502,
+        'dda_provider_unavailable',
+        new EndpointNotConfigured('dda', tenant.environment).message,
+      );
     const provider = ddaProvider({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
     for (const document of documents) {
       try {

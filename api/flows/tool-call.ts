@@ -253,5 +253,11 @@ async function dispatch(
       }),
     );
   }
-  return runGatewayOperation(deps.db, principal, tool.dispatch.operation, args, gatewayPorts(deps.config));
+  return runGatewayOperation(
+    deps.db,
+    principal,
+    tool.dispatch.operation,
+    args,
+    gatewayPorts(deps.config, principal.environment),
+  );
 }

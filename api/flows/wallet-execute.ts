@@ -19,6 +19,7 @@ import { getWallet, type WalletRow } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
 import type { WalletExecuteBody } from '../../schema/http/execute';
 import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/wallet-spend';
+import { EndpointNotConfigured, providerEndpoint } from '../../providers/endpoints';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import type { Reply } from '../route';
@@ -198,6 +199,15 @@ export async function runSpendAttempt(
     throw new ApiError(409, 'wallet_not_active', `The wallet is ${wallet.status}; only active wallets pay`, {
       status: wallet.status,
     });
+  }
+  // A key pays only through its own environment's provider; without one nothing is held or sent.
+  if (claim.created && !input.providerTool && !providerEndpoint(deps.config, 'payments', input.environment)) {
+    await releaseClaim(deps.db, principal.orgId, attemptId);
+    throw new ApiError(
+      503,
+      'provider_unavailable',
+      new EndpointNotConfigured('payments', input.environment).message,
+    );
   }
   // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
   // attempt is being finished, and the caller is told to come back).

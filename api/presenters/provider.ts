@@ -1,9 +1,10 @@
 // Shapes catalog servers for responses: the spec's CatalogRow, the detail with tools, the auth schema.
-import { baseUrlOf, userFields, type CatalogServer } from '../../domain/providers/catalog';
+import { userFields, type CatalogServer } from '../../domain/providers/catalog';
 import type { Environment } from '../../domain/tenancy/api-key-format';
+import { catalogEndpoint, type ProviderEndpoints } from '../../providers/endpoints';
 
-export function presentCatalogRow(s: CatalogServer, providerUrls: Record<string, string>) {
-  const sandboxUrl = baseUrlOf(s, 'test', providerUrls);
+export function presentCatalogRow(s: CatalogServer, endpoints: ProviderEndpoints) {
+  const sandboxUrl = catalogEndpoint(endpoints, s, 'test');
   return {
     id: s.id,
     name: s.name,
@@ -26,9 +27,9 @@ export function presentCatalogRow(s: CatalogServer, providerUrls: Record<string,
   };
 }
 
-export function presentCatalogServer(s: CatalogServer, providerUrls: Record<string, string>) {
+export function presentCatalogServer(s: CatalogServer, endpoints: ProviderEndpoints) {
   return {
-    ...presentCatalogRow(s, providerUrls),
+    ...presentCatalogRow(s, endpoints),
     tools: s.tools.map((t) => ({
       name: t.name,
       description: t.description,
@@ -38,12 +39,8 @@ export function presentCatalogServer(s: CatalogServer, providerUrls: Record<stri
   };
 }
 
-export function presentAuthSchema(
-  s: CatalogServer,
-  environment: Environment,
-  providerUrls: Record<string, string>,
-) {
-  const baseUrl = baseUrlOf(s, environment, providerUrls);
+export function presentAuthSchema(s: CatalogServer, environment: Environment, endpoints: ProviderEndpoints) {
+  const baseUrl = catalogEndpoint(endpoints, s, environment);
   return {
     server_id: s.id,
     auth_type: s.auth_type,

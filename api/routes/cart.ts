@@ -22,7 +22,7 @@ const tags = ['Cart connect'];
 const envelope = (description: string) => ({ description, schema: ErrorEnvelope });
 
 async function startConnect(deps: AppDeps, principal: Principal, merchant: CartMerchant) {
-  const worker = configuredBrowserWorker(deps.config);
+  const worker = configuredBrowserWorker(deps.config, principal.environment);
   if (!worker)
     throw new ApiError(503, 'browser_worker_unavailable', 'No browser worker is configured for cart connect');
   let opened;
@@ -126,7 +126,7 @@ export const cartRoutes: AnyRoute[] = [
       const row = await claimConnectFinish(deps.db, principal, params.merchant, body.context_id);
       // The login lives in the context; the session is only the window the person used. A worker that
       // fails to release it lets it time out on its own, so the finished connect stands.
-      const worker = configuredBrowserWorker(deps.config);
+      const worker = configuredBrowserWorker(deps.config, principal.environment);
       await worker?.releaseSession(row.session_id).catch((error: unknown) => {
         deps.log.warn('browser worker did not release a finished session', { err: (error as Error).message });
       });

@@ -69,7 +69,8 @@ const responses = {
     schema: SpendRefusal,
   },
   502: {
-    description: '`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched`',
+    description:
+      "`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched` (also when no provider of the rail is configured for the key's environment; nothing was held)",
     schema: SpendRefusal,
   },
 };

@@ -34,6 +34,11 @@ export const executeRoutes: AnyRoute[] = [
           '`wallet_not_active`, `attempt_id_conflict` (same attempt_id, another body), `attempt_in_progress` (retry with Retry-After; also while the provider has not said whether an unanswered payment was made, the money staying held)',
         schema: ErrorEnvelope,
       },
+      503: {
+        description:
+          "`provider_unavailable`: no payment provider is configured for the key's environment (live or sandbox); nothing was held",
+        schema: ErrorEnvelope,
+      },
     },
     handler: ({ deps, principal, params, body, requestId }) =>
       executeWalletPayment(deps, principal, params.id, body, requestId),

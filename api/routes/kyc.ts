@@ -25,6 +25,7 @@ import { KycStatus, KycStatusParams, KycStatusQuery, type KycStatusQueryValues }
 import { DEPRECATION_HEADERS } from '../deprecation';
 import { route, type AnyRoute, type Reply } from '../route';
 import { tenantOf } from './consumers';
+import type { Environment } from '../../domain/tenancy/api-key-format';
 
 const refuse = (status: number, code: string, message: string, details?: Record<string, unknown>) =>
   new ApiError(status, code, message, details, { ...DEPRECATION_HEADERS });
@@ -69,15 +70,15 @@ function present(row: ProposalRow) {
 }
 
 /** Asks the provider where a proposal stands, unless it already reached a final state. */
-function providerOf(deps: AppDeps): KycProvider {
-  const provider = configuredKycProvider(deps.config);
+function providerOf(deps: AppDeps, environment: Environment): KycProvider {
+  const provider = configuredKycProvider(deps.config, environment);
   if (!provider) throw providerRefusal(new KycProviderFailed('no KYC provider configured'));
   return provider;
 }
 
-async function refresh(deps: AppDeps, row: ProposalRow): Promise<ProposalRow> {
+async function refresh(deps: AppDeps, row: ProposalRow, environment: Environment): Promise<ProposalRow> {
   if (isFinal(row.status)) return row;
-  const provider = providerOf(deps);
+  const provider = providerOf(deps, environment);
   try {
     const reported = await provider.proposal(row.id, row.document_number);
     const account =
@@ -96,9 +97,9 @@ async function refresh(deps: AppDeps, row: ProposalRow): Promise<ProposalRow> {
 }
 
 /** The approved account's Pix key; a failure leaves the account usable and is retried on the next poll. */
-async function ensurePixKey(deps: AppDeps, row: ProposalRow): Promise<ProposalRow> {
+async function ensurePixKey(deps: AppDeps, row: ProposalRow, environment: Environment): Promise<ProposalRow> {
   if (row.status !== 'approved' || row.pix_key || !row.account) return row;
-  const provider = providerOf(deps);
+  const provider = providerOf(deps, environment);
   try {
     const key = await provider.registerPixKey(row.account, `kyc-pix/${row.id}`);
     return await recordPixKey(deps.db, row.id, key);
@@ -134,11 +135,11 @@ async function pollStatus(
     throw refuse(404, 'not_found', 'Consumer not found');
 
   // Each step is skipped once done, so polls after an approval ask nothing and create nothing.
-  let row = await refresh(deps, found);
+  let row = await refresh(deps, found, tenant.environment);
   const consumerId = row.consumer_id ?? fallback;
   if (row.status === 'approved' && !row.funding_source_id && consumerId)
     row = await attachFundingSource(deps.db, deps.config.encryptionKeys, tenant, row.id, consumerId);
-  row = await ensurePixKey(deps, row);
+  row = await ensurePixKey(deps, row, tenant.environment);
   return { headers: { ...DEPRECATION_HEADERS }, body: present(row) };
 }
 

@@ -2,13 +2,14 @@
 // provider's authorize URL; the provider sends the person back to the gateway's managed callback, which
 // exchanges the code and stores the tokens sealed as a new connection.
 import { ApiError } from '../../domain/errors';
-import { baseUrlOf, catalogServer } from '../../domain/providers/catalog';
+import { catalogServer } from '../../domain/providers/catalog';
 import { createConnection } from '../../domain/providers/connections';
 import { consumeOAuthFlow, recordFlowConnection, startOAuthFlow } from '../../domain/providers/oauth-states';
 import { requireServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor, OAuthGrantRefused, requestTokens } from '../../providers/auth/oauth-refresh';
 import { UpstreamUnreachable } from '../../providers/upstream/send';
+import { catalogEndpoint } from '../../providers/endpoints';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { Connection, Label } from '../../schema/http/connections';
 import { SlugParams } from '../../schema/http/providers';
@@ -48,7 +49,7 @@ export const oauthConnectionRoutes: AnyRoute[] = [
           `${server.id} takes a pasted credential; use POST /v1/providers/${server.id}/connections`,
           { auth_type: server.auth_type },
         );
-      const baseUrl = baseUrlOf(server, principal.environment, deps.config.providerUrls);
+      const baseUrl = catalogEndpoint(deps.config, server, principal.environment);
       const client = oauthClientFor(server, principal.environment, deps.config.providerOAuthClients);
       if (!baseUrl || !client)
         throw new ApiError(
@@ -121,7 +122,7 @@ export const oauthConnectionRoutes: AnyRoute[] = [
           provider_error: query.error ?? 'no_code',
         });
       const server = catalogServer(flow.provider);
-      const baseUrl = server ? baseUrlOf(server, flow.environment, deps.config.providerUrls) : '';
+      const baseUrl = server ? catalogEndpoint(deps.config, server, flow.environment) : '';
       if (!server || !baseUrl)
         throw new ApiError(
           400,

@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors';
 import { createPaymentLink, linkCreateRequest } from '../../domain/payment-links/create';
 import { deleteLink, getLink, listLinks, updateLink } from '../../domain/payment-links/links';
 import { presentLink } from '../../domain/payment-links/present';
+import { providerEndpoint } from '../../providers/endpoints';
 import { walletProvisioner } from '../../providers/x402/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
@@ -67,7 +68,10 @@ export const paymentLinkRoutes: AnyRoute[] = [
         deps.db,
         scopeOf(principal),
         linkCreateRequest(body, principal.environment),
-        walletProvisioner(deps.config.providerUrls.x402_wallets, deps.config.providerTimeoutMs),
+        walletProvisioner(
+          providerEndpoint(deps.config, 'x402_wallets', principal.environment),
+          deps.config.providerTimeoutMs,
+        ),
       );
       return { status: 201, body: presentLink(link, publicOrigin(deps.config, ctx)) };
     },

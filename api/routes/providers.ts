@@ -41,7 +41,7 @@ export const providerRoutes: AnyRoute[] = [
         body: {
           total: catalogServers().length,
           filtered: matching.length,
-          servers: matching.map((s) => presentCatalogRow(s, deps.config.providerUrls)),
+          servers: matching.map((s) => presentCatalogRow(s, deps.config)),
         },
       };
     },
@@ -61,10 +61,7 @@ export const providerRoutes: AnyRoute[] = [
     },
     async handler({ deps, principal, params }) {
       return {
-        body: presentCatalogServer(
-          await requireServer(deps.db, principal, params.slug),
-          deps.config.providerUrls,
-        ),
+        body: presentCatalogServer(await requireServer(deps.db, principal, params.slug), deps.config),
       };
     },
   }),
@@ -80,7 +77,7 @@ export const providerRoutes: AnyRoute[] = [
     responses: { 200: { description: 'The auth schema', schema: AuthSchema }, 404: unknown },
     async handler({ deps, principal, params }) {
       const server = await requireServer(deps.db, principal, params.slug);
-      return { body: presentAuthSchema(server, principal.environment, deps.config.providerUrls) };
+      return { body: presentAuthSchema(server, principal.environment, deps.config) };
     },
   }),
   verifyConnectionRoute,

@@ -104,7 +104,7 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
         db: deps.db,
         keys: keyServiceFor(deps.config.vault),
         oauthClient: oauthClientFor(server, principal.environment, deps.config.providerOAuthClients),
-        providerUrls: deps.config.providerUrls,
+        endpoints: deps.config,
         timeoutMs: body.timeout_ms ?? deps.config.providerTimeoutMs,
       },
       {

@@ -3,12 +3,13 @@
 // latency; 401 with the provider's words; 404 (unknown, or another project's generated server); 409
 // redirect_not_followed; 424 not_connected; 501 verify_unsupported; 502 provider_unreachable; 503 endpoint_missing.
 import { FlatError } from '../../domain/errors';
-import { baseUrlOf, catalogServers, type CatalogServer } from '../../domain/providers/catalog';
+import { catalogServers, type CatalogServer } from '../../domain/providers/catalog';
 import { currentConnection, recordVerification } from '../../domain/providers/connections';
 import { resolveServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor, OAuthGrantRefused } from '../../providers/auth/oauth-refresh';
 import { callWithConnection, providerWords } from '../../providers/connection-call';
+import { catalogEndpoint } from '../../providers/endpoints';
 import { UpstreamUnreachable } from '../../providers/upstream/send';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { ForeignServer, SlugParams, VerifyFailure, VerifyOk } from '../../schema/http/providers';
@@ -51,7 +52,7 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
   const server = resolved.server;
   if (!server.verify)
     throw fail(501, server.id, 'verify_unsupported', { detail: `${server.name} offers no credential check` });
-  const baseUrl = baseUrlOf(server, principal.environment, deps.config.providerUrls);
+  const baseUrl = catalogEndpoint(deps.config, server, principal.environment);
   if (!baseUrl)
     throw fail(503, server.id, 'endpoint_missing', {
       detail: `The catalog has no ${principal.environment} endpoint for ${server.name}`,

@@ -84,7 +84,10 @@ const server = z.object({
   provider_logo_fallback_url: z.string().url(),
   subaccount_provisionable: z.boolean(),
   engine_status: z.enum(['none', 'available', 'quarantined']),
-  /** live: the provider's own base URL; test_mock: the PROVIDER_<NAME>_URL name of its mock server. */
+  /**
+   * live: the provider's own base URL; test_mock: the name of its sandbox endpoint (PROVIDER_<NAME>_URL,
+   * a mock server in dev and tests), whose PROVIDER_<NAME>_LIVE_URL replaces `live` when set.
+   */
   endpoints: z.object({ live: z.string().optional(), test_mock: z.string().optional() }),
   path_template: z.string().optional(),
   // sandbox_client: the sandbox's published OAuth client for test keys; live clients come from configuration.
@@ -169,16 +172,6 @@ export async function generatedServerOf(
 /** For other areas (webhook triggers' `server_id`): is this slug a catalog server (or, later, a generated one)? */
 export async function catalogServerExists(db: CommonQueryMethods, slug: string): Promise<boolean> {
   return CATALOG.servers.has(slug) || (await generatedServerOf(db, slug)) !== null;
-}
-
-/** Where a server answers for an environment; '' when the catalog has no endpoint for it. */
-export function baseUrlOf(
-  s: CatalogServer,
-  environment: 'live' | 'test',
-  providerUrls: Record<string, string>,
-): string {
-  if (environment === 'live') return s.endpoints.live ?? '';
-  return s.endpoints.test_mock ? (providerUrls[s.endpoints.test_mock] ?? '') : '';
 }
 
 /** The fields the account supplies when it connects (OAuth tokens are filled by the gateway). */

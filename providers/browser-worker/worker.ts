@@ -1,7 +1,10 @@
 // The browser worker: a remote headless-browser service that holds a merchant login for a person. A
 // connect opens a fresh persistent context and a live session in it (the person signs in through the
 // live view); the finish releases the session and keeps the context. Configured by
-// PROVIDER_BROWSER_WORKER_URL; without it there is no worker and cart connect is unavailable.
+// PROVIDER_BROWSER_WORKER_URL (PROVIDER_BROWSER_WORKER_LIVE_URL for live keys); without it there is no
+// worker and cart connect is unavailable.
+import type { Environment } from '../../domain/tenancy/api-key-format';
+import { providerEndpoint, type ProviderEndpoints } from '../endpoints';
 
 export interface OpenedSession {
   contextId: string;
@@ -81,11 +84,11 @@ export function browserWorkerAdapter(options: { baseUrl: string; timeoutMs: numb
   };
 }
 
-/** The configured worker, or null when none is: a terminal condition for callers. */
-export function configuredBrowserWorker(config: {
-  providerUrls: Record<string, string>;
-  providerTimeoutMs: number;
-}): BrowserWorker | null {
-  const baseUrl = config.providerUrls.browser_worker;
+/** The worker of the caller's environment, or null when none is: a terminal condition for callers. */
+export function configuredBrowserWorker(
+  config: ProviderEndpoints & { providerTimeoutMs: number },
+  environment: Environment,
+): BrowserWorker | null {
+  const baseUrl = providerEndpoint(config, 'browser_worker', environment);
   return baseUrl ? browserWorkerAdapter({ baseUrl, timeoutMs: config.providerTimeoutMs }) : null;
 }

@@ -3,6 +3,8 @@
 // account's Pix key under an idempotency key. Failures are typed: the provider failing, and the
 // provider refusing the ownership proof, are different answers to the caller.
 import type { ProviderProposal } from '../../domain/kyc/status';
+import type { Environment } from '../../domain/tenancy/api-key-format';
+import { providerEndpoint, type ProviderEndpoints } from '../endpoints';
 
 export class KycProviderFailed extends Error {
   constructor(message: string) {
@@ -90,11 +92,11 @@ export function kycAdapter(options: { baseUrl: string; timeoutMs: number }): Kyc
   };
 }
 
-/** The configured provider (PROVIDER_KYC_URL), or null when none is. */
-export function configuredKycProvider(config: {
-  providerUrls: Record<string, string>;
-  providerTimeoutMs: number;
-}): KycProvider | null {
-  const baseUrl = config.providerUrls.kyc;
+/** The provider of the caller's environment (PROVIDER_KYC_URL, PROVIDER_KYC_LIVE_URL), or null when none is. */
+export function configuredKycProvider(
+  config: ProviderEndpoints & { providerTimeoutMs: number },
+  environment: Environment,
+): KycProvider | null {
+  const baseUrl = providerEndpoint(config, 'kyc', environment);
   return baseUrl ? kycAdapter({ baseUrl, timeoutMs: config.providerTimeoutMs }) : null;
 }

@@ -35,15 +35,22 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 export interface Listening {
   url: string;
+  /** Every request that reached the server, whatever its route: what tests count a provider's calls by. */
+  served(): number;
   stop(): Promise<void>;
 }
 
 export async function listen(handler: RequestListener, port = 0): Promise<Listening> {
-  const server = createServer(handler);
+  let served = 0;
+  const server = createServer((req, res) => {
+    served++;
+    return handler(req, res);
+  });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    served: () => served,
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -44,6 +44,8 @@ export interface PixPspMock extends RunningMock {
   arrived(reference: string, count?: number): Promise<void>;
   /** Payments actually made, one per idempotency key. */
   payments(): MockPixPayment[];
+  /** Every request received, on any route (DICT, payments, charges). */
+  served(): number;
   /** Every initiation request received (retries included). */
   requests(): Array<{ reference: string; idempotencyKey: string }>;
   webhooksSent(): Array<{ url: string; status: number | null; body: unknown }>;
@@ -247,6 +249,7 @@ export async function startPixPspMock(options: { port?: number } = {}): Promise<
     setWebhookUrl: (url) => void (webhookUrl = url),
     arrived: (reference, count) => arrived.wait(reference, count),
     payments: () => [...made],
+    served: () => listening.served(),
     requests: () => [...received],
     webhooksSent: () => [...webhooks],
     cobs,

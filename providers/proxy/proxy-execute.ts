@@ -3,7 +3,8 @@
 // address must be public and the connection is pinned to the checked one; bodies and time are capped;
 // the caller's own credential headers are dropped and the stored credential is never echoed back.
 import { lookup } from 'node:dns/promises';
-import { baseUrlOf, type CatalogServer } from '../../domain/providers/catalog';
+import type { CatalogServer } from '../../domain/providers/catalog';
+import { catalogEndpoint, type ProviderEndpoints } from '../endpoints';
 import type { ConnectionRow } from '../../domain/providers/connections';
 import type { SealedSecret } from '../../domain/vault/envelope';
 import type { Environment } from '../../domain/tenancy/api-key-format';
@@ -117,7 +118,7 @@ function scrub(text: string, secrets: string[]): string {
 }
 
 export async function proxyExecute(
-  deps: ConnectionCallDeps & { providerUrls: Record<string, string>; timeoutMs: number },
+  deps: ConnectionCallDeps & { endpoints: ProviderEndpoints; timeoutMs: number },
   request: ProxyRequest,
 ): Promise<ProxyAnswer> {
   const method = request.method.toUpperCase();
@@ -128,7 +129,7 @@ export async function proxyExecute(
       'proxy_body_too_large',
       `The request body exceeds ${PROXY_MAX_REQUEST_BYTES} bytes`,
     );
-  const baseUrl = baseUrlOf(request.server, request.environment, deps.providerUrls);
+  const baseUrl = catalogEndpoint(deps.endpoints, request.server, request.environment);
   if (!baseUrl)
     throw new ProxyRefused('endpoint_missing', `No ${request.environment} endpoint for ${request.server.id}`);
   const target = targetUrl(baseUrl, request.path);

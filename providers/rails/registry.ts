@@ -1,24 +1,27 @@
-// Builds the rail providers from configuration: the Pix PSP at PROVIDER_PIX_PSP_URL and the TED
-// provider at PROVIDER_TED_URL (the mocks fill both in dev and tests).
+// Builds the rail providers of an environment from configuration: the Pix PSP at PROVIDER_PIX_PSP_URL and
+// the TED provider at PROVIDER_TED_URL for test keys (the mocks in dev and tests), their _LIVE_URL twins
+// for live keys.
+import type { Environment } from '../../domain/tenancy/api-key-format';
 import type { Config } from '../../runtime/config';
+import { requireEndpoint } from '../endpoints';
 import { pixPspAdapter, type PixPsp } from '../pix/psp-adapter';
 import { tedAdapter } from '../ted/bank-adapter';
 import type { Rail, RailProvider } from './rail';
 
-function urlOf(config: Config, name: string): string {
-  const url = config.providerUrls[name];
-  if (!url) throw new Error(`PROVIDER_${name.toUpperCase()}_URL is not set`);
-  return url;
+export function pixPsp(config: Config, environment: Environment): PixPsp {
+  return pixPspAdapter({
+    baseUrl: requireEndpoint(config, 'pix_psp', environment),
+    timeoutMs: config.providerTimeoutMs,
+  });
 }
 
-export function pixPsp(config: Config): PixPsp {
-  return pixPspAdapter({ baseUrl: urlOf(config, 'pix_psp'), timeoutMs: config.providerTimeoutMs });
-}
-
-export function railProvider(config: Config, rail: Rail): RailProvider {
+export function railProvider(config: Config, rail: Rail, environment: Environment): RailProvider {
   return rail === 'pix'
-    ? pixPsp(config)
-    : tedAdapter({ baseUrl: urlOf(config, 'ted'), timeoutMs: config.providerTimeoutMs });
+    ? pixPsp(config, environment)
+    : tedAdapter({
+        baseUrl: requireEndpoint(config, 'ted', environment),
+        timeoutMs: config.providerTimeoutMs,
+      });
 }
 
 /** Where the PSP posts settlement notices; null when the gateway has no public address configured. */

@@ -17,6 +17,7 @@ export interface ToolDispatchDeps {
   config: {
     vault: VaultSettings;
     providerUrls: Record<string, string>;
+    providerLiveUrls: Record<string, string>;
     providerTimeoutMs: number;
     providerOAuthClients: Record<string, { clientId: string; clientSecret: string }>;
   };
@@ -75,7 +76,7 @@ export async function sendToProvider(
       db: deps.db,
       keys: keyServiceFor(deps.config.vault),
       oauthClient: oauthClientFor(server, environment, deps.config.providerOAuthClients),
-      providerUrls: deps.config.providerUrls,
+      endpoints: deps.config,
       timeoutMs: deps.config.providerTimeoutMs,
     },
     { server, environment, connection, sealed: current?.sealed ?? null, ...request },

@@ -15,7 +15,9 @@ export type WalletProvisioner = (consumerId: string) => Promise<ProvisionedWalle
 
 export function walletProvisioner(baseUrl: string | undefined, timeoutMs: number): WalletProvisioner {
   return async (consumerId) => {
-    if (!baseUrl) throw new WalletProvisioningFailed('PROVIDER_X402_WALLETS_URL is not set');
+    // Unset for the caller's environment: refused, never made at the other environment's provider.
+    if (!baseUrl)
+      throw new WalletProvisioningFailed('no receiving-wallet provider is configured for this environment');
     let response: Response;
     try {
       response = await fetch(`${baseUrl.replace(/\/+$/, '')}/wallets`, {

@@ -117,6 +117,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     DATABASE_URL: databaseUrl,
   });
+  // The mocks are the sandbox endpoints; live ones stay unset unless a test starts its own live mock.
   for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
   const db = await openDatabase(databaseUrl, { maximumPoolSize: 20 });
   const log = createLogger(config.logLevel);

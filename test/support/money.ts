@@ -1,6 +1,7 @@
 // Test helpers for the money areas: wallets, funding, connections, a seeded random generator, invariants.
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { postEntry } from '../../domain/ledger/post-entry';
 import type { GatewayClient } from './client';
 import type { Gateway, Tenant } from './harness';
 
@@ -44,6 +45,25 @@ export async function fund(
   const r = await post(gw, t, walletId, 'fund', amount, { currency });
   if (r.status !== 201) throw new Error(`fund failed: ${r.status} ${r.text}`);
   return r;
+}
+
+/**
+ * Funds a wallet through the ledger's own post, as setup: API keys of live projects post no `fund` entries,
+ * so a live wallet's balance is written here rather than through POST /v1/ledger-entries.
+ */
+export async function fundDirect(
+  gw: Gateway,
+  t: Tenant,
+  environment: 'live' | 'test',
+  walletId: string,
+  amount: bigint | number,
+  currency = 'BRL',
+): Promise<void> {
+  await postEntry(
+    gw.db,
+    { orgId: t.orgId, projectId: t.projectId, environment },
+    { walletId, currency, kind: 'fund', amount: BigInt(amount) },
+  );
 }
 
 /** Provider connections are created by the providers area; tests insert the row a connect call would write. */

@@ -153,6 +153,17 @@ describe('config', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
   });
 
+  it('reads live provider URLs apart from the sandbox ones', () => {
+    const config = loadConfig({
+      PROVIDER_PAYMENTS_URL: 'http://127.0.0.1:9000',
+      PROVIDER_PAYMENTS_LIVE_URL: 'https://payments.example/',
+    });
+    expect([config.providerUrls, config.providerLiveUrls]).toEqual([
+      { payments: 'http://127.0.0.1:9000' },
+      { payments: 'https://payments.example' },
+    ]);
+  });
+
   it('reads provider URLs by name', () => {
     expect(loadConfig({ PROVIDER_PIX_PSP_URL: 'http://127.0.0.1:9000/' }).providerUrls).toEqual({
       pix_psp: 'http://127.0.0.1:9000',
