@@ -14,6 +14,7 @@ import { toolCallActivities } from './tool-calls';
 import { linkPaymentActivities } from './link-payments';
 import { ddaActivities } from './dda';
 import { toolChargeActivities } from './tool-charges';
+import { topupActivities } from './topups';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -30,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...linkPaymentActivities(deps),
     ...ddaActivities(deps),
     ...toolChargeActivities(deps),
+    ...topupActivities(deps),
   };
 }
 

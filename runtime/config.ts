@@ -89,6 +89,16 @@ export interface Config {
   toolClassifier: ToolClassifierSettings | undefined;
   /** The x402 rail of payment links: the chain and asset it settles on; unset, the rail is off. */
   x402: X402Settings | undefined;
+  topups: TopupSettings;
+}
+
+export interface TopupSettings {
+  /** The gateway's own Pix key that top-up charges are paid to (GATEWAY_TOPUP_PIX_KEY). */
+  pixKey: string;
+  /** How long a Pix top-up's charge can be paid (GATEWAY_TOPUP_PIX_SECONDS). */
+  pixChargeSeconds: number;
+  /** Blocks a USDC deposit must have (its own included) before it is credited (GATEWAY_USDC_DEPOSIT_CONFIRMATIONS). */
+  usdcConfirmations: number;
 }
 
 export interface X402Settings {
@@ -326,5 +336,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     otlpEndpoint: absoluteUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
     x402: x402Settings(env),
+    topups: {
+      pixKey: optional(env, 'GATEWAY_TOPUP_PIX_KEY') ?? 'topups@gateway.local',
+      pixChargeSeconds: int(env, 'GATEWAY_TOPUP_PIX_SECONDS', 900, 60, 86_400),
+      usdcConfirmations: int(env, 'GATEWAY_USDC_DEPOSIT_CONFIRMATIONS', 3, 1, 1_000),
+    },
   };
 }

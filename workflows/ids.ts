@@ -28,4 +28,8 @@ export const workflowIds = {
   delivery: (chainId: string): string => `delivery/${chainId}`,
   /** One buyer's payment of a payment link. */
   linkPayment: (linkId: string, paymentId: string): string => `link-payment/${linkId}/${paymentId}`,
+  /** One Pix top-up of a wallet. */
+  walletTopup: (orgId: string, topupId: string): string => `topup/${orgId}/${topupId}`,
+  /** The watcher of a USDC wallet's deposit address: one per wallet. */
+  depositWatch: (walletId: string): string => `deposit-watch/${walletId}`,
 };

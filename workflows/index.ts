@@ -15,3 +15,5 @@ export { linkPayment } from './link-payment';
 export { ddaRegistration } from './dda-registration';
 export { paidToolCall } from './paid-tool-call';
 export { platformFeeSweep } from './platform-fee-sweep';
+export { walletTopup } from './wallet-topup';
+export { depositWatch } from './deposit-watch';

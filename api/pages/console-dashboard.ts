@@ -1,13 +1,15 @@
 // The console's one overview page: pending approvals with their held call and a decide form each, held
 // tool charges whose upstream answer never came with a resolve form each,
-// stuck money attempts linked to their workflows in the Temporal UI, open reconciliation anomalies and
-// webhook endpoints in error. Rendering only; the routes gather the rows.
+// stuck money attempts linked to their workflows in the Temporal UI, open reconciliation anomalies,
+// recent wallet top-ups and webhook endpoints in error. Rendering only; the routes gather the rows.
 import type { FailingEndpoint } from '../../domain/webhooks/failing-endpoints';
 import type { OpenAnomaly } from '../../domain/reconciliation/open-anomalies';
 import type { PendingApproval } from '../../domain/approvals/pending';
 import type { StuckAttempt } from '../../domain/operations/stuck-attempts';
 import type { ChargeListRow } from '../../domain/tool-servers/charge-list';
+import type { OperatorTopup } from '../../domain/operations/topups';
 import { HELD_CHARGE_HEAD, heldChargeRow } from './console-tool-charges';
+import { TOPUP_HEAD, topupRow } from './console-topups';
 import { escapeHtml as e, layout } from './console-layout';
 
 export interface DashboardView {
@@ -21,10 +23,21 @@ export interface DashboardView {
   anomalies: OpenAnomaly[];
   endpoints: FailingEndpoint[];
   heldCharges: readonly ChargeListRow[];
+  topups: readonly OperatorTopup[];
 }
 
 // Minor units per major unit for the currencies the gateway moves; anything else is shown in minor units.
-const EXPONENTS: Record<string, number> = { BRL: 2, USD: 2, EUR: 2, MXN: 2, COP: 2, ARS: 2, CLP: 0, JPY: 0 };
+const EXPONENTS: Record<string, number> = {
+  BRL: 2,
+  USD: 2,
+  EUR: 2,
+  MXN: 2,
+  COP: 2,
+  ARS: 2,
+  CLP: 0,
+  JPY: 0,
+  USDC: 6,
+};
 
 export function formatMinor(amountMinor: string | bigint | null, currency: string | null): string {
   if (amountMinor === null || amountMinor === undefined) return '';
@@ -60,7 +73,7 @@ function approvalRow(a: PendingApproval, view: DashboardView): string {
 </form></td></tr>`;
 }
 
-function workflowLink(s: StuckAttempt, view: DashboardView): string {
+function workflowLink(s: { workflow_id: string }, view: DashboardView): string {
   const { url, namespace } = view.temporalUi;
   if (!url)
     return `<code>${e(s.workflow_id)}</code><br><span class="muted">TEMPORAL_UI_URL is unset; search WorkflowId there</span>`;
@@ -130,6 +143,13 @@ export function dashboardPage(view: DashboardView): string {
         'No open anomaly.',
         ['Anomaly', 'Kind', 'Wallet', 'Amount', 'Reference', 'Detected'],
         view.anomalies.map(anomalyRow),
+      ),
+      table(
+        'topups',
+        'Recent wallet top-ups',
+        'No wallet top-up yet.',
+        TOPUP_HEAD,
+        view.topups.map((t) => topupRow(t, formatMinor(t.amount_minor, t.currency), workflowLink(t, view))),
       ),
       table(
         'endpoints',

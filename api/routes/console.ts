@@ -1,8 +1,8 @@
 // The operator console under /console: sign-in with the service token, one overview page of what needs
-// an operator (pending approvals, held tool charges, stuck attempts, open anomalies, endpoints in error;
-// a held charge is resolved in console-tool-charges.ts) and the approval
-// decision, which runs the operator API's own decide path (api/flows/approval-decision.ts). Pages, not
-// API operations: left out of the OpenAPI document, and refused input is answered as a page.
+// an operator (pending approvals, held tool charges, stuck attempts, open anomalies, recent top-ups,
+// endpoints in error; a held charge is resolved in console-tool-charges.ts) and the approval decision,
+// which runs the operator API's own decide path (api/flows/approval-decision.ts). Pages, not API
+// operations: left out of the OpenAPI document, and refused input is answered as a page.
 import type Koa from 'koa';
 import { ApiError } from '../../domain/errors';
 import { closeConsoleSession, openConsoleSession } from '../../domain/operations/console-sessions';
@@ -10,6 +10,7 @@ import { listFailingEndpoints } from '../../domain/webhooks/failing-endpoints';
 import { listOpenAnomalies } from '../../domain/reconciliation/open-anomalies';
 import { listPendingApprovals } from '../../domain/approvals/pending';
 import { listStuckAttempts } from '../../domain/operations/stuck-attempts';
+import { listTopupsForOperator } from '../../domain/operations/topups';
 import { listChargesForOperator } from '../../domain/tool-servers/charge-list';
 import { ApprovalDecide } from '../../schema/http/execute';
 import type { JsonSchema } from '../../schema/http/json-schema';
@@ -165,7 +166,7 @@ export const consoleRoutes: AnyRoute[] = [
       const session = await signedIn(deps, ctx);
       if (!session) return seeOther('/console/login');
       const orgId = query.org || undefined;
-      const [approvals, stuck, anomalies, endpoints, heldCharges] = await Promise.all([
+      const [approvals, stuck, anomalies, endpoints, heldCharges, topups] = await Promise.all([
         listPendingApprovals(deps.db, { orgId, limit: LIST_LIMIT }),
         listStuckAttempts(deps.db, {
           orgId,
@@ -175,6 +176,7 @@ export const consoleRoutes: AnyRoute[] = [
         listOpenAnomalies(deps.db, { orgId, limit: LIST_LIMIT }),
         listFailingEndpoints(deps.db, { orgId, limit: LIST_LIMIT }),
         listChargesForOperator(deps.db, { orgId, status: 'uncertain', limit: LIST_LIMIT }),
+        listTopupsForOperator(deps.db, { orgId, limit: LIST_LIMIT }),
       ]);
       return htmlReply(
         200,
@@ -189,6 +191,7 @@ export const consoleRoutes: AnyRoute[] = [
           anomalies,
           endpoints,
           heldCharges,
+          topups,
         }),
       );
     },

@@ -18,6 +18,7 @@ import { receiptRoutes } from './receipts';
 import { consumerPaymentRoutes } from './consumer-payments';
 import { ledgerRoutes } from './ledger';
 import { walletRoutes } from './wallets';
+import { walletTopupRoutes } from './wallet-topups';
 import { policyRoutes } from './policies';
 import { executeRoutes } from './execute';
 import { approvalRoutes } from './approvals';
@@ -58,6 +59,7 @@ export function allRoutes(): AnyRoute[] {
     ...receiptRoutes,
     ...consumerPaymentRoutes,
     ...walletRoutes,
+    ...walletTopupRoutes,
     ...ledgerRoutes,
     ...policyRoutes,
     ...executeRoutes,

@@ -30,7 +30,7 @@ const PaymentOpen: JsonSchema = {
   additionalProperties: false,
   properties: { rail: { enum: ['pix', 'x402'] } },
 };
-const PixNotice: JsonSchema = {
+export const PixNotice: JsonSchema = {
   type: 'object',
   required: ['pix'],
   properties: {

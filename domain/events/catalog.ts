@@ -172,6 +172,22 @@ export const EVENT_CATALOG = {
     area: 'wallets',
     description: 'An open reconciliation anomaly was resolved (`status`, `note`).',
   },
+  // Top-ups: money that really arrived for a wallet (a paid Pix charge, a confirmed USDC deposit).
+  'wallet.topup.created': {
+    area: 'wallets',
+    description:
+      'A Pix top-up of a wallet was opened: the charge (`txid`) waits for the payer (`topup_id`, `amount_minor`, `expires_at`).',
+  },
+  'wallet.topup.credited': {
+    area: 'wallets',
+    description:
+      'Money arrived and was credited to the wallet once: a paid Pix charge or a confirmed USDC deposit (`topup_id`, `method`, `amount_minor`, `external_ref`, `ledger_entry_id`).',
+  },
+  'wallet.topup.expired': {
+    area: 'wallets',
+    description:
+      "A Pix top-up's charge lapsed unpaid, or the PSP refused it; nothing was credited (`reason`).",
+  },
 
   // The ledger: one event per entry, whatever its kind (`fund`, `hold`, `release`, `debit`, `reconcile`, `reverse`, `fee`).
   'ledger.entry_posted': {
