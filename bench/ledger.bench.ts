@@ -1,5 +1,6 @@
-// Ledger posts per second through POST /v1/ledger-entries: one hot wallet (every post contends for the
-// same balance row) and 100 wallets, at concurrency 32; a wallet read through the same chain is the baseline.
+// Ledger posts per second through POST /v1/ledger-entries (a test key's funds, the group-committed path): one
+// hot wallet (every post contends for the same balance row) and 100 wallets, at concurrency 32; a wallet read
+// through the same chain is the baseline.
 import { fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine } from './support/load';
@@ -19,7 +20,8 @@ async function main(): Promise<void> {
       org_id: tenant.orgId,
       currency: 'BRL',
       amount_minor: '1',
-      kind: 'fee',
+      // A test key's sandbox top-up: the one kind a key may post (fee and the rest are operator adjustments).
+      kind: 'fund',
     });
 
   const read = await spawnRotating({

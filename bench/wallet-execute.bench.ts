@@ -21,7 +21,8 @@ async function main(): Promise<void> {
       org_id: tenant.orgId,
       currency: 'BRL',
       amount_minor: '1',
-      kind: 'fee',
+      // A test key's sandbox top-up: the one kind a key may post (fee and the rest are operator adjustments).
+      kind: 'fund',
     });
   const baseline = await spawnRotating({
     label: 'ledger post over HTTP (baseline)',

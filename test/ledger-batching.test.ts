@@ -4,7 +4,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
-import { expectBalanced, fund, ledgerSums, newWallet, post } from './support/money';
+import { adjust, expectBalanced, fund, ledgerSums, newWallet, post, walletSnapshot } from './support/money';
 
 let gw: Gateway;
 let t: Tenant;
@@ -25,19 +25,20 @@ const eventsOf = async (walletId: string) => [
 describe('posts that arrive together', () => {
   it('accept what the balance allows and refuse the rest, each with its own event and the balance after it', async () => {
     const id = await newWallet(gw, t);
-    await fund(gw, t, id, 100);
-    const results = await Promise.all(Array.from({ length: 20 }, () => post(gw, t, id, 'fee', 10)));
+    const top = 9_223_372_036_854_775_807n;
+    await fund(gw, t, id, top - 100n);
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(gw, t, id, 'fund', 10)));
     expect(results.filter((r) => r.status === 201)).toHaveLength(10);
     expect(results.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(
       Array(10).fill('balance_constraint_violation'),
     );
     const accepted = results.filter((r) => r.status === 201);
-    // Each accepted post saw its own balance: 90, 80, ... 0, once each.
+    // Each accepted post saw its own balance: 90 below the top, 80, ... the top itself, once each.
     expect(
       accepted
-        .map((r) => r.body.balance.available_minor)
-        .sort((a: string, b: string) => Number(a) - Number(b)),
-    ).toEqual(['0', '10', '20', '30', '40', '50', '60', '70', '80', '90']);
+        .map((r) => top - BigInt(r.body.balance.available_minor))
+        .sort((a: bigint, b: bigint) => Number(a - b)),
+    ).toEqual([0n, 10n, 20n, 30n, 40n, 50n, 60n, 70n, 80n, 90n]);
     const events = await eventsOf(id);
     const posted = events.filter((e) => e.type === 'ledger.entry_posted');
     expect(posted).toHaveLength(11);
@@ -46,8 +47,8 @@ describe('posts that arrive together', () => {
         entry_id: r.body.entry.id,
         wallet_id: id,
         currency: 'BRL',
-        kind: 'fee',
-        amount_minor: '-10',
+        kind: 'fund',
+        amount_minor: '10',
         hold_id: null,
         attempt_id: null,
         external_ref: null,
@@ -60,13 +61,39 @@ describe('posts that arrive together', () => {
       Array(10).fill({
         wallet_id: id,
         currency: 'BRL',
-        kind: 'fee',
+        kind: 'fund',
         amount_minor: '10',
         attempt_id: null,
         code: 'balance_constraint_violation',
-        reason: 'insufficient_available',
+        reason: 'balance_out_of_range',
       }),
     );
+    await expectBalanced(gw, id);
+  });
+
+  it('accept the operator fees the balance allows and refuse the rest, each with the balance after it', async () => {
+    const id = await newWallet(gw, t);
+    await fund(gw, t, id, 100);
+    const results = await Promise.all(Array.from({ length: 20 }, () => adjust(gw, t, id, 'fee', 10)));
+    const accepted = results.filter((r) => r.status === 201);
+    expect(accepted).toHaveLength(10);
+    expect(results.filter((r) => r.status === 409).map((r) => r.body.error.code)).toEqual(
+      Array(10).fill('balance_constraint_violation'),
+    );
+    expect(
+      accepted
+        .map((r) => r.body.balance.available_minor)
+        .sort((a: string, b: string) => Number(a) - Number(b)),
+    ).toEqual(['0', '10', '20', '30', '40', '50', '60', '70', '80', '90']);
+    const events = await eventsOf(id);
+    expect(events.filter((e) => e.type === 'ledger.entry_posted')).toHaveLength(11);
+    expect(
+      events
+        .filter((e) => e.type === 'ledger.adjustment_posted')
+        .map((e) => e.data.entry_id)
+        .sort(),
+    ).toEqual(accepted.map((r) => r.body.entry.id).sort());
+    expect((await walletSnapshot(gw, id)).adjustments).toBe(10);
     await expectBalanced(gw, id);
   });
 
@@ -101,18 +128,18 @@ describe('posts that arrive together', () => {
     let pending: Promise<{ status: number }> | undefined;
     await gw.db.transaction(async (tx) => {
       await tx.query(sql.unsafe`SELECT 1 FROM wallet_balances WHERE wallet_id = ${busy} FOR UPDATE`);
-      pending = post(gw, t, busy, 'fee', 1).then((r) => {
+      pending = post(gw, t, busy, 'fund', 1).then((r) => {
         busyDone = true;
         return r;
       });
-      const results = await Promise.all(Array.from({ length: 6 }, () => post(gw, t, free, 'fee', 1)));
+      const results = await Promise.all(Array.from({ length: 6 }, () => post(gw, t, free, 'fund', 1)));
       expect(results.map((r) => r.status)).toEqual(Array(6).fill(201));
       // The post to the locked wallet is still waiting for the lock, within its lock wait.
       expect(busyDone).toBe(false);
     });
     expect((await pending!).status).toBe(201);
-    expect((await ledgerSums(gw, busy))[0].balance).toBe(99n);
-    expect((await ledgerSums(gw, free))[0].balance).toBe(94n);
+    expect((await ledgerSums(gw, busy))[0].balance).toBe(101n);
+    expect((await ledgerSums(gw, free))[0].balance).toBe(106n);
   });
 
   it("keep tenants apart: another tenant's posts to a wallet are 404 while its owner's go through", async () => {
@@ -239,11 +266,11 @@ describe('posts that arrive together', () => {
     await expectBalanced(gw, b);
   });
 
-  it('refuse posts to a frozen wallet with wallet_not_active and record the refusal', async () => {
+  it("refuse posts to a frozen wallet with wallet_not_active, from a key or an operator, and record the key posts' refusals", async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 50);
     await gw.request('POST', `/v1/wallets/${id}/freeze`, { key: t.key });
-    const results = await Promise.all(Array.from({ length: 4 }, () => post(gw, t, id, 'fee', 5)));
+    const results = await Promise.all(Array.from({ length: 4 }, () => post(gw, t, id, 'fund', 5)));
     expect(results.map((r) => [r.status, r.body.error.code, r.body.error.details.status])).toEqual(
       Array(4).fill([409, 'wallet_not_active', 'frozen']),
     );
@@ -252,13 +279,18 @@ describe('posts that arrive together', () => {
       Array(4).fill({
         wallet_id: id,
         currency: 'BRL',
-        kind: 'fee',
+        kind: 'fund',
         amount_minor: '5',
         attempt_id: null,
         code: 'wallet_not_active',
         reason: null,
       }),
     );
+    const adjusted = await Promise.all([adjust(gw, t, id, 'fee', 5), adjust(gw, t, id, 'fund', 5)]);
+    expect(adjusted.map((r) => [r.status, r.body.error.code, r.body.error.details.status])).toEqual(
+      Array(2).fill([409, 'wallet_not_active', 'frozen']),
+    );
     expect((await ledgerSums(gw, id))[0].balance).toBe(50n);
+    expect((await walletSnapshot(gw, id)).adjustments).toBe(0);
   });
 });

@@ -1,12 +1,15 @@
 // The ledger rules live twice: effectOf in TypeScript (documented, unit-tested) and ledger_effect in the
-// database, which ledger_post applies to every HTTP post. Every kind, amount and hold state goes through
-// both here: function against function, then ledger_post (through POST /v1/ledger-entries, and run on its
-// own) against effectOf, so a change to one that the other does not share fails this file.
+// database, which ledger_post applies to every key's post over HTTP. Every kind, amount and hold state goes
+// through both here: function against function, then every writer (the attempt engine's steps, a test key's
+// fund and an operator's adjustments over HTTP, and ledger_post run on its own) against effectOf, so a
+// change to one that the other does not share fails this file.
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { ApiError } from '../domain/errors';
 import { ENTRY_KINDS, effectOf, isRefusal, type EntryKind, type OpenHold } from '../domain/ledger/effects';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
-import { expectBalanced, newWallet, post } from './support/money';
+import { engineStep, startAttempt } from './support/ledger-attempts';
+import { adjust, expectBalanced, fund, newWallet, post } from './support/money';
 
 let gw: Gateway;
 let t: Tenant;
@@ -94,39 +97,41 @@ describe('ledger_effect and effectOf', () => {
 });
 
 /**
- * Brings a new wallet's BRL slot to balance 1000, available 600, with the hold of attempt `case` (300) in the
- * given state; a hold on attempt `other` takes up the rest of the gap.
+ * Brings a new wallet's BRL slot to balance 1000, available 600, with the hold of its attempt `case` (300) in
+ * the given state; a hold of its attempt `other` takes up the rest of the gap. Both are running attempts.
  */
-async function walletWith(state: HoldState): Promise<string> {
+async function walletWith(state: HoldState): Promise<{ id: string; caseAttempt: string }> {
   const id = await newWallet(gw, t);
-  const steps: Array<[string, bigint, string?]> = {
+  const caseAttempt = await startAttempt(gw, t, id, `case-${id}`);
+  const other = await startAttempt(gw, t, id, `other-${id}`);
+  const steps: Array<['fund' | 'hold' | 'release' | 'debit', bigint, string?]> = {
     none: [
       ['fund', 1000n],
-      ['hold', 400n, 'other'],
+      ['hold', 400n, other],
     ],
     open: [
       ['fund', 1000n],
-      ['hold', 100n, 'other'],
-      ['hold', 300n, 'case'],
+      ['hold', 100n, other],
+      ['hold', 300n, caseAttempt],
     ],
     debited: [
       ['fund', 1300n],
-      ['hold', 300n, 'case'],
-      ['debit', 300n, 'case'],
-      ['hold', 400n, 'other'],
+      ['hold', 300n, caseAttempt],
+      ['debit', 300n, caseAttempt],
+      ['hold', 400n, other],
     ],
     released: [
       ['fund', 1000n],
-      ['hold', 300n, 'case'],
-      ['release', 300n, 'case'],
-      ['hold', 400n, 'other'],
+      ['hold', 300n, caseAttempt],
+      ['release', 300n, caseAttempt],
+      ['hold', 400n, other],
     ],
-  }[state] as Array<[string, bigint, string?]>;
+  }[state] as Array<['fund' | 'hold' | 'release' | 'debit', bigint, string?]>;
   for (const [kind, amount, attempt] of steps) {
-    const r = await post(gw, t, id, kind, amount, attempt ? { attempt_id: attempt } : {});
-    if (r.status !== 201) throw new Error(`setup ${kind} failed: ${r.status} ${r.text}`);
+    if (kind === 'fund') await fund(gw, t, id, amount);
+    else await engineStep(gw, t, id, kind, amount, attempt!);
   }
-  return id;
+  return { id, caseAttempt };
 }
 
 const CASES: Array<{ kind: EntryKind; amount: bigint; state: HoldState }> = [];
@@ -145,13 +150,13 @@ type Answer = { refusal: string } | { entries: Array<{ kind: string; amount_mino
  * have said of it as seen from the outside: the entry's amount and the balance changes, or the refusal.
  */
 async function outcomesOf(
-  poster: (walletId: string, kind: EntryKind, amount: bigint) => Promise<Answer>,
+  poster: (walletId: string, attempt: string | null, kind: EntryKind, amount: bigint) => Promise<Answer>,
 ): Promise<string[]> {
   const outcomes: string[] = [];
   const run = async (i: number) => {
     const { kind, amount, state } = CASES[i];
-    const id = await walletWith(state);
-    const answer = await poster(id, kind, amount);
+    const { id, caseAttempt } = await walletWith(state);
+    const answer = await poster(id, ENGINE_KINDS.has(kind) ? caseAttempt : null, kind, amount);
     const after = (await gw.request('GET', `/v1/wallets/${id}`, { key: t.key })).body.balances[0];
     const balanceDelta = BigInt(after.balance_minor) - 1000n;
     const availableDelta = BigInt(after.available_minor) - 600n;
@@ -173,13 +178,22 @@ async function outcomesOf(
 }
 
 const effectOutcomes = () => CASES.map((c, i) => `${label(i)}: ${expected(c.kind, c.amount, 600n, c.state)}`);
-const attemptOf = (kind: EntryKind) => (['hold', 'release', 'debit'].includes(kind) ? 'case' : null);
+const ENGINE_KINDS: ReadonlySet<EntryKind> = new Set(['hold', 'release', 'debit']);
 
-describe('ledger_post and effectOf', () => {
-  it('agree through POST /v1/ledger-entries, posts arriving together, on the entries, balance changes and refusals of every kind against every hold state', async () => {
-    const outcomes = await outcomesOf(async (id, kind, amount) => {
-      const attempt = attemptOf(kind);
-      const r = await post(gw, t, id, kind, amount, attempt ? { attempt_id: attempt } : {});
+describe('the ledger writers and effectOf', () => {
+  it("agree through every writer: the attempt engine's steps, a test key's fund and an operator's adjustments over HTTP, on the entries, balance changes and refusals of every kind against every hold state", async () => {
+    const outcomes = await outcomesOf(async (id, attempt, kind, amount) => {
+      if (attempt) {
+        try {
+          const posted = await engineStep(gw, t, id, kind as 'hold' | 'release' | 'debit', amount, attempt);
+          const entries = posted.release ? [posted.entry, posted.release] : [posted.entry];
+          return { entries: entries.map((e) => ({ kind: e.kind, amount_minor: e.amount_minor.toString() })) };
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          return { refusal: `${error.code}/${String(error.details?.reason)}` };
+        }
+      }
+      const r = kind === 'fund' ? await post(gw, t, id, kind, amount) : await adjust(gw, t, id, kind, amount);
       return r.status === 201
         ? { entries: r.body.entries }
         : { refusal: `${r.body.error.code}/${r.body.error.details.reason}` };
@@ -194,11 +208,11 @@ describe('ledger_post and effectOf', () => {
       kind: z.string().nullable(),
       amount_minor: z.bigint().nullable(),
     });
-    const outcomes = await outcomesOf(async (id, kind, amount) => {
+    const outcomes = await outcomesOf(async (id, attempt, kind, amount) => {
       const rows = await gw.db.any(sql.type(row)`
         SELECT refusal, reason, kind, amount_minor FROM ledger_post(
           ${sql.array([t.orgId], 'text')}, ${sql.array([t.projectId], 'text')}, ARRAY['test'], ${sql.array([id], 'text')}, ARRAY['BRL'],
-          ${sql.array([kind], 'text')}, ${sql.array([amount.toString()], 'int8')}, ARRAY[NULL::text], ${sql.array([attemptOf(kind)] as string[], 'text')},
+          ${sql.array([kind], 'text')}, ${sql.array([amount.toString()], 'int8')}, ARRAY[NULL::text], ${sql.array([attempt] as string[], 'text')},
           ARRAY[NULL::text], ARRAY['{}'::jsonb], ARRAY['hld_lockstep_' || ${id}], ARRAY['evt_lockstep_' || ${id}, 'evt_lockstep_r_' || ${id}], true, '5s')`);
       if (rows[0].refusal) return { refusal: `${rows[0].refusal}/${rows[0].reason}` };
       return { entries: rows.map((r) => ({ kind: r.kind!, amount_minor: r.amount_minor!.toString() })) };

@@ -1,6 +1,6 @@
 // Wallets through HTTP: create, list, read with balances, status moves, funding sources, transfers, isolation.
 import { startGateway, type Gateway, type Tenant } from './support/harness';
-import { expectBalanced, fund, insertConnection, newWallet, post } from './support/money';
+import { adjust, expectBalanced, fund, insertConnection, newWallet, post } from './support/money';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import type { AuthMock } from '../providers/mocks/auth-mock';
 
@@ -76,9 +76,10 @@ describe('wallet lifecycle', () => {
     const frozen = await gw.request('POST', `/v1/wallets/${id}/freeze`, { key: t.key });
     expect(frozen.status).toBe(200);
     expect(frozen.body.status).toBe('frozen');
-    const refused = await post(gw, t, id, 'fund', 5);
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe('wallet_not_active');
+    for (const refused of [await post(gw, t, id, 'fund', 5), await adjust(gw, t, id, 'fee', 5)]) {
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('wallet_not_active');
+    }
     const again = await gw.request('POST', `/v1/wallets/${id}/freeze`, { key: t.key });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('invalid_transition');
@@ -86,6 +87,7 @@ describe('wallet lifecycle', () => {
       'active',
     );
     expect((await post(gw, t, id, 'fund', 5)).status).toBe(201);
+    expect((await adjust(gw, t, id, 'fee', 5)).status).toBe(201);
     await expectBalanced(gw, id);
   });
 
@@ -95,13 +97,17 @@ describe('wallet lifecycle', () => {
     const full = await gw.request('POST', `/v1/wallets/${id}/close`, { key: t.key });
     expect(full.status).toBe(409);
     expect(full.body.error.code).toBe('wallet_not_empty');
-    expect((await post(gw, t, id, 'debit', 300)).status).toBe(201);
+    // An operator takes the balance out before the wallet is closed.
+    expect((await adjust(gw, t, id, 'fee', 300, { reason: 'Balance paid out before closing' })).status).toBe(
+      201,
+    );
     const closed = await gw.request('POST', `/v1/wallets/${id}/close`, { key: t.key });
     expect(closed.status).toBe(200);
     expect(closed.body.status).toBe('closed');
     expect(closed.body.closed_at).not.toBeNull();
-    const refused = await post(gw, t, id, 'fund', 1);
-    expect(refused.body.error.code).toBe('wallet_not_active');
+    for (const refused of [await post(gw, t, id, 'fund', 1), await adjust(gw, t, id, 'reconcile', 1)]) {
+      expect([refused.status, refused.body.error.code]).toEqual([409, 'wallet_not_active']);
+    }
     expect((await gw.request('POST', `/v1/wallets/${id}/unfreeze`, { key: t.key })).body.error.code).toBe(
       'invalid_transition',
     );
@@ -337,18 +343,23 @@ describe('tenant isolation', () => {
       [
         'POST',
         '/v1/ledger-entries',
-        { wallet_id: id, org_id: other.orgId, currency: 'BRL', amount_minor: '10', kind: 'debit' },
+        { wallet_id: id, org_id: other.orgId, currency: 'BRL', amount_minor: '10', kind: 'fund' },
       ],
       [
         'POST',
         '/v1/ledger-entries',
-        { wallet_id: id, org_id: t.orgId, currency: 'BRL', amount_minor: '10', kind: 'debit' },
+        { wallet_id: id, org_id: t.orgId, currency: 'BRL', amount_minor: '10', kind: 'fund' },
       ],
     ];
     for (const [method, path, body] of calls) {
       const r = await gw.request(method, path, { key: other.key, body });
       expect([path, r.status]).toEqual([path, 404]);
       expect(r.body.error.code).toBe('not_found');
+    }
+    // An operator acting in the other tenant's project does not reach the wallet either.
+    for (const kind of ['fund', 'fee']) {
+      const r = await adjust(gw, other, id, kind, 10);
+      expect([kind, r.status, r.body.error.code]).toEqual([kind, 404, 'not_found']);
     }
     const list = await gw.request('GET', '/v1/wallets', { key: other.key });
     expect(list.body.wallets.map((w: { id: string }) => w.id)).toEqual([mine]);

@@ -111,6 +111,25 @@ export async function ledgerSums(gw: Gateway, walletId: string) {
   return [...rows];
 }
 
+const snapshot = z.object({
+  balance: z.bigint(),
+  available: z.bigint(),
+  entries: z.number(),
+  events: z.number(),
+  adjustments: z.number(),
+});
+
+/** What a post could have changed on a wallet: its BRL slot, its entries, its events and its operator adjustments. */
+export async function walletSnapshot(gw: Gateway, walletId: string) {
+  return gw.db.one(sql.type(snapshot)`
+    SELECT
+      COALESCE((SELECT balance_minor FROM wallet_balances WHERE wallet_id = ${walletId} AND currency = 'BRL'), 0)::bigint AS balance,
+      COALESCE((SELECT available_minor FROM wallet_balances WHERE wallet_id = ${walletId} AND currency = 'BRL'), 0)::bigint AS available,
+      (SELECT count(*)::int FROM wallet_ledger_entries WHERE wallet_id = ${walletId}) AS entries,
+      (SELECT count(*)::int FROM events WHERE data->>'wallet_id' = ${walletId}) AS events,
+      (SELECT count(*)::int FROM ledger_adjustments WHERE wallet_id = ${walletId}) AS adjustments`);
+}
+
 export async function expectBalanced(gw: Gateway, walletId: string): Promise<void> {
   for (const row of await ledgerSums(gw, walletId)) {
     expect(row.entry_balance).toBe(row.balance);
@@ -118,4 +137,29 @@ export async function expectBalanced(gw: Gateway, walletId: string): Promise<voi
     expect(row.balance - row.available).toBe(row.open_holds);
     expect(row.available >= 0n).toBe(true);
   }
+}
+
+/** An operator adjustment: the service credential in the tenant's project, naming the operator, with a reason. */
+export async function adjust(
+  gw: GatewayClient,
+  t: Tenant,
+  walletId: string,
+  kind: string,
+  amount: bigint | number | string,
+  extra: Record<string, unknown> = {},
+  operator: { user?: string; project?: string } = { user: 'ana' },
+) {
+  return gw.operator('POST', '/v1/ledger-entries', {
+    project: operator.project ?? t.projectId,
+    user: operator.user,
+    body: {
+      wallet_id: walletId,
+      org_id: t.orgId,
+      currency: 'BRL',
+      amount_minor: String(amount),
+      kind,
+      reason: 'Correction agreed with the tenant',
+      ...extra,
+    },
+  });
 }
