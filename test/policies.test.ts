@@ -1,7 +1,8 @@
 // Policies through HTTP: CRUD, per-type config validation, reorder, decisions with the flat 403 body,
 // budgets counted from the ledger, rate limits, time windows, the evaluation log and tenant isolation.
 import { startGateway, type Gateway, type Tenant } from './support/harness';
-import { fund, newWallet, post } from './support/money';
+import { engineStep, startAttempt } from './support/ledger-attempts';
+import { adjust, fund, newWallet } from './support/money';
 
 let gw: Gateway;
 let t: Tenant;
@@ -210,9 +211,11 @@ describe('decisions', () => {
     const elsewhere = await newWallet(gw, tenant, { agent_id: 'other' });
     await fund(gw, tenant, wallet, 10_000);
     await fund(gw, tenant, elsewhere, 10_000);
-    await post(gw, tenant, wallet, 'debit', 600);
-    await post(gw, tenant, wallet, 'hold', 200, { attempt_id: 'open-hold' });
-    await post(gw, tenant, elsewhere, 'debit', 5000); // another agent's spend does not count
+    await engineStep(gw, tenant, wallet, 'debit', 400, null);
+    await adjust(gw, tenant, wallet, 'fee', 200);
+    const attempt = await startAttempt(gw, tenant, wallet);
+    await engineStep(gw, tenant, wallet, 'hold', 200, attempt);
+    await engineStep(gw, tenant, elsewhere, 'debit', 5000, null); // another agent's spend does not count
     expect(
       (await check(tenant, { agent_id: 'shopper', tool_name: 'x', amount_minor: '200', currency: 'BRL' }))
         .status,
@@ -229,7 +232,7 @@ describe('decisions', () => {
       ruleType: 'budget',
       ruleId: budget.body.id,
     });
-    await post(gw, tenant, wallet, 'release', 200, { attempt_id: 'open-hold' });
+    await engineStep(gw, tenant, wallet, 'release', 200, attempt);
     expect(
       (await check(tenant, { agent_id: 'shopper', tool_name: 'x', amount_minor: '400', currency: 'BRL' }))
         .status,
