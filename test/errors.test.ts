@@ -122,7 +122,7 @@ describe('no input answers 500', () => {
               const result = await gw.request(route.method.toUpperCase(), path, { key, body, headers });
               if (result.status >= 500)
                 seen.push(
-                  `${route.method} ${path.slice(0, 60)} ${JSON.stringify(body).slice(0, 80)} → ${result.status}`,
+                  `${route.method} ${path.slice(0, 60)} ${String(JSON.stringify(body)).slice(0, 80)} → ${result.status}`,
                 );
             });
           }

@@ -1,6 +1,7 @@
 // Opening a wallet's top-ups over HTTP: a Pix top-up's row, then its workflow (Update-with-Start, the
 // caller waiting for the BR Code); and a USDC wallet's deposit address, made on first read, with its
 // watcher started or found. The answers are read from PostgreSQL, where the workflows store them.
+import { getWallet } from '../../domain/wallets/wallets';
 import type { Address } from 'viem';
 import { ApiError } from '../../domain/errors';
 import type { EventScope } from '../../domain/events/record';
@@ -26,6 +27,8 @@ export async function createPixTopup(
   body: TopupCreateBody,
   origin: string,
 ): Promise<{ topup: TopupRow; replayed: boolean }> {
+  // Another project's wallet is not found, whatever this gateway is configured with.
+  await getWallet(deps.db, scope.orgId, scope.projectId, walletId);
   if (!deps.config.providerUrls.pix_psp) throw unavailable('The Pix PSP');
   const { topup, replayed } = await openPixTopup(deps.db, scope, {
     walletId,
@@ -66,6 +69,7 @@ export async function readDepositAddress(
   scope: EventScope,
   walletId: string,
 ): Promise<DepositAddressRow> {
+  await getWallet(deps.db, scope.orgId, scope.projectId, walletId);
   const x402 = deps.config.x402;
   if (!x402?.rpcUrl) throw unavailable('A chain for USDC deposits');
   const reader = depositReader(x402.rpcUrl, x402.chainId, x402.asset as Address);
