@@ -12,7 +12,7 @@ import { parseBody } from './middleware/body';
 import type { Principal } from './principal';
 import type { AnyRoute, Reply } from './route';
 import { requestSchema } from '../schema/http/json-schema';
-import { check, compile, refuseUnstorableText } from './validation';
+import { check, compile, refuseUnsafeInput } from './validation';
 
 function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   const validateBody = route.body ? compile(requestSchema(route.body), 'body') : undefined;
@@ -21,7 +21,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   const bodyTypes = route.bodyTypes ?? ['json'];
 
   router[route.method](route.path, async (ctx: Koa.Context) => {
-    refuseUnstorableText(ctx.params, 'params');
+    refuseUnsafeInput(ctx.params, 'params');
     const principal = await authenticate(deps, ctx, route.auth).catch((error: unknown) => {
       const noProject = error instanceof FlatError && error.body.error === 'project_resolution_failed';
       throw noProject && route.noProjectError ? route.noProjectError() : error;
@@ -46,12 +46,12 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
         body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
         // An absent body on a route that takes one is judged as {} so required fields are reported by name.
         if (body === undefined) body = {};
-        refuseUnstorableText(body, 'body');
+        refuseUnsafeInput(body, 'body');
         check(validateBody!, body, 'body');
       } else if (route.method !== 'get' && route.method !== 'delete') {
         await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
       }
-      refuseUnstorableText(query, 'query');
+      refuseUnsafeInput(query, 'query');
       if (validateQuery) check(validateQuery, query, 'query');
       if (validateParams) check(validateParams, params, 'params');
       bindRequestLogFields(undefined, body);

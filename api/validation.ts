@@ -1,10 +1,10 @@
 // ajv validators, compiled once per schema: bodies strictly (unknown fields refused, defaults filled),
-// query strings and path params with type coercion since they arrive as text; and the text rule every
-// input obeys before any schema sees it (no NUL, no lone UTF-16 surrogate).
+// query strings and path params with type coercion since they arrive as text; and the rules every
+// input obeys before any schema sees it (no NUL, no lone UTF-16 surrogate, no prototype-shaped key).
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors';
-import type { JsonSchema } from '../schema/http/json-schema';
+import { RESERVED_KEY_NAMES, type JsonSchema } from '../schema/http/json-schema';
 
 function makeAjv(coerceTypes: boolean): Ajv2020 {
   const ajv = new Ajv2020({
@@ -86,25 +86,41 @@ function unstorable(text: string): string | undefined {
 }
 
 /**
- * Refuses input holding text PostgreSQL cannot store, in any key or value at any depth, as the kind's
- * 400. Walked with an explicit stack: the body's nesting is already capped, but the walk need not rely on it.
+ * Keys that reach, or stand for, an object's prototype when input is used as a lookup table
+ * (`SETTINGS[key]`, `target[key] = value`). JSON.parse makes `__proto__` an own property, so it passes
+ * Object.entries and ajv's open objects untouched, and assigning it elsewhere replaces a prototype.
  */
-export function refuseUnstorableText(value: unknown, kind: InputKind): void {
+const RESERVED_KEYS: readonly string[] = RESERVED_KEY_NAMES;
+
+function refusedKey(key: string): string | undefined {
+  const problem = unstorable(key);
+  if (problem) return `has a key that ${problem}`;
+  if (RESERVED_KEYS.includes(key)) return 'is a reserved key name';
+  return undefined;
+}
+
+/**
+ * Refuses input holding text PostgreSQL cannot store, or a reserved key name, in any key or value at
+ * any depth, as the kind's 400 naming the path. Walked with an explicit stack: the body's nesting is
+ * already capped, but the walk need not rely on it.
+ */
+export function refuseUnsafeInput(value: unknown, kind: InputKind): void {
   const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
   while (pending.length > 0) {
     const { value: current, path } = pending.pop()!;
     let problem: string | undefined;
     let at = path || '/';
+    let keyword = 'text';
     if (typeof current === 'string') {
       problem = unstorable(current);
     } else if (Array.isArray(current)) {
       current.forEach((inner, index) => pending.push({ value: inner, path: `${path}/${index}` }));
     } else if (current !== null && typeof current === 'object') {
       for (const [key, inner] of Object.entries(current)) {
-        problem = unstorable(key);
+        problem = refusedKey(key);
         if (problem) {
           at = `${path}/${key.replace(/[^\x20-\x7e]/g, '?')}`;
-          problem = `has a key that ${problem}`;
+          if (RESERVED_KEYS.includes(key)) keyword = 'propertyNames';
           break;
         }
         pending.push({ value: inner, path: `${path}/${key}` });
@@ -112,7 +128,7 @@ export function refuseUnstorableText(value: unknown, kind: InputKind): void {
     }
     if (problem) {
       throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${at} ${problem}`, {
-        issues: [{ path: at, message: problem, keyword: 'text' }],
+        issues: [{ path: at, message: problem, keyword }],
       });
     }
   }

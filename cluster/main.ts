@@ -1,6 +1,7 @@
 // `npm run cluster [-- --workers N --apis N --shards N]`: the gateway as production runs it, on one
 // machine: embedded PostgreSQL, the real Temporal server on it (built once from the Go module proxy),
-// the Temporal UI, the mock providers, N worker and N API processes sharing one port. Ctrl-C stops all.
+// the Temporal UI, the mock providers, N worker and N API processes sharing one port, each started again
+// when it dies (printed here). Ctrl-C stops all, restarting nothing.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 // A gateway deployment on one machine shaped like production: the real Temporal server on PostgreSQL,
-// N worker processes and N API processes behind one shared port. `npm run cluster`, the cluster tests
-// and the scale bench all start it through here; the caller owns PostgreSQL and the gateway database.
+// N worker processes and N API processes behind one shared port, each started again when it dies.
+// `npm run cluster`, the cluster tests and the scale bench all start it through here; the caller owns
+// PostgreSQL and the gateway database.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { buildBundleFile, PREBUILT_BUNDLE } from '../worker/bundle';
@@ -32,6 +33,7 @@ export interface ClusterOptions {
   env?: NodeJS.ProcessEnv;
   /** Start the mock providers here and point the processes at them (npm run cluster, tests, bench). */
   mocks: boolean;
+  /** Progress lines, and each restart of a process that died (on stderr when absent). */
   log?: (line: string) => void;
 }
 
@@ -54,8 +56,13 @@ async function workflowBundle(dataDir: string): Promise<string> {
 
 export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
   const log = options.log ?? (() => undefined);
+  const restartLog = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const stops: Array<() => Promise<void>> = [];
+  const supervised: GatewayProcess[] = [];
   const stopAll = async () => {
+    // Before anything stops: a process that exits from here on (the terminal's Ctrl-C reaches every
+    // child at once) is not started again while the others are being stopped.
+    for (const gateway of supervised) gateway.endSupervision();
     for (const stop of stops.splice(0).reverse())
       await stop().catch((error: Error) => log(`stop failed: ${error.message}`));
   };
@@ -92,13 +99,14 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const logDir = path.join(options.dataDir, 'logs');
     const started = await Promise.allSettled(
       Array.from({ length: options.workers }, (_, i) =>
-        startGatewayProcess('worker', `worker-${i + 1}`, env, logDir),
+        startGatewayProcess('worker', `worker-${i + 1}`, env, logDir, restartLog),
       ),
     );
     const workers: GatewayProcess[] = [];
     for (const result of started) {
       if (result.status === 'rejected') continue;
       workers.push(result.value);
+      supervised.push(result.value);
       stops.push(() => result.value.stop());
     }
     const failed = started.find((result) => result.status === 'rejected');
@@ -111,8 +119,10 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
         `api-${i + 1}`,
         { ...env, HOST: '127.0.0.1', PORT: String(options.apiPorts?.[i] ?? 0) },
         logDir,
+        restartLog,
       );
       apis.push(api);
+      supervised.push(api);
       stops.push(() => api.stop());
     }
     const proxy = await startProxy(

@@ -47,7 +47,7 @@ function sharedResponses(route: AnyRoute, responses: Record<string, JsonSchema>)
   // A route speaking another protocol renders refused input (a bad body included) as its own declared 400.
   if (!route.onInputError) {
     responses['400'] ??= envelopeOf(
-      'Refused input: `invalid_body`, `invalid_json`, `invalid_query` or `invalid_params` (details.issues), NUL or unpaired surrogates in text',
+      'Refused input: `invalid_body`, `invalid_json`, `invalid_query` or `invalid_params` (details.issues): NUL or unpaired surrogates in text, a key named `__proto__`, `constructor` or `prototype` at any depth',
     );
     if (readsBody) {
       responses['413'] ??= envelopeOf(

@@ -1,14 +1,19 @@
 // The gateway as production runs it: the real Temporal server on PostgreSQL (built once from the Go
 // module proxy into .cluster/bin/), two worker processes and two API processes behind one shared port,
 // all separate Node processes. Duplicate wallet executes racing across both API processes move money
-// once, and a key revoked through one process is refused by every process straight away.
+// once, a key revoked through one process is refused by every process straight away, and an API and a
+// worker killed with SIGKILL are started again and serve and poll.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { freeTemporalPorts } from '../cluster/ports';
+import { waitFor } from '../cluster/processes';
 import { startCluster, type RunningCluster } from '../cluster/stack';
 import { ensureDatabase } from '../local/postgres';
+import { loadConfig } from '../runtime/config';
 import type { PaymentsMock } from '../providers/mocks/payments';
 import { gatewayClient, type GatewayClient, type Tenant } from './support/client';
 import { TEMPLATE_DATABASE } from './support/global-setup';
@@ -18,6 +23,7 @@ let dataDir: string;
 let shared: GatewayClient;
 let perApi: GatewayClient[];
 let payments: PaymentsMock;
+const logged: string[] = [];
 const serviceToken = randomBytes(24).toString('hex');
 
 beforeAll(async () => {
@@ -43,6 +49,7 @@ beforeAll(async () => {
     serviceToken,
     env: { LOG_LEVEL: 'warn' },
     mocks: true,
+    log: (line) => logged.push(line),
   });
   shared = gatewayClient(cluster.url, serviceToken);
   perApi = cluster.apis.map((api) => gatewayClient(api.url!, serviceToken));
@@ -162,5 +169,66 @@ describe('two API and two worker processes on a real Temporal server', () => {
       });
       expect(late.status).toBe(401);
     }
+  });
+});
+
+describe('a process that dies', () => {
+  /** The identities polling the gateway's workflow task queue, as the Temporal server sees them. */
+  async function pollers(): Promise<string[]> {
+    const connection = await Connection.connect({ address: cluster.temporalAddress });
+    try {
+      const config = loadConfig();
+      const described = await connection.workflowService.describeTaskQueue({
+        namespace: config.temporal.namespace,
+        taskQueue: { name: config.temporal.taskQueue },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      return (described.pollers ?? []).map((poller) => poller.identity ?? '');
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('is started again after SIGKILL, an API on its own address and a worker polling, and a wallet execute completes', async () => {
+    const [api, worker] = [cluster.apis[0], cluster.workers[0]];
+    const [apiPid, workerPid] = [api.pid, worker.pid];
+    const back = Promise.all([api.nextStart(), worker.nextStart()]);
+    process.kill(apiPid, 'SIGKILL');
+    process.kill(workerPid, 'SIGKILL');
+    const [apiNow, workerNow] = await back;
+
+    expect([apiNow === apiPid, workerNow === workerPid, api.pid, worker.pid]).toEqual([
+      false,
+      false,
+      apiNow,
+      workerNow,
+    ]);
+    expect([api.restarts, worker.restarts]).toEqual([1, 1]);
+    expect(logged).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          new RegExp(`^api-1 \\(pid ${apiPid}\\) exited \\(SIGKILL\\); restarting in 0.5 s`),
+        ),
+        expect.stringMatching(
+          new RegExp(`^worker-1 \\(pid ${workerPid}\\) exited \\(SIGKILL\\); restarting in 0.5 s`),
+        ),
+      ]),
+    );
+    // Serving on the address it had, which the shared port's proxy forwards to.
+    expect((await perApi[0].request('GET', '/openapi.json')).status).toBe(200);
+    // The SDK names a worker `<pid>@<host>`: the new process is among the task queue's pollers.
+    await waitFor('the restarted worker to poll', 60_000, async () =>
+      (await pollers()).includes(`${workerNow}@${os.hostname()}`),
+    );
+
+    const tenant = await shared.createTenant();
+    const wallet = await fundedWallet(tenant, 5_000);
+    const id = attempt();
+    const executed = await perApi[0].request('POST', `/v1/wallets/${wallet}/execute`, {
+      key: tenant.key,
+      body: spend(id),
+    });
+    expect([executed.status, executed.body.status, executed.body.attempt_id]).toEqual([200, 'completed', id]);
+    expect(payments.payments().filter((p) => p.reference === id)).toHaveLength(1);
   });
 });

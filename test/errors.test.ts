@@ -327,6 +327,105 @@ describe('text PostgreSQL cannot store', () => {
   });
 });
 
+describe('key names that reach a prototype', () => {
+  const settingsOf = async () =>
+    (await gw.request('GET', `/v1/projects/${tenant.projectId}/settings`, { key: tenant.key })).body;
+  const historyOf = async () =>
+    (await gw.request('GET', `/v1/projects/${tenant.projectId}/settings/history`, { key: tenant.key })).body;
+  const wallets = async () => (await gw.request('GET', '/v1/wallets', { key: tenant.key })).body;
+  // Raw text: JSON.parse makes each of these an own key, as it does for a client's request.
+  const send = (method: string, path: string, raw: string) =>
+    gw.request(method, path, { key: tenant.key, raw, headers: { 'Content-Type': 'application/json' } });
+
+  it.each([
+    ['{"__proto__": {"approval_ttl_seconds": 60}}', '/__proto__'],
+    ['{"constructor": 120}', '/constructor'],
+    ['{"prototype": null}', '/prototype'],
+    ['{"approval_ttl_seconds": 120, "constructor": {"name": "x"}}', '/constructor'],
+  ])(
+    'refuses the settings PATCH %s with 400 invalid_body naming %s and changes no setting',
+    async (raw, at) => {
+      const before = [await settingsOf(), await historyOf()];
+      const result = await send('PATCH', `/v1/projects/${tenant.projectId}/settings`, raw);
+      expect([result.status, result.body.error?.code]).toEqual([400, 'invalid_body']);
+      expect(result.body.error.details.issues).toEqual([
+        { path: at, message: 'is a reserved key name', keyword: 'propertyNames' },
+      ]);
+      expect([await settingsOf(), await historyOf()]).toEqual(before);
+    },
+  );
+
+  it('refuses a reserved key at any depth of a wallet body and creates no wallet', async () => {
+    const before = await wallets();
+    for (const [metadata, at] of [
+      ['{"__proto__": {"polluted": true}}', '/metadata/__proto__'],
+      ['{"tags": [{"a": {"prototype": 1}}]}', '/metadata/tags/0/a/prototype'],
+    ]) {
+      const result = await send(
+        'POST',
+        '/v1/wallets',
+        `{"display_name": "Ops", "currency": "BRL", "metadata": ${metadata}}`,
+      );
+      expect([
+        metadata,
+        result.status,
+        result.body.error?.code,
+        result.body.error?.details.issues[0].path,
+      ]).toEqual([metadata, 400, 'invalid_body', at]);
+    }
+    expect(await wallets()).toEqual(before);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('refuses a reserved query key with 400 invalid_query, on a read and on a write that then writes nothing', async () => {
+    const listed = await gw.request('GET', '/v1/projects?__proto__=1&limit=5', { key: tenant.key });
+    expect([listed.status, listed.body.error?.code, listed.body.error?.details.issues]).toEqual([
+      400,
+      'invalid_query',
+      [{ path: '/__proto__', message: 'is a reserved key name', keyword: 'propertyNames' }],
+    ]);
+    const before = [await settingsOf(), await historyOf()];
+    const patched = await gw.request('PATCH', `/v1/projects/${tenant.projectId}/settings?constructor=x`, {
+      key: tenant.key,
+      body: { approval_ttl_seconds: 300 },
+    });
+    expect([patched.status, patched.body.error?.code]).toEqual([400, 'invalid_query']);
+    expect([await settingsOf(), await historyOf()]).toEqual(before);
+  });
+
+  it('refuses a reserved key in the body or the query of every operation with 400 before its handler', async () => {
+    const seen: string[] = [];
+    for (const r of allRoutes()) {
+      const path = r.path.replace(/:([A-Za-z_]+)/g, 'x');
+      const auth: { key: string; headers: Record<string, string> } =
+        r.auth === 'operator'
+          ? { key: gw.serviceToken, headers: { 'x-service-project': tenant.projectId } }
+          : { key: tenant.key, headers: {} };
+      const form = r.bodyTypes?.includes('json') === false;
+      const attempts: Array<{ path: string; raw?: string }> = [{ path: `${path}?constructor=1` }];
+      if (r.body) {
+        const raw = form ? '__proto__=1&constructor=1' : '{"__proto__": {"x": 1}, "constructor": 1}';
+        attempts.push({ path, raw });
+      }
+      for (const attempt of attempts) {
+        const result = await gw.request(r.method.toUpperCase(), attempt.path, {
+          key: auth.key,
+          ...(attempt.raw !== undefined ? { raw: attempt.raw } : {}),
+          headers: {
+            ...auth.headers,
+            'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+          },
+        });
+        // Routes speaking another protocol render the refusal their own way (OAuth's 400, a page, a
+        // webhook's 200 receipt saying it was not processed).
+        const refused = r.onInputError ? result.status < 500 : result.status === 400;
+        if (!refused) seen.push(`${r.method} ${attempt.path} → ${result.status} ${result.text.slice(0, 80)}`);
+      }
+    }
+    expect(seen).toEqual([]);
+  }, 120_000);
+});
+
 describe('deeply nested JSON', () => {
   const deepArray = '['.repeat(10_000) + ']'.repeat(10_000);
   const deepObject = (depth: number) =>

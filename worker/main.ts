@@ -1,10 +1,11 @@
 // Production entry for the worker process: polls the gateway task queue on TEMPORAL_ADDRESS and runs
-// workflows from the prebuilt bundle with activities wired to DATABASE_URL and the providers.
+// workflows from the prebuilt bundle with activities wired to DATABASE_URL and the providers. A Temporal
+// server not reachable yet is waited for (retried with backoff, logged), not a reason to exit.
 import { Client } from '@temporalio/client';
 import { loadConfig } from '../runtime/config';
 import { openDatabase } from '../runtime/database';
-import { createLogger } from '../runtime/logger';
-import { connectWorker } from '../runtime/temporal';
+import { createLogger, type Logger } from '../runtime/logger';
+import { connectWorkerWhenReachable } from '../runtime/temporal';
 import { loadBundle } from './bundle';
 import { deliveryAttempts } from '../activities/webhooks';
 import { startEventDispatcher } from './event-dispatcher';
@@ -20,21 +21,32 @@ export interface RunningWorker {
   done: Promise<void>;
 }
 
-export async function startWorker(
-  options: { config?: Config; databaseUrl?: string; temporalAddress?: string } = {},
-): Promise<RunningWorker> {
+export interface StartWorkerOptions {
+  config?: Config;
+  databaseUrl?: string;
+  temporalAddress?: string;
+  log?: Logger;
+  /** Ends a start still waiting for the Temporal server (the start then rejects). */
+  signal?: AbortSignal;
+}
+
+export async function startWorker(options: StartWorkerOptions = {}): Promise<RunningWorker> {
   const config = options.config ?? loadConfig();
-  const log = createLogger(config.logLevel, { process: 'worker' });
+  const log = options.log ?? createLogger(config.logLevel, { process: 'worker' });
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error('DATABASE_URL is required');
   installRuntime('WARN', config.metrics.temporalAddress);
   // Before the worker is made, so its activities and workflow sink export spans.
   const traces = startTracing({ serviceName: 'gateway-worker', otlpEndpoint: config.otlpEndpoint });
-  const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
-  const connection = await connectWorker(
+  const connection = await connectWorkerWhenReachable(
     config.temporal,
     options.temporalAddress ?? config.temporal.address ?? '127.0.0.1:7233',
-  );
+    { log, signal: options.signal },
+  ).catch(async (error: unknown) => {
+    await traces?.shutdown();
+    throw error;
+  });
+  const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -79,14 +91,24 @@ export async function startWorker(
 }
 
 if (require.main === module) {
-  startWorker()
-    .then((running) => {
+  // Listening from the start: a stop while the first connection is still retried ends that wait (the
+  // SDK's own signal handling has no worker to shut down yet).
+  const starting = new AbortController();
+  let running: RunningWorker | undefined;
+  const stop = () => {
+    if (running) void running.stop().then(() => process.exit(0));
+    else starting.abort();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  startWorker({ signal: starting.signal })
+    .then((worker) => {
+      running = worker;
+      if (starting.signal.aborted) return stop();
       process.stderr.write('gateway worker polling\n');
-      const stop = () => void running.stop().then(() => process.exit(0));
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
     })
     .catch((error: Error) => {
+      if (starting.signal.aborted) process.exit(0);
       process.stderr.write(`gateway worker failed to start: ${error.stack ?? error.message}\n`);
       process.exit(1);
     });

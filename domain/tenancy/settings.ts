@@ -62,8 +62,13 @@ export const SETTINGS: Record<string, SettingSpec> = {
 
 export type Settings = Record<string, unknown>;
 
+/** Own keys only: `constructor` or `__proto__` would otherwise find Object.prototype's members. */
+function specOf(key: string): SettingSpec | undefined {
+  return Object.hasOwn(SETTINGS, key) ? SETTINGS[key] : undefined;
+}
+
 function checkValue(key: string, value: unknown): void {
-  const spec = SETTINGS[key];
+  const spec = specOf(key);
   if (!spec) throw new ApiError(400, 'invalid_body', `Unknown setting "${key}"`, { key });
   const ok =
     spec.type === 'integer'
@@ -91,7 +96,7 @@ export function checkSettings(
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
-      if (!SETTINGS[key]) throw new ApiError(400, 'invalid_body', `Unknown setting "${key}"`, { key });
+      if (!specOf(key)) throw new ApiError(400, 'invalid_body', `Unknown setting "${key}"`, { key });
       if (key in settings) changes[key] = { from: settings[key], to: null };
       delete settings[key];
       continue;

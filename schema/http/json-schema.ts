@@ -1,5 +1,6 @@
 // The JSON Schema (draft 2020-12) object type used by the validator and the OpenAPI document alike,
-// and the one rule both apply to every request schema: numbers stay within the exactly representable range.
+// and the rules both apply to every request schema: numbers stay within the exactly representable range,
+// and an object open to unnamed keys refuses the reserved key names.
 export interface JsonSchema {
   [keyword: string]: unknown;
 }
@@ -26,6 +27,24 @@ const ONE_SCHEMA = [
 ];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchemas'];
+
+/**
+ * Key names the request path refuses at any depth (api/validation.ts holds the walk); stated on every
+ * object a request may fill with keys of its own choosing, so the document says what the server does.
+ */
+export const RESERVED_KEY_NAMES = ['__proto__', 'constructor', 'prototype'] as const;
+const NOT_RESERVED: JsonSchema = { not: { enum: [...RESERVED_KEY_NAMES] } };
+
+/** An object schema whose keys are not all named by it: additional or pattern properties are allowed. */
+function opensKeys(schema: JsonSchema): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const objectLike =
+    types.includes('object') ||
+    schema.properties !== undefined ||
+    schema.additionalProperties !== undefined ||
+    schema.patternProperties !== undefined;
+  return objectLike && (schema.additionalProperties !== false || schema.patternProperties !== undefined);
+}
 
 const bounded = new WeakMap<JsonSchema, JsonSchema>();
 
@@ -59,6 +78,11 @@ function bound(schema: JsonSchema): JsonSchema {
         isSchema(inner) ? bound(inner) : inner,
       ]),
     );
+  }
+  if (opensKeys(schema)) {
+    copy.propertyNames = isSchema(copy.propertyNames)
+      ? { allOf: [copy.propertyNames, NOT_RESERVED] }
+      : NOT_RESERVED;
   }
   return copy;
 }

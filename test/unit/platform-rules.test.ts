@@ -44,6 +44,9 @@ describe('settings', () => {
     [{ receipt_timezone: 'Europe/Nowhere' }, 'invalid_body'],
     [{ nope: 1 }, 'invalid_body'],
     [{ nope: null }, 'invalid_body'],
+    [JSON.parse('{"__proto__": 1}') as Record<string, unknown>, 'invalid_body'],
+    [{ constructor: 1 }, 'invalid_body'],
+    [{ constructor: null }, 'invalid_body'],
   ])('%j → %s', (patch, code) => {
     expect(codeOf(() => checkSettings(patch, {}))).toBe(code);
   });
