@@ -10,6 +10,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { watchCharge } from './charge-watch';
 import {
   LINK_CHARGE_REFUSED,
   X402_SETTLEMENT_REFUSED,
@@ -29,8 +30,6 @@ const acts = proxyActivities<Activities>({
     nonRetryableErrorTypes: [LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED],
   },
 });
-
-const LOOK_EVERY_MS = 60_000;
 
 export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentOutcome> {
   let charge: LinkChargeView | null = null;
@@ -71,26 +70,24 @@ export async function linkPayment(input: LinkPaymentInput): Promise<LinkPaymentO
     return 'failed';
   }
 
-  const deadline = Date.now() + input.expiresInSeconds * 1000;
-  for (;;) {
-    const remaining = deadline - Date.now();
-    if (remaining > 0) await condition(() => noticed, Math.min(remaining, LOOK_EVERY_MS));
-    noticed = false;
-    // Asked even after the deadline: a payment that landed at the last moment is settled, never lost.
-    const state = await acts.linkChargeState(input.paymentId);
-    if (state.state === 'paid') {
-      await acts.settleLinkPaymentActivity({ paymentId: input.paymentId, providerRef: state.providerRef });
-      return 'succeeded';
-    }
-    if (state.state === 'closed' || deadline - Date.now() <= 0) {
-      await acts.releaseLinkPaymentActivity({
-        paymentId: input.paymentId,
-        outcome: 'expired',
-        reason: state.state === 'closed' ? state.reason : 'not_paid_in_time',
-      });
-      return 'expired';
-    }
+  const watched = await watchCharge({
+    expiresInSeconds: input.expiresInSeconds,
+    noticed: () => noticed,
+    clearNotice: () => {
+      noticed = false;
+    },
+    chargeState: () => acts.linkChargeState(input.paymentId),
+  });
+  if (watched.state === 'paid') {
+    await acts.settleLinkPaymentActivity({ paymentId: input.paymentId, providerRef: watched.providerRef });
+    return 'succeeded';
   }
+  await acts.releaseLinkPaymentActivity({
+    paymentId: input.paymentId,
+    outcome: 'expired',
+    reason: watched.reason,
+  });
+  return 'expired';
 }
 
 /**

@@ -4,6 +4,7 @@
 // the top-up as expired with nothing credited.
 import { ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { watchCharge } from './charge-watch';
 import {
   TOPUP_CHARGE_REFUSED,
   topupChargeUpdate,
@@ -22,8 +23,6 @@ const acts = proxyActivities<Activities>({
     nonRetryableErrorTypes: [TOPUP_CHARGE_REFUSED],
   },
 });
-
-const LOOK_EVERY_MS = 60_000;
 
 export async function walletTopup(input: WalletTopupInput): Promise<WalletTopupOutcome> {
   let charge: TopupChargeView | null = null;
@@ -54,28 +53,22 @@ export async function walletTopup(input: WalletTopupInput): Promise<WalletTopupO
     return 'failed';
   }
 
-  const deadline = Date.now() + input.expiresInSeconds * 1000;
-  for (;;) {
-    const remaining = deadline - Date.now();
-    if (remaining > 0) await condition(() => noticed, Math.min(remaining, LOOK_EVERY_MS));
-    noticed = false;
-    // Asked even after the deadline: money that landed at the last moment is credited, never lost.
-    const state = await acts.topupChargeState(input.topupId);
-    if (state.state === 'paid') {
-      await acts.creditPixTopupActivity({
-        topupId: input.topupId,
-        endToEndId: state.providerRef,
-        amountMinor: state.amountMinor,
-      });
-      return 'credited';
-    }
-    if (state.state === 'closed' || deadline - Date.now() <= 0) {
-      await acts.endUnpaidTopupActivity({
-        topupId: input.topupId,
-        outcome: 'expired',
-        reason: state.state === 'closed' ? state.reason : 'not_paid_in_time',
-      });
-      return 'expired';
-    }
+  const watched = await watchCharge({
+    expiresInSeconds: input.expiresInSeconds,
+    noticed: () => noticed,
+    clearNotice: () => {
+      noticed = false;
+    },
+    chargeState: () => acts.topupChargeState(input.topupId),
+  });
+  if (watched.state === 'paid') {
+    await acts.creditPixTopupActivity({
+      topupId: input.topupId,
+      endToEndId: watched.providerRef,
+      amountMinor: watched.amountMinor,
+    });
+    return 'credited';
   }
+  await acts.endUnpaidTopupActivity({ topupId: input.topupId, outcome: 'expired', reason: watched.reason });
+  return 'expired';
 }

@@ -215,23 +215,20 @@ export async function runSpendAttempt(
     if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
     return { status: done.httpStatus, body: done.body };
   });
-  const finished = async () => {
-    const row = await readAttempt(deps.db, principal.orgId, attemptId);
-    return row && row.status !== 'processing' ? answerOf(deps, row) : null;
-  };
   // Only the request that claimed the attempt gets a fresh answer, whichever request's start ran the
   // workflow; every other one (a concurrent duplicate, a retry after a lost answer, another API process)
   // gets the stored reply, byte for byte. A claimant told to come back leaves its fresh answer owed.
+  const finished = async (fresh: boolean) => {
+    const row = await readAttempt(deps.db, principal.orgId, attemptId);
+    if (!row || row.status === 'processing') return null;
+    return fresh ? freshReply(stored(deps, row)) : answerOf(deps, row);
+  };
   let outcome: Reply;
   try {
     outcome = await awaitAttempt<Reply>(answer, {
       attemptId,
       inProgressMessage: IN_PROGRESS,
-      stored: async () => {
-        const row = await readAttempt(deps.db, principal.orgId, attemptId);
-        if (!row || row.status === 'processing') return null;
-        return claim.created ? freshReply(stored(deps, row)) : answerOf(deps, row);
-      },
+      stored: () => finished(claim.created),
     });
   } catch (error) {
     if (claim.created && error instanceof ApiError && error.code === 'attempt_in_progress')
@@ -239,5 +236,7 @@ export async function runSpendAttempt(
     throw error;
   }
   if (claim.created) return outcome;
-  return (await finished()) ?? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } };
+  return (
+    (await finished(false)) ?? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } }
+  );
 }
