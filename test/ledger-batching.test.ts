@@ -266,7 +266,7 @@ describe('posts that arrive together', () => {
     await expectBalanced(gw, b);
   });
 
-  it("refuse posts to a frozen wallet with wallet_not_active, from a key or an operator, and record the key posts' refusals", async () => {
+  it('refuse posts to a frozen wallet with wallet_not_active, from a key or an operator, and record each refusal', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 50);
     await gw.request('POST', `/v1/wallets/${id}/freeze`, { key: t.key });
@@ -292,5 +292,22 @@ describe('posts that arrive together', () => {
     );
     expect((await ledgerSums(gw, id))[0].balance).toBe(50n);
     expect((await walletSnapshot(gw, id)).adjustments).toBe(0);
+    const operatorRefusals = (await eventsOf(id))
+      .filter(
+        (e) => e.type === 'ledger.entry_refused' && e.data.amount_minor === '5' && e.data.kind !== 'fund',
+      )
+      .map((e) => e.data);
+    expect(operatorRefusals).toEqual([
+      {
+        wallet_id: id,
+        currency: 'BRL',
+        kind: 'fee',
+        amount_minor: '5',
+        attempt_id: null,
+        code: 'wallet_not_active',
+        reason: null,
+      },
+    ]);
+    expect((await eventsOf(id)).filter((e) => e.type === 'ledger.entry_refused')).toHaveLength(6);
   });
 });

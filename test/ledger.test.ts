@@ -187,7 +187,7 @@ describe('who may post which kind', () => {
     expect((await eventsOf(id, 'ledger.entry_posted')).map((e) => e.kind)).toEqual(['fund', 'fee']);
   });
 
-  it('refuses an operator fee beyond the available balance with balance_constraint_violation and writes nothing', async () => {
+  it('refuses an operator fee beyond the available balance with balance_constraint_violation, writing only its refusal event', async () => {
     const id = await newWallet(gw, t);
     await fund(gw, t, id, 100);
     const before = await walletSnapshot(gw, id);
@@ -197,7 +197,18 @@ describe('who may post which kind', () => {
       code: 'balance_constraint_violation',
       details: { reason: 'insufficient_available', available_minor: '100' },
     });
-    expect(await walletSnapshot(gw, id)).toEqual(before);
+    expect(await walletSnapshot(gw, id)).toEqual({ ...before, events: before.events + 1 });
+    expect(await eventsOf(id, 'ledger.entry_refused')).toEqual([
+      {
+        wallet_id: id,
+        currency: 'BRL',
+        kind: 'fee',
+        amount_minor: '101',
+        attempt_id: null,
+        code: 'balance_constraint_violation',
+        reason: 'insufficient_available',
+      },
+    ]);
     expect((await adjust(gw, t, id, 'fee', 100)).body.balance).toMatchObject({ available_minor: '0' });
   });
 

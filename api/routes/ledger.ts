@@ -60,7 +60,7 @@ export const ledgerRoutes: AnyRoute[] = [
       },
       403: {
         description:
-          '`engine_owned_entry` (`hold`, `release`, `debit`), `live_ledger_locked` (an API key or token in a live project), `operator_adjustment_required` (`reconcile`, `reverse`, `fee` by a key); nothing written',
+          '`engine_owned_entry` (`hold`, `release`, `debit`), `live_ledger_locked` (an API key in a live project), `route_scope_unmapped` (an OAuth token), `operator_adjustment_required` (`reconcile`, `reverse`, `fee` by a key); nothing written',
         schema: ErrorEnvelope,
       },
       404: {

@@ -1,8 +1,8 @@
 // Who may post what by hand. Holds, releases and debits are steps of an attempt (the engine writes them; the
 // database refuses any other owner, 0880). Balance is created only by real arrivals or by an operator: in a
-// test project a key may post `fund` as a sandbox top-up; in a live project no key or token posts at all;
-// `fund`, `reconcile`, `reverse` and `fee` are otherwise adjustments of a named operator with a reason,
-// recorded beside the entry and published as `ledger.adjustment_posted`.
+// test project a key may post `fund` as a sandbox top-up; in a live project no key posts at all (no OAuth
+// token carries the route's scope); `fund`, `reconcile`, `reverse` and `fee` are otherwise adjustments of a
+// named operator with a reason, recorded beside the entry and published as `ledger.adjustment_posted`.
 import { sql } from 'slonik';
 import type { DatabasePool } from '../../runtime/database';
 import type { Environment } from '../tenancy/api-key-format';
@@ -10,6 +10,7 @@ import { ApiError } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { withLedgerErrors } from './conflicts';
 import type { EntryKind } from './effects';
+import { recordRefusal } from './post-entry';
 import {
   ledgerTransactionSettings,
   lockActiveWallet,
@@ -59,7 +60,7 @@ export function postingRefusal(
     return new ApiError(
       403,
       'live_ledger_locked',
-      'In a live project no API key or token posts ledger entries: balance comes from top-ups and deposits, or from an operator adjustment',
+      'In a live project no API key posts ledger entries: balance comes from top-ups and deposits, or from an operator adjustment',
       { kind, environment: 'live' },
     );
   if (kind !== 'fund')
@@ -74,6 +75,21 @@ export function postingRefusal(
 
 /** An operator's adjustment: the entry, who made it and why, and its event, in one transaction. */
 export async function postAdjustment(
+  db: DatabasePool,
+  scope: EventScope,
+  input: PostInput,
+  operator: { actor: string; reason: string },
+): Promise<PostResult> {
+  try {
+    return await adjust(db, scope, input, operator);
+  } catch (error) {
+    // A refused adjustment wrote nothing, its refusal event included; it is recorded as any refused post is.
+    await recordRefusal(db, scope, input, error);
+    throw error;
+  }
+}
+
+function adjust(
   db: DatabasePool,
   scope: EventScope,
   input: PostInput,

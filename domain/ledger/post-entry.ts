@@ -134,7 +134,7 @@ function postSql(posts: Post[], wait: boolean) {
 }
 
 /** A refusal the database raised rolled its event back with everything else: it is recorded after. */
-async function recordRefusal(
+export async function recordRefusal(
   db: DatabasePool,
   scope: EventScope,
   input: PostInput,

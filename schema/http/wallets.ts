@@ -146,9 +146,10 @@ export const WalletLedgerPost: JsonSchema = {
   additionalProperties: false,
   description: [
     'Who may post: `hold`, `release` and `debit` are written only by the attempt engine, as steps of the attempt that owns the hold',
-    '(403 `engine_owned_entry` for every credential). In a test project an API key or OAuth token may post `fund`, a sandbox top-up;',
-    '`reconcile`, `reverse` and `fee` are 403 `operator_adjustment_required`. In a live project no API key or token posts any entry',
-    '(403 `live_ledger_locked`): live balance comes from real arrivals (top-ups, deposits, inbound transfers). The service credential',
+    '(403 `engine_owned_entry` for API keys and the service credential alike). In a test project an API key may post `fund`, a sandbox top-up;',
+    '`reconcile`, `reverse` and `fee` are 403 `operator_adjustment_required`. In a live project no API key posts any entry',
+    "(403 `live_ledger_locked`); OAuth tokens never carry this route's scope (403 `route_scope_unmapped`). Live balance comes from",
+    'real arrivals (top-ups, deposits, inbound transfers). The service credential',
     'posts `fund`, `reconcile`, `reverse` and `fee` in any project as an operator adjustment: `x-service-user` names the operator',
     '(400 `user_id_required` without it) and `reason` says why (required); both are kept with the entry and published as',
     '`ledger.adjustment_posted`. Effects by kind for an amount a: `fund`, `reconcile`, `reverse` add a to balance_minor and',
