@@ -4,7 +4,13 @@
 // presenting an uncertain attempt again, or starting the workflow (orchestration/consumer-spend.ts). The
 // life it shares with wallet execute (the bounded wait, the Temporal errors answered from PostgreSQL, the
 // settled replies kept serialized in this process) is attempt-engine.ts.
-import { claimAttempt, readAttempt, type AttemptRow } from '../domain/consumer-payments/attempts';
+import {
+  claimAttempt,
+  oweFreshAnswer,
+  readAttempt,
+  takeFreshAnswer,
+  type AttemptRow,
+} from '../domain/consumer-payments/attempts';
 import {
   checkApproval,
   checkQuote,
@@ -54,6 +60,15 @@ export function replayOf(row: AttemptRow): SpendAnswer {
   };
 }
 
+/** The stored answer as first sent: the claimant's own, not a replay. */
+function answerOf(row: AttemptRow): SpendAnswer {
+  return {
+    httpStatus: row.response_status ?? 200,
+    status: row.status as SpendAnswer['status'],
+    body: row.response_body!,
+  };
+}
+
 // Answers that never change once stored. requires_approval is reopened by an approval and
 // dispatch_uncertain is resolved through the workflow, so neither is ever served from memory.
 const SETTLED: ReadonlySet<AttemptRow['status']> = new Set(['completed', 'failed', 'refused']);
@@ -63,7 +78,7 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
   const answer = replayOf(row);
   // The row's body keeps the first answer's key order (attempts.ts), so this is its bytes with the flag turned.
   const json = serializeReply(answer.body);
-  if (row.caller_attempt && SETTLED.has(row.status)) {
+  if (row.caller_attempt && SETTLED.has(row.status) && !row.fresh_owed) {
     rememberSettled(
       deps,
       'consumer_payments',
@@ -188,7 +203,18 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
         { attempt_id: req.attemptId },
       );
     }
-    if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') return replayRun(deps, row);
+    if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') {
+      // The fresh answer its claimant was owed (it was told to come back) goes to this presentation.
+      if (row.fresh_owed && (await takeFreshAnswer(deps.db, row.org_id, row.attempt_id)))
+        return {
+          kind: 'running',
+          request: req,
+          created: true,
+          answer: Promise.resolve(answerOf(row)),
+          workflowId: row.workflow_id,
+        };
+      return replayRun(deps, row);
+    }
   }
   let answer: Promise<SpendAnswer>;
   if (!claim.created && row.status === 'dispatch_uncertain') {
@@ -216,16 +242,17 @@ export async function awaitAnswer(
       const row = await readAttempt(deps.db, orgId, attemptId);
       if (!row || !row.response_body || row.status === 'processing') return null;
       // The request that started the attempt gets its own answer; anyone who joined it gets a replay.
-      return run.created
-        ? {
-            httpStatus: row.response_status ?? 200,
-            status: row.status as SpendAnswer['status'],
-            body: row.response_body,
-          }
-        : replayOf(row);
+      return run.created ? answerOf(row) : replayOf(row);
     },
+  }).catch(async (error: unknown) => {
+    // A claimant told to come back leaves its fresh answer owed to the first to find the answer.
+    if (run.created && error instanceof ApiError && error.code === 'attempt_in_progress')
+      await oweFreshAnswer(deps.db, orgId, attemptId);
+    throw error;
   });
-  // Rule 1: only the request that started the attempt gets a fresh answer; one that joined it running
-  // (a concurrent duplicate, a presentation again) gets the same body marked as a replay.
-  return run.created ? answer : { ...answer, body: { ...answer.body, idempotent_replay: true } };
+  // Rule 1: only the request that started the attempt gets a fresh answer (or, when it was told to come
+  // back, the first to find the answer); one that joined it running gets the same body marked as a replay.
+  if (run.created) return answer;
+  const fresh = await takeFreshAnswer(deps.db, orgId, attemptId);
+  return { ...answer, body: { ...answer.body, idempotent_replay: !fresh } };
 }

@@ -224,18 +224,22 @@ export async function runSpendAttempt(
     return fresh ? freshReply(stored(deps, row)) : answerOf(deps, row);
   };
   let outcome: Reply;
+  let read = false; // the outcome was read from PostgreSQL, already shaped for this presentation
   try {
     outcome = await awaitAttempt<Reply>(answer, {
       attemptId,
       inProgressMessage: IN_PROGRESS,
-      stored: () => finished(claim.created),
+      stored: () => {
+        read = true;
+        return finished(claim.created);
+      },
     });
   } catch (error) {
     if (claim.created && error instanceof ApiError && error.code === 'attempt_in_progress')
       await oweFreshAnswer(deps.db, principal.orgId, attemptId);
     throw error;
   }
-  if (claim.created) return outcome;
+  if (claim.created || read) return outcome;
   return (
     (await finished(false)) ?? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } }
   );

@@ -23,6 +23,8 @@ const rowFields = z.object({
   response_status: z.number().nullable(),
   response_body: z.record(z.unknown()).nullable(),
   response_text: z.string().nullable(),
+  /** The claimant answered attempt_in_progress: the first presentation to find the answer gets it fresh. */
+  fresh_owed: z.boolean(),
 });
 
 /**
@@ -38,9 +40,31 @@ export const attemptRow = rowFields.transform(withOriginalBody);
 export type AttemptRow = z.infer<typeof attemptRow>;
 
 const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_id, dispatch_key, status,
-  holds_money, hold_id, approval_id, response_status, response_body, response_text`;
+  holds_money, hold_id, approval_id, response_status, response_body, response_text, fresh_owed`;
 
 const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOriginalBody);
+
+/** The claimant's wait ran out before the answer: its fresh answer goes to the first to find the answer. */
+export async function oweFreshAnswer(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<void> {
+  await db.query(sql.unsafe`
+    UPDATE consumer_spend_attempts SET fresh_owed = true WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
+}
+
+/** Takes the owed fresh answer of an answered attempt; true for exactly one caller. */
+export async function takeFreshAnswer(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<boolean> {
+  const taken = await db.maybeOne(sql.unsafe`
+    UPDATE consumer_spend_attempts SET fresh_owed = false
+    WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND fresh_owed AND status NOT IN ('processing', 'dispatch_uncertain') RETURNING attempt_id`);
+  return taken !== null;
+}
 
 /**
  * Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to
