@@ -194,8 +194,7 @@ describe(`the money simulator (seed ${SEED}, replay with MONEY_SIM_SEED=${SEED})
       WHERE p.environment = 'live' AND e.kind IN ('fund', 'reconcile', 'reverse')
         AND NOT EXISTS (SELECT 1 FROM ledger_adjustments a WHERE a.entry_id = e.id)`);
     expect([step, unexplained]).toEqual([step, 0]);
-    // No hold or cap reservation outlives its attempt, and no attempt is left running. Known gap: concurrent
-    // duplicates of a spend the PSP refused may reserve its cap again after the release, so those are left out.
+    // No hold or cap reservation outlives its attempt, and no attempt is left running.
     const stray = await gw.db.one(sql.type(strays)`
       SELECT
         (SELECT count(*)::int FROM wallet_holds h JOIN spend_attempts a ON a.attempt_id = h.attempt_id
@@ -204,8 +203,7 @@ describe(`the money simulator (seed ${SEED}, replay with MONEY_SIM_SEED=${SEED})
           WHERE h.status = 'open' AND a.status IN ('completed', 'failed', 'refused')) AS consumer_holds,
         (SELECT count(*)::int FROM mandate_cap_reservations r JOIN consumer_spend_attempts a
           ON a.org_id = r.org_id AND a.attempt_id = r.attempt_id
-          WHERE r.status = 'held' AND a.status IN ('completed', 'failed', 'refused')
-            AND NOT (a.status = 'failed' AND a.response_body->'error'->>'code' = 'psp_refused')) AS reservations,
+          WHERE r.status = 'held' AND a.status IN ('completed', 'failed', 'refused')) AS reservations,
         (SELECT count(*)::int FROM tool_server_charges WHERE status = 'held') AS charges`);
     expect([step, stray]).toEqual([step, { holds: 0, consumer_holds: 0, reservations: 0, charges: 0 }]);
     const open = await gw.db.oneFirst(sql.type(count)`

@@ -124,6 +124,8 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
   }
 
   const auth = await db.authorizeConsumerSpend(req);
+  // A run of an attempt already answered (another run under this id closed first) only repeats the answer.
+  if (auth.kind === 'answered') return finish(auth.answer);
   appendSteps(audit, auth.audit);
   if (auth.kind === 'refused') {
     const refused = refusalAnswer(req, auth.refusal, audit);

@@ -17,8 +17,12 @@ import type { AppDeps } from '../deps';
 
 export const PIX_TOPUP_NOTICE_PATH = '/webhooks/pix/topups';
 
+// A method this gateway has no provider for is one it does not offer: the caller's request cannot be
+// served here whatever it retries, so it is a 422 like a currency the method does not carry.
 const unavailable = (what: string) =>
-  new ApiError(503, 'topups_unavailable', `${what} is not configured on this gateway`);
+  new ApiError(422, 'topup_method_unsupported', `${what} is not configured on this gateway`, {
+    reason: 'not_configured',
+  });
 
 export async function createPixTopup(
   deps: AppDeps,

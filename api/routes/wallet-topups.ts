@@ -23,7 +23,7 @@ const tags = ['Wallet top-ups'];
 const envelope = (description: string) => ({ description, schema: ErrorEnvelope });
 const notFound = envelope("`not_found`: no such wallet (or top-up of it) in the caller's project");
 const unsupported = envelope(
-  "`topup_method_unsupported`: the wallet's currency is not carried by that method (Pix: BRL; deposits: USDC)",
+  "`topup_method_unsupported`: the wallet's currency is not carried by that method (Pix: BRL; deposits: USDC), or this gateway has no provider for it (details.reason `not_configured`)",
 );
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
 
@@ -51,7 +51,6 @@ export const walletTopupRoutes: AnyRoute[] = [
       ),
       422: unsupported,
       502: envelope('`provider_error`: the PSP could not open the charge; nothing will be credited'),
-      503: envelope('`topups_unavailable`: no Pix PSP is configured'),
     },
     async handler({ deps, principal, params, body, ctx }) {
       const { topup, replayed } = await createPixTopup(
@@ -123,7 +122,6 @@ export const walletTopupRoutes: AnyRoute[] = [
       409: envelope('`wallet_not_active`: a frozen or closed wallet gets no new address'),
       422: unsupported,
       502: envelope('`provider_error`: the address could not be made; nothing was created'),
-      503: envelope('`topups_unavailable`: no chain is configured'),
     },
     async handler({ deps, principal, params }) {
       const row = await readDepositAddress(deps, scopeOf(principal), params.id);

@@ -44,6 +44,16 @@ const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, man
 
 const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOriginalBody);
 
+/** An answered attempt's stored answer (an uncertain dispatch is not one: it is still being settled), or null. */
+export const storedAnswer = (row: AttemptRow): SpendAnswer | null =>
+  row.response_body && row.status !== 'dispatch_uncertain' && row.status !== 'processing'
+    ? {
+        httpStatus: row.response_status ?? 200,
+        status: row.status as SpendAnswer['status'],
+        body: row.response_body,
+      }
+    : null;
+
 /** The claimant's wait ran out before the answer: its fresh answer goes to the first to find the answer. */
 export async function oweFreshAnswer(
   db: CommonQueryMethods,

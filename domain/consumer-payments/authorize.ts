@@ -8,13 +8,14 @@ import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { pixAllowlistMatches } from '../pix/payee';
 import { authorizeTedDestination } from '../ted/payee';
-import { lockAttempt, markHeld, reopenForApproval } from './attempts';
+import { lockAttempt, markHeld, reopenForApproval, storedAnswer } from './attempts';
 import { appendStep } from '../attempts/audit';
 import { reserveCaps, resolveReservation } from './caps';
 import type { ConsumerPaymentSeams, Funding, MandateTerms } from './seams';
-import type { AuditStep, SpendRefusalInfo, SpendRequest } from './types';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from './types';
 
 export type Authorization =
+  | { kind: 'answered'; answer: SpendAnswer; audit: AuditStep[] }
   | { kind: 'refused'; refusal: SpendRefusalInfo; audit: AuditStep[]; terms: TermsSummary | null }
   | {
       kind: 'requires_approval';
@@ -108,8 +109,12 @@ export async function authorizeSpend(
       // its balance slot. Settling takes the mandate before the wallet too, so the two cannot deadlock.
       const attempt = await lockAttempt(tx, scope, req.attemptId);
       // An approved hold replays the attempt under its own workflow: the stored 403 no longer answers it.
-      if (req.approvedBy && attempt.status === 'requires_approval')
-        await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
+      const reopened = Boolean(req.approvedBy) && attempt.status === 'requires_approval';
+      if (reopened) await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
+      // An answered attempt is never authorized again: a late run of it (a second run started under the
+      // same workflow id after the first closed) gets the stored answer, and reserves or holds nothing.
+      const answered = reopened ? null : storedAnswer(attempt);
+      if (answered) return { kind: 'answered', answer: answered, audit: [] };
       terms = await seams.mandates.verify(tx, scope, {
         mandate: req.mandate,
         signature: req.signature,

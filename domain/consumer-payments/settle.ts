@@ -10,7 +10,7 @@ import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
 import { appendStep } from '../attempts/audit';
-import { lockAttempt, storeAnswer } from './attempts';
+import { lockAttempt, storeAnswer, storedAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
 import { resolveReservation } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
@@ -24,19 +24,6 @@ export interface Settlement {
   chargedMinor: string | null;
 }
 
-const stored = (row: {
-  response_status: number | null;
-  response_body: Record<string, unknown> | null;
-  status: string;
-}): SpendAnswer | null =>
-  row.response_body && row.status !== 'dispatch_uncertain' && row.status !== 'processing'
-    ? {
-        httpStatus: row.response_status ?? 200,
-        status: row.status as SpendAnswer['status'],
-        body: row.response_body,
-      }
-    : null;
-
 export async function settleSpend(
   db: DatabasePool,
   seams: ConsumerPaymentSeams,
@@ -47,7 +34,7 @@ export async function settleSpend(
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
   return db.transaction(async (tx) => {
     const attempt = await lockAttempt(tx, scope, req.attemptId);
-    const earlier = stored(attempt);
+    const earlier = storedAnswer(attempt);
     if (earlier) return earlier;
     const audit = [...input.audit];
     const step = (name: string, status: AuditStep['status'], detail: string) =>
@@ -196,7 +183,7 @@ export async function releaseSpend(
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
   return db.transaction(async (tx) => {
     const attempt = await lockAttempt(tx, scope, req.attemptId);
-    const earlier = stored(attempt);
+    const earlier = storedAnswer(attempt);
     if (earlier) return earlier;
     const audit = [...input.audit];
     const { terms } = input;
