@@ -2,7 +2,9 @@
 // rail providers. Provider calls carry the attempt's dispatch key; transport failures come back as
 // `uncertain` (the workflow then asks the provider), never as a second payment.
 import { ApplicationFailure } from '@temporalio/activity';
+import { CheckIntegrityConstraintViolationError } from 'slonik';
 import { authorizeSpend, type Authorization, type TermsSummary } from '../domain/consumer-payments/authorize';
+import { failBeforeDispatch } from '../domain/consumer-payments/fail-before-dispatch';
 import { recordAnswer, releaseSpend, settleSpend, type Settlement } from '../domain/consumer-payments/settle';
 import type { ConsumerPaymentSeams } from '../domain/consumer-payments/seams';
 import type {
@@ -65,9 +67,28 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
     async authorizeConsumerSpend(req: SpendRequest): Promise<Authorization> {
       const overrides = await readSettings(deps.db, req.orgId, req.projectId);
       const settings = effectiveSettings(overrides);
-      return authorizeSpend(deps.db, seams, req, {
-        tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true,
-      });
+      try {
+        return await authorizeSpend(deps.db, seams, req, {
+          tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true,
+        });
+      } catch (error) {
+        // A CHECK the authorizing writes trip trips again on every retry of the same writes: the attempt
+        // ends now (as the other families' balance_constraint_violation does) instead of retrying for ever.
+        if (error instanceof CheckIntegrityConstraintViolationError)
+          throw ApplicationFailure.nonRetryable(
+            `${error.message} (${error.constraint ?? 'unnamed'})`,
+            'check_violation',
+          );
+        throw error;
+      }
+    },
+    /** Ends an attempt that broke before its dispatch: released, failed, stored. */
+    async failConsumerSpendBeforeDispatch(input: {
+      req: SpendRequest;
+      reason: string;
+      audit: AuditStep[];
+    }): Promise<SpendAnswer> {
+      return failBeforeDispatch(deps.db, seams, input.req, input);
     },
     async dispatchConsumerSpend(input: {
       req: SpendRequest;

@@ -9,7 +9,12 @@ import type {
   UpstreamResult,
 } from '../domain/tool-servers/charge-types';
 import { markToolChargeUncertain } from '../domain/tool-servers/charge-resolution';
-import { authorizeToolCharge, releaseToolCharge, settleToolCharge } from '../domain/tool-servers/charges';
+import {
+  authorizeToolCharge,
+  releaseToolCharge,
+  releaseToolChargeIfHeld,
+  settleToolCharge,
+} from '../domain/tool-servers/charges';
 import { sweepPlatformFees } from '../domain/tool-servers/fees';
 import { serverEndpoint } from '../domain/tool-servers/upstream-auth';
 import { callTenantTool } from '../providers/mcp-client/dispatch';
@@ -40,6 +45,10 @@ export function toolChargeActivities(deps: ActivityDeps) {
       return refusalsAsFailures(async () => ({
         releaseId: await releaseToolCharge(deps.db, input, resolution),
       }));
+    },
+    /** What a call that broke before its upstream call may hold, released; null when it held nothing. */
+    async releaseToolChargeIfHeld(input: ToolChargeInput): Promise<{ releaseId: string | null }> {
+      return refusalsAsFailures(async () => ({ releaseId: await releaseToolChargeIfHeld(deps.db, input) }));
     },
     markToolChargeUncertain: (input: ToolChargeInput) => markToolChargeUncertain(deps.db, input),
     /** The upstream tools/call, sent once; the server's URL is read now (it may have been deleted since: calls in flight finish). */

@@ -4,8 +4,11 @@
 // present the attempt again (or a settlement notice, or a durable timer); then it asks the provider,
 // and only resends when the provider says nothing arrived: it never pays twice.
 import {
+  ActivityFailure,
   allHandlersFinished,
+  CancellationScope,
   condition,
+  isCancellation,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -45,6 +48,18 @@ const localDb = proxyLocalActivities<Activities>({
   localRetryThreshold: '10 seconds',
   retry: dbRetry,
 });
+// The steps before the dispatch, bounded as the wallet execute's authorization is: nothing has been sent, so an
+// attempt whose authorization keeps failing ends (released and failed) instead of waiting for ever.
+const decidingRetry = { ...dbRetry, maximumAttempts: 20 } as const;
+const scheduledDeciding = proxyActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  retry: decidingRetry,
+});
+const localDeciding = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '20 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: decidingRetry,
+});
 // Dispatch itself never throws for provider trouble (it reports `uncertain`); retries cover worker loss, and
 // every send carries the attempt's key, so a re-run never pays twice.
 const providerOptions = {
@@ -70,7 +85,9 @@ const SETTLEMENT_WAIT = '30 seconds';
 
 export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnswer> {
   // Attempts started before the database steps became local activities keep replaying as scheduled ones.
-  const db = patched('consumer-spend-local-steps') ? localDb : scheduledDb;
+  const local = patched('consumer-spend-local-steps');
+  const db = local ? localDb : scheduledDb;
+  const deciding = local ? localDeciding : scheduledDeciding;
   // Attempts started before the dispatch ran inside the workflow task keep replaying it as scheduled.
   const provider = patched('consumer-dispatch-local') ? localProvider : scheduledProvider;
   const audit: AuditStep[] = [...req.preAudit];
@@ -108,98 +125,120 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
     return final;
   };
 
-  if (req.rail === 'pix') {
-    const owner = await db.lookupPixPayee(req);
-    if (!owner.found) {
-      step('dict', 'fail', 'the Pix key is not registered in DICT');
-      const refused = refusalAnswer(
-        req,
-        { status: 422, code: 'pix_key_not_found', message: 'The Pix key is not registered in DICT' },
-        audit,
-      );
-      await db.recordConsumerSpendAnswer({ req, answer: refused, consumerId: null, approvalId: null });
-      return finish(refused);
+  /**
+   * A provider call after the dispatch that keeps failing (worker loss past its retries) leaves the outcome
+   * unknown: it becomes `uncertain`, answered and asked again, never given up on.
+   */
+  const ask = async (call: () => Promise<DispatchResult>): Promise<DispatchResult> => {
+    try {
+      return await call();
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { kind: 'uncertain', detail: failureMessage(error) };
     }
-    step('dict', 'pass', `key owned by ${owner.ownerName} at ISPB ${owner.ispb}`);
-  }
-
-  const auth = await db.authorizeConsumerSpend(req);
-  // A run of an attempt already answered (another run under this id closed first) only repeats the answer.
-  if (auth.kind === 'answered') return finish(auth.answer);
-  appendSteps(audit, auth.audit);
-  if (auth.kind === 'refused') {
-    const refused = refusalAnswer(req, auth.refusal, audit);
-    await db.recordConsumerSpendAnswer({
-      req,
-      answer: refused,
-      consumerId: auth.terms?.consumerId ?? null,
-      approvalId: null,
-    });
-    return finish(refused);
-  }
-  if (auth.kind === 'requires_approval') {
-    const held = approvalAnswer(req, auth, audit);
-    await db.recordConsumerSpendAnswer({
-      req,
-      answer: held,
-      consumerId: auth.terms.consumerId,
-      approvalId: auth.approvalId,
-    });
-    // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry,
-    // and on approval replays the attempt once (workflows/replays.ts, 'consumer.spend').
-    await startAttemptApprovalHold({
-      approvalId: auth.approvalId,
-      orgId: req.orgId,
-      projectId: req.projectId,
-      environment: req.environment,
-      kind: CONSUMER_SPEND_KIND,
-      payload: { ...req },
-      expiresAt: auth.expiresAt,
-      attemptId: req.attemptId,
-    });
-    return finish(held);
-  }
-
-  const { terms, holdId } = auth;
-  // A consent pull names the consumer's funding source the PSP takes the money from.
-  const dispatch = {
-    req,
-    sourceAccount: auth.sourceAccount,
-    fundingSourceId: terms.funding === 'consent_pull' ? (terms.fundingSourceId ?? null) : null,
   };
-  let result: DispatchResult = auth.retried
-    ? await provider.resolveConsumerDispatch(req)
-    : { kind: 'not_received' };
-  if (result.kind === 'not_received') {
-    step('dispatch', 'pass', `sent to the ${req.rail} provider under the attempt's key`);
-    result = await provider.dispatchConsumerSpend(dispatch);
-  }
-  for (;;) {
-    if (result.kind === 'settled') {
-      step('dispatch', 'pass', `settled as ${result.settlement.providerPaymentId}`);
-      return finish(
-        await db.settleConsumerSpend({ req, terms, holdId, settlement: result.settlement, audit }),
-      );
+
+  // Set once the attempt holds money for a dispatch: from then on the provider may have the payment.
+  let dispatched = false;
+  /** Looks the payee up, authorizes, dispatches and settles: the attempt's answer, or a failure that broke it. */
+  const decide = async (): Promise<SpendAnswer> => {
+    if (req.rail === 'pix') {
+      const owner = await deciding.lookupPixPayee(req);
+      if (!owner.found) {
+        step('dict', 'fail', 'the Pix key is not registered in DICT');
+        const refused = refusalAnswer(
+          req,
+          { status: 422, code: 'pix_key_not_found', message: 'The Pix key is not registered in DICT' },
+          audit,
+        );
+        await deciding.recordConsumerSpendAnswer({
+          req,
+          answer: refused,
+          consumerId: null,
+          approvalId: null,
+        });
+        return refused;
+      }
+      step('dict', 'pass', `key owned by ${owner.ownerName} at ISPB ${owner.ispb}`);
     }
-    if (result.kind === 'refused') {
-      step('dispatch', 'fail', `${result.refusal.code}: ${result.refusal.message}`);
-      return finish(await db.releaseConsumerSpend({ req, terms, refusal: result.refusal, audit }));
+
+    const auth = await deciding.authorizeConsumerSpend(req);
+    // A run of an attempt already answered (another run under this id closed first) only repeats the answer.
+    if (auth.kind === 'answered') return auth.answer;
+    appendSteps(audit, auth.audit);
+    if (auth.kind === 'refused') {
+      const refused = refusalAnswer(req, auth.refusal, audit);
+      await deciding.recordConsumerSpendAnswer({
+        req,
+        answer: refused,
+        consumerId: auth.terms?.consumerId ?? null,
+        approvalId: null,
+      });
+      return refused;
     }
-    if (result.kind === 'processing') {
-      step('dispatch', 'pass', `accepted as ${result.providerPaymentId}; waiting for settlement`);
-      const seen = notices;
-      await condition(() => notices > seen, SETTLEMENT_WAIT);
-      result = await provider.resolveConsumerDispatch(req);
-      if (result.kind === 'processing') await sleep('5 seconds');
-      continue;
+    if (auth.kind === 'requires_approval') {
+      const held = approvalAnswer(req, auth, audit);
+      await deciding.recordConsumerSpendAnswer({
+        req,
+        answer: held,
+        consumerId: auth.terms.consumerId,
+        approvalId: auth.approvalId,
+      });
+      // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry,
+      // and on approval replays the attempt once (workflows/replays.ts, 'consumer.spend').
+      await startAttemptApprovalHold({
+        approvalId: auth.approvalId,
+        orgId: req.orgId,
+        projectId: req.projectId,
+        environment: req.environment,
+        kind: CONSUMER_SPEND_KIND,
+        payload: { ...req },
+        expiresAt: auth.expiresAt,
+        attemptId: req.attemptId,
+      });
+      return held;
     }
+
+    const { terms, holdId } = auth;
+    // From here the provider may have the payment (an earlier run of a held attempt may have sent it): a
+    // failure is never a release, and what the provider says goes through the dispatch_uncertain protocol.
+    dispatched = true;
+    // A consent pull names the consumer's funding source the PSP takes the money from.
+    const dispatch = {
+      req,
+      sourceAccount: auth.sourceAccount,
+      fundingSourceId: terms.funding === 'consent_pull' ? (terms.fundingSourceId ?? null) : null,
+    };
+    let result: DispatchResult = auth.retried
+      ? await ask(() => provider.resolveConsumerDispatch(req))
+      : { kind: 'not_received' };
     if (result.kind === 'not_received') {
-      // The provider never got it; resending under the same key is safe. Only the caller's retry or
-      // the durable recheck gets here, so a silent attempt does not hold money forever.
-      if (!retryRequested) {
-        step('dispatch', 'fail', 'the provider never received the payment; the hold is released');
-        return finish(
-          await db.releaseConsumerSpend({
+      step('dispatch', 'pass', `sent to the ${req.rail} provider under the attempt's key`);
+      result = await ask(() => provider.dispatchConsumerSpend(dispatch));
+    }
+    for (;;) {
+      if (result.kind === 'settled') {
+        step('dispatch', 'pass', `settled as ${result.settlement.providerPaymentId}`);
+        return db.settleConsumerSpend({ req, terms, holdId, settlement: result.settlement, audit });
+      }
+      if (result.kind === 'refused') {
+        step('dispatch', 'fail', `${result.refusal.code}: ${result.refusal.message}`);
+        return db.releaseConsumerSpend({ req, terms, refusal: result.refusal, audit });
+      }
+      if (result.kind === 'processing') {
+        step('dispatch', 'pass', `accepted as ${result.providerPaymentId}; waiting for settlement`);
+        const seen = notices;
+        await condition(() => notices > seen, SETTLEMENT_WAIT);
+        result = await ask(() => provider.resolveConsumerDispatch(req));
+        if (result.kind === 'processing') await sleep('5 seconds');
+        continue;
+      }
+      if (result.kind === 'not_received') {
+        // The provider never got it; resending under the same key is safe. Only the caller's retry or
+        // the durable recheck gets here, so a silent attempt does not hold money forever.
+        if (!retryRequested) {
+          step('dispatch', 'fail', 'the provider never received the payment; the hold is released');
+          return db.releaseConsumerSpend({
             req,
             terms,
             refusal: {
@@ -208,32 +247,50 @@ export async function consumerSpendAttempt(req: SpendRequest): Promise<SpendAnsw
               message: 'The provider never received the payment; nothing moved',
             },
             audit,
-          }),
-        );
+          });
+        }
+        retryRequested = false;
+        step('dispatch', 'pass', 'resent under the same key: the provider never received it');
+        result = await ask(() => provider.dispatchConsumerSpend(dispatch));
+        continue;
       }
-      retryRequested = false;
-      step('dispatch', 'pass', 'resent under the same key: the provider never received it');
-      result = await provider.dispatchConsumerSpend(dispatch);
-      continue;
+      // Unknown outcome: answer 502 and wait for the caller to present the attempt again.
+      step('dispatch', 'fail', `outcome unknown: ${result.detail}`);
+      const uncertain = uncertainAnswer(req, audit, result.detail);
+      await db.recordConsumerSpendAnswer({
+        req,
+        answer: uncertain,
+        consumerId: terms.consumerId,
+        approvalId: null,
+      });
+      publish(uncertain);
+      const seen = notices;
+      await condition(() => retryRequested || notices > seen, UNCERTAIN_RECHECK);
+      step(
+        'resolve',
+        'pass',
+        retryRequested ? 'attempt presented again: asking the provider' : 'asking the provider',
+      );
+      result = await ask(() => provider.resolveConsumerDispatch(req));
+      if (result.kind !== 'not_received') retryRequested = false;
     }
-    // Unknown outcome: answer 502 and wait for the caller to present the attempt again.
-    step('dispatch', 'fail', `outcome unknown: ${result.detail}`);
-    const uncertain = uncertainAnswer(req, audit, result.detail);
-    await db.recordConsumerSpendAnswer({
-      req,
-      answer: uncertain,
-      consumerId: terms.consumerId,
-      approvalId: null,
-    });
-    publish(uncertain);
-    const seen = notices;
-    await condition(() => retryRequested || notices > seen, UNCERTAIN_RECHECK);
-    step(
-      'resolve',
-      'pass',
-      retryRequested ? 'attempt presented again: asking the provider' : 'asking the provider',
+  };
+
+  // Whatever breaks the attempt, it ends. Before its dispatch the provider never got the payment: what the
+  // authorization may have held is released and the attempt fails. After it, every step retries until it
+  // lands and the provider's silence is the dispatch_uncertain protocol's, so a failure there is never a release.
+  try {
+    return await finish(await decide());
+  } catch (error) {
+    if (dispatched || answer !== null) throw error;
+    const reason = failureMessage(error);
+    step('authorize', 'fail', `the attempt broke before its dispatch: ${reason}`);
+    const failed = await CancellationScope.nonCancellable(() =>
+      db.failConsumerSpendBeforeDispatch({ req, reason, audit }),
     );
-    result = await provider.resolveConsumerDispatch(req);
-    if (result.kind !== 'not_received') retryRequested = false;
+    return finish(failed);
   }
 }
+
+const failureMessage = (error: unknown): string =>
+  error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);

@@ -7,6 +7,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
+  CancellationScope,
   condition,
   proxyActivities,
   proxyLocalActivities,
@@ -41,6 +42,14 @@ const ledger = proxyLocalActivities<Activities>({
     maximumAttempts: 20,
     nonRetryableErrorTypes: ['not_found'],
   },
+});
+// Ending a call: the steps after the upstream call (uncertain, debit, release, storing the outcome) and the
+// release of a call that broke before it. Each is idempotent and must land for the call to end, so an outage
+// only delays them; they are never given up on.
+const ending = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '15 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 // A tools/call is not idempotent upstream: it is sent once. A lost worker or activity is an unknown outcome.
 const upstream = proxyActivities<Activities>({
@@ -108,143 +117,173 @@ export async function paidToolCall(input: ToolChargeInput): Promise<ToolChargeOu
     ...extra,
   });
 
-  const auth = await ledger.authorizeToolCharge(input);
-  let done: ToolChargeOutcome;
-  let resolution: ToolChargeResolution | null = null;
-  if (auth.kind === 'wallet_not_active') {
-    step('hold', 'fail', `wallet_not_active: the wallet is ${auth.status}`);
-    done = {
-      httpStatus: 200,
-      status: 'failed',
-      body: body('failed', {
-        failure: { code: 'wallet_not_active', message: `The wallet is ${auth.status}` },
-      }),
-    };
-  } else if (auth.kind === 'denied') {
-    step('policy', 'fail', `${auth.reason} by ${auth.ruleType} rule ${auth.ruleId}`);
-    done = {
-      httpStatus: 403,
-      status: 'denied',
-      body: {
-        reason: auth.reason,
-        ruleType: auth.ruleType,
-        ruleId: auth.ruleId,
-        ruleName: auth.ruleName,
-        ...body('denied'),
-      },
-    };
-  } else if (auth.kind === 'requires_approval') {
-    step('policy', 'fail', `approval_required by rule ${auth.ruleId}`);
-    step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
-    step('hold', 'skip', 'no funds held while waiting for a decision');
-    const { approvalId: _none, ...payload } = input;
-    // The hold outlives this call: abandoned on completion, it waits for the decision or its expiry.
-    await startAttemptApprovalHold({
-      approvalId: auth.approvalId,
-      orgId: input.orgId,
-      projectId: input.projectId,
-      environment: input.environment,
-      kind: TOOL_CHARGE_KIND,
-      payload,
-      expiresAt: auth.expiresAt,
-      attemptId: input.attemptId,
-    });
-    done = {
-      httpStatus: 403,
-      status: 'requires-approval',
-      body: {
-        reason: auth.reason,
-        ruleType: auth.ruleType,
-        ruleId: auth.ruleId,
-        ruleName: auth.ruleName,
-        approval_id: auth.approvalId,
-        expires_at: auth.expiresAt,
-        ...body('requires-approval', {
-          approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt },
-        }),
-      },
-    };
-  } else if (auth.kind === 'insufficient_funds') {
-    step('policy', 'pass', 'allowed');
-    step('hold', 'fail', `insufficient funds: ${auth.available} available`);
-    wallet.insufficientFunds = true;
-    done = {
-      httpStatus: 200,
-      status: 'failed',
-      body: body('failed', {
-        failure: { code: 'insufficient_funds', message: 'The wallet cannot cover the price' },
-      }),
-    };
-  } else {
-    step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
-    wallet.holdId = auth.holdId;
-    step('hold', 'pass', `held ${input.priceMinor} ${input.currency} as ${auth.holdId}`);
-    let result: UpstreamResult;
-    try {
-      result = await upstream.callTenantUpstream(input);
-    } catch (error) {
-      result = {
-        status: 'unknown',
-        message: error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error),
-      };
-    }
-    if (result.status === 'unknown') {
-      step('dispatch', 'fail', `outcome unknown: ${result.message}; the hold stays until it is known`);
-      awaitingVerdict = true;
-      await ledger.markToolChargeUncertain(input);
-      uncertain = result.message;
-      await condition(() => verdict !== null);
-      uncertain = null;
-      resolution = verdict as ToolChargeResolution | null as ToolChargeResolution;
-      step('resolve', 'pass', `resolved as ${resolution.outcome} by ${resolution.resolvedBy}`);
-      result =
-        resolution.outcome === 'succeeded'
-          ? { status: 'succeeded', output: { resolved: 'succeeded', resolved_by: resolution.resolvedBy } }
-          : {
-              status: 'failed',
-              code: 'upstream_failed',
-              message: `resolved as failed by ${resolution.resolvedBy}`,
-            };
-    }
-    if (result.status === 'succeeded') {
-      step('dispatch', 'pass', `upstream ${input.upstreamTool} answered`);
-      const split = await ledger.settleToolCharge(input, resolution);
-      wallet.debitId = split.debitId;
-      step(
-        'debit',
-        'pass',
-        `debited entry ${split.debitId}; tenant ${split.tenantShareMinor}, platform fee ${split.feeMinor}`,
-      );
-      done = {
-        httpStatus: 200,
-        status: 'completed',
-        body: body('completed', {
-          output: result.output,
-          charge: {
-            tool: input.toolName,
-            price_minor: input.priceMinor,
-            currency: input.currency,
-            tenant_share_minor: split.tenantShareMinor,
-            fee_minor: split.feeMinor,
-          },
-        }),
-      };
-    } else {
-      step('dispatch', 'fail', `${result.code}: ${result.message}`);
-      const released = await ledger.releaseToolCharge(input, resolution);
-      wallet.releaseId = released.releaseId;
-      step('release', 'pass', `released entry ${released.releaseId}`);
+  // Set just before the upstream call is sent: from then on the upstream may have acted on it.
+  let sent = false;
+  /** Authorizes, calls the upstream and settles: the call's outcome, or a failure that broke it. */
+  const decide = async (): Promise<ToolChargeOutcome> => {
+    const auth = await ledger.authorizeToolCharge(input);
+    let done: ToolChargeOutcome;
+    let resolution: ToolChargeResolution | null = null;
+    if (auth.kind === 'wallet_not_active') {
+      step('hold', 'fail', `wallet_not_active: the wallet is ${auth.status}`);
       done = {
         httpStatus: 200,
         status: 'failed',
         body: body('failed', {
-          failure: { code: result.code, message: result.message },
-          ...(result.output ? { output: result.output } : {}),
+          failure: { code: 'wallet_not_active', message: `The wallet is ${auth.status}` },
         }),
       };
+    } else if (auth.kind === 'denied') {
+      step('policy', 'fail', `${auth.reason} by ${auth.ruleType} rule ${auth.ruleId}`);
+      done = {
+        httpStatus: 403,
+        status: 'denied',
+        body: {
+          reason: auth.reason,
+          ruleType: auth.ruleType,
+          ruleId: auth.ruleId,
+          ruleName: auth.ruleName,
+          ...body('denied'),
+        },
+      };
+    } else if (auth.kind === 'requires_approval') {
+      step('policy', 'fail', `approval_required by rule ${auth.ruleId}`);
+      step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
+      step('hold', 'skip', 'no funds held while waiting for a decision');
+      const { approvalId: _none, ...payload } = input;
+      // The hold outlives this call: abandoned on completion, it waits for the decision or its expiry.
+      await startAttemptApprovalHold({
+        approvalId: auth.approvalId,
+        orgId: input.orgId,
+        projectId: input.projectId,
+        environment: input.environment,
+        kind: TOOL_CHARGE_KIND,
+        payload,
+        expiresAt: auth.expiresAt,
+        attemptId: input.attemptId,
+      });
+      done = {
+        httpStatus: 403,
+        status: 'requires-approval',
+        body: {
+          reason: auth.reason,
+          ruleType: auth.ruleType,
+          ruleId: auth.ruleId,
+          ruleName: auth.ruleName,
+          approval_id: auth.approvalId,
+          expires_at: auth.expiresAt,
+          ...body('requires-approval', {
+            approval: { id: auth.approvalId, status: 'pending', expires_at: auth.expiresAt },
+          }),
+        },
+      };
+    } else if (auth.kind === 'insufficient_funds') {
+      step('policy', 'pass', 'allowed');
+      step('hold', 'fail', `insufficient funds: ${auth.available} available`);
+      wallet.insufficientFunds = true;
+      done = {
+        httpStatus: 200,
+        status: 'failed',
+        body: body('failed', {
+          failure: { code: 'insufficient_funds', message: 'The wallet cannot cover the price' },
+        }),
+      };
+    } else {
+      step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
+      wallet.holdId = auth.holdId;
+      step('hold', 'pass', `held ${input.priceMinor} ${input.currency} as ${auth.holdId}`);
+      let result: UpstreamResult;
+      sent = true;
+      try {
+        result = await upstream.callTenantUpstream(input);
+      } catch (error) {
+        result = {
+          status: 'unknown',
+          message: error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error),
+        };
+      }
+      if (result.status === 'unknown') {
+        step('dispatch', 'fail', `outcome unknown: ${result.message}; the hold stays until it is known`);
+        awaitingVerdict = true;
+        await ending.markToolChargeUncertain(input);
+        uncertain = result.message;
+        await condition(() => verdict !== null);
+        uncertain = null;
+        resolution = verdict as ToolChargeResolution | null as ToolChargeResolution;
+        step('resolve', 'pass', `resolved as ${resolution.outcome} by ${resolution.resolvedBy}`);
+        result =
+          resolution.outcome === 'succeeded'
+            ? { status: 'succeeded', output: { resolved: 'succeeded', resolved_by: resolution.resolvedBy } }
+            : {
+                status: 'failed',
+                code: 'upstream_failed',
+                message: `resolved as failed by ${resolution.resolvedBy}`,
+              };
+      }
+      if (result.status === 'succeeded') {
+        step('dispatch', 'pass', `upstream ${input.upstreamTool} answered`);
+        const split = await ending.settleToolCharge(input, resolution);
+        wallet.debitId = split.debitId;
+        step(
+          'debit',
+          'pass',
+          `debited entry ${split.debitId}; tenant ${split.tenantShareMinor}, platform fee ${split.feeMinor}`,
+        );
+        done = {
+          httpStatus: 200,
+          status: 'completed',
+          body: body('completed', {
+            output: result.output,
+            charge: {
+              tool: input.toolName,
+              price_minor: input.priceMinor,
+              currency: input.currency,
+              tenant_share_minor: split.tenantShareMinor,
+              fee_minor: split.feeMinor,
+            },
+          }),
+        };
+      } else {
+        step('dispatch', 'fail', `${result.code}: ${result.message}`);
+        const released = await ending.releaseToolCharge(input, resolution);
+        wallet.releaseId = released.releaseId;
+        step('release', 'pass', `released entry ${released.releaseId}`);
+        done = {
+          httpStatus: 200,
+          status: 'failed',
+          body: body('failed', {
+            failure: { code: result.code, message: result.message },
+            ...(result.output ? { output: result.output } : {}),
+          }),
+        };
+      }
     }
+    return done;
+  };
+
+  // Whatever breaks the call, it ends. Before the upstream call the upstream never got it: what the
+  // authorization may have held is released and the call fails. After it, every step retries until it lands
+  // (and an unanswered call stays held until it is resolved), so a failure there is never a release.
+  let done: ToolChargeOutcome;
+  try {
+    done = await decide();
+  } catch (error) {
+    if (sent) throw error;
+    const message =
+      error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+    done = await CancellationScope.nonCancellable(async () => {
+      const release = await ending.releaseToolChargeIfHeld(input);
+      wallet.releaseId = release.releaseId;
+      step('hold', 'fail', `the call broke before the upstream call: ${message}`);
+      if (release.releaseId) step('release', 'pass', `released entry ${release.releaseId}`);
+      return {
+        httpStatus: 200,
+        status: 'failed' as const,
+        body: body('failed', { failure: { code: 'attempt_failed', message } }),
+      };
+    });
   }
-  await ledger.finishToolCharge({ input, outcome: done });
+  await CancellationScope.nonCancellable(() => ending.finishToolCharge({ input, outcome: done }));
   outcome = done;
   await condition(allHandlersFinished);
   return done;

@@ -203,6 +203,8 @@ export async function spendAttempt(input: SpendInput): Promise<SpendOutcome> {
       wallet.holdId = auth.holdId;
       step('hold', 'pass', `held ${input.amountMinor} ${input.currency} as ${auth.holdId}`);
       let dispatch: Dispatch;
+      // From here the provider may have the payment: a failure is never a release.
+      dispatched = true;
       try {
         const provider = patched('wallet-dispatch-local') ? localProvider : scheduledProvider;
         dispatch = await provider.dispatchPayment(input);

@@ -73,6 +73,11 @@ const responses = {
       "`psp_dispatch_uncertain` (present the same attempt_id again), `psp_not_dispatched` (also when no provider of the rail is configured for the key's environment; nothing was held)",
     schema: SpendRefusal,
   },
+  500: {
+    description:
+      '`attempt_failed`: the attempt broke before its dispatch; nothing was sent and nothing stays held (present it again for the same answer, pay under a new attempt_id)',
+    schema: SpendRefusal,
+  },
 };
 
 /** Streams each audit step as it happens (polling the workflow's progress), then the outcome. */

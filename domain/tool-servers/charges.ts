@@ -259,10 +259,34 @@ export async function releaseToolCharge(
   input: ToolChargeInput,
   resolution: ToolChargeResolution | null = null,
 ): Promise<string> {
+  return (await returnHold(db, input, resolution, false))!;
+}
+
+/**
+ * Frees what a call that broke before its upstream call may hold: its hold, if the authorization wrote one
+ * (it may have committed before its activity's answer was lost). Null when it held nothing.
+ */
+export function releaseToolChargeIfHeld(db: DatabasePool, input: ToolChargeInput): Promise<string | null> {
+  return returnHold(db, input, null, true);
+}
+
+async function returnHold(
+  db: DatabasePool,
+  input: ToolChargeInput,
+  resolution: ToolChargeResolution | null,
+  ifHeld: boolean,
+): Promise<string | null> {
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
       await ledgerTransactionSettings(tx);
       const slot = await lockSlot(tx, callerScope(input), input.walletId, input.currency);
+      // The hold and the charge row are written in one transaction: no row, nothing held.
+      if (
+        ifHeld &&
+        !(await tx.exists(sql.unsafe`
+        SELECT 1 FROM tool_server_charges WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`))
+      )
+        return null;
       const charge = await lockCharge(tx, input);
       const hold = await tx.one(
         sql.type(
