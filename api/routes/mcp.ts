@@ -69,6 +69,9 @@ async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
     headers[name] = value;
   });
   res.writeHead(response.status, headers);
+  // Status and headers go out now: a stream (GET's server-to-client SSE) may carry no event for a long
+  // time, and clients and proxies that wait for the headers would hang until the first one.
+  res.flushHeaders();
   if (!response.body) {
     res.end();
     return;

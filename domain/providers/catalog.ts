@@ -178,3 +178,14 @@ export async function catalogServerExists(db: CommonQueryMethods, slug: string):
 export function userFields(s: CatalogServer): CatalogField[] {
   return s.fields.filter((f) => !f.managed);
 }
+
+/**
+ * The route that connects a project to a server, as a hint in refusals: an OAuth server is connected
+ * through its authorization flow (its connections route refuses a pasted credential), any other through
+ * a pasted credential.
+ */
+export function connectRoute(server: Pick<CatalogServer, 'id' | 'auth_type'>): string {
+  return server.auth_type === 'oauth'
+    ? `POST /v1/providers/${server.id}/oauth/authorize`
+    : `POST /v1/providers/${server.id}/connections`;
+}
