@@ -77,6 +77,10 @@ const server = z.object({
   auth_type: z.enum(AUTH_TYPES),
   status: z.enum(['active', 'beta', 'deprecated']),
   rail: z.string().nullable(),
+  /** What the provider charges per payment on its rail: a fixed part and basis points of the amount. */
+  rail_fee: z
+    .object({ fixed_minor: z.number().int().nonnegative(), bps: z.number().int().min(0).max(10_000) })
+    .optional(),
   description: z.string().nullable(),
   provider_docs_url: z.string().url(),
   provider_homepage: z.string().url(),
