@@ -63,10 +63,11 @@ export interface RouteDefinition<
   description?: string;
   deprecated?: boolean;
   /**
-   * A restricted key lacking the scope also gets RFC 6750's `WWW-Authenticate: Bearer error="insufficient_scope"`
-   * challenge (with the scope and the resource metadata), which OAuth clients such as MCP's read to step up.
+   * The route's scope rides in its `WWW-Authenticate` challenges (RFC 6750 `scope`): on a 401, so an OAuth
+   * client such as MCP's asks for that scope alone rather than every one the metadata lists, and on the 403
+   * of a restricted key lacking it (`error="insufficient_scope"`), which such clients read to step up.
    */
-  challengeInsufficientScope?: boolean;
+  challengeScope?: boolean;
   /** Public pages and probes that are not API operations stay out of the OpenAPI document. */
   undocumented?: boolean;
   body?: JsonSchema;

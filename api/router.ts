@@ -22,7 +22,8 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
 
   router[route.method](route.path, async (ctx: Koa.Context) => {
     refuseUnsafeInput(ctx.params, 'params');
-    const principal = await authenticate(deps, ctx, route.auth).catch((error: unknown) => {
+    const challengeScope = route.challengeScope && route.scope ? route.scope : undefined;
+    const principal = await authenticate(deps, ctx, route.auth, challengeScope).catch((error: unknown) => {
       const noProject = error instanceof FlatError && error.body.error === 'project_resolution_failed';
       throw noProject && route.noProjectError ? route.noProjectError() : error;
     });
@@ -31,7 +32,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
       try {
         requireScope(principal as Principal, route.scope);
       } catch (error) {
-        if (!route.challengeInsufficientScope || !(error instanceof FlatError)) throw error;
+        if (!route.challengeScope || !(error instanceof FlatError)) throw error;
         throw new FlatError(error.status, error.body, {
           'WWW-Authenticate': insufficientScopeChallenge(deps, ctx, String(route.scope)),
         });

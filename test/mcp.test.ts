@@ -8,6 +8,7 @@ import {
   StreamableHTTPClientTransport,
   UnauthorizedError,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
 } from '@modelcontextprotocol/client';
 import http from 'node:http';
 import { sql } from 'slonik';
@@ -15,6 +16,7 @@ import { z } from 'zod';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import type { AuthMock } from '../providers/mocks/auth-mock';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { intent } from './support/consents';
 import { fund, newWallet } from './support/money';
 import { REDIRECT_URI, form } from './support/oauth-flow';
 
@@ -382,12 +384,15 @@ describe('what the endpoint refuses', () => {
   };
   const headers = { Accept: 'application/json, text/event-stream' };
 
-  it('answers no credential with 401 pointing at the protected-resource metadata, which names this authorization server', async () => {
+  it('answers no credential with 401 naming the one scope it needs and pointing at the protected-resource metadata, which names this authorization server', async () => {
     for (const path of ['/mcp', '/v1/sessions/ses_00000000000000000000000000/mcp']) {
       const r = await gw.request('POST', path, { body: initialize, headers });
       expect(r.status).toBe(401);
       expect(r.body).toEqual({ error: 'unauthorized' });
       const challenge = r.headers.get('www-authenticate')!;
+      expect(challenge).toBe(
+        `Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource", scope="tools:execute"`,
+      );
       const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge)![1];
       expect(metadataUrl).toBe(`${gw.url}/.well-known/oauth-protected-resource`);
       const metadata = await fetch(metadataUrl).then((m) => m.json());
@@ -397,6 +402,14 @@ describe('what the endpoint refuses', () => {
         scopes_supported: expect.arrayContaining(['tools:execute']),
       });
     }
+  });
+
+  it('marks a refused token as invalid_token in the same challenge', async () => {
+    const r = await gw.request('POST', '/mcp', { key: 'not-a-token', body: initialize, headers });
+    expect(r.status).toBe(401);
+    expect(r.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gw.url}/.well-known/oauth-protected-resource", scope="tools:execute", error="invalid_token"`,
+    );
   });
 
   it('answers a key without tools:execute with 403 and the insufficient_scope challenge', async () => {
@@ -444,6 +457,7 @@ class PastedKeyProvider implements OAuthClientProvider {
   information: Awaited<ReturnType<OAuthClientProvider['clientInformation']>>;
   stored: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
   verifier = '';
+  discovered: OAuthDiscoveryState | undefined;
   callback: URL | undefined;
   authorizationUrl: URL | undefined;
   constructor(private readonly apiKey: string) {}
@@ -471,6 +485,13 @@ class PastedKeyProvider implements OAuthClientProvider {
   saveTokens(tokens: NonNullable<PastedKeyProvider['stored']>) {
     this.stored = tokens;
   }
+  // Kept beside the verifier, as a host does, so the SDK checks the callback against the same issuer.
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovered = state;
+  }
+  discoveryState() {
+    return this.discovered;
+  }
   saveCodeVerifier(verifier: string) {
     this.verifier = verifier;
   }
@@ -490,26 +511,33 @@ class PastedKeyProvider implements OAuthClientProvider {
   }
 }
 
+/** The SDK's own flow up to the redirect back: 401, discovery, registration, consent with the pasted key. */
+async function authorizeWithSdk(apiKey: string): Promise<{ provider: PastedKeyProvider; url: URL }> {
+  const provider = new PastedKeyProvider(apiKey);
+  const url = new URL(`${gw.url}/mcp`);
+  const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+  await expect(
+    new Client({ name: 'discovering-agent', version: '1.0.0' }).connect(first),
+  ).rejects.toBeInstanceOf(UnauthorizedError);
+  expect(provider.callback!.searchParams.get('code')).toEqual(expect.any(String));
+  await first.finishAuth(provider.callback!.searchParams);
+  return { provider, url };
+}
+
+const proxyBody = { server_id: 'pix-psp', method: 'GET', path: '/lookup' };
+
 describe('an MCP client discovering everything from nothing', () => {
   it('goes 401 → protected-resource metadata → registration → PKCE authorize with a pasted key → token → tools/list', async () => {
     const t = await tenantWithPix();
-    const provider = new PastedKeyProvider(t.key);
-    const url = new URL(`${gw.url}/mcp`);
-    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
-    await expect(
-      new Client({ name: 'discovering-agent', version: '1.0.0' }).connect(first),
-    ).rejects.toBeInstanceOf(UnauthorizedError);
+    const { provider, url } = await authorizeWithSdk(t.key);
     expect(provider.information?.client_id).toEqual(expect.any(String));
     expect(provider.authorizationUrl!.pathname).toBe('/oauth/authorize');
     expect(provider.authorizationUrl!.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(provider.callback!.searchParams.get('code')).toEqual(expect.any(String));
-    await first.finishAuth(provider.callback!.searchParams);
     expect(provider.stored).toMatchObject({
       token_type: expect.stringMatching(/^bearer$/i),
       access_token: expect.any(String),
       refresh_token: expect.any(String),
     });
-
     const client = new Client({ name: 'discovering-agent', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     const { tools } = await client.listTools();
@@ -524,5 +552,61 @@ describe('an MCP client discovering everything from nothing', () => {
     await gw.operator('DELETE', `/v1/api-keys/${t.keyId}`, { project: t.projectId });
     const after = await gw.operator('GET', `/v1/sessions/${session.id}`, { project: t.projectId });
     expect(after.body).toMatchObject({ status: 'closed', close_reason: 'key_revoked' });
+  });
+
+  it('asks for the scope the challenge names, so a key holding only tools:execute connects and calls tools, and its token reaches nothing else', async () => {
+    const t = await tenantWithPix();
+    const narrow = await gw.createKey(t.projectId, { scopes: ['tools:execute'] });
+    const { provider, url } = await authorizeWithSdk(narrow.key);
+    expect(provider.authorizationUrl!.searchParams.get('scope')).toBe('tools:execute');
+    expect(provider.stored?.scope).toBe('tools:execute');
+    const token = provider.stored!.access_token;
+    expect((await gw.request('GET', '/v1/whoami', { key: token })).body.key.scopes).toEqual([
+      'tools:execute',
+    ]);
+
+    const client = new Client({ name: 'narrow-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('pix-psp.pix_key_lookup');
+    const result = await client.callTool({
+      name: 'pix-psp.pix_key_lookup',
+      arguments: { pix_key: 'narrow' },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(parsed(result)).toMatchObject({ path: '/tools/pix_key_lookup' });
+    await client.close();
+
+    const [session] = (await gw.request('GET', '/v1/sessions', { key: t.key })).body.sessions;
+    const proxied = await gw.request('POST', `/v1/sessions/${session.id}/proxy_execute`, {
+      key: token,
+      body: proxyBody,
+    });
+    expect([proxied.status, proxied.body.error]).toEqual([403, 'forbidden']);
+    expect(proxied.body.message).toContain('proxy:execute');
+    const consent = await gw.request('POST', '/v1/consents', {
+      key: token,
+      body: { agent_id: 'a', intent: intent() },
+    });
+    expect([consent.status, consent.body.error]).toEqual([403, 'forbidden']);
+    expect(consent.body.message).toContain('consents:write');
+  });
+
+  it('gives a wildcard key only tools:execute too: the token cannot use the raw proxy', async () => {
+    const t = await tenantWithPix();
+    const { provider } = await authorizeWithSdk(t.key);
+    expect(provider.authorizationUrl!.searchParams.get('scope')).toBe('tools:execute');
+    expect(provider.stored?.scope).toBe('tools:execute');
+    const session = await openSession(t);
+    const proxied = await gw.request('POST', `/v1/sessions/${session}/proxy_execute`, {
+      key: provider.stored!.access_token,
+      body: proxyBody,
+    });
+    expect(proxied.status).toBe(403);
+    // The key itself still can: the token was narrowed, not the key.
+    const direct = await gw.request('POST', `/v1/sessions/${session}/proxy_execute`, {
+      key: t.key,
+      body: proxyBody,
+    });
+    expect(direct.status).toBe(200);
   });
 });

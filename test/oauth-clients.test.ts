@@ -1,6 +1,8 @@
 // OAuth 2.1 for clients, through HTTP, before any grant: discovery documents, dynamic client
 // registration, and the consent page with every refusal of an authorization request.
 import { sql } from 'slonik';
+import { allRoutes } from '../api/routes';
+import { grantScopes, parseScope } from '../domain/oauth/scope';
 import { startGateway, type Gateway } from './support/harness';
 import { authorizePath, pkce, REDIRECT_URI, registerClient } from './support/oauth-flow';
 
@@ -49,6 +51,22 @@ describe('discovery', () => {
       authorization_servers: [gw.url],
       bearer_methods_supported: ['header'],
     });
+  });
+
+  it('lists as supported exactly the scopes routes enforce, each of which some key can grant', async () => {
+    const enforced = new Set(
+      allRoutes()
+        .map((route) => route.scope)
+        .filter((scope) => scope !== null && scope !== 'unmapped'),
+    );
+    const resource = await gw.request('GET', '/.well-known/oauth-protected-resource');
+    const server = await gw.request('GET', '/.well-known/oauth-authorization-server');
+    expect(new Set(resource.body.scopes_supported)).toEqual(enforced);
+    expect(server.body.scopes_supported).toEqual(resource.body.scopes_supported);
+    // A wildcard key grants every listed name; nothing listed is a name the authorize endpoint refuses.
+    expect(grantScopes(parseScope(server.body.scopes_supported.join(' ')), ['*'])).toEqual(
+      server.body.scopes_supported,
+    );
   });
 
   it('points a 401 at the protected resource metadata, marking a refused token as invalid_token', async () => {

@@ -83,10 +83,10 @@ it('lets a person approve a client by pasting a key, and the client exchanges th
   await page.close();
 });
 
-it('keeps the person on the page with the reason when the key cannot grant what the client asks', async () => {
+it('keeps the person on the page with the reason when the key holds none of what the client asks', async () => {
   const narrow = await gw.createKey(tenant.projectId, { scopes: ['sessions:read'] });
   const before = received.length;
-  const { page } = await openConsent({ name: 'Greedy Agent', scope: 'sessions:read tools:execute' });
+  const { page } = await openConsent({ name: 'Greedy Agent', scope: 'tools:execute proxy:execute' });
   await page.fill('#api_key', narrow.key);
   const [response] = await Promise.all([
     page.waitForResponse((r) => r.url() === `${gw.url}/oauth/authorize` && r.request().method() === 'POST'),
@@ -94,7 +94,7 @@ it('keeps the person on the page with the reason when the key cannot grant what 
   ]);
   expect(response.status()).toBe(400);
   await page.waitForSelector('#error');
-  expect(await page.locator('#error').textContent()).toContain('cannot grant tools:execute');
+  expect(await page.locator('#error').textContent()).toContain('cannot grant tools:execute proxy:execute');
   expect(page.url()).toBe(`${gw.url}/oauth/authorize`);
   expect(await page.locator('#api_key').inputValue()).toBe(''); // the key is never echoed back
   expect(received.length).toBe(before);

@@ -84,8 +84,12 @@ describe('scopes', () => {
     [null, ['servers:read', 'sessions:read'], ['sessions:read', 'servers:read']],
     [['sessions:read'], ['sessions:read', 'servers:read'], ['sessions:read']],
     [['tools:execute'], ['sessions:read'], 'invalid_scope'],
-    [['sessions:read', 'tools:execute'], ['sessions:read'], 'invalid_scope'],
+    [['tools:execute', 'proxy:execute'], ['sessions:read', 'servers:read'], 'invalid_scope'],
+    [['sessions:read', 'tools:execute'], ['sessions:read'], ['sessions:read']],
+    [['tools:execute', 'proxy:execute', 'consents:write'], ['tools:execute'], ['tools:execute']],
+    [['tools:execute'], ['*'], ['tools:execute']],
     [null, [], 'invalid_scope'],
+    [['tools:execute'], [], 'invalid_scope'],
   ])('grantScopes(%j, key %j) → %j', (requested, keyScopes, expected) => {
     const run = () => grantScopes(requested as never, keyScopes);
     if (expected === 'invalid_scope') expect(run).toThrow(OAuthError);

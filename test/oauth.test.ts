@@ -74,18 +74,29 @@ describe('the consent form', () => {
     expect(await count(sql.unsafe`SELECT count(*) FROM oauth_authorization_codes`)).toBe(before);
   });
 
-  it('refuses a scope beyond the pasted key and grants nothing', async () => {
+  it('refuses a request the pasted key holds none of, and grants nothing', async () => {
     const clientId = await registerClient(gw);
     const narrow = await gw.createKey(tenant.projectId, { scopes: ['sessions:read'] });
     const before = await count(sql.unsafe`SELECT count(*) FROM oauth_grants`);
     const r = await postConsent(gw, {
-      ...authorizationParams({ clientId, challenge: pkce().challenge, scope: 'sessions:read tools:execute' }),
+      ...authorizationParams({ clientId, challenge: pkce().challenge, scope: 'tools:execute proxy:execute' }),
       api_key: narrow.key,
     });
     expect(r.status).toBe(400);
     expect(r.headers.get('location')).toBeNull();
-    expect(r.text).toContain('cannot grant tools:execute');
+    expect(r.text).toContain('cannot grant tools:execute proxy:execute');
     expect(await count(sql.unsafe`SELECT count(*) FROM oauth_grants`)).toBe(before);
+  });
+
+  it('grants the requested scopes the pasted key holds and names them in the token answer', async () => {
+    const narrow = await gw.createKey(tenant.projectId, { scopes: ['tools:execute', 'servers:read'] });
+    const everything =
+      'sessions:create sessions:read tools:execute servers:read projects:settings proxy:execute consents:write';
+    const { tokens } = await connect(gw, narrow.key, { scope: everything });
+    expect(tokens.scope).toBe('tools:execute servers:read');
+    expect((await whoami(tokens.access_token)).body.key.scopes).toEqual(['tools:execute', 'servers:read']);
+    const consents = await gw.request('POST', '/v1/consents', { key: tokens.access_token, body: {} });
+    expect([consents.status, consents.body.error]).toEqual([403, 'forbidden']);
   });
 
   it("lets a restricted key grant what it holds, and grants the key's scopes when none are asked for", async () => {

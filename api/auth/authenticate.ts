@@ -69,10 +69,12 @@ async function servicePrincipal(deps: AppDeps, ctx: Koa.Context): Promise<Princi
   };
 }
 
+/** `challengeScope`: the scope a 401 names, on routes whose OAuth clients ask for just what they need. */
 export async function authenticate(
   deps: AppDeps,
   ctx: Koa.Context,
   auth: AuthKind,
+  challengeScope?: string,
 ): Promise<Principal | OperatorPrincipal | null> {
   if (auth === 'public') return null;
   try {
@@ -80,7 +82,7 @@ export async function authenticate(
   } catch (error) {
     // Routes that take OAuth tokens point the client at the protected-resource metadata.
     if (auth === 'key' && error instanceof FlatError && error.status === 401)
-      throw unauthorized(bearerChallenge(deps, ctx, bearer(ctx) !== undefined));
+      throw unauthorized(bearerChallenge(deps, ctx, bearer(ctx) !== undefined, challengeScope));
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 // The hosted MCP endpoint: POST, GET and DELETE on `/v1/sessions/{id}/mcp` and `/mcp` (which opens or
 // resumes the credential's own MCP session on every server the project can open). Authentication and the
-// `tools:execute` scope are the router's (401 carries the RFC 9728 resource_metadata challenge); Host and
+// `tools:execute` scope are the router's (401 carries the RFC 9728 resource_metadata challenge and that
+// scope: it is all the endpoint needs, `/mcp`'s own session and every tool included); Host and
 // Origin are checked next, then the SDK's transport answers on the raw response (`ctx.respond = false`).
 import {
   hostHeaderValidationResponse,
@@ -129,7 +130,7 @@ const RESPONSES = {
   },
   401: {
     description:
-      '`{error: unauthorized}` with `WWW-Authenticate: Bearer resource_metadata="…/.well-known/oauth-protected-resource"`',
+      '`{error: unauthorized}` with `WWW-Authenticate: Bearer resource_metadata="…/.well-known/oauth-protected-resource", scope="tools:execute"`',
     schema: Unauthorized,
   },
   403: {
@@ -159,7 +160,7 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
     auth: 'key',
     scope: 'tools:execute',
     tags: ['MCP'],
-    challengeInsufficientScope: true,
+    challengeScope: true,
     operationId: `${method}${withSession ? 'Session' : ''}Mcp`,
     summary: `${verb} on the hosted MCP endpoint${withSession ? ' of a session' : " (the credential's own session)"}`,
     description:

@@ -1,6 +1,7 @@
 // Turns an approved consent into a one-time authorization code. The pasted API key is judged as the
-// bearer check judges it (live, unrevoked, prefix matching its project's environment), the requested
-// scope must not exceed the key's, and the grant, its code and the outbox event commit together.
+// bearer check judges it (live, unrevoked, prefix matching its project's environment), the grant takes
+// the requested scopes the key holds (refused when it holds none), and the grant, its code and the
+// outbox event commit together.
 import { sql } from 'slonik';
 import type { DatabasePool } from '../../runtime/database';
 import { findActiveKey, type KeyCredential } from '../tenancy/api-keys';

@@ -1,6 +1,7 @@
 // OAuth scope strings: space-separated names from the key scope vocabulary (domain/tenancy/scopes.ts).
 // A grant never carries the `*` wildcard: a wildcard key may grant any listed scope, and a restricted
-// key only what it holds, so an OAuth token is always a restricted credential.
+// key only what it holds, so an OAuth token is always a restricted credential, and never wider than
+// what the client asked for.
 import { isScope, SCOPES, WILDCARD, type Scope } from '../tenancy/scopes';
 import { OAuthError } from './errors';
 
@@ -38,7 +39,12 @@ export function grantableBy(keyScopes: readonly string[]): Scope[] {
   return keyScopes.includes(WILDCARD) ? [...GRANTABLE_SCOPES] : canonicalScopes(keyScopes);
 }
 
-/** The scopes a grant holds: the requested ones if the key covers them all, else `invalid_scope`. */
+/**
+ * The scopes a grant holds: those requested that the key can grant (RFC 6749 §3.3 lets the server
+ * narrow a request; the token answer's `scope` says what was granted). A stock MCP client asks for
+ * what its resource's challenge or metadata names, so a narrow key still connects with what it holds;
+ * only a request the key can grant none of is `invalid_scope`.
+ */
 export function grantScopes(requested: readonly Scope[] | null, keyScopes: readonly string[]): Scope[] {
   const allowed = grantableBy(keyScopes);
   if (requested === null) {
@@ -46,13 +52,13 @@ export function grantScopes(requested: readonly Scope[] | null, keyScopes: reado
       throw new OAuthError('invalid_scope', 'This key holds no scope that can be granted');
     return allowed;
   }
-  const beyond = requested.filter((scope) => !allowed.includes(scope));
-  if (beyond.length > 0)
+  const granted = requested.filter((scope) => allowed.includes(scope));
+  if (granted.length === 0)
     throw new OAuthError(
       'invalid_scope',
-      `This key cannot grant ${beyond.join(' ')}: a grant cannot exceed the scopes of the key it is made with`,
+      `This key cannot grant ${requested.join(' ')}: it holds none of the requested scopes, and a grant carries only scopes of the key it is made with`,
     );
-  return [...requested];
+  return granted;
 }
 
 /** The scopes a token acts with: its own, narrowed to what the key still holds. */
