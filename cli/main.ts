@@ -17,14 +17,17 @@ import { registerListen } from './commands/listen';
 import { registerTrigger } from './commands/trigger';
 import { registerCommandList } from './commands/list-commands';
 
+/** The package's version: its package.json is above cli/ in a checkout, above dist/cli/ when built. */
 function packageVersion(): string {
-  try {
-    return (
-      JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
-    ).version;
-  } catch {
-    return 'unknown';
+  for (const up of [['..'], ['..', '..']]) {
+    try {
+      return (JSON.parse(readFileSync(join(__dirname, ...up, 'package.json'), 'utf8')) as { version: string })
+        .version;
+    } catch {
+      // not at this level
+    }
   }
+  return 'unknown';
 }
 
 export function buildProgram(): Command {
@@ -93,7 +96,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (require.main === module) {
+/** Runs the client on this process's arguments; the entry of the `gateway` bin (cli/gateway.js). */
+export function run(): void {
   main(process.argv).then(
     (code) => {
       process.exitCode = code;
@@ -104,3 +108,5 @@ if (require.main === module) {
     },
   );
 }
+
+if (require.main === module) run();
