@@ -1,6 +1,7 @@
 // The execute stream through a raw SSE reader: audit steps as events while the attempt runs, then one
-// terminal `outcome` carrying exactly what execute answers, heartbeats on the configured interval, and
-// the close a fixed delay after the terminal event. Timings are shortened through configuration.
+// terminal `outcome` carrying exactly what execute answers, heartbeats, and only heartbeats after the
+// terminal event until the close. Timings are shortened through configuration; the tests judge the
+// order of what arrives, never elapsed time.
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { readEventStream } from './support/sse-client';
 import { pixSpend, readyConsumer } from './support/consumer-spend';
@@ -64,19 +65,22 @@ it('sends each audit step of a completed spend as an event, then the outcome exe
   };
   expect(outcome).toMatchObject({ http_status: 200, replay: false, body: { status: 'completed' } });
   expect(outcome.body.audit).toEqual(audit);
-  // Event ids count up, and the outcome is the last thing before the close (heartbeats aside).
+  // Event ids count up, and the outcome is the last thing before the close: the stream stays open
+  // after it (heartbeats keep coming, the interval being shorter than the close delay), then ends.
+  // How long it stays open is the event stream's rule, tested on a fake clock (test/unit/event-stream.test.ts).
   const ids = result.events.map((e) => Number(e.id));
   expect(ids).toEqual([...ids].sort((a, b) => a - b));
-  const lingered = result.closedAt - terminal[0].at;
-  expect(lingered).toBeGreaterThanOrEqual(CLOSE_DELAY_MS - 50);
-  expect(lingered).toBeLessThan(CLOSE_DELAY_MS + 2_000);
+  const after = result.events.slice(result.events.indexOf(terminal[0]) + 1);
+  expect(after.length).toBeGreaterThanOrEqual(1);
+  expect(after.map((e) => e.event)).toEqual(after.map(() => 'heartbeat'));
 });
 
 it('sends heartbeats while the stream is open', async () => {
   const result = await readEventStream(streamUrl(), tenant.key, tedBody());
   const beats = result.events.filter((e) => e.event === 'heartbeat');
-  // The stream stays open CLOSE_DELAY_MS after its outcome, so several beats fit in.
-  expect(beats.length).toBeGreaterThanOrEqual(2);
+  // The stream stays open CLOSE_DELAY_MS after its outcome, longer than one interval, so a beat is due
+  // before the close whatever the machine's pace; the cadence itself is tested on a fake clock.
+  expect(beats.length).toBeGreaterThanOrEqual(1);
   for (const beat of beats) expect(Date.parse((beat.data as { at: string }).at)).not.toBeNaN();
 });
 

@@ -50,12 +50,11 @@ describe('the link payment status stream', () => {
       amount_minor: '300',
       settled_at: expect.any(String),
     });
-    const terminal = statuses[1];
-    expect(
-      result.events.filter((e) => e.event === 'heartbeat' && e.at > terminal.at).length,
-    ).toBeGreaterThanOrEqual(1);
-    expect(result.closedAt - terminal.at).toBeGreaterThanOrEqual(CLOSE_DELAY_MS - 50);
-    expect(result.events.at(-1)!.event).toBe('heartbeat');
+    // After the terminal state the stream stays open (heartbeats, the interval being shorter than the
+    // close delay) and then ends; how long is the event stream's rule, tested on a fake clock.
+    const after = result.events.slice(result.events.indexOf(statuses[1]) + 1);
+    expect(after.length).toBeGreaterThanOrEqual(1);
+    expect(after.map((e) => e.event)).toEqual(after.map(() => 'heartbeat'));
   });
 
   it('answers an unknown payment with 404 and no stream', async () => {

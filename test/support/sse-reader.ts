@@ -1,19 +1,18 @@
 // A raw server-sent-events reader for stream tests: GETs a URL and frames what arrives by hand (event
-// and data lines, blank-line dispatch), with each event's arrival time, so tests see the wire itself
-// rather than a client library's reading of it.
+// and data lines, blank-line dispatch), in arrival order, so tests see the wire itself rather than a
+// client library's reading of it. It keeps no arrival times: tests judge order, never the clock.
 import http from 'node:http';
 
 export interface SseEvent {
   event: string;
   data: Record<string, unknown>;
-  at: number;
 }
 
 export interface StreamResult {
   status: number;
   contentType: string;
+  /** Everything the server sent before it closed the stream, in order. */
   events: SseEvent[];
-  closedAt: number;
 }
 
 /** Reads the stream until the server closes it; `onEvent` sees each event as it comes. */
@@ -40,7 +39,6 @@ export function readStream(
                 const event = {
                   event: current.event,
                   data: JSON.parse(current.data.join('\n')) as Record<string, unknown>,
-                  at: Date.now(),
                 };
                 events.push(event);
                 onEvent(event);
@@ -55,7 +53,6 @@ export function readStream(
             status: res.statusCode ?? 0,
             contentType: String(res.headers['content-type']),
             events,
-            closedAt: Date.now(),
           }),
         );
         res.on('error', reject);
