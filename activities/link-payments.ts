@@ -22,7 +22,7 @@ import { x402Chain, type X402Chain } from '../providers/x402/chain';
 import { facilitatorClient } from '../providers/x402/facilitator';
 import type { Environment } from '../domain/tenancy/api-key-format';
 import type { X402Settings } from '../runtime/config';
-import { LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED } from '../workflows/link-payment-messages';
+import { LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED } from '../contracts/link-payment-messages';
 import type { ActivityDeps } from './deps';
 
 export interface OpenLinkChargeInput {

@@ -5,13 +5,7 @@ import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
 import { authorizeSpend } from '../domain/spend/authorize';
 import { debitSpend, releaseSpend, releaseSpendIfHeld } from '../domain/spend/settle';
-import type {
-  Authorization,
-  Dispatch,
-  DispatchStatus,
-  SpendInput,
-  SpendOutcome,
-} from '../domain/spend/types';
+import type { Authorization, Dispatch, DispatchStatus, SpendInput, SpendOutcome } from '../contracts/spend';
 import { EndpointNotConfigured, requireEndpoint } from '../providers/endpoints';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';

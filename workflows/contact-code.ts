@@ -6,6 +6,7 @@
 // one workflow task (no round trip through the server per step), as Temporal advises for short work.
 import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ContactCodeCheckInput, ContactCodeDeliveryInput } from '../contracts/contact-code';
 import {
   CONTACT_VERIFICATION_INCOMPLETE,
   OTP_SENDER_REFUSED,
@@ -31,11 +32,6 @@ const { checkContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { maximumAttempts: 1 },
 });
-
-export interface ContactCodeDeliveryInput {
-  verificationId: string;
-  targetSealed: string;
-}
 
 /** The application failure an activity raised, whether or not it arrives wrapped in an ActivityFailure. */
 function applicationFailure(error: unknown): ApplicationFailure | undefined {
@@ -69,12 +65,6 @@ export async function contactCodeDelivery(
     );
   }
   return { providerReference };
-}
-
-export interface ContactCodeCheckInput {
-  verificationId: string;
-  targetSealed: string;
-  codeSealed: string;
 }
 
 export async function contactCodeCheck(input: ContactCodeCheckInput): Promise<OtpCheckStatus> {

@@ -5,14 +5,14 @@ import type { ConsentRow } from '../../domain/consents/consents';
 import type { MandateRow } from '../../domain/mandates/mandates';
 import type { Logger } from '../../runtime/logger';
 import { signalWithStart, start } from '../../orchestration/temporal';
-import { searchAttributes } from '../../workflows/search-attributes';
+import { searchAttributes } from '../../contracts/search-attributes';
 import {
   mandateAmendedSignal,
   mandateRevokedSignal,
   mandateSignedSignal,
   type MandateTimer,
-} from '../../workflows/consent-messages';
-import { workflowIds } from '../../workflows/ids';
+} from '../../contracts/consent-messages';
+import { workflowIds } from '../../contracts/workflow-ids';
 import type { consentLifecycle } from '../../workflows/consent-lifecycle';
 import type { AppDeps } from '../deps';
 

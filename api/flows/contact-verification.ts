@@ -25,9 +25,9 @@ import { ApiError } from '../../domain/errors';
 import { createSender, providerFor } from '../../providers/otp/select';
 import { workflowFailure } from '../../orchestration/errors';
 import { execute } from '../../orchestration/temporal';
-import { searchAttributes as attributesOf } from '../../workflows/search-attributes';
+import { searchAttributes as attributesOf } from '../../contracts/search-attributes';
 import type { contactCodeCheck, contactCodeDelivery } from '../../workflows/contact-code';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../contracts/workflow-ids';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
 import type { AppDeps } from '../deps';
 

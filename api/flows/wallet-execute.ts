@@ -13,7 +13,7 @@ import {
   takeFreshAnswer,
   type AttemptRow,
 } from '../../domain/spend/attempts';
-import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
+import type { SpendAnswer, SpendInput } from '../../contracts/spend';
 import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
 import { getWallet, type WalletRow } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';

@@ -15,7 +15,7 @@ import {
   type UserCreateBody,
 } from '../../schema/http/identity';
 import { MemberPatch, MemberWrite } from '../../schema/http/projects';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../contracts/workflow-ids';
 import type { AppDeps } from '../deps';
 import type { OperatorPrincipal } from '../principal';
 import { presentProject } from '../presenters/project';

@@ -12,8 +12,8 @@ import {
   type AnomalyListQueryValues,
   type AnomalyResolveBody,
 } from '../../schema/http/wallets';
-import { searchAttributes } from '../../workflows/search-attributes';
-import { workflowIds } from '../../workflows/ids';
+import { searchAttributes } from '../../contracts/search-attributes';
+import { workflowIds } from '../../contracts/workflow-ids';
 import { runWorkflowBounded } from '../../orchestration/bounded';
 import { route, type AnyRoute } from '../route';
 

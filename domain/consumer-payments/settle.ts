@@ -9,12 +9,12 @@ import { recordEvent, type EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
-import { appendStep } from '../attempts/audit';
+import { appendStep } from '../../contracts/attempt-audit';
 import { lockAttempt, storeAnswer, storedAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
 import { resolveReservation } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
-import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from './types';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
 
 export interface Settlement {
   providerPaymentId: string;

@@ -8,7 +8,7 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { EventType } from '../events/catalog';
 import { recordEvent, type EventScope } from '../events/record';
-import type { SpendOutcome } from './types';
+import type { SpendOutcome } from '../../contracts/spend';
 
 export const attemptRow = z.object({
   org_id: z.string(),
