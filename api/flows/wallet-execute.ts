@@ -14,7 +14,7 @@ import {
   type AttemptRow,
 } from '../../domain/spend/attempts';
 import type { SpendAnswer, SpendInput } from '../../contracts/spend';
-import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
+import { isCurrency, toMinorUnits } from '../../contracts/currencies';
 import { getWallet, type WalletRow } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
 import type { WalletExecuteBody } from '../../schema/http/execute';

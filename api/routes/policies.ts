@@ -5,7 +5,7 @@ import {
   POLICY_CONFIG_SCHEMAS,
   POLICY_TYPES,
   type PolicyType,
-} from '../../domain/policies/config';
+} from '../../schema/policy-config';
 import { denialBody, policyDenial } from '../../domain/policies/denial';
 import { listEvaluations, type EvaluationRow } from '../../domain/policies/evaluations';
 import { runGate } from '../../domain/policies/gate';
