@@ -5,7 +5,8 @@
 import { catalogServer, type CatalogServer } from '../../domain/providers/catalog';
 import { currentConnectionSealed, type Tenant } from '../../domain/providers/connections';
 import type { Environment } from '../../domain/tenancy/api-key-format';
-import { keyServiceFor, type VaultSettings } from '../../domain/vault/select';
+import { keyServiceFor } from '../../domain/vault/select';
+import type { VaultSettings } from '../../runtime/config';
 import type { DatabasePool } from '../../runtime/database';
 import { oauthClientFor, OAuthGrantRefused } from '../auth/oauth-refresh';
 import { proxyExecute, ProxyRefused, type ProxyAnswer } from '../proxy/proxy-execute';
