@@ -16,7 +16,7 @@ import {
   type AuthorizationRow,
 } from '../domain/payment-links/x402/authorizations';
 import { storedPayload, storedRequirements } from '../domain/payment-links/x402/payload';
-import { EndpointNotConfigured, requireEndpoint } from '../providers/endpoints';
+import { EndpointNotConfigured, requireEndpoint } from '../domain/providers/endpoints';
 import { ChargeRefused, pixCobRail } from '../providers/pix/cob-adapter';
 import { x402Chain, type X402Chain } from '../providers/x402/chain';
 import { facilitatorClient } from '../providers/x402/facilitator';

@@ -23,7 +23,7 @@ import { requireSession } from '../domain/consumer-payments/sessions';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../contracts/consumer-spend';
 import { ApiError } from '../domain/errors';
 import { sortableId } from '../domain/ids';
-import { EndpointNotConfigured, providerEndpoint } from '../providers/endpoints';
+import { EndpointNotConfigured, providerEndpoint } from '../domain/providers/endpoints';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
 import {
   joinConsumerSpend,

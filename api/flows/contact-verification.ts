@@ -7,7 +7,7 @@ import {
   OTP_SENDER_REFUSED,
   OTP_SENDER_UNCONFIGURED,
 } from '../../domain/contact-verification/failure-types';
-import { CODE_FORMAT, type Channel } from '../../domain/contact-verification/policy';
+import { CODE_FORMAT, providerFor, type Channel } from '../../domain/contact-verification/policy';
 import { hashTarget, maskTarget, requireTarget } from '../../domain/contact-verification/targets';
 import {
   discardVerification,
@@ -22,7 +22,7 @@ import { markConsumerVerified } from '../../domain/consumers/consumers';
 import { findActivePartnerAccount } from '../../domain/consumers/funding-sources';
 import type { Tenant } from '../../domain/consumers/tenant';
 import { ApiError } from '../../domain/errors';
-import { createSender, providerFor } from '../../providers/otp/select';
+import { createSender } from '../../providers/otp/select';
 import { workflowFailure } from '../../orchestration/errors';
 import { runContactCodeCheck, runContactCodeDelivery } from '../../orchestration/contact-codes';
 import type { SearchAttributeValues } from '../../contracts/search-attributes';

@@ -9,7 +9,7 @@ import { resolveServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor, OAuthGrantRefused } from '../../providers/auth/oauth-refresh';
 import { callWithConnection, providerWords } from '../../providers/connection-call';
-import { catalogEndpoint } from '../../providers/endpoints';
+import { catalogEndpoint } from '../../domain/providers/endpoints';
 import { UpstreamUnreachable } from '../../providers/upstream/send';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { ForeignServer, SlugParams, VerifyFailure, VerifyOk } from '../../schema/http/providers';

@@ -6,7 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DEV_DDA_WEBHOOK_SECRET } from '../../runtime/config';
-import { DDA_SIGNATURE_HEADER, DDA_TIMESTAMP_HEADER, signDdaWebhook } from '../dda/signature';
+import {
+  DDA_SIGNATURE_HEADER,
+  DDA_TIMESTAMP_HEADER,
+  signDdaWebhook,
+} from '../../domain/dda/webhook-signature';
 import { listen, readJson, sendJson } from './http-kit';
 import type { RunningMock } from './running-mock';
 
