@@ -1,7 +1,11 @@
 // Contact verification activities: the only code that calls OTP senders. The target (and, for checks,
 // the code) arrive sealed, so Temporal's history never holds a phone number, an email or a code.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ContactCodeCheckInput, ContactCodeDeliveryInput } from '../contracts/contact-code';
+import type {
+  ContactCodeCheckInput,
+  ContactCodeDeliveryInput,
+  OtpCheckStatus,
+} from '../contracts/contact-code';
 import { open } from '../domain/crypto/secret-box';
 import { deriveCode, hashCode, sealContactSecret } from '../domain/contact-verification/codes';
 import {
@@ -17,12 +21,7 @@ import {
   storeCodeHash,
 } from '../domain/contact-verification/verifications';
 import { createSender } from '../providers/otp/select';
-import {
-  OtpSenderRefusedError,
-  OtpSenderUnavailableError,
-  type OtpCheckStatus,
-  type OtpSender,
-} from '../providers/otp/sender';
+import { OtpSenderRefusedError, OtpSenderUnavailableError, type OtpSender } from '../providers/otp/sender';
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 

@@ -1,4 +1,4 @@
-// The inputs of the contact-code workflows. The target (and, for checks, the code) travel sealed, so
+// The inputs and the check's answer of the contact-code workflows. The target (and, for checks, the code) travel sealed, so
 // Temporal's history never holds a phone number, an email or a code.
 
 export interface ContactCodeDeliveryInput {
@@ -11,3 +11,6 @@ export interface ContactCodeCheckInput {
   targetSealed: string;
   codeSealed: string;
 }
+
+/** What the provider that owns a code says of it. */
+export type OtpCheckStatus = 'success' | 'failure' | 'expired';

@@ -6,14 +6,17 @@
 // one workflow task (no round trip through the server per step), as Temporal advises for short work.
 import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ContactCodeCheckInput, ContactCodeDeliveryInput } from '../contracts/contact-code';
+import type {
+  ContactCodeCheckInput,
+  ContactCodeDeliveryInput,
+  OtpCheckStatus,
+} from '../contracts/contact-code';
 import {
   CONTACT_VERIFICATION_INCOMPLETE,
   OTP_SENDER_REFUSED,
   OTP_SENDER_UNAVAILABLE,
   OTP_SENDER_UNCONFIGURED,
 } from '../domain/contact-verification/failure-types';
-import type { OtpCheckStatus } from '../providers/otp/sender';
 
 const { sendContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
