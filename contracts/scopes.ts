@@ -22,5 +22,5 @@ export function isScope(value: string): value is Scope {
  */
 export const KEY_UNGRANTABLE_SCOPES: readonly Scope[] = ['proxy:execute'];
 
-/** What an OAuth grant may name: the whole vocabulary, never the wildcard. */
-export const GRANTABLE_SCOPES: readonly Scope[] = SCOPES;
+/** What an OAuth grant may name: every listed scope in the vocabulary's order, never the wildcard. */
+export const GRANTABLE_SCOPES: readonly Scope[] = [...SCOPES];
