@@ -5,11 +5,7 @@ import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../con
 import type { SpendInput, SpendOutcome } from '../contracts/spend';
 import type { HeldToolCall } from '../domain/tools/gate';
 import type { ToolCallReplayResult } from '../activities/tool-calls';
-import {
-  TOOL_CHARGE_KIND,
-  type ToolChargeInput,
-  type ToolChargeOutcome,
-} from '../contracts/tool-charge';
+import { TOOL_CHARGE_KIND, type ToolChargeInput, type ToolChargeOutcome } from '../contracts/tool-charge';
 import { workflowIds } from '../contracts/workflow-ids';
 
 export interface HeldCall {
