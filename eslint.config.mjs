@@ -62,11 +62,12 @@ const FOLDERS = Object.keys(LAYERS);
 
 // API files that still call a provider while the HTTP caller waits (tool calls, the proxy, connection
 // checks, OAuth code exchange, KYC, the browser worker, the classifier, x402 settlement, DDA boletos,
-// inbound TED and Pix lookups, MCP handshakes, deposit addresses, the OTP sender check). No other API
-// file may import providers/.
+// inbound TED and Pix lookups, MCP handshakes, deposit addresses, the OTP sender check), or map a provider's
+// failure to its answer (providers/provider-failure.ts). No other API file may import providers/.
 const API_PROVIDER_CALLS = [
   'api/flows/contact-verification.ts',
   'api/flows/dda-boletos.ts',
+  'api/flows/provider-money-call.ts',
   'api/flows/tool-call.ts',
   'api/flows/tool-server-registration.ts',
   'api/flows/wallet-topups.ts',

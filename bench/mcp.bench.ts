@@ -63,12 +63,16 @@ async function child(job: ChildJob): Promise<void> {
 }
 
 function spawnChild(job: ChildJob): Promise<LoadResult> {
-  const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx');
   return new Promise((resolve, reject) => {
-    execFile(tsx, [__filename, JSON.stringify(job)], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`${error.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
-    });
+    execFile(
+      process.execPath,
+      [require.resolve('tsx/cli'), __filename, JSON.stringify(job)],
+      { maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${error.message}\n${stderr}`));
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
+      },
+    );
   });
 }
 

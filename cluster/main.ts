@@ -13,6 +13,7 @@ import { createOrganization } from '../domain/tenancy/organizations';
 import { loadConfig } from '../runtime/config';
 import { openDatabase } from '../runtime/database';
 import { migrate } from '../runtime/migrate';
+import { requireProjectNode } from '../runtime/node-version';
 import { PROJECT_ROOT } from '../runtime/project-root';
 import { clusterSettings } from './settings';
 import { startCluster } from './stack';
@@ -22,6 +23,7 @@ import { persistentSecret } from '../local/persistent-secret';
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  requireProjectNode();
   const { values } = parseArgs({
     options: { workers: { type: 'string' }, apis: { type: 'string' }, shards: { type: 'string' } },
   });

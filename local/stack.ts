@@ -11,6 +11,7 @@ import { startAllMocks } from '../providers/mocks';
 import { loadConfig } from '../runtime/config';
 import { openDatabase } from '../runtime/database';
 import { migrate } from '../runtime/migrate';
+import { requireProjectNode } from '../runtime/node-version';
 import { startDevServer } from '../temporal-dev/dev-server';
 import { startWorker } from '../worker/main';
 import { sql } from 'slonik';
@@ -21,6 +22,7 @@ import { chainEnv, startLocalChain, type LocalChain } from '../chain/local-chain
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<void> {
+  requireProjectNode();
   const config = loadConfig();
   mkdirSync(config.dataDir, { recursive: true, mode: 0o755 });
   const stops: Array<() => Promise<void>> = [];

@@ -15,8 +15,8 @@ afterAll(async () => {
 });
 
 async function admin(...args: string[]): Promise<string> {
-  const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx');
-  const { stdout } = await run(tsx, [path.join(__dirname, '..', 'api', 'admin.ts'), ...args], {
+  const script = path.join(__dirname, '..', 'api', 'admin.ts');
+  const { stdout } = await run(process.execPath, [require.resolve('tsx/cli'), script, ...args], {
     env: {
       ...process.env,
       DATABASE_URL: gw.config.databaseUrl,

@@ -210,6 +210,42 @@ describe('registering and managing a tool server', () => {
     );
   });
 
+  it('answers a consumer of another project of the organization exactly as an unknown one, and writes nothing', async () => {
+    const sibling = await gw.request('POST', '/v1/projects', {
+      key: t.key,
+      body: { name: 'Sibling', slug: `sibling-${Date.now()}` },
+    });
+    expect(sibling.status).toBe(201);
+    const siblingKey = await gw.createKey(sibling.body.id);
+    const consumer = await gw.request('POST', '/v1/consumers', {
+      key: siblingKey.key,
+      body: { display_name: 'Sibling consumer' },
+    });
+    expect(consumer.status).toBe(201);
+    const before = [await count('tool_servers'), await count('tool_server_tools'), await count('wallets')];
+    const foreign = await gw.request('POST', '/v1/mcp-servers', {
+      key: t.key,
+      body: createBody({ consumer_id: consumer.body.id }),
+    });
+    const missing = await gw.request('POST', '/v1/mcp-servers', {
+      key: t.key,
+      body: createBody({ consumer_id: 'cns_missing' }),
+    });
+    expect([foreign.status, missing.status]).toEqual([404, 404]);
+    // The same code, words and details as an id that exists nowhere: nothing tells the two apart.
+    expect(missing.body.error.code).toBe('consumer_not_found');
+    expect(foreign.body.error).toEqual({ ...missing.body.error, details: { consumer_id: consumer.body.id } });
+    expect([await count('tool_servers'), await count('tool_server_tools'), await count('wallets')]).toEqual(
+      before,
+    );
+    // The sibling project itself may name its own consumer.
+    const own = await gw.request('POST', '/v1/mcp-servers', {
+      key: siblingKey.key,
+      body: createBody({ consumer_id: consumer.body.id }),
+    });
+    expect(own.status).toBe(201);
+  });
+
   it('refuses a slug already taken by another account', async () => {
     const body = createBody();
     expect((await gw.request('POST', '/v1/mcp-servers', { key: t.key, body })).status).toBe(201);

@@ -9,6 +9,7 @@ import {
   UnauthorizedError,
   type OAuthClientProvider,
 } from '@modelcontextprotocol/client';
+import http from 'node:http';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
@@ -183,6 +184,36 @@ describe.each(ERAS)('an MCP client on the %s protocol', (era) => {
     await gw.request('DELETE', `/v1/policies/${rule.body.id}`, { key: t.key });
   });
 
+  it("answers a provider's failure as a tool error carrying REST's provider_error body, recorded failed", async () => {
+    pix.script({ status: 503, body: { message: `psp busy ${era}` } });
+    const result = await client.callTool({
+      name: 'pix-psp.pix_charge_create',
+      arguments: { amount_minor: '700' },
+    });
+    expect(result.isError).toBe(true);
+    const body = parsed(result);
+    expect(body).toEqual({
+      error: {
+        code: 'provider_error',
+        message: expect.any(String),
+        details: {
+          server_id: 'pix-psp',
+          reason: 'provider_status',
+          status: 503,
+          provider_message: `psp busy ${era}`,
+          provider_response: { message: `psp busy ${era}` },
+          tool_call_id: expect.stringMatching(/^tc_/),
+        },
+      },
+    });
+    const recorded = await gw.request(
+      'GET',
+      `/v1/sessions/${session}/tool-calls/${body.error.details.tool_call_id}`,
+      { key: t.key },
+    );
+    expect(recorded.body).toMatchObject({ status: 'error', error_code: 'provider_error' });
+  });
+
   it('holds a call for approval and finishes it after an operator approves', async () => {
     const rule = await gw.request('POST', '/v1/policies', {
       key: t.key,
@@ -271,6 +302,75 @@ describe('/mcp without a session id', () => {
       .tool_calls;
     expect(calls.map((c: { input: { pix_key: string } }) => c.input.pix_key)).toEqual(['y', 'x']);
   });
+});
+
+describe('the server-to-client stream (2025 protocol)', () => {
+  /** One raw request; resolves with the status and headers as soon as they arrive, whatever the body does. */
+  function headersOf(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: unknown,
+  ): Promise<{ status: number; headers: http.IncomingHttpHeaders; request: http.ClientRequest }> {
+    return new Promise((resolve, reject) => {
+      const request = http.request(new URL(path, gw.url), { method, headers }, (res) => {
+        res.on('error', () => undefined);
+        resolve({ status: res.statusCode!, headers: res.headers, request });
+      });
+      request.on('error', reject);
+      request.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+  }
+
+  it.each(['/mcp', 'session'])(
+    'sends the status and headers of a GET on %s at once, before any event',
+    async (where) => {
+      const t = await tenantWithPix();
+      const path = where === 'session' ? `/v1/sessions/${await openSession(t)}/mcp` : where;
+      const base = {
+        Authorization: `Bearer ${t.key}`,
+        Accept: 'application/json, text/event-stream',
+        'Content-Type': 'application/json',
+      };
+      const opened = await gw.request('POST', path, {
+        key: t.key,
+        headers: { Accept: base.Accept },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        },
+      });
+      expect(opened.status).toBe(200);
+      const mcpSession = opened.headers.get('mcp-session-id')!;
+      expect(mcpSession).toEqual(expect.any(String));
+      const initialized = await gw.request('POST', path, {
+        key: t.key,
+        headers: { Accept: base.Accept, 'mcp-session-id': mcpSession, 'mcp-protocol-version': '2025-06-18' },
+        body: { jsonrpc: '2.0', method: 'notifications/initialized' },
+      });
+      expect(initialized.status).toBe(202);
+      // Nothing is ever sent on this stream here: only flushed headers let this promise settle.
+      const stream = await headersOf('GET', path, {
+        Authorization: base.Authorization,
+        Accept: 'text/event-stream',
+        'mcp-session-id': mcpSession,
+        'mcp-protocol-version': '2025-06-18',
+      });
+      try {
+        expect(stream.status).toBe(200);
+        expect(stream.headers['content-type']).toContain('text/event-stream');
+        expect(stream.headers['x-request-id']).toEqual(expect.any(String));
+      } finally {
+        stream.request.destroy();
+      }
+    },
+  );
 });
 
 describe('what the endpoint refuses', () => {

@@ -63,10 +63,14 @@ interface Served {
 }
 
 function serve(checkout: string, dataDir: string, port: number): Promise<Served> {
-  const child: ChildProcess = spawn(path.join(MODULES, '.bin', 'tsx'), ['serve.ts', dataDir, String(port)], {
-    cwd: checkout,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [require.resolve('tsx/cli'), 'serve.ts', dataDir, String(port)],
+    {
+      cwd: checkout,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return new Promise((resolve, reject) => {

@@ -227,7 +227,7 @@ describe('what proxy_execute refuses, sending nothing', () => {
     expect(seen('auth_api_key')).toBe(before);
   });
 
-  it('gives up on a provider slower than timeout_ms, and refuses an answer over the size limit', async () => {
+  it('answers a provider slower than timeout_ms, and an answer over the size limit, as 502 provider_error', async () => {
     mock('auth_api_key').script({ status: 200, body: { late: true }, delayMs: 3_000 });
     const slow = await proxy(session, {
       server_id: 'pix-psp',
@@ -235,12 +235,18 @@ describe('what proxy_execute refuses, sending nothing', () => {
       path: '/slow',
       timeout_ms: 200,
     });
-    expect(slow.status).toBe(504);
-    expect(slow.body.error.code).toBe('provider_timeout');
+    expect(slow.status).toBe(502);
+    expect(slow.body.error).toMatchObject({
+      code: 'provider_error',
+      details: { server_id: 'pix-psp', reason: 'timeout' },
+    });
     mock('auth_api_key').script({ status: 200, body: { blob: 'x'.repeat(6 * 1024 * 1024) } });
     const big = await proxy(session, { server_id: 'pix-psp', method: 'GET', path: '/big' });
     expect(big.status).toBe(502);
-    expect(big.body.error.code).toBe('proxy_response_too_large');
+    expect(big.body.error).toMatchObject({
+      code: 'provider_error',
+      details: { server_id: 'pix-psp', reason: 'response_too_large' },
+    });
   });
 
   it("refuses a server the session did not open, and the gateway's own server", async () => {

@@ -103,12 +103,12 @@ describe('opening, reading and closing sessions', () => {
     expect(r.body.agent_id).toBe(r.body.id);
   });
 
-  it('refuses an unknown server with 400 and an unconnected one with 424, and opens nothing', async () => {
+  it('refuses an unknown server with 404 and an unconnected one with 424, and opens nothing', async () => {
     const before = (await gw.request('GET', '/v1/sessions?limit=100', { key: t.key })).body.sessions.length;
     const unknown = await open({ servers: ['gateway', 'no-such-server'] });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({
-      code: 'unknown_server',
+      code: 'server_unknown',
       details: { server_ids: ['no-such-server'] },
     });
     const unconnected = await open({ servers: ['ted-bank'] });

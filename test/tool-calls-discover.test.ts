@@ -40,8 +40,49 @@ describe('a structured intent', () => {
       details: {
         providers: ['pix-psp', 'ted-bank', 'stablecoin-rails'],
         hint: 'POST /v1/providers/pix-psp/connections',
+        hints: [
+          'POST /v1/providers/pix-psp/connections',
+          'POST /v1/providers/ted-bank/connections',
+          'POST /v1/providers/stablecoin-rails/connections',
+        ],
       },
     });
+  });
+
+  it('hints the route that actually connects the bill provider: its OAuth authorization, which answers', async () => {
+    const t = await gw.createTenant();
+    const r = await discover(t, { intent: { operation: 'pay_bill', amount_minor: '15000' } });
+    expect(r.status).toBe(424);
+    expect(r.body.error).toMatchObject({
+      code: 'eligibility_empty',
+      details: { providers: ['dda-hub'], hint: 'POST /v1/providers/dda-hub/oauth/authorize' },
+    });
+    const [method, path] = r.body.error.details.hint.split(' ');
+    const followed = await gw.request(method, path, { key: t.key, body: {} });
+    expect(followed.status).toBe(201);
+    expect(followed.body.authorize_url).toEqual(expect.any(String));
+  });
+
+  it('ranks rails nobody has called yet by the fee the catalog names for the amount, not by their names', async () => {
+    const t = await gw.createTenant();
+    await connect(t, 'pix-psp', API_KEY_SANDBOX);
+    await connect(t, 'stablecoin-rails', (gw.mocks.auth_jwt_ecdsa as unknown as AuthMock).credentials);
+    // Pix charges 0.99% of the amount, onchain 40 minor plus 0.1%: Pix is cheaper for small amounts only.
+    const small = await discover(t, { intent: { operation: 'pay', amount_minor: '1000' } });
+    expect(small.status).toBe(200);
+    expect(small.body.recommended).toMatchObject({
+      rail: 'pix',
+      reasons: expect.arrayContaining([
+        'no recorded calls yet: scored on priors',
+        'catalog fee 10 minor on 1000',
+      ]),
+    });
+    expect(small.body.alternatives).toEqual([
+      expect.objectContaining({ rail: 'onchain', cost_minor: 41, success_rate: null, latency_p50_ms: null }),
+    ]);
+    const large = await discover(t, { intent: { operation: 'pay', amount_minor: '1000000' } });
+    expect(large.body.recommended.rail).toBe('onchain');
+    expect(large.body.alternatives).toEqual([expect.objectContaining({ rail: 'pix', cost_minor: 9900 })]);
   });
 
   it('refuses an operation no tool ships, and bodies of no known shape, with 400', async () => {
@@ -116,7 +157,8 @@ describe('a structured intent', () => {
         tool: 'wallet.execute',
         rail: 'onchain',
         provider_id: 'stablecoin-rails',
-        cost_minor: null,
+        // The catalog's fee for 2500: 40 fixed plus 0.1%; its failed attempts paid nothing more.
+        cost_minor: 43,
         latency_p50_ms: expect.any(Number),
         success_rate: 0,
         reasons: expect.arrayContaining([expect.stringContaining('2 recorded calls: success rate 0')]),

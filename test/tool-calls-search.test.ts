@@ -60,6 +60,9 @@ describe('the lexical ranking', () => {
       limit: 50,
     });
     expect(many.body.hits).toHaveLength(5);
+    // Sorted by confidence, highest first (it weighs the score by how much of the intent matched).
+    const confidences = many.body.hits.map((h: { confidence: number }) => h.confidence);
+    expect(confidences).toEqual([...confidences].sort((a, b) => b - a));
     const none = await search({ intent: 'zzqxv wqpz' });
     expect(none.status).toBe(200);
     expect(none.body.hits).toEqual([]);
@@ -133,7 +136,7 @@ describe('with a classifier configured', () => {
     );
   };
 
-  it("answers with the classifier's hits, keeping only tools that exist", async () => {
+  it("answers with the classifier's hits, keeping only tools that exist, sorted by confidence", async () => {
     next = answer({
       hits: [
         { tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' },
@@ -146,8 +149,8 @@ describe('with a classifier configured', () => {
     expect(r.body).toMatchObject({
       source: 'llm',
       hits: [
-        { tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' },
         { tool_name: 'wallet.balances', confidence: 1, rationale: 'Check funds first.' },
+        { tool_name: 'wallet.execute', confidence: 0.92, rationale: 'The agent wants to pay.' },
       ],
     });
     const request = seen[seen.length - 1];
@@ -155,6 +158,24 @@ describe('with a classifier configured', () => {
     expect(request.body).toMatchObject({ model: 'router-small' });
     expect(JSON.stringify(request.body.messages)).toContain('pix-psp.pix_key_lookup');
     expect(JSON.stringify(request.body.messages)).toContain('pay the supplier 120 reais');
+  });
+
+  it('keeps the likeliest hits when the classifier lists them late, and ties in its own order', async () => {
+    next = answer({
+      hits: [
+        { tool_name: 'approvals.status', confidence: 0.2, rationale: 'a' },
+        { tool_name: 'wallet.transfer', confidence: 0.6, rationale: 'b' },
+        { tool_name: 'wallet.balances', confidence: 0.6, rationale: 'c' },
+        { tool_name: 'wallet.execute', confidence: 0.9, rationale: 'd' },
+      ],
+    });
+    const r = await search({ intent: 'move money between my wallets', limit: 3 });
+    expect(r.body.source).toBe('llm');
+    expect(r.body.hits.map((h: { tool_name: string }) => h.tool_name)).toEqual([
+      'wallet.execute',
+      'wallet.transfer',
+      'wallet.balances',
+    ]);
   });
 
   it('falls back to the lexical ranking, still 200, when the classifier errs, talks nonsense or is too slow', async () => {

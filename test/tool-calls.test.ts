@@ -89,16 +89,28 @@ describe('provider tools', () => {
     ]);
   });
 
-  it('records a provider failure as an error call with tool_call.failed', async () => {
+  it('answers a provider failure with 502 provider_error and records the call failed with tool_call.failed', async () => {
     const session = await openSession();
     pix.script({ status: 500, body: { message: 'psp down' } });
     const r = await call(session, 'pix-psp.pix_charge_create', { amount_minor: '990' });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({
-      status: 'error',
-      error_code: 'provider_error',
-      output: { error: { code: 'provider_error', status: 500, provider_response: { message: 'psp down' } } },
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({
+      code: 'provider_error',
+      details: { status: 500, provider_response: { message: 'psp down' }, tool_call_id: expect.any(String) },
     });
+    expect(await calls(session)).toEqual([
+      expect.objectContaining({
+        id: r.body.error.details.tool_call_id,
+        status: 'error',
+        error_code: 'provider_error',
+        output: {
+          error: expect.objectContaining({
+            code: 'provider_error',
+            details: expect.objectContaining({ status: 500, provider_response: { message: 'psp down' } }),
+          }),
+        },
+      }),
+    ]);
     expect((await events(session)).map((e) => e.type)).toEqual(['tool_call.failed']);
   });
 

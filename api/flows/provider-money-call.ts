@@ -4,7 +4,6 @@
 // arguments as the tool's catalog money block says. The attempt's workflow holds, sends the call through
 // the project's connection under the attempt's idempotency key, then debits or releases
 // (providers/tools/money.ts); policy, approval holds and replays by attempt_id are the engine's.
-import { ApiError } from '../../domain/errors';
 import { sortableId } from '../../domain/ids';
 import { currentConnection } from '../../domain/providers/connections';
 import type { SessionRow } from '../../domain/sessions/sessions';
@@ -14,6 +13,7 @@ import type { SpendInput } from '../../contracts/spend';
 import { PAYMENT_ARGUMENT, splitPayment } from '../../domain/tool-servers/tool-specs';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';
+import { providerFailureError } from '../../providers/provider-failure';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { recordAttemptCall } from './attempt-call';
@@ -55,11 +55,7 @@ export async function providerMoneyCall(
     // Without a connection the call could never be sent: refused before anything is held.
     if (server.auth_type !== 'none') {
       const connection = await currentConnection(deps.db, principal, server.id);
-      if (connection?.status !== 'active')
-        throw new ApiError(424, 'not_connected', `${server.name} has no active connection in this project`, {
-          server_id: server.id,
-          hint: `POST /v1/providers/${server.id}/connections`,
-        });
+      if (connection?.status !== 'active') throw providerFailureError({ kind: 'not_connected', server });
     }
     const wallet = await getWallet(deps.db, principal.orgId, principal.projectId, payment.wallet_id);
     const input: SpendInput = {

@@ -5,7 +5,8 @@
 // a catalog provider's money tool a wallet spend attempt paying through that tool (provider-money-call.ts)
 // → any other tool passes the policy gate (deny, or hold for a person with the exact call to replay) →
 // dispatch (provider through the proxy core with the vault credential, or the gateway's own read) →
-// the call recorded with outcome and timing, and its tool_call.* event.
+// the call recorded with outcome and timing, and its tool_call.* event → a provider's failure answered
+// as the error providers/provider-failure.ts names for it (502 provider_error, 424 not_connected, …).
 import { ApiError } from '../../domain/errors';
 import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
@@ -201,7 +202,7 @@ async function gatedCall(
       denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) },
     };
   }
-  let outcome: ToolCallOutcome;
+  let outcome: ToolCallOutcome & { refusal?: ApiError };
   try {
     outcome = await dispatch(deps, principal, tool, args);
   } catch (error) {
@@ -224,7 +225,13 @@ async function gatedCall(
     });
     requireActive(now);
   }
-  return { status: 200, call: await finishToolCall(deps.db, scope, row.seq, outcome) };
+  const call = await finishToolCall(deps.db, scope, row.seq, outcome);
+  // A provider's failure is recorded (with its tool_call.failed event), then answered as the error it is.
+  if (outcome.refusal) {
+    const { status, code, message, details, headers } = outcome.refusal;
+    throw new ApiError(status, code, message, { ...details, tool_call_id: toolCallId(call) }, headers);
+  }
+  return { status: 200, call };
 }
 
 async function dispatch(
@@ -232,7 +239,7 @@ async function dispatch(
   principal: Principal,
   tool: ToolSpec,
   args: Record<string, unknown>,
-): Promise<ToolCallOutcome> {
+): Promise<ToolCallOutcome & { refusal?: ApiError }> {
   if (tool.dispatch.kind === 'provider') {
     return dispatchProviderTool(deps, {
       tenant: { orgId: principal.orgId, projectId: principal.projectId },

@@ -90,7 +90,7 @@ export const discoveryRoutes: AnyRoute[] = [
     operationId: 'discoverMetaTool',
     summary: 'Resolve an intent to the tool and rail that should carry it',
     description:
-      "A structured intent is resolved directly; a free-form one (`intent` as text) goes through the configured extractor (the classifier endpoint). Only rails of connected providers are eligible; each is scored from the project's recorded tool calls (success rate, median latency, fees), weighing latency more when `urgency` is `high`.",
+      "A structured intent is resolved directly; a free-form one (`intent` as text) goes through the configured extractor (the classifier endpoint). Only rails of connected providers are eligible; each is scored from what the gateway has measured: the project's recorded tool calls of that route (success rate, median latency, fees paid) and the catalog's rail fee for `amount_minor` (`cost_minor` is their sum), weighing latency more when `urgency` is `high`. Equal scores go to the cheaper route, then to the one with more recorded calls.",
     body: MetaToolDiscover,
     responses: {
       200: { description: 'The recommended route and score-ordered alternatives', schema: MetaToolDiscovery },
@@ -101,7 +101,7 @@ export const discoveryRoutes: AnyRoute[] = [
       },
       424: {
         description:
-          '`eligibility_empty` (connect a provider: details.providers, details.hint), `direction_blocked` (no connected rail carries the currency to the country for that recipient; details.rails)',
+          '`eligibility_empty` (connect a provider: details.providers, details.hints with the route that connects each, details.hint the first), `direction_blocked` (no connected rail carries the currency to the country for that recipient; details.rails)',
         schema: ErrorEnvelope,
       },
       501: {

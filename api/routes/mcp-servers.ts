@@ -80,7 +80,7 @@ export const mcpServerRoutes: AnyRoute[] = [
     responses: {
       201: { description: 'The server', schema: McpServer },
       400: envelope('`invalid_body` (a price beyond the currency, a tool twice), `upstream_url_forbidden`'),
-      404: envelope('`consumer_not_found`'),
+      404: envelope("`consumer_not_found`: no consumer with that id in the caller's project"),
       409: envelope('`slug_conflict`: the slug is taken (or names a catalog provider)'),
       422: envelope(
         '`upstream_unavailable` (details.failure: the handshake failed), `tool_not_upstream` (details.tool), `tool_argument_reserved`, `tool_schema_unusable`',

@@ -69,6 +69,9 @@ async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
     headers[name] = value;
   });
   res.writeHead(response.status, headers);
+  // Status and headers go out now: a stream (GET's server-to-client SSE) may carry no event for a long
+  // time, and clients and proxies that wait for the headers would hang until the first one.
+  res.flushHeaders();
   if (!response.body) {
     res.end();
     return;
@@ -160,7 +163,7 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
     operationId: `${method}${withSession ? 'Session' : ''}Mcp`,
     summary: `${verb} on the hosted MCP endpoint${withSession ? ' of a session' : " (the credential's own session)"}`,
     description:
-      "The MCP Streamable HTTP transport. tools/list lists the session's tools with their JSON Schemas; tools/call takes the same path as `POST /v1/sessions/{id}/tool-calls` (policy, approvals, attempts, recording, events); a denied or held call is a tool error carrying the flat denial.",
+      "The MCP Streamable HTTP transport. tools/list lists the session's tools with their JSON Schemas; tools/call takes the same path as `POST /v1/sessions/{id}/tool-calls` (policy, approvals, attempts, recording, events); a denied or held call is a tool error carrying the flat denial, and any refusal REST answers with a status (a provider's 502 `provider_error`, 424 `not_connected`, …) a tool error carrying REST's error body.",
     ...(withSession ? { params: SessionParams } : {}),
     ...(method === 'post' ? { body: JsonRpcBody } : {}),
     responses: RESPONSES,

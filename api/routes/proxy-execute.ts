@@ -1,14 +1,15 @@
 // POST /v1/sessions/{id}/proxy_execute: a raw HTTP request to one of an open session's connected providers,
 // sent by the proxy core (providers/proxy) with the vault credential injected. The caller gets the
-// provider's status, headers and body back inside a 200; the gateway's own refusals use the envelope.
+// provider's status, headers and body back inside a 200; a provider that cannot be reached, and the
+// gateway's own refusals, are answered in the envelope as providers/provider-failure.ts names them.
 import { ApiError } from '../../domain/errors';
 import { catalogServer } from '../../domain/providers/catalog';
 import { currentConnectionSealed } from '../../domain/providers/connections';
 import { getSession, requireActive } from '../../domain/sessions/sessions';
 import { keyServiceFor } from '../../domain/vault/select';
-import { oauthClientFor, OAuthGrantRefused } from '../../providers/auth/oauth-refresh';
-import { proxyExecute, ProxyRefused, type ProxyAnswer } from '../../providers/proxy/proxy-execute';
-import { UpstreamUnreachable } from '../../providers/upstream/send';
+import { oauthClientFor } from '../../providers/auth/oauth-refresh';
+import { failureOfError, providerFailureError } from '../../providers/provider-failure';
+import { proxyExecute, type ProxyAnswer } from '../../providers/proxy/proxy-execute';
 import { ErrorEnvelope, ForbiddenScope } from '../../schema/http/common';
 import {
   ProxyExecuteAnswer,
@@ -19,14 +20,6 @@ import { SessionParams } from '../../schema/http/sessions';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute } from '../route';
-
-const REFUSAL_STATUS: Record<ProxyRefused['code'], number> = {
-  proxy_path_invalid: 400,
-  proxy_method_invalid: 400,
-  proxy_body_too_large: 413,
-  proxy_destination_forbidden: 403,
-  endpoint_missing: 503,
-};
 
 function requestBody(body: ProxyExecuteBodyValues): { bytes: Buffer; contentType?: string } {
   if (body.body_base64 !== undefined) return { bytes: Buffer.from(body.body_base64, 'base64') };
@@ -85,15 +78,8 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
       `"${body.server_id}" is not a provider with an upstream; call its tools instead`,
       { server_id: body.server_id },
     );
-  if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) {
-    throw new ApiError(424, 'not_connected', `${server.name} has no active connection in this project`, {
-      server_id: server.id,
-      hint:
-        server.auth_type === 'oauth'
-          ? `POST /v1/providers/${server.id}/oauth/authorize`
-          : `POST /v1/providers/${server.id}/connections`,
-    });
-  }
+  if (server.auth_type !== 'none' && (!connection || connection.status !== 'active'))
+    throw providerFailureError({ kind: 'not_connected', server });
   const { bytes, contentType } = requestBody(body);
   const headers = { ...body.headers };
   if (contentType && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
@@ -127,38 +113,8 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
       latency_ms: answer.latency_ms,
     };
   } catch (error) {
-    if (error instanceof ProxyRefused)
-      throw new ApiError(REFUSAL_STATUS[error.code], error.code, error.message, { server_id: server.id });
-    if (error instanceof UpstreamUnreachable) {
-      if (error.reason === 'timeout')
-        throw new ApiError(
-          504,
-          'provider_timeout',
-          `${server.name} gave no answer in time: ${error.message}`,
-          { server_id: server.id },
-        );
-      if (error.reason === 'too_large')
-        throw new ApiError(
-          502,
-          'proxy_response_too_large',
-          `${server.name}'s answer was too large: ${error.message}`,
-          { server_id: server.id },
-        );
-      throw new ApiError(
-        502,
-        'provider_unreachable',
-        `${server.name} could not be reached: ${error.message}`,
-        { server_id: server.id },
-      );
-    }
-    if (error instanceof OAuthGrantRefused) {
-      throw new ApiError(
-        502,
-        'credential_rejected',
-        `${server.name} refused to refresh the stored grant; reconnect it`,
-        { server_id: server.id, status: error.status },
-      );
-    }
+    const failure = failureOfError(server.id, error);
+    if (failure) throw providerFailureError(failure);
     throw error;
   }
 }
@@ -189,7 +145,7 @@ export const proxyExecuteRoutes: AnyRoute[] = [
       },
       403: {
         description:
-          "`forbidden` (the key lacks `proxy:execute`), `proxy_destination_forbidden` (live mode: the provider's host resolves to a loopback, private or reserved address, or not at all)",
+          "`forbidden` (the key lacks `proxy:execute`), `proxy_destination_forbidden` (live mode: the provider's host resolves to a loopback, private or reserved address)",
         schema: { anyOf: [ErrorEnvelope, ForbiddenScope] },
       },
       404: {
@@ -204,14 +160,13 @@ export const proxyExecuteRoutes: AnyRoute[] = [
       },
       502: {
         description:
-          '`provider_unreachable`, `proxy_response_too_large`, `credential_rejected` (an OAuth grant the provider will not refresh)',
+          '`provider_error`, retriable: no answer from the provider (details.reason `unreachable`, also a host that does not resolve; `timeout`, past `timeout_ms`; `response_too_large`), or an OAuth grant it will not refresh (details.reason `credential_rejected`, details.status)',
         schema: ErrorEnvelope,
       },
       503: {
         description: '`endpoint_missing` (no endpoint for the environment), `vault_unavailable`',
         schema: ErrorEnvelope,
       },
-      504: { description: '`provider_timeout`: no answer within `timeout_ms`', schema: ErrorEnvelope },
     },
     async handler({ deps, principal, params, body }) {
       return { body: await execute(deps, principal, params.id, body) };

@@ -59,14 +59,19 @@ export const sessionRoutes: AnyRoute[] = [
     body: SessionCreate,
     responses: {
       201: { description: 'The open session', schema: Session },
-      400: { description: '`invalid_body`, `unknown_server` (details.server_ids)', schema: ErrorEnvelope },
+      400: { description: '`invalid_body`', schema: ErrorEnvelope },
       403: {
         description: 'Flat `quota_exceeded`: the project holds `session_max_active` open sessions',
         schema: QuotaExceeded,
       },
+      404: {
+        description:
+          '`server_unknown`: no server of the catalog or of a published tool server has that id (details.server_ids)',
+        schema: ErrorEnvelope,
+      },
       424: {
         description:
-          '`not_connected`: a provider in `servers` has no active connection (details.server_ids, details.hint)',
+          '`not_connected`: a provider in `servers` has no active connection (details.server_ids, details.hint: the route that connects the first)',
         schema: ErrorEnvelope,
       },
     },

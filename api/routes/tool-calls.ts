@@ -39,7 +39,7 @@ export const toolCallRoutes: AnyRoute[] = [
     operationId: 'createToolCall',
     summary: 'Call a tool of the session: validated, policy-gated, dispatched and recorded',
     description:
-      "The arguments are checked against the tool's input schema, then policy rules run with the tool's name as their tool. A provider tool is sent to the provider with the project's stored credential; `wallet.execute` and `consumer_payments.execute` run as attempts of their engines (idempotent by `arguments.attempt_id`, a replay carries `Idempotent-Replayed: true`); `wallet.transfer` is one ledger transaction, idempotent by `arguments.external_ref`. The call is recorded either way: 200 carries it with `status` `success` or `error` (a provider failure is `error_code` `provider_error`, `provider_unreachable`, `credential_rejected`). A rule that denies or holds the call answers the flat policy denial with `tool_call_id`; a held call is made once when a person approves it (poll `approvals.status` or `GET /v1/approvals/{id}/status`).",
+      "The arguments are checked against the tool's input schema, then policy rules run with the tool's name as their tool. A provider tool is sent to the provider with the project's stored credential; `wallet.execute` and `consumer_payments.execute` run as attempts of their engines (idempotent by `arguments.attempt_id`, a replay carries `Idempotent-Replayed: true`); `wallet.transfer` is one ledger transaction, idempotent by `arguments.external_ref`. The call is recorded either way, with its `tool_call.succeeded` or `tool_call.failed` event: 200 carries a call that ran (`status` `success`, or `error` for a refusal of the gateway's own tools or a tenant tool server's). A catalog provider that fails answers 502 `provider_error` (retriable; details.reason `provider_status`, `credential_rejected`, `unreachable`, `timeout`, `response_too_large`, with the provider's `status`, `provider_message` and `provider_response` when it answered), a provider without an active connection 424 `not_connected` (details.hint names the route that connects it), each with details.tool_call_id of the recorded call. A rule that denies or holds the call answers the flat policy denial with `tool_call_id`; a held call is made once when a person approves it (poll `approvals.status` or `GET /v1/approvals/{id}/status`).",
     params: SessionParams,
     body: ToolCallCreate,
     responses: {
@@ -51,12 +51,14 @@ export const toolCallRoutes: AnyRoute[] = [
       },
       403: {
         description:
-          'The flat policy denial `{reason, ruleType, ruleId}` (plus `approval_id`, `expires_at` when held) with `tool_call_id`; for `wallet.execute` merged with its GatewayPaymentResult',
-        schema: { anyOf: [PolicyDenial, { allOf: [PolicyDenial, GatewayPaymentResult] }] },
+          "The flat policy denial `{reason, ruleType, ruleId}` (plus `approval_id`, `expires_at` when held) with `tool_call_id`; for `wallet.execute` merged with its GatewayPaymentResult. `proxy_destination_forbidden` in the envelope: live mode, the provider's host resolves to a loopback, private or reserved address",
+        schema: {
+          anyOf: [PolicyDenial, { allOf: [PolicyDenial, GatewayPaymentResult] }, ErrorEnvelope],
+        },
       },
       404: {
         description:
-          '`not_found` (session, or the wallet of `wallet.execute`), `tool_not_found` (no server of the session publishes it)',
+          '`not_found` (session, or the wallet of `wallet.execute`), `tool_not_found` (no server of the session publishes it), `server_unknown` (the server left the catalog)',
         schema: ErrorEnvelope,
       },
       409: {
@@ -64,10 +66,24 @@ export const toolCallRoutes: AnyRoute[] = [
           '`session_closed` (details.close_reason, `key_revoked` when its key was revoked, also for a call in flight at the revocation), `attempt_id_conflict`, `attempt_in_progress`, `wallet_not_active`',
         schema: ErrorEnvelope,
       },
+      424: {
+        description:
+          '`not_connected`: the provider has no active connection in this project (details.server_id, details.hint)',
+        schema: ErrorEnvelope,
+      },
       429: {
         description:
           'Flat `rate_limited` with `Retry-After`: the session made `session_tool_calls_per_minute` calls this minute',
         schema: RateLimited,
+      },
+      502: {
+        description:
+          '`provider_error`, retriable: the provider failed the call (details.reason, details.status and details.provider_message when it answered, details.tool_call_id); the stored credential never appears',
+        schema: ErrorEnvelope,
+      },
+      503: {
+        description: '`endpoint_missing`: no endpoint for the environment; `vault_unavailable`',
+        schema: ErrorEnvelope,
       },
     },
     async handler({ deps, principal, params, body, requestId }) {

@@ -1,16 +1,19 @@
 // POST /v1/providers/{slug}/verify-connection: one authenticated read at the provider with the stored
 // credential, answered in the spec's `ok`-shaped bodies (branch on `ok`): 200 with the account and
-// latency; 401 with the provider's words; 404 (unknown, or another project's generated server); 409
-// redirect_not_followed; 424 not_connected; 501 verify_unsupported; 502 provider_unreachable; 503 endpoint_missing.
+// latency; 401 with the provider's words; 403 proxy_destination_forbidden (live: a private address); 404
+// (unknown, or another project's generated server); 409 redirect_not_followed; 424 not_connected; 501
+// verify_unsupported; 502 provider_unreachable; 503 endpoint_missing. Failures are mapped by
+// providers/provider-failure.ts, as for tool calls and the proxy.
 import { FlatError } from '../../domain/errors';
 import { catalogServers, type CatalogServer } from '../../domain/providers/catalog';
 import { currentConnection, recordVerification } from '../../domain/providers/connections';
 import { resolveServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
-import { oauthClientFor, OAuthGrantRefused } from '../../providers/auth/oauth-refresh';
+import { oauthClientFor } from '../../providers/auth/oauth-refresh';
 import { callWithConnection, providerWords } from '../../providers/connection-call';
 import { catalogEndpoint } from '../../domain/providers/endpoints';
-import { UpstreamUnreachable } from '../../providers/upstream/send';
+import { failureOfError, failureOfStatus, verifyFailure } from '../../providers/provider-failure';
+import { pinnedPublicAddress } from '../../providers/proxy/proxy-execute';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { ForeignServer, SlugParams, VerifyFailure, VerifyOk } from '../../schema/http/providers';
 import type { Principal } from '../principal';
@@ -48,7 +51,7 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
   const resolved = await resolveServer(deps.db, principal, slug);
   if (resolved.kind === 'foreign_generated')
     throw new FlatError(404, { error: 'not_found', server_id: slug });
-  if (resolved.kind === 'unknown') throw fail(404, slug, 'server_unknown');
+  if (resolved.kind === 'unknown') throw verifyFailure({ kind: 'server_unknown', serverId: slug });
   const server = resolved.server;
   if (!server.verify)
     throw fail(501, server.id, 'verify_unsupported', { detail: `${server.name} offers no credential check` });
@@ -60,20 +63,16 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
 
   const connection =
     server.auth_type === 'none' ? null : await currentConnection(deps.db, principal, server.id);
-  if (server.auth_type !== 'none' && (!connection || connection.status === 'inactive')) {
-    const alternative = alternativeTo(server);
-    throw fail(424, server.id, 'not_connected', {
-      hint:
-        server.auth_type === 'oauth'
-          ? `POST /v1/providers/${server.id}/oauth/authorize`
-          : `POST /v1/providers/${server.id}/connections`,
-      ...(alternative ? { alternative } : {}),
-    });
-  }
+  if (server.auth_type !== 'none' && (!connection || connection.status === 'inactive'))
+    throw verifyFailure({ kind: 'not_connected', server, alternative: alternativeTo(server) });
 
-  const limits = { timeoutMs: deps.config.providerTimeoutMs, maxResponseBytes: MAX_ACCOUNT_BYTES };
   let outcome;
   try {
+    // Live calls reach public addresses only, pinned to the checked one, as every other provider call.
+    const pinned =
+      principal.environment === 'live'
+        ? await pinnedPublicAddress(new URL(baseUrl.replace(/\/+$/, '') + server.verify.path))
+        : undefined;
     outcome = await callWithConnection(
       {
         db: deps.db,
@@ -81,16 +80,18 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
         oauthClient: oauthClientFor(server, principal.environment, deps.config.providerOAuthClients),
       },
       { server, baseUrl, connection, method: server.verify.method, path: server.verify.path },
-      limits,
+      {
+        timeoutMs: deps.config.providerTimeoutMs,
+        maxResponseBytes: MAX_ACCOUNT_BYTES,
+        ...(pinned ? { lookupAddress: pinned } : {}),
+      },
     );
   } catch (error) {
-    if (error instanceof UpstreamUnreachable)
-      throw fail(502, server.id, 'provider_unreachable', { detail: error.message });
-    if (error instanceof OAuthGrantRefused) {
-      if (connection) await recordVerification(deps.db, connection, 'refused');
-      throw fail(401, server.id, 'credential_rejected', { detail: error.words });
-    }
-    throw error;
+    const failure = failureOfError(server.id, error);
+    if (!failure) throw error;
+    if (failure.kind === 'credential_rejected' && connection)
+      await recordVerification(deps.db, connection, 'refused');
+    throw verifyFailure(failure);
   }
   const { answer, credential } = outcome;
   if (answer.status >= 200 && answer.status < 300) {
@@ -98,23 +99,10 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
     const account = accountOf(answer.body);
     return { ok: true, provider: server.id, ...(account ? { account } : {}), latency_ms: answer.latencyMs };
   }
-  if (answer.status >= 300 && answer.status < 400) {
-    throw fail(409, server.id, 'redirect_not_followed', {
-      status: answer.status,
-      detail: 'The provider answered with a redirect; the gateway does not follow redirects with credentials',
-    });
-  }
-  if (answer.status === 401 || answer.status === 403) {
-    if (connection) await recordVerification(deps.db, connection, 'refused');
-    throw fail(401, server.id, 'credential_rejected', {
-      status: answer.status,
-      detail: providerWords(answer.body, credential),
-    });
-  }
-  throw fail(502, server.id, 'provider_unreachable', {
-    status: answer.status,
-    detail: providerWords(answer.body, credential),
-  });
+  const failure = failureOfStatus(server.id, answer.status, providerWords(answer.body, credential));
+  if (failure.kind === 'credential_rejected' && connection)
+    await recordVerification(deps.db, connection, 'refused');
+  throw verifyFailure(failure);
 }
 
 export const verifyConnectionRoute = route<unknown, unknown, { slug: string }, 'key'>({
@@ -138,11 +126,17 @@ export const verifyConnectionRoute = route<unknown, unknown, { slug: string }, '
         "`{ok: false, error: server_unknown}`, or the bare `{error, server_id}` of another project's generated server",
       schema: { anyOf: [VerifyFailure, ForeignServer] },
     },
+    403: {
+      description:
+        "`proxy_destination_forbidden`: live mode, the provider's host resolves to a loopback, private or reserved address (nothing was sent)",
+      schema: VerifyFailure,
+    },
     409: { description: '`redirect_not_followed`', schema: VerifyFailure },
     424: { description: '`not_connected`, with `hint` and `alternative`', schema: VerifyFailure },
     501: { description: '`verify_unsupported`', schema: VerifyFailure },
     502: {
-      description: '`provider_unreachable`; `status` present when the provider answered',
+      description:
+        '`provider_unreachable`, retriable; `status` present when the provider answered (no `status`: nobody answered, or the host does not resolve)',
       schema: VerifyFailure,
     },
     503: {

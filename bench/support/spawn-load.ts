@@ -5,11 +5,15 @@ import type { HttpLoadOptions, LoadResult } from './load';
 
 export function spawnLoad(options: HttpLoadOptions): Promise<LoadResult> {
   const script = path.join(__dirname, 'http-load.ts');
-  const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
   return new Promise((resolve, reject) => {
-    execFile(tsx, [script, JSON.stringify(options)], { maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`${error.message}\n${stderr}`));
-      resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
-    });
+    execFile(
+      process.execPath,
+      [require.resolve('tsx/cli'), script, JSON.stringify(options)],
+      { maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`${error.message}\n${stderr}`));
+        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult);
+      },
+    );
   });
 }

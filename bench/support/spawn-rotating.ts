@@ -9,11 +9,10 @@ export function spawnRotating(options: RotatingLoadOptions): Promise<LoadResult>
   const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
   const file = path.join(dir, 'options.json');
   writeFileSync(file, JSON.stringify(options));
-  const tsx = path.join(__dirname, '..', '..', 'node_modules', '.bin', 'tsx');
   return new Promise((resolve, reject) => {
     execFile(
-      tsx,
-      [path.join(__dirname, 'rotating-load.ts'), file],
+      process.execPath,
+      [require.resolve('tsx/cli'), path.join(__dirname, 'rotating-load.ts'), file],
       { maxBuffer: 1 << 20 },
       (error, stdout, stderr) => {
         rmSync(dir, { recursive: true, force: true });

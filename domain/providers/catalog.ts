@@ -65,6 +65,10 @@ const server = z.object({
   auth_type: z.enum(AUTH_TYPES),
   status: z.enum(['active', 'beta', 'deprecated']),
   rail: z.string().nullable(),
+  /** What the provider charges per payment on its rail: a fixed part and basis points of the amount. */
+  rail_fee: z
+    .object({ fixed_minor: z.number().int().nonnegative(), bps: z.number().int().min(0).max(10_000) })
+    .optional(),
   description: z.string().nullable(),
   provider_docs_url: z.string().url(),
   provider_homepage: z.string().url(),
@@ -165,4 +169,15 @@ export async function catalogServerExists(db: CommonQueryMethods, slug: string):
 /** The fields the account supplies when it connects (OAuth tokens are filled by the gateway). */
 export function userFields(s: CatalogServer): CatalogField[] {
   return s.fields.filter((f) => !f.managed);
+}
+
+/**
+ * The route that connects a project to a server, as a hint in refusals: an OAuth server is connected
+ * through its authorization flow (its connections route refuses a pasted credential), any other through
+ * a pasted credential.
+ */
+export function connectRoute(server: Pick<CatalogServer, 'id' | 'auth_type'>): string {
+  return server.auth_type === 'oauth'
+    ? `POST /v1/providers/${server.id}/oauth/authorize`
+    : `POST /v1/providers/${server.id}/connections`;
 }

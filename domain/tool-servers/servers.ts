@@ -112,11 +112,14 @@ async function insertToolServer(
   input: NewToolServer,
 ): Promise<ToolServer> {
   return db.transaction(async (tx) => {
+    // Consumers belong to one project: another project's, even of the same organization, is as unknown
+    // as one that never existed, so the answer says nothing about ids elsewhere.
     if (input.consumerId) {
       const known = await tx.exists(sql.unsafe`
-        SELECT 1 FROM consumers WHERE org_id = ${scope.orgId} AND id = ${input.consumerId}`);
+        SELECT 1 FROM consumers
+        WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${input.consumerId}`);
       if (!known)
-        throw new ApiError(404, 'consumer_not_found', "No such consumer in the caller's organization", {
+        throw new ApiError(404, 'consumer_not_found', "No such consumer in the caller's project", {
           consumer_id: input.consumerId,
         });
     }

@@ -1,12 +1,14 @@
 // Meta-tool discovery: a structured intent (operation, amount, currency, country, urgency, recipient kind)
 // resolved to the callable tool and rail that should carry it, with score-ordered alternatives. Routes are
 // the catalog's money rails; only those the project has connected are eligible, and each is scored from
-// the project's own recorded tool calls (success rate, median latency, fees of their attempts).
+// what the gateway has measured: the project's own recorded tool calls of the route (success rate, median
+// latency, fees their attempts paid) and the catalog's rail fee for the intent's amount. Equal scores go to
+// the cheaper route, then to the one with more recorded calls; never to a name.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
-import { catalogServer } from '../providers/catalog';
+import { catalogServer, connectRoute } from '../providers/catalog';
 import { listConnections, type Tenant } from '../providers/connections';
 
 export interface DiscoverIntent {
@@ -114,10 +116,26 @@ interface RouteStats {
   finished: number;
   successRate: number | null;
   latencyP50: number | null;
+  /** The catalog's fee for the intent's amount plus what the route's recorded attempts paid on average. */
   costMinor: number | null;
+  /** The catalog's part of costMinor, for the reasons. */
+  railFeeMinor: number | null;
 }
 
-async function statsOf(db: CommonQueryMethods, tenant: Tenant, route: Route): Promise<RouteStats> {
+/** The catalog's fee of the route's provider for an amount (its fixed part alone when none is named). */
+function railFeeOf(route: Route, intent: DiscoverIntent): number | null {
+  const fee = catalogServer(route.providerId)?.rail_fee;
+  if (!fee) return null;
+  const amount = intent.amount_minor ? Number(intent.amount_minor) : 0;
+  return fee.fixed_minor + Math.ceil((amount * fee.bps) / 10_000);
+}
+
+async function statsOf(
+  db: CommonQueryMethods,
+  tenant: Tenant,
+  route: Route,
+  intent: DiscoverIntent,
+): Promise<RouteStats> {
   const railFilter =
     route.tool === 'wallet.execute'
       ? sql.fragment`AND c.input->>'preferred_method' = ${route.rail}`
@@ -129,20 +147,26 @@ async function statsOf(db: CommonQueryMethods, tenant: Tenant, route: Route): Pr
         WHERE e.org_id = c.org_id AND e.attempt_id = c.attempt_id AND e.kind = 'fee'), 0)) FILTER (WHERE c.status = 'success'))::int AS fee
     FROM tool_calls c
     WHERE c.org_id = ${tenant.orgId} AND c.project_id = ${tenant.projectId} AND c.tool_name = ${route.tool} AND c.status <> 'running' ${railFilter}`);
+  const railFeeMinor = railFeeOf(route, intent);
   return {
     finished: row.finished,
     successRate: row.finished === 0 ? null : Math.round((row.succeeded / row.finished) * 1000) / 1000,
     latencyP50: row.p50,
-    costMinor: row.fee,
+    costMinor: railFeeMinor === null && row.fee === null ? null : (railFeeMinor ?? 0) + (row.fee ?? 0),
+    railFeeMinor,
   };
 }
 
-/** Success (Laplace-smoothed, so one lucky call is not certainty), speed (weighted up when urgent) and cost. */
-function scoreOf(stats: RouteStats, urgency: DiscoverIntent['urgency']): number {
+/**
+ * Success (Laplace-smoothed, so one lucky call is not certainty), speed (weighted up when urgent) and cost
+ * relative to the amount (a fee of 1% of it halves the cost term; unknown cost and latency score as middling).
+ */
+function scoreOf(stats: RouteStats, intent: DiscoverIntent): number {
   const success = (stats.finished * (stats.successRate ?? 0) + 1) / (stats.finished + 2);
   const speed = stats.latencyP50 === null ? 0.5 : 1 / (1 + stats.latencyP50 / 1000);
-  const cheap = stats.costMinor === null ? 0.5 : 1 / (1 + stats.costMinor / 100);
-  const speedWeight = urgency === 'high' ? 0.4 : urgency === 'low' ? 0.1 : 0.2;
+  const base = intent.amount_minor ? Math.max(100, Number(intent.amount_minor) / 100) : 100;
+  const cheap = stats.costMinor === null ? 0.5 : 1 / (1 + stats.costMinor / base);
+  const speedWeight = intent.urgency === 'high' ? 0.4 : intent.urgency === 'low' ? 0.1 : 0.2;
   return success * (0.7 - speedWeight / 2) + speed * speedWeight + cheap * (0.3 - speedWeight / 2);
 }
 
@@ -153,7 +177,11 @@ function reasonsOf(route: Route, stats: RouteStats, intent: DiscoverIntent): str
   if (stats.finished === 0) reasons.push('no recorded calls yet: scored on priors');
   else
     reasons.push(
-      `${stats.finished} recorded calls: success rate ${stats.successRate}, median ${stats.latencyP50} ms, fee ${stats.costMinor ?? 0} minor`,
+      `${stats.finished} recorded calls: success rate ${stats.successRate}, median ${stats.latencyP50} ms, fee ${(stats.costMinor ?? 0) - (stats.railFeeMinor ?? 0)} minor`,
+    );
+  if (stats.railFeeMinor !== null)
+    reasons.push(
+      `catalog fee ${stats.railFeeMinor} minor${intent.amount_minor ? ` on ${intent.amount_minor}` : ' (fixed part; no amount named)'}`,
     );
   if (intent.urgency === 'high') reasons.push('urgent: latency weighs more');
   return reasons;
@@ -199,11 +227,13 @@ export async function discover(
   );
   if (connected.length === 0) {
     const providers = [...new Set(candidates.map((r) => r.providerId))];
+    // Each hint is the route that connects that provider (an OAuth one through its authorization flow).
+    const hints = providers.map((id) => connectRoute(catalogServer(id) ?? { id, auth_type: 'api_key' }));
     throw new ApiError(
       424,
       'eligibility_empty',
       `No connected provider carries "${intent.operation}"; connect one of ${providers.join(', ')}`,
-      { providers, hint: `POST /v1/providers/${providers[0]}/connections` },
+      { providers, hint: hints[0], hints },
     );
   }
   const fit = connected.filter(
@@ -230,11 +260,14 @@ export async function discover(
   }
   const scored = await Promise.all(
     fit.map(async (route) => {
-      const stats = await statsOf(db, tenant, route);
-      return { route, stats, score: scoreOf(stats, intent.urgency) };
+      const stats = await statsOf(db, tenant, route, intent);
+      return { route, stats, score: scoreOf(stats, intent) };
     }),
   );
-  scored.sort((a, b) => b.score - a.score || a.route.rail.localeCompare(b.route.rail));
+  const cost = (s: RouteStats) => s.costMinor ?? Number.POSITIVE_INFINITY;
+  scored.sort(
+    (a, b) => b.score - a.score || cost(a.stats) - cost(b.stats) || b.stats.finished - a.stats.finished,
+  );
   const [best, ...rest] = scored;
   return {
     recommended: {

@@ -63,6 +63,14 @@ function schemaText(schema: Record<string, unknown>): string {
     .join(' ');
 }
 
+/**
+ * Hits in the order the answer promises: confidence descending. The sort is stable, so hits of equal
+ * confidence keep the ranker's own order (BM25's score, the classifier's "best first").
+ */
+export function byConfidence<T extends { confidence: number }>(hits: readonly T[]): T[] {
+  return [...hits].sort((a, b) => b.confidence - a.confidence);
+}
+
 let index: MiniSearch<ToolDocument> | undefined;
 /** The catalog's index, built once; with tenant tools (they change at run time) a fresh one per search. */
 function toolIndex(extra: ToolSpec[] = []): MiniSearch<ToolDocument> {
@@ -91,7 +99,8 @@ export function searchTools(intent: string, limit: number, extra: ToolSpec[] = [
   if (queryWords.size === 0) return [];
   const results = toolIndex(extra).search([...queryWords].join(' '));
   const top = results[0]?.score ?? 0;
-  return results.slice(0, limit).map((result) => {
+  // Confidence weighs the score by how much of the intent matched, so it can order hits differently.
+  const hits = results.map((result) => {
     const fieldsByTerm = result.match as Record<string, string[]>;
     const coverage = Math.min(1, result.queryTerms.length / queryWords.size);
     const matched = Object.entries(fieldsByTerm).map(
@@ -103,4 +112,5 @@ export function searchTools(intent: string, limit: number, extra: ToolSpec[] = [
       rationale: `Matched ${matched.join(', ')}`,
     };
   });
+  return byConfidence(hits).slice(0, limit);
 }

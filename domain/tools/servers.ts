@@ -1,6 +1,6 @@
 // The servers a project's sessions can open: the gateway's own tools, always, and each catalog provider
 // the project has connected (or that needs no credential). A session refuses any other server id.
-import { catalogServer, catalogServers, type CatalogServer } from '../providers/catalog';
+import { catalogServer, catalogServers, connectRoute, type CatalogServer } from '../providers/catalog';
 import { listConnections, type Tenant } from '../providers/connections';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
@@ -68,8 +68,9 @@ export async function openableServers(
 }
 
 /**
- * Checks a session's requested servers: each must be openable now. An id the catalog does not hold is
- * 400 `unknown_server`; a catalog provider without an active connection is 424 `not_connected`.
+ * Checks a session's requested servers: each must be openable now. An id nobody publishes is 404
+ * `server_unknown`; a catalog provider without an active connection is 424 `not_connected`, hinting the
+ * route that connects the first of them.
  */
 export async function requireOpenable(
   db: CommonQueryMethods,
@@ -83,8 +84,8 @@ export async function requireOpenable(
   const unknown = unique.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id) && !published.has(id));
   if (unknown.length > 0)
     throw new ApiError(
-      400,
-      'unknown_server',
+      404,
+      'server_unknown',
       `No server ${unknown.map((id) => `"${id}"`).join(', ')} in the catalog`,
       { server_ids: unknown },
     );
@@ -96,7 +97,7 @@ export async function requireOpenable(
       `Connect ${missing.join(', ')} before opening a session with it`,
       {
         server_ids: missing,
-        hint: `POST /v1/providers/${missing[0]}/connections`,
+        hint: connectRoute(catalogServer(missing[0]) ?? { id: missing[0], auth_type: 'api_key' }),
       },
     );
   }

@@ -2,6 +2,7 @@
 // tools fitting an intent. Its answer is trusted only as far as it checks out: unknown tool names are
 // dropped, confidences clamped to 0..1; any failure (network, status, shape, time) is a ClassifierFailed,
 // which the caller answers with the lexical fallback.
+import { byConfidence } from '../../domain/tools/search';
 import type { ToolClassifierSettings } from '../../runtime/config';
 
 export interface ClassifiedHit {
@@ -53,7 +54,8 @@ function hitsOf(content: string, known: Set<string>, limit: number): ClassifiedH
     });
   }
   if (out.length === 0) throw new ClassifierFailed('the answer names no known tool');
-  return out.slice(0, limit);
+  // Sorted before the cut: a model that lists a likelier tool late still has it kept.
+  return byConfidence(out).slice(0, limit);
 }
 
 export async function classifyIntent(

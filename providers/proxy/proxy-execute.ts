@@ -34,12 +34,13 @@ export interface ProxyAnswer {
   latency_ms: number;
 }
 
-/** A request the proxy will not send; `code` is the stable refusal. */
+/** A request the proxy will not send (nothing left the gateway); `code` is the stable refusal. */
 export class ProxyRefused extends Error {
   constructor(
     readonly code:
       | 'proxy_path_invalid'
       | 'proxy_destination_forbidden'
+      | 'host_unresolved'
       | 'proxy_body_too_large'
       | 'endpoint_missing'
       | 'proxy_method_invalid',
@@ -95,13 +96,17 @@ function targetUrl(baseUrl: string, path: string): URL {
   return target;
 }
 
-async function pinnedPublicAddress(url: URL): Promise<{ address: string; family: 4 | 6 }> {
+/**
+ * The checked address a live call is pinned to. A host that does not resolve cannot be reached (as a
+ * provider that does not answer, nothing was sent); one that resolves anywhere private is forbidden.
+ */
+export async function pinnedPublicAddress(url: URL): Promise<{ address: string; family: 4 | 6 }> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: Array<{ address: string; family: number }>;
   try {
     addresses = await lookup(host, { all: true, verbatim: true });
   } catch {
-    throw new ProxyRefused('proxy_destination_forbidden', "The provider's host does not resolve");
+    throw new ProxyRefused('host_unresolved', `The provider's host ${host} does not resolve`);
   }
   // Every address must be public: a name that also resolves to a private one is refused outright.
   if (addresses.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) {

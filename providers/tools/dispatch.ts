@@ -1,16 +1,24 @@
 // A provider tool call on the wire: `POST <base>/tools/<tool>` with the arguments as JSON, through the proxy
 // core, so the connection's vault credential is injected and never seen by the caller. The answer is
-// turned into a tool outcome: the provider's JSON on 2xx, a stable error code otherwise. Used by the API
-// (a call made now) and by the approval replay's activity (a held call made after a person approved it).
+// turned into a tool outcome: the provider's JSON on 2xx, else the failure's answer (provider-failure.ts),
+// recorded under its code. Used by the API (a call made now, which answers the failure once recorded) and
+// by the approval replay's activity (a held call made after a person approved it).
 import { catalogServer, type CatalogServer } from '../../domain/providers/catalog';
 import { currentConnectionSealed, type Tenant } from '../../domain/providers/connections';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { keyServiceFor } from '../../domain/vault/select';
 import type { VaultSettings } from '../../runtime/config';
 import type { DatabasePool } from '../../runtime/database';
-import { oauthClientFor, OAuthGrantRefused } from '../auth/oauth-refresh';
-import { proxyExecute, ProxyRefused, type ProxyAnswer } from '../proxy/proxy-execute';
-import { UpstreamUnreachable } from '../upstream/send';
+import type { ApiError } from '../../domain/errors';
+import { oauthClientFor } from '../auth/oauth-refresh';
+import { providerWords } from '../connection-call';
+import { proxyExecute, type ProxyAnswer } from '../proxy/proxy-execute';
+import {
+  failureOfError,
+  failureOfStatus,
+  providerFailureError,
+  type ProviderFailure,
+} from '../provider-failure';
 import { dispatchTenantToolBySlug } from '../mcp-client/dispatch';
 
 export interface ToolDispatchDeps {
@@ -36,6 +44,8 @@ export interface ProviderToolOutcome {
   ok: boolean;
   output: Record<string, unknown>;
   errorCode: string | null;
+  /** A failure's answer (provider-failure.ts): the REST door throws it once the call is recorded. */
+  refusal?: ApiError;
 }
 
 function parsed(body: Buffer): unknown {
@@ -47,15 +57,22 @@ function parsed(body: Buffer): unknown {
   }
 }
 
-const failed = (
-  errorCode: string,
-  message: string,
-  extra: Record<string, unknown> = {},
-): ProviderToolOutcome => ({
-  ok: false,
-  errorCode,
-  output: { error: { code: errorCode, message, ...extra } },
-});
+/** A failed call is recorded with its answer's code, message and details, so a replay reads the same. */
+function failed(failure: ProviderFailure): ProviderToolOutcome {
+  const refusal = providerFailureError(failure);
+  return {
+    ok: false,
+    errorCode: refusal.code,
+    output: {
+      error: {
+        code: refusal.code,
+        message: refusal.message,
+        ...(refusal.details ? { details: refusal.details } : {}),
+      },
+    },
+    refusal,
+  };
+}
 
 /**
  * One request to a catalog provider through the project's connection (the proxy core injects the vault
@@ -97,41 +114,33 @@ export async function dispatchProviderTool(
       tool: call.tool,
       arguments: call.arguments,
     });
-    return tenant ?? failed('server_unknown', `No server "${call.serverId}" in the catalog`);
+    return tenant ?? failed({ kind: 'server_unknown', serverId: call.serverId });
   }
+  let answer: ProxyAnswer | null;
   try {
-    const answer = await sendToProvider(deps, call.tenant, call.environment, server, {
+    answer = await sendToProvider(deps, call.tenant, call.environment, server, {
       method: 'POST',
       path: `/tools/${call.tool}`,
       headers: { 'content-type': 'application/json' },
       body: Buffer.from(JSON.stringify(call.arguments)),
     });
-    if (!answer) return failed('not_connected', `${server.name} has no active connection in this project`);
-    const body = parsed(answer.body);
-    if (answer.status >= 200 && answer.status < 300) {
-      return {
-        ok: true,
-        errorCode: null,
-        output:
-          body !== null && typeof body === 'object' && !Array.isArray(body)
-            ? (body as Record<string, unknown>)
-            : { result: body },
-      };
-    }
-    if (answer.status === 401 || answer.status === 403)
-      return failed('credential_rejected', 'The provider refused the stored credential', {
-        status: answer.status,
-        provider_response: body,
-      });
-    return failed('provider_error', `The provider answered ${answer.status}`, {
-      status: answer.status,
-      provider_response: body,
-    });
   } catch (error) {
-    if (error instanceof ProxyRefused) return failed(error.code, error.message);
-    if (error instanceof UpstreamUnreachable) return failed('provider_unreachable', error.message);
-    if (error instanceof OAuthGrantRefused)
-      return failed('credential_rejected', 'The provider refused to refresh the stored grant');
-    throw error;
+    const failure = failureOfError(server.id, error);
+    if (!failure) throw error;
+    return failed(failure);
   }
+  if (!answer) return failed({ kind: 'not_connected', server });
+  const body = parsed(answer.body);
+  if (answer.status >= 200 && answer.status < 300) {
+    return {
+      ok: true,
+      errorCode: null,
+      output:
+        body !== null && typeof body === 'object' && !Array.isArray(body)
+          ? (body as Record<string, unknown>)
+          : { result: body },
+    };
+  }
+  // The proxy core already blanked any credential value the provider echoed.
+  return failed(failureOfStatus(server.id, answer.status, providerWords(answer.body, {}), body));
 }

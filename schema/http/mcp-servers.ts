@@ -62,7 +62,8 @@ export const McpServerCreate: JsonSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 128,
-      description: "The organization's consumer the earnings belong to (recorded on the payout wallet).",
+      description:
+        "The project's consumer the earnings belong to (recorded on the payout wallet); another project's is not found.",
     },
     upstream_auth: UpstreamAuth,
     platform_fee_bps: { type: 'integer', minimum: 0, maximum: 10000 },

@@ -29,12 +29,19 @@ export interface Cli {
 export function buildCli(baseEnv: Record<string, string | undefined> = {}): Cli {
   // Inside the checkout, so the built files resolve commander and openapi-fetch from node_modules.
   const outDir = join(ROOT, 'dist', `cli-test-${process.pid}`);
-  const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-  execFileSync(bin('tsx'), [join(ROOT, 'cli', 'build', 'write-openapi.ts')], { cwd: ROOT, stdio: 'pipe' });
-  execFileSync(bin('tsc'), ['-p', join(ROOT, 'cli', 'tsconfig.json'), '--outDir', outDir], {
-    cwd: ROOT,
-    stdio: 'pipe',
-  });
+  execFileSync(
+    process.execPath,
+    [require.resolve('tsx/cli'), join(ROOT, 'cli', 'build', 'write-openapi.ts')],
+    { cwd: ROOT, stdio: 'pipe' },
+  );
+  execFileSync(
+    process.execPath,
+    [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'cli', 'tsconfig.json'), '--outDir', outDir],
+    {
+      cwd: ROOT,
+      stdio: 'pipe',
+    },
+  );
   const configHome = mkdtempSync(join(tmpdir(), 'gateway-cli-config-'));
   const main = join(outDir, 'cli', 'main.js');
   const environment = (extra: Record<string, string | undefined> = {}) => {

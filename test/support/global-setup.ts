@@ -1,12 +1,13 @@
-// Once per test run: Chromium for the browser tests (found or installed), a throwaway PostgreSQL with a
-// migrated template database, the Temporal test server binary located (or installed), and the workflow
-// bundle built. Test files read these from env.
+// Once per test run: the project's Node checked, Chromium for the browser tests (found or installed), a
+// throwaway PostgreSQL with a migrated template database, the Temporal test server binary located (or
+// installed), and the workflow bundle built. Test files read these from env.
 import { chmodSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, ensureDatabase } from '../../local/postgres';
 import { openDatabase } from '../../runtime/database';
 import { migrate } from '../../runtime/migrate';
+import { nodeVersionProblem } from '../../runtime/node-version';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
 import { buildBundleFile } from '../../worker/bundle';
 import { provisionChromium, runIncludesBrowserTests } from './browser';
@@ -20,6 +21,8 @@ interface JestGlobalConfig {
 }
 
 export default async function globalSetup(globalConfig: JestGlobalConfig): Promise<void> {
+  const olderNode = nodeVersionProblem(process.versions.node);
+  if (olderNode) throw new Error(olderNode);
   // First, so a machine without Chromium learns it in one line before anything starts.
   if (runIncludesBrowserTests(globalConfig.rootDir, globalConfig.testPathPattern)) {
     process.env.CHROMIUM_PATH = provisionChromium((line) => process.stdout.write(`\n${line}\n`));
