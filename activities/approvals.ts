@@ -2,7 +2,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { decideApproval, expireApproval, findApproval, recordExecution } from '../domain/approvals/approvals';
 import { sweepApprovals } from '../domain/approvals/health';
-import { approvalView, type ApprovalView } from '../domain/approvals/view';
+import type { ApprovalView } from '../contracts/approval-view';
+import { approvalView } from '../domain/approvals/view';
 import type { ActivityDeps } from './deps';
 
 interface Ref {

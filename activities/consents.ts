@@ -6,7 +6,7 @@ import { expireConsent } from '../domain/consents/consents';
 import { expireMandate } from '../domain/mandates/lifecycle';
 import { findMandateById } from '../domain/mandates/mandates';
 import type { DatabasePool } from '../runtime/database';
-import type { MandateTimer } from '../workflows/consent-messages';
+import type { MandateTimer } from '../contracts/consent-messages';
 
 export type TokenExpiry = { outcome: 'expired' | 'missing' } | { outcome: 'consumed'; mandate: MandateTimer };
 export type MandateExpiry =

@@ -7,12 +7,7 @@ import { authorizeSpend, type Authorization, type TermsSummary } from '../domain
 import { failBeforeDispatch } from '../domain/consumer-payments/fail-before-dispatch';
 import { recordAnswer, releaseSpend, settleSpend, type Settlement } from '../domain/consumer-payments/settle';
 import type { ConsumerPaymentSeams } from '../domain/consumer-payments/seams';
-import type {
-  AuditStep,
-  SpendAnswer,
-  SpendRefusalInfo,
-  SpendRequest,
-} from '../domain/consumer-payments/types';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../contracts/consumer-spend';
 import { readSettings, effectiveSettings } from '../domain/tenancy/settings';
 import { DispatchUncertain, type RailOutcome } from '../providers/rails/rail';
 import { pixNotificationUrl, pixPsp, railProvider } from '../providers/rails/registry';

@@ -1,6 +1,11 @@
 // Contact verification activities: the only code that calls OTP senders. The target (and, for checks,
 // the code) arrive sealed, so Temporal's history never holds a phone number, an email or a code.
 import { ApplicationFailure } from '@temporalio/activity';
+import type {
+  ContactCodeCheckInput,
+  ContactCodeDeliveryInput,
+  OtpCheckStatus,
+} from '../contracts/contact-code';
 import { open } from '../domain/crypto/secret-box';
 import { deriveCode, hashCode, sealContactSecret } from '../domain/contact-verification/codes';
 import {
@@ -16,15 +21,9 @@ import {
   storeCodeHash,
 } from '../domain/contact-verification/verifications';
 import { createSender } from '../providers/otp/select';
-import {
-  OtpSenderRefusedError,
-  OtpSenderUnavailableError,
-  type OtpCheckStatus,
-  type OtpSender,
-} from '../providers/otp/sender';
+import { OtpSenderRefusedError, OtpSenderUnavailableError, type OtpSender } from '../providers/otp/sender';
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
-import type { ContactCodeCheckInput, ContactCodeDeliveryInput } from '../workflows/contact-code';
 
 function senderOrFail(config: Config, provider: 'dev' | 'prelude' | 'resend'): OtpSender {
   const sender = createSender(provider, config.providerUrls);

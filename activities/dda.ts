@@ -12,8 +12,8 @@ import {
 } from '../domain/dda/subscriptions';
 import type { Environment } from '../domain/tenancy/api-key-format';
 import { ddaProvider, DdaRefused, type DdaProvider } from '../providers/dda/client';
-import { requireEndpoint } from '../providers/endpoints';
-import type { DdaRegisterStep, DdaRegistrationInput, DdaStatusView } from '../workflows/dda-messages';
+import { requireEndpoint } from '../domain/providers/endpoints';
+import type { DdaRegisterStep, DdaRegistrationInput, DdaStatusView } from '../contracts/dda-messages';
 import type { ActivityDeps } from './deps';
 
 const DDA_REFUSED = 'DdaRefused';

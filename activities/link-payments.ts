@@ -16,13 +16,13 @@ import {
   type AuthorizationRow,
 } from '../domain/payment-links/x402/authorizations';
 import { storedPayload, storedRequirements } from '../domain/payment-links/x402/payload';
-import { EndpointNotConfigured, requireEndpoint } from '../providers/endpoints';
+import { EndpointNotConfigured, requireEndpoint } from '../domain/providers/endpoints';
 import { ChargeRefused, pixCobRail } from '../providers/pix/cob-adapter';
 import { x402Chain, type X402Chain } from '../providers/x402/chain';
 import { facilitatorClient } from '../providers/x402/facilitator';
 import type { Environment } from '../domain/tenancy/api-key-format';
 import type { X402Settings } from '../runtime/config';
-import { LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED } from '../workflows/link-payment-messages';
+import { LINK_CHARGE_REFUSED, X402_SETTLEMENT_REFUSED } from '../contracts/link-payment-messages';
 import type { ActivityDeps } from './deps';
 
 export interface OpenLinkChargeInput {

@@ -2,7 +2,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from '../runtime/database';
-import type { ProbeResult } from '../workflows/probe';
+import type { ProbeResult } from '../contracts/probe';
 
 export function probeActivities(db: DatabasePool) {
   return {

@@ -2,7 +2,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { projectsWithDebits, reconcile, startRun, type RunRow } from '../domain/reconciliation/run';
 import type { Environment } from '../domain/tenancy/api-key-format';
-import { EndpointNotConfigured } from '../providers/endpoints';
+import { EndpointNotConfigured } from '../domain/providers/endpoints';
 import type { ActivityDeps } from './deps';
 import { paymentProvider } from './spend';
 

@@ -5,14 +5,8 @@ import { ApiError } from '../domain/errors';
 import { finishAttempt } from '../domain/spend/attempts';
 import { authorizeSpend } from '../domain/spend/authorize';
 import { debitSpend, releaseSpend, releaseSpendIfHeld } from '../domain/spend/settle';
-import type {
-  Authorization,
-  Dispatch,
-  DispatchStatus,
-  SpendInput,
-  SpendOutcome,
-} from '../domain/spend/types';
-import { EndpointNotConfigured, requireEndpoint } from '../providers/endpoints';
+import type { Authorization, Dispatch, DispatchStatus, SpendInput, SpendOutcome } from '../contracts/spend';
+import { EndpointNotConfigured, requireEndpoint } from '../domain/providers/endpoints';
 import { httpPaymentProvider } from '../providers/payments/http-adapter';
 import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
 import { moneyToolStatus, sendMoneyTool, type MoneyToolCall } from '../providers/tools/money';

@@ -7,7 +7,7 @@ import type {
   ToolChargeOutcome,
   ToolChargeResolution,
   UpstreamResult,
-} from '../domain/tool-servers/charge-types';
+} from '../contracts/tool-charge';
 import { markToolChargeUncertain } from '../domain/tool-servers/charge-resolution';
 import {
   authorizeToolCharge,

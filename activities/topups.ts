@@ -15,7 +15,7 @@ import {
   TOPUP_CHARGE_REFUSED,
   type DepositScan,
   type TopupChargeView,
-} from '../workflows/topup-messages';
+} from '../contracts/topup-messages';
 import type { LinkChargeStateView } from './link-payments';
 import type { ActivityDeps } from './deps';
 

@@ -23,7 +23,7 @@ import type { Config } from '../runtime/config';
 import { sqlState, type DatabasePool } from '../runtime/database';
 import { batcher } from '../runtime/batcher';
 import type { Logger } from '../runtime/logger';
-import type { AttemptResult } from '../workflows/webhook-messages';
+import type { AttemptResult } from '../contracts/webhook-messages';
 import { countDelivery } from '../runtime/telemetry/metrics';
 
 /** Bytes of request and response bodies kept on a delivery row. */

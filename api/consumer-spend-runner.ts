@@ -20,17 +20,17 @@ import {
   spendFingerprint,
 } from '../domain/consumer-payments/prepare';
 import { requireSession } from '../domain/consumer-payments/sessions';
-import type { AuditStep, SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import type { AuditStep, SpendAnswer, SpendRequest } from '../contracts/consumer-spend';
 import { ApiError } from '../domain/errors';
 import { sortableId } from '../domain/ids';
-import { EndpointNotConfigured, providerEndpoint } from '../providers/endpoints';
+import { EndpointNotConfigured, providerEndpoint } from '../domain/providers/endpoints';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
 import {
   joinConsumerSpend,
   presentConsumerSpendAgain,
   startConsumerSpend,
 } from '../orchestration/consumer-spend';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
 import { awaitAttempt, rememberSettled, settledReply } from './attempt-engine';

@@ -3,7 +3,7 @@
 import type Koa from 'koa';
 import type { JsonSchema } from '../schema/http/json-schema';
 import type { ApiError } from '../domain/errors';
-import type { Scope } from '../domain/tenancy/scopes';
+import type { Scope } from '../contracts/scopes';
 import type { OperatorPrincipal, Principal } from './principal';
 import type { AppDeps } from './deps';
 

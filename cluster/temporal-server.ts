@@ -10,7 +10,7 @@ import { temporal } from '@temporalio/proto';
 import { msToTs } from '@temporalio/common/lib/time';
 import { ensureDatabase } from '../local/postgres';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../temporal-dev/dev-server';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../contracts/search-attributes';
 import { ensureTemporalServer } from './binaries';
 import { GaveUp, stopChild, waitFor } from './processes';
 

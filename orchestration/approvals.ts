@@ -1,10 +1,10 @@
 // Approval holds from outside their workflow: a person's decision is an update to `approval/<id>`, answered
 // with the approval as the workflow's activity left it; the operator's sweep runs as a bounded workflow.
-import type { ApprovalView } from '../domain/approvals/view';
+import type { ApprovalView } from '../contracts/approval-view';
 import type { approvalHold, ApprovalHoldInput } from '../workflows/approval-hold';
-import { decideUpdate } from '../workflows/approval-messages';
-import { workflowIds } from '../workflows/ids';
-import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { decideUpdate } from '../contracts/approval-messages';
+import { workflowIds } from '../contracts/workflow-ids';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import { runWorkflowBounded } from './bounded';
 import { isAlreadyStarted } from './errors';
 import { handle, start, type Orchestrator } from './temporal';

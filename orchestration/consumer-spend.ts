@@ -2,15 +2,15 @@
 // workflow once approved, presented again when its dispatch was uncertain, and nudged by the PSP's
 // settlement notice. A running attempt is joined; a finished one is answered from PostgreSQL.
 import type { WorkflowHandle } from '@temporalio/client';
-import type { SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
+import type { SpendAnswer, SpendRequest } from '../contracts/consumer-spend';
 import type { consumerSpendAttempt } from '../workflows/consumer-spend-attempt';
 import {
   consumerSpendAnswerUpdate,
   consumerSpendProgressQuery,
   consumerSpendRetryUpdate,
   consumerSpendSettlementSignal,
-} from '../workflows/consumer-spend-messages';
-import { searchAttributes } from '../workflows/search-attributes';
+} from '../contracts/consumer-spend-messages';
+import { searchAttributes } from '../contracts/search-attributes';
 import { handle, signal, update, updateWithStart, type Orchestrator } from './temporal';
 
 type ConsumerSpendHandle = WorkflowHandle<typeof consumerSpendAttempt>;

@@ -9,8 +9,8 @@ import {
   ddaWorkflowId,
   type DdaRegisterAnswer,
   type DdaRegistrationInput,
-} from '../workflows/dda-messages';
-import { searchAttributes } from '../workflows/search-attributes';
+} from '../contracts/dda-messages';
+import { searchAttributes } from '../contracts/search-attributes';
 import { signalWithStart, updateWithStart, type Orchestrator } from './temporal';
 
 export interface DdaWorkflowScope {

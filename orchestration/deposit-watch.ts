@@ -2,9 +2,9 @@
 // every later read (one watcher per wallet, whatever the number of readers).
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { depositWatch } from '../workflows/deposit-watch';
-import type { DepositWatchInput } from '../workflows/topup-messages';
-import { workflowIds } from '../workflows/ids';
-import { searchAttributes } from '../workflows/search-attributes';
+import type { DepositWatchInput } from '../contracts/topup-messages';
+import { workflowIds } from '../contracts/workflow-ids';
+import { searchAttributes } from '../contracts/search-attributes';
 import { start, type Orchestrator } from './temporal';
 
 export async function ensureDepositWatch(o: Orchestrator, input: DepositWatchInput): Promise<void> {

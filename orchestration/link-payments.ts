@@ -7,9 +7,9 @@ import {
   linkRailNoticeSignal,
   type LinkChargeView,
   type LinkPaymentInput,
-} from '../workflows/link-payment-messages';
-import { workflowIds } from '../workflows/ids';
-import { searchAttributes } from '../workflows/search-attributes';
+} from '../contracts/link-payment-messages';
+import { workflowIds } from '../contracts/workflow-ids';
+import { searchAttributes } from '../contracts/search-attributes';
 import { signal, updateWithStart, type Orchestrator } from './temporal';
 
 export function startLinkPayment(

@@ -1,7 +1,7 @@
 // Registers the money areas' Temporal Schedules once per deployment (every API process calls this at start;
 // all but the first find them there): the approval sweep every minute and wallet reconciliation hourly.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 
 const SCHEDULES = [
   {

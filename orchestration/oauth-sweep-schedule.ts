@@ -1,7 +1,7 @@
 // Registers the hourly OAuth sweep as a Temporal Schedule, once per deployment: every API process
 // calls this at start, and all but the first find it already there. Overlapping runs are skipped.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 
 export async function ensureOAuthSweepSchedule(
   client: Client,

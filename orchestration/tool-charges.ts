@@ -6,10 +6,10 @@ import type {
   ToolChargeInput,
   ToolChargeOutcome,
   ToolChargeResolution,
-} from '../domain/tool-servers/charge-types';
+} from '../contracts/tool-charge';
 import type { paidToolCall } from '../workflows/paid-tool-call';
-import { searchAttributes } from '../workflows/search-attributes';
-import { toolChargeOutcomeUpdate, toolChargeResolveUpdate } from '../workflows/tool-charge-messages';
+import { searchAttributes } from '../contracts/search-attributes';
+import { toolChargeOutcomeUpdate, toolChargeResolveUpdate } from '../contracts/tool-charge-messages';
 import { update, updateWithStart, type Orchestrator } from './temporal';
 
 export const toolChargeWorkflowId = (orgId: string, attemptId: string): string =>

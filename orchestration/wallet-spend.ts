@@ -1,9 +1,9 @@
 // Wallet execute's workflow: one spend attempt per (organization, attempt id), started or joined with
 // Update-with-Start; a finished attempt is never run again (its answer is in PostgreSQL).
-import type { SpendAnswer, SpendInput } from '../domain/spend/types';
-import { workflowIds } from '../workflows/ids';
-import { searchAttributes } from '../workflows/search-attributes';
-import { spendOutcomeUpdate } from '../workflows/spend-messages';
+import type { SpendAnswer, SpendInput } from '../contracts/spend';
+import { workflowIds } from '../contracts/workflow-ids';
+import { searchAttributes } from '../contracts/search-attributes';
+import { spendOutcomeUpdate } from '../contracts/spend-messages';
 import type { spendAttempt } from '../workflows/spend-attempt';
 import { updateWithStart, type Orchestrator } from './temporal';
 

@@ -7,9 +7,9 @@ import {
   topupNoticeSignal,
   type TopupChargeView,
   type WalletTopupInput,
-} from '../workflows/topup-messages';
-import { workflowIds } from '../workflows/ids';
-import { searchAttributes } from '../workflows/search-attributes';
+} from '../contracts/topup-messages';
+import { workflowIds } from '../contracts/workflow-ids';
+import { searchAttributes } from '../contracts/search-attributes';
 import { signal, updateWithStart, type Orchestrator } from './temporal';
 
 export function startWalletTopup(

@@ -4,14 +4,14 @@
 import type { WebhookSettings } from '../runtime/config';
 import type { ChainRef } from '../domain/webhooks/deliveries';
 import type { ChainRuntime } from '../domain/webhooks/chains';
-import { workflowIds } from '../workflows/ids';
-import { searchAttributes } from '../workflows/search-attributes';
+import { workflowIds } from '../contracts/workflow-ids';
+import { searchAttributes } from '../contracts/search-attributes';
 import {
   attemptNowUpdate,
   endpointReactivatedSignal,
   type AttemptResult,
   type DeliveryChainInput,
-} from '../workflows/webhook-messages';
+} from '../contracts/webhook-messages';
 import type { webhookDelivery } from '../workflows/webhook-delivery';
 import { isAlreadyStarted, isWorkflowMissing } from './errors';
 import { signalWithStart, start, update, type Orchestrator } from './temporal';

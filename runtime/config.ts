@@ -1,11 +1,9 @@
 // Reads the process environment once, validates it, and hands every module the same typed settings.
 // Each variable is documented in README.md; defaults make a fresh `npm run dev` work with no setup.
 import path from 'node:path';
-import { developmentKeyRing, parseKeyRing, type KeyRing } from '../domain/crypto/secret-box';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../domain/webhooks/retry-schedule';
+import { developmentKeyRing, parseKeyRing, type KeyRing } from './key-ring';
 import { PROJECT_ROOT } from './project-root';
-import { DEV_DDA_WEBHOOK_SECRET } from '../providers/dda/signature';
-import type { VaultSettings } from '../domain/vault/select';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './retry-schedule';
 
 export interface TemporalSettings {
   address: string | undefined; // undefined: local dev server started by the gateway itself
@@ -48,6 +46,22 @@ export interface WebhookSettings {
   sweepIntervalMs: number;
   /** How long an attempt waits for its paused endpoint before it is dead-lettered (WEBHOOK_HOLD_LIMIT_HOURS). */
   holdLimitMs: number;
+}
+
+/** The secret `npm run dev` and the tests share with the mock provider; production sets PROVIDER_DDA_WEBHOOK_SECRET. */
+export const DEV_DDA_WEBHOOK_SECRET = 'gateway-dev-dda-webhook-secret';
+
+/** The credential vault's key service (GATEWAY_VAULT_KEY_SERVICE) and the keys it needs. */
+export type VaultSettings =
+  | { keyService: 'local'; localKeys: KeyRing }
+  /** localKeys: the local keys of rows sealed before the move to KMS, still readable and re-wrappable. */
+  | { keyService: 'kms'; kms: KmsSettings; localKeys?: KeyRing };
+
+export interface KmsSettings {
+  keyId: string;
+  region: string;
+  endpoint: string | undefined;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
 }
 
 export interface Config {

@@ -6,7 +6,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { findTemporalBinary } from './binaries';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../contracts/search-attributes';
 
 // What Update-with-Start and eager activities and workflow starts need; tests on the dev server use it too.
 export const DEV_SERVER_DYNAMIC_CONFIG = [

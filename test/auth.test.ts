@@ -2,7 +2,7 @@
 // guarantee that every key-reachable route declares its scope mapping.
 import { sql } from 'slonik';
 import { allRoutes } from '../api/routes';
-import { KEY_UNGRANTABLE_SCOPES, SCOPES } from '../domain/tenancy/scopes';
+import { KEY_UNGRANTABLE_SCOPES, SCOPES } from '../contracts/scopes';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
 let gw: Gateway;

@@ -4,7 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import { tokenDigest } from '../domain/consents/tokens';
 import { consentRecordVerifies, getConsentRecord } from '../domain/mandates/consent-records';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import {
   CNPJ,
   HOLDER_CPF,

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { expectBalanced } from './support/money';
 import { localActivities } from './support/histories';
 

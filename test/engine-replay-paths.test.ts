@@ -4,7 +4,7 @@
 // was presented again, and Pix spends pulled through a pix-consent funding source (paid, and refused).
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { attestation, createConsent, createConsumer, intent } from './support/consents';
 import { pixSpend } from './support/consumer-spend';
 import { localActivities, replayFinished, scheduledActivities } from './support/histories';

@@ -7,13 +7,13 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { TermsSummary } from '../domain/consumer-payments/authorize';
-import type { SpendAnswer, SpendRequest } from '../domain/consumer-payments/types';
-import type { Authorization, DispatchStatus, SpendInput, SpendOutcome } from '../domain/spend/types';
+import type { SpendAnswer, SpendRequest } from '../contracts/consumer-spend';
+import type { Authorization, DispatchStatus, SpendInput, SpendOutcome } from '../contracts/spend';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { installRuntime } from '../worker/worker';
-import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../workflows/consumer-spend-messages';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../workflows/search-attributes';
-import { spendOutcomeUpdate } from '../workflows/spend-messages';
+import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../contracts/consumer-spend-messages';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../contracts/search-attributes';
+import { spendOutcomeUpdate } from '../contracts/spend-messages';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;

@@ -11,7 +11,7 @@ import {
   RESERVED_EVENT_TYPES,
   SUBSCRIBABLE_EVENT_TYPES,
   isEventType,
-} from '../domain/events/catalog';
+} from '../contracts/event-catalog';
 import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { scanEmitters } from './support/emitted-events';
 import { startGateway, type Gateway, type Tenant } from './support/harness';

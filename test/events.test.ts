@@ -1,6 +1,6 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { EVENT_CATALOG, EVENT_TYPE_PATTERN, EVENT_TYPES } from '../domain/events/catalog';
+import { EVENT_CATALOG, EVENT_TYPE_PATTERN, EVENT_TYPES } from '../contracts/event-catalog';
 import { emitEvent } from './support/events';
 import { startGateway, type Gateway } from './support/harness';
 import { startReceiver, type Receiver } from './support/receiver';

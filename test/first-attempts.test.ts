@@ -4,7 +4,7 @@ import type { ChainRuntime } from '../domain/webhooks/chains';
 import type { DispatchedChain } from '../domain/webhooks/deliveries';
 import { createLogger } from '../runtime/logger';
 import { firstAttempts } from '../worker/first-attempts';
-import type { AttemptResult } from '../workflows/webhook-messages';
+import type { AttemptResult } from '../contracts/webhook-messages';
 
 const chain = (n: number): DispatchedChain => ({
   chain_id: BigInt(n),

@@ -6,7 +6,8 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors';
-import { ENTRY_KINDS, effectOf, isRefusal, type EntryKind, type OpenHold } from '../domain/ledger/effects';
+import { ENTRY_KINDS, type EntryKind } from '../contracts/ledger-entry-kinds';
+import { effectOf, isRefusal, type OpenHold } from '../domain/ledger/effects';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { engineStep, startAttempt } from './support/ledger-attempts';
 import { adjust, expectBalanced, fund, newWallet, post } from './support/money';

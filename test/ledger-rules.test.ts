@@ -1,6 +1,7 @@
 // Table-driven tests of the pure ledger rules and the currency table.
-import { effectOf, isRefusal, type EntryKind, type OpenHold } from '../domain/ledger/effects';
-import { toMinorUnits, railCarries, CURRENCIES, type Currency } from '../domain/wallets/currencies';
+import type { EntryKind } from '../contracts/ledger-entry-kinds';
+import { effectOf, isRefusal, type OpenHold } from '../domain/ledger/effects';
+import { toMinorUnits, railCarries, CURRENCIES, type Currency } from '../contracts/currencies';
 import { transferRefusal } from '../domain/wallets/transfers';
 
 const slot = { balance: 1000n, available: 600n };

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { tokenDigest } from '../domain/consents/tokens';
 import { consentRecordVerifies, getConsentRecord } from '../domain/mandates/consent-records';
 import { mandatePaymentSeam } from '../domain/mandates/payment-seam';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { createConsent, intent, partnerMandate, startConsentGateway, waitFor } from './support/consents';
 import type { Gateway, Tenant } from './support/harness';
 

@@ -2,7 +2,7 @@
 // and dead grants go, while everything that can still be used, or that reuse detection still needs, stays.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { connect, refresh, sha256Hex } from './support/oauth-flow';
 

@@ -2,7 +2,7 @@
 // the next buyer can pay a capped link. Time-skipping only: the charge lives 15 minutes of workflow time.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
 let gw: Gateway;

@@ -8,7 +8,7 @@ import { computeCRC } from 'pix-utils/dist/main/crc';
 import { crc16Hex } from '../domain/pix/crc16';
 import { readTlv } from '../domain/pix/emv-tlv';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { waitFor } from './support/consents';
 import { replayFinished, scheduledActivities } from './support/histories';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';

@@ -8,10 +8,10 @@ import { z } from 'zod';
 import { startKmsServer, type RunningKmsServer } from '../local/kms-server';
 import { getConnection, openCredential } from '../domain/providers/connections';
 import { connectionContext, openSecret, sealSecret } from '../domain/vault/envelope';
-import { KmsKeyService, type KmsSettings } from '../domain/vault/kms-key-service';
+import { KmsKeyService } from '../domain/vault/kms-key-service';
 import { SealBroken } from '../domain/vault/key-service';
-import { keyServiceFor, type VaultSettings } from '../domain/vault/select';
-import { ConfigError, loadConfig } from '../runtime/config';
+import { keyServiceFor } from '../domain/vault/select';
+import { ConfigError, loadConfig, type KmsSettings, type VaultSettings } from '../runtime/config';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { hasError, isDynamicPix, parsePix } from 'pix-utils';
 import { creditPixTopup } from '../domain/topups/credit';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../contracts/workflow-ids';
 import { waitFor } from './support/consents';
 import { replayFinished, scheduledActivities } from './support/histories';
 import { startGateway, type Gateway, type Tenant } from './support/harness';

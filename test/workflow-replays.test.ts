@@ -5,8 +5,8 @@
 import { Worker } from '@temporalio/worker';
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
-import { workflowIds } from '../workflows/ids';
-import type { SpendAnswer } from '../domain/consumer-payments/types';
+import { workflowIds } from '../contracts/workflow-ids';
+import type { SpendAnswer } from '../contracts/consumer-spend';
 import { pixSpend, readyConsumer, TED_DESTINATION, tedSpend } from './support/consumer-spend';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import {

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { installRuntime } from '../worker/worker';
-import { X402_SETTLEMENT_REFUSED, type LinkPaymentInput } from '../workflows/link-payment-messages';
+import { X402_SETTLEMENT_REFUSED, type LinkPaymentInput } from '../contracts/link-payment-messages';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;

@@ -9,7 +9,7 @@ import { startChain, type ChainRuntime } from '../domain/webhooks/chains';
 import type { DispatchedChain } from '../domain/webhooks/deliveries';
 import type { AttemptContext, ChainKey } from '../domain/webhooks/attempts';
 import type { Logger } from '../runtime/logger';
-import type { AttemptResult } from '../workflows/webhook-messages';
+import type { AttemptResult } from '../contracts/webhook-messages';
 
 /** Makes one attempt from a context already read (the delivery activities' `attemptLoaded`). */
 export type AttemptFn = (

@@ -10,10 +10,10 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ApprovalView } from '../domain/approvals/view';
-import { searchAttributes } from './search-attributes';
-import { approvalStateQuery, decideUpdate, type DecideInput } from './approval-messages';
-import { MoneyFailure } from './money-failures';
+import type { ApprovalView } from '../contracts/approval-view';
+import { searchAttributes } from '../contracts/search-attributes';
+import { approvalStateQuery, decideUpdate, type DecideInput } from '../contracts/approval-messages';
+import { MoneyFailure } from '../contracts/money-failures';
 import { REPLAYS, type HeldCall } from './replays';
 
 const acts = proxyActivities<Activities>({

@@ -4,8 +4,8 @@
 // attempt family's workflow.
 import { startChild } from '@temporalio/workflow';
 import type { ApprovalHoldInput } from './approval-hold';
-import { workflowIds } from './ids';
-import { searchAttributes } from './search-attributes';
+import { workflowIds } from '../contracts/workflow-ids';
+import { searchAttributes } from '../contracts/search-attributes';
 
 export async function startAttemptApprovalHold(
   hold: ApprovalHoldInput & { attemptId: string },

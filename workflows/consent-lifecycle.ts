@@ -10,7 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { SEARCH_ATTRIBUTES } from './search-attributes';
+import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
 import {
   mandateAmendedSignal,
   mandateRevokedSignal,
@@ -18,7 +18,7 @@ import {
   type ConsentLifecycleInput,
   type ConsentLifecycleOutcome,
   type MandateTimer,
-} from './consent-messages';
+} from '../contracts/consent-messages';
 
 // Expiries must eventually land: retry with backoff until the database answers.
 const { expireConsentToken, expireMandateTimer } = proxyActivities<Activities>({

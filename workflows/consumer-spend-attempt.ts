@@ -18,19 +18,19 @@ import {
 import type { Activities } from '../activities';
 import type { DispatchResult } from '../activities/consumer-payments';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
-import { appendStep, appendSteps } from '../domain/attempts/audit';
+import { appendStep, appendSteps } from '../contracts/attempt-audit';
 import {
   CONSUMER_SPEND_KIND,
   type AuditStep,
   type SpendAnswer,
   type SpendRequest,
-} from '../domain/consumer-payments/types';
+} from '../contracts/consumer-spend';
 import {
   consumerSpendAnswerUpdate,
   consumerSpendProgressQuery,
   consumerSpendRetryUpdate,
   consumerSpendSettlementSignal,
-} from './consumer-spend-messages';
+} from '../contracts/consumer-spend-messages';
 import { startAttemptApprovalHold } from './attempt-approval-hold';
 
 // Database steps retry until they succeed: each is one idempotent transaction.

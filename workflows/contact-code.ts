@@ -6,13 +6,17 @@
 // one workflow task (no round trip through the server per step), as Temporal advises for short work.
 import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type {
+  ContactCodeCheckInput,
+  ContactCodeDeliveryInput,
+  OtpCheckStatus,
+} from '../contracts/contact-code';
 import {
   CONTACT_VERIFICATION_INCOMPLETE,
   OTP_SENDER_REFUSED,
   OTP_SENDER_UNAVAILABLE,
   OTP_SENDER_UNCONFIGURED,
 } from '../domain/contact-verification/failure-types';
-import type { OtpCheckStatus } from '../providers/otp/sender';
 
 const { sendContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
@@ -31,11 +35,6 @@ const { checkContactCode } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '15 seconds',
   retry: { maximumAttempts: 1 },
 });
-
-export interface ContactCodeDeliveryInput {
-  verificationId: string;
-  targetSealed: string;
-}
 
 /** The application failure an activity raised, whether or not it arrives wrapped in an ActivityFailure. */
 function applicationFailure(error: unknown): ApplicationFailure | undefined {
@@ -69,12 +68,6 @@ export async function contactCodeDelivery(
     );
   }
   return { providerReference };
-}
-
-export interface ContactCodeCheckInput {
-  verificationId: string;
-  targetSealed: string;
-  codeSealed: string;
 }
 
 export async function contactCodeCheck(input: ContactCodeCheckInput): Promise<OtpCheckStatus> {

@@ -21,7 +21,7 @@ import {
   type DdaRegistrationInput,
   type DdaRegistrationOutcome,
   type DdaStatusView,
-} from './dda-messages';
+} from '../contracts/dda-messages';
 
 // A caller waits on these: a few quick tries, then the caller hears the provider is unavailable.
 const provider = proxyActivities<Activities>({

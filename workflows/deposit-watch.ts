@@ -5,7 +5,7 @@
 // short by continuing as new; the watcher ends when its wallet is closed.
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DepositWatchInput } from './topup-messages';
+import type { DepositWatchInput } from '../contracts/topup-messages';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',

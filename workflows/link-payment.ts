@@ -19,7 +19,7 @@ import {
   type LinkChargeView,
   type LinkPaymentInput,
   type LinkPaymentOutcome,
-} from './link-payment-messages';
+} from '../contracts/link-payment-messages';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -14,22 +14,22 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { TOOL_CHARGE_KIND } from '../domain/tool-servers/charge-types';
+import { TOOL_CHARGE_KIND } from '../contracts/tool-charge';
 import { startAttemptApprovalHold } from './attempt-approval-hold';
-import type { AuditStep } from '../domain/attempts/audit';
+import type { AuditStep } from '../contracts/attempt-audit';
 import type {
   ToolChargeAnswer,
   ToolChargeInput,
   ToolChargeOutcome,
   ToolChargeResolution,
   UpstreamResult,
-} from '../domain/tool-servers/charge-types';
+} from '../contracts/tool-charge';
 import {
   ToolChargeResolveFailure,
   toolChargeOutcomeUpdate,
   toolChargeResolveSignal,
   toolChargeResolveUpdate,
-} from './tool-charge-messages';
+} from '../contracts/tool-charge-messages';
 
 // Ledger steps are short, idempotent transactions: local activities, retried as the spend attempt's are.
 const ledger = proxyLocalActivities<Activities>({

@@ -4,8 +4,8 @@ import { executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/
 import type { Activities } from '../activities';
 import type { ReconcileInput } from '../activities/reconciliation';
 import type { RunRow } from '../domain/reconciliation/run';
-import { searchAttributes } from './search-attributes';
-import { workflowIds } from './ids';
+import { searchAttributes } from '../contracts/search-attributes';
+import { workflowIds } from '../contracts/workflow-ids';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',

@@ -1,16 +1,12 @@
 // What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
 // workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
 // exactly once. Another area holds its calls by adding an entry (e.g. 'consumer.spend') with its own workflow.
-import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../domain/consumer-payments/types';
-import type { SpendInput, SpendOutcome } from '../domain/spend/types';
+import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../contracts/consumer-spend';
+import type { SpendInput, SpendOutcome } from '../contracts/spend';
 import type { HeldToolCall } from '../domain/tools/gate';
 import type { ToolCallReplayResult } from '../activities/tool-calls';
-import {
-  TOOL_CHARGE_KIND,
-  type ToolChargeInput,
-  type ToolChargeOutcome,
-} from '../domain/tool-servers/charge-types';
-import { workflowIds } from './ids';
+import { TOOL_CHARGE_KIND, type ToolChargeInput, type ToolChargeOutcome } from '../contracts/tool-charge';
+import { workflowIds } from '../contracts/workflow-ids';
 
 export interface HeldCall {
   approvalId: string;

@@ -23,8 +23,8 @@ import type {
   SpendInput,
   SpendOutcome,
   WalletSteps,
-} from '../domain/spend/types';
-import { spendOutcomeQuery, spendOutcomeUpdate } from './spend-messages';
+} from '../contracts/spend';
+import { spendOutcomeQuery, spendOutcomeUpdate } from '../contracts/spend-messages';
 
 // Ledger steps are short, idempotent Postgres transactions: local activities run them inside the workflow
 // task (results recorded as markers), saving a server round trip per step; a crash simply re-runs them.

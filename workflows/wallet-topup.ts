@@ -12,7 +12,7 @@ import {
   type TopupChargeView,
   type WalletTopupInput,
   type WalletTopupOutcome,
-} from './topup-messages';
+} from '../contracts/topup-messages';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -11,7 +11,7 @@ import {
   type AttemptResult,
   type DeliveryChainInput,
   type DeliveryChainResult,
-} from './webhook-messages';
+} from '../contracts/webhook-messages';
 
 // The receiver timeout is 15 s; the rest is database time. Infrastructure failures retry; the HTTP
 // outcome itself is never an activity failure, so a receiver's error is not retried twice. Attempts

@@ -1,7 +1,7 @@
 // Scope enforcement. Wildcard keys and the service credential pass; a restricted key needs the route's
 // scope, and a route with no scope mapping refuses every restricted key.
 import { ApiError, forbiddenScope } from '../../domain/errors';
-import { WILDCARD } from '../../domain/tenancy/scopes';
+import { WILDCARD } from '../../contracts/scopes';
 import type { Principal } from '../principal';
 import type { RouteScope } from '../route';
 

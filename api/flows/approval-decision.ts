@@ -2,11 +2,11 @@
 // the decision to the approval's hold workflow and turns every way that can be refused into an ApiError.
 // Temporal's answers are told apart by error type and failure type, never by message text.
 import { findApproval, type ApprovalRow } from '../../domain/approvals/approvals';
-import type { ApprovalView } from '../../domain/approvals/view';
+import type { ApprovalView } from '../../contracts/approval-view';
 import { ApiError, notFound } from '../../domain/errors';
 import { decideApproval as sendDecision } from '../../orchestration/approvals';
 import { isWorkflowMissing, updateFailure } from '../../orchestration/errors';
-import { MoneyFailure } from '../../workflows/money-failures';
+import { MoneyFailure } from '../../contracts/money-failures';
 import type { AppDeps } from '../deps';
 
 export interface ApprovalDecision {

@@ -1,6 +1,6 @@
 // A consumer spend answered when its attempt settles: the one function behind `POST
 // /v1/consumer-payments/execute`, the registered-mandate spend and the gateway's `consumer.spend` tool.
-import type { SpendAnswer } from '../../domain/consumer-payments/types';
+import type { SpendAnswer } from '../../contracts/consumer-spend';
 import type { SpendBodyValues } from '../../schema/http/consumer-payments';
 import { replayedReply } from '../attempt-engine';
 import { awaitAnswer, prepareSpend, startSpend } from '../consumer-spend-runner';

@@ -7,7 +7,7 @@ import {
   OTP_SENDER_REFUSED,
   OTP_SENDER_UNCONFIGURED,
 } from '../../domain/contact-verification/failure-types';
-import { CODE_FORMAT, type Channel } from '../../domain/contact-verification/policy';
+import { CODE_FORMAT, providerFor, type Channel } from '../../domain/contact-verification/policy';
 import { hashTarget, maskTarget, requireTarget } from '../../domain/contact-verification/targets';
 import {
   discardVerification,
@@ -22,12 +22,10 @@ import { markConsumerVerified } from '../../domain/consumers/consumers';
 import { findActivePartnerAccount } from '../../domain/consumers/funding-sources';
 import type { Tenant } from '../../domain/consumers/tenant';
 import { ApiError } from '../../domain/errors';
-import { createSender, providerFor } from '../../providers/otp/select';
+import { createSender } from '../../providers/otp/select';
 import { workflowFailure } from '../../orchestration/errors';
-import { execute } from '../../orchestration/temporal';
-import { searchAttributes as attributesOf } from '../../workflows/search-attributes';
-import type { contactCodeCheck, contactCodeDelivery } from '../../workflows/contact-code';
-import { workflowIds } from '../../workflows/ids';
+import { runContactCodeCheck, runContactCodeDelivery } from '../../orchestration/contact-codes';
+import type { SearchAttributeValues } from '../../contracts/search-attributes';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
 import type { AppDeps } from '../deps';
 
@@ -38,13 +36,13 @@ const verificationError = () =>
 
 const failureOf = workflowFailure;
 
-function searchAttributes(tenant: Tenant, consumerId: string) {
-  return attributesOf({
+function searchAttributes(tenant: Tenant, consumerId: string): SearchAttributeValues {
+  return {
     orgId: tenant.orgId,
     projectId: tenant.projectId,
     environment: tenant.environment,
     consumerId,
-  });
+  };
 }
 
 export async function startContactVerification(
@@ -67,17 +65,14 @@ export async function startContactVerification(
     codeKeyVersion: deps.config.encryptionKeys.current,
   });
   try {
-    await execute<typeof contactCodeDelivery>(deps.temporal, 'contactCodeDelivery', {
-      workflowId: workflowIds.contactCodeDelivery(reserved.id),
-      args: [
-        {
-          verificationId: reserved.id,
-          targetSealed: seal(deps.config.encryptionKeys, target, sealContactSecret('target', reserved.id)),
-        },
-      ],
-      workflowExecutionTimeout: '2 minutes',
-      typedSearchAttributes: searchAttributes(tenant, consumerId),
-    });
+    await runContactCodeDelivery(
+      deps.temporal,
+      {
+        verificationId: reserved.id,
+        targetSealed: seal(deps.config.encryptionKeys, target, sealContactSecret('target', reserved.id)),
+      },
+      searchAttributes(tenant, consumerId),
+    );
   } catch (error) {
     const failure = failureOf(error);
     if (failure?.type === OTP_SENDER_REFUSED) {
@@ -205,22 +200,20 @@ export async function verifyContactCode(
   const { row } = outcome;
   let status: string;
   try {
-    status = await execute<typeof contactCodeCheck>(deps.temporal, 'contactCodeCheck', {
-      workflowId: workflowIds.contactCodeCheck(row.id, outcome.attempt),
-      args: [
-        {
-          verificationId: row.id,
-          targetSealed: seal(
-            deps.config.encryptionKeys,
-            requireTarget(row.channel, input.target!),
-            sealContactSecret('target', row.id),
-          ),
-          codeSealed: seal(deps.config.encryptionKeys, input.code, sealContactSecret('code', row.id)),
-        },
-      ],
-      workflowExecutionTimeout: '1 minute',
-      typedSearchAttributes: searchAttributes(tenant, consumerId),
-    });
+    status = await runContactCodeCheck(
+      deps.temporal,
+      {
+        verificationId: row.id,
+        targetSealed: seal(
+          deps.config.encryptionKeys,
+          requireTarget(row.channel, input.target!),
+          sealContactSecret('target', row.id),
+        ),
+        codeSealed: seal(deps.config.encryptionKeys, input.code, sealContactSecret('code', row.id)),
+      },
+      outcome.attempt,
+      searchAttributes(tenant, consumerId),
+    );
   } catch (error) {
     const failure = failureOf(error);
     if (failure?.type === OTP_SENDER_UNCONFIGURED) throw unavailable();

@@ -7,7 +7,7 @@ import { isCalendarDate, presentBoletos, type DdaBoleto } from '../../domain/dda
 import { listActiveDocuments } from '../../domain/dda/subscriptions';
 import { ApiError, notFound } from '../../domain/errors';
 import { ddaProvider, DdaRefused, DdaUnavailable } from '../../providers/dda/client';
-import { EndpointNotConfigured, providerEndpoint } from '../../providers/endpoints';
+import { EndpointNotConfigured, providerEndpoint } from '../../domain/providers/endpoints';
 import type { AppDeps } from '../deps';
 
 const badQuery = (path: string, message: string) =>

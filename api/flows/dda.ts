@@ -15,7 +15,7 @@ import { ApiError, notFound } from '../../domain/errors';
 import { askDdaDeletion, askDdaRegistration, type DdaWorkflowScope } from '../../orchestration/dda';
 import { updateFailure } from '../../orchestration/errors';
 import type { DdaSubscriptionCreateBody } from '../../schema/http/dda';
-import { DDA_PROVIDER_UNAVAILABLE, type DdaRegisterAnswer } from '../../workflows/dda-messages';
+import { DDA_PROVIDER_UNAVAILABLE, type DdaRegisterAnswer } from '../../contracts/dda-messages';
 import type { AppDeps } from '../deps';
 
 export const DDA_WEBHOOK_PATH = '/webhooks/dda/subscriptions';

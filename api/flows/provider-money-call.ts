@@ -9,7 +9,7 @@ import { currentConnection } from '../../domain/providers/connections';
 import type { SessionRow } from '../../domain/sessions/sessions';
 import { openToolCall } from '../../domain/sessions/tool-calls';
 import { moneyOfCall } from '../../domain/spend/provider-money';
-import type { SpendInput } from '../../domain/spend/types';
+import type { SpendInput } from '../../contracts/spend';
 import { PAYMENT_ARGUMENT, splitPayment } from '../../domain/tool-servers/tool-specs';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';

@@ -4,11 +4,11 @@
 // and a repeat of the same resolution answers the settled charge. Temporal's refusals are told apart by
 // failure type, never by message text.
 import { ApiError } from '../../domain/errors';
-import type { ToolChargeResolution } from '../../domain/tool-servers/charge-types';
+import type { ToolChargeResolution } from '../../contracts/tool-charge';
 import { findCharge, type ChargeListRow } from '../../domain/tool-servers/charge-list';
 import { resolveToolCharge } from '../../orchestration/tool-charges';
 import { isWorkflowMissing, updateFailure } from '../../orchestration/errors';
-import { ToolChargeResolveFailure } from '../../workflows/tool-charge-messages';
+import { ToolChargeResolveFailure } from '../../contracts/tool-charge-messages';
 import { SYNC_WAIT_MS } from '../attempt-engine';
 import type { AppDeps } from '../deps';
 

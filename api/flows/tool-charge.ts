@@ -19,7 +19,7 @@ import {
   replayBytes,
   requestHash,
 } from '../../domain/spend/attempts';
-import type { ToolChargeInput, ToolChargeOutcome } from '../../domain/tool-servers/charge-types';
+import type { ToolChargeInput, ToolChargeOutcome } from '../../contracts/tool-charge';
 import { splitPayment } from '../../domain/tool-servers/tool-specs';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';

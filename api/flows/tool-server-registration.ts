@@ -11,7 +11,7 @@ import { ownSchema, PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-spec
 import { sealUpstreamAuth } from '../../domain/tool-servers/upstream-auth';
 import { GATEWAY_SERVER_ID } from '../../domain/tools/gateway-tools';
 import { keyServiceFor } from '../../domain/vault/select';
-import type { Currency } from '../../domain/wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 import { handshake, type Handshake } from '../../providers/mcp-client/upstream';
 import type { McpServerCreateBody } from '../../schema/http/mcp-servers';
 import type { AppDeps } from '../deps';

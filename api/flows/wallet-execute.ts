@@ -13,13 +13,13 @@ import {
   takeFreshAnswer,
   type AttemptRow,
 } from '../../domain/spend/attempts';
-import type { SpendAnswer, SpendInput } from '../../domain/spend/types';
-import { isCurrency, toMinorUnits } from '../../domain/wallets/currencies';
+import type { SpendAnswer, SpendInput } from '../../contracts/spend';
+import { isCurrency, toMinorUnits } from '../../contracts/currencies';
 import { getWallet, type WalletRow } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
 import type { WalletExecuteBody } from '../../schema/http/execute';
 import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/wallet-spend';
-import { EndpointNotConfigured, providerEndpoint } from '../../providers/endpoints';
+import { EndpointNotConfigured, providerEndpoint } from '../../domain/providers/endpoints';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import type { Reply } from '../route';

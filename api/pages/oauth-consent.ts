@@ -1,8 +1,8 @@
 // The OAuth consent page and its error page: plain server-rendered HTML, every value escaped, no
 // script at all, styles pinned by hash in a Content-Security-Policy that also forbids framing.
 import { createHash } from 'node:crypto';
-import type { Scope } from '../../domain/tenancy/scopes';
-import { GRANTABLE_SCOPES } from '../../domain/oauth/scope';
+import type { Scope } from '../../contracts/scopes';
+import { GRANTABLE_SCOPES } from '../../contracts/scopes';
 import { escapeHtml, htmlPage } from './html';
 
 const SCOPE_DESCRIPTIONS: Record<Scope, string> = {

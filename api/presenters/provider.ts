@@ -1,7 +1,7 @@
 // Shapes catalog servers for responses: the spec's CatalogRow, the detail with tools, the auth schema.
 import { userFields, type CatalogServer } from '../../domain/providers/catalog';
 import type { Environment } from '../../domain/tenancy/api-key-format';
-import { catalogEndpoint, type ProviderEndpoints } from '../../providers/endpoints';
+import { catalogEndpoint, type ProviderEndpoints } from '../../domain/providers/endpoints';
 
 export function presentCatalogRow(s: CatalogServer, endpoints: ProviderEndpoints) {
   const sandboxUrl = catalogEndpoint(endpoints, s, 'test');

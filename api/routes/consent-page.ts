@@ -7,7 +7,7 @@ import { consentNotFound, submitConsent, tokenRefusal } from '../../domain/conse
 import { isConsentToken, tokenDigest } from '../../domain/consents/tokens';
 import { notFound } from '../../domain/errors';
 import { ConsentPageSubmit, type ConsentPageSubmitBody } from '../../schema/http/consents';
-import { mandateTimer, signalLifecycle } from '../flows/consent-lifecycle';
+import { mandateTimer, signalLifecycle } from '../../orchestration/consents';
 import { CONSENT_SCRIPT, CONSENT_STYLE } from '../pages/consent-assets';
 import { CONSENT_PAGE_HEADERS, consentMessagePage, consentPage } from '../pages/consent';
 import { checkConsentCsrf, consentCsrfToken } from '../pages/consent-csrf';
@@ -129,7 +129,7 @@ export const consentPageRoutes: AnyRoute[] = [
       const result = await submitConsent(deps.db, deps.config.encryptionKeys, params.token, body, {
         ipAddress: ctx.ip || null,
       });
-      await signalLifecycle(deps, deps.log, result.consent, result.mandate, {
+      await signalLifecycle(deps.temporal, deps.log, result.consent, result.mandate, {
         kind: 'signed',
         timer: mandateTimer(result.mandate),
       });

@@ -23,7 +23,7 @@ import {
   type ConsentSubmitBody,
 } from '../../schema/http/consents';
 import type { AppDeps } from '../deps';
-import { mandateTimer, signalLifecycle, startConsentLifecycle } from '../flows/consent-lifecycle';
+import { mandateTimer, signalLifecycle, startConsentLifecycle } from '../../orchestration/consents';
 import { presentPendingConsent, presentSubmitted } from '../presenters/mandate';
 import { route, type AnyRoute } from '../route';
 import { tenantOf } from './consumers';
@@ -70,7 +70,7 @@ function createConsentRoute(path: string, alias: boolean): AnyRoute {
       const id = newConsentId();
       // The timer exists before the token does: a token is never issued without its lifecycle.
       const lifecycle = await startConsentLifecycle(
-        deps,
+        deps.temporal,
         {
           id,
           token_digest: tokenDigest(token),
@@ -171,7 +171,7 @@ export const consentRoutes: AnyRoute[] = [
         ipAddress: ctx.ip || null,
         tenant: tenantOf(principal),
       });
-      await signalLifecycle(deps, deps.log, result.consent, result.mandate, {
+      await signalLifecycle(deps.temporal, deps.log, result.consent, result.mandate, {
         kind: 'signed',
         timer: mandateTimer(result.mandate),
       });

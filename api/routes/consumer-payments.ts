@@ -4,7 +4,7 @@ import { findByDispatchKey } from '../../domain/consumer-payments/attempts';
 import { ensureSubAccount } from '../../domain/consumer-payments/sub-accounts';
 import { wiredSeams } from '../../domain/consumer-payments/wiring';
 import { getWallet, walletBalances } from '../../domain/wallets/wallets';
-import type { SpendAnswer } from '../../domain/consumer-payments/types';
+import type { SpendAnswer } from '../../contracts/consumer-spend';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { PolicyDenial } from '../../schema/http/policies';
 import { Wallet } from '../../schema/http/wallets';

@@ -18,7 +18,11 @@ import type { DdaSubscriptionRow } from '../../domain/dda/subscriptions';
 import { findByClientRequestId } from '../../domain/dda/subscriptions';
 import { ApiError } from '../../domain/errors';
 import { noteDdaConfirmation } from '../../orchestration/dda';
-import { DDA_SIGNATURE_HEADER, DDA_TIMESTAMP_HEADER, verifyDdaWebhook } from '../../providers/dda/signature';
+import {
+  DDA_SIGNATURE_HEADER,
+  DDA_TIMESTAMP_HEADER,
+  verifyDdaWebhook,
+} from '../../domain/dda/webhook-signature';
 import { listDdaBoletos } from '../flows/dda-boletos';
 import {
   DDA_WEBHOOK_PATH,

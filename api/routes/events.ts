@@ -1,7 +1,7 @@
 // The event catalog, the event log and replay: list the types, list and read stored events (the payload
 // receivers get), and re-dispatch one to its subscribers without minting a new event. Scope `unmapped`,
 // like the webhook routes.
-import { EVENT_CATALOG, EVENT_TYPES, catalogMarkdown, isSubscribable } from '../../domain/events/catalog';
+import { EVENT_CATALOG, EVENT_TYPES, catalogMarkdown, isSubscribable } from '../../contracts/event-catalog';
 import { getEvent, listEvents } from '../../domain/events/queries';
 import { replayEvent } from '../../domain/webhooks/commands';
 import { ErrorEnvelope } from '../../schema/http/common';

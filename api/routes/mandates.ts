@@ -22,7 +22,7 @@ import {
   type MandateVerifyBody,
 } from '../../schema/http/mandates';
 import type { AppDeps } from '../deps';
-import { mandateTimer, signalLifecycle } from '../flows/consent-lifecycle';
+import { mandateTimer, signalLifecycle } from '../../orchestration/consents';
 import { actorOf, type Principal } from '../principal';
 import { presentConsentRecord } from '../presenters/consumer';
 import { presentMandate, presentVerifiedMandate } from '../presenters/mandate';
@@ -49,7 +49,7 @@ async function tellLifecycle(
   const consent = await findConsentById(deps.db, result.mandate.consent_id);
   if (!consent) return;
   await signalLifecycle(
-    deps,
+    deps.temporal,
     deps.log,
     consent,
     result.mandate,

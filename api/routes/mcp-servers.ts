@@ -14,7 +14,7 @@ import {
   updateServerTool,
   updateToolServer,
 } from '../../domain/tool-servers/servers';
-import type { Currency } from '../../domain/wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
   FeeSweep,

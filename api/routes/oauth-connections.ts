@@ -9,7 +9,7 @@ import { requireServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor, OAuthGrantRefused, requestTokens } from '../../providers/auth/oauth-refresh';
 import { UpstreamUnreachable } from '../../providers/upstream/send';
-import { catalogEndpoint } from '../../providers/endpoints';
+import { catalogEndpoint } from '../../domain/providers/endpoints';
 import { ErrorEnvelope } from '../../schema/http/common';
 import { Connection, Label } from '../../schema/http/connections';
 import { SlugParams } from '../../schema/http/providers';

@@ -1,6 +1,6 @@
 // Discovery documents: authorization server metadata (RFC 8414) and protected resource metadata
 // (RFC 9728). Public, and kept out of the OpenAPI document since they issue no credential.
-import { GRANTABLE_SCOPES } from '../../domain/oauth/scope';
+import { GRANTABLE_SCOPES } from '../../contracts/scopes';
 import {
   CLIENT_AUTH_METHOD,
   CLIENT_GRANT_TYPES,

@@ -15,11 +15,10 @@ import {
   type UserCreateBody,
 } from '../../schema/http/identity';
 import { MemberPatch, MemberWrite } from '../../schema/http/projects';
-import { workflowIds } from '../../workflows/ids';
 import type { AppDeps } from '../deps';
 import type { OperatorPrincipal } from '../principal';
 import { presentProject } from '../presenters/project';
-import { runWorkflowBounded } from '../../orchestration/bounded';
+import { runWorkerProbe } from '../../orchestration/probe';
 import { route, type AnyRoute } from '../route';
 import { operatorToolChargeRoutes } from './operator-tool-charges';
 
@@ -246,13 +245,7 @@ export const operatorRoutes: AnyRoute[] = [
     responses: ok,
     async handler({ deps, requestId, query }) {
       const started = Date.now();
-      const workflowId = workflowIds.probe(requestId);
-      const result = await runWorkflowBounded(
-        deps.temporal,
-        'workerProbe',
-        { workflowId, args: [], timeoutMs: query.timeout_ms },
-        'the probe',
-      );
+      const { workflowId, result } = await runWorkerProbe(deps.temporal, requestId, query.timeout_ms);
       return {
         body: {
           status: 'ok',

@@ -7,8 +7,8 @@ import {
   getLinkPayment,
   LINK_CHARGE_SECONDS,
   reserveLinkPayment,
-  type LinkPaymentRow,
 } from '../../domain/payment-links/payments';
+import type { LinkPaymentRow } from '../../domain/payment-links/payment-row';
 import { findLinkBySlug } from '../../domain/payment-links/links';
 import { presentLinkPayment } from '../../domain/payment-links/present';
 import { answerIsStored } from '../../orchestration/errors';

@@ -6,7 +6,7 @@ import { ApiError } from '../../domain/errors';
 import { createPaymentLink, linkCreateRequest } from '../../domain/payment-links/create';
 import { deleteLink, getLink, listLinks, updateLink } from '../../domain/payment-links/links';
 import { presentLink } from '../../domain/payment-links/present';
-import { providerEndpoint } from '../../providers/endpoints';
+import { providerEndpoint } from '../../domain/providers/endpoints';
 import { walletProvisioner } from '../../providers/x402/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {

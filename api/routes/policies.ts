@@ -1,11 +1,6 @@
 // Policy rules over HTTP: CRUD, reorder, the evaluation log, and a check that runs the rules for a call.
 import { ApiError } from '../../domain/errors';
-import {
-  isTimeZone,
-  POLICY_CONFIG_SCHEMAS,
-  POLICY_TYPES,
-  type PolicyType,
-} from '../../domain/policies/config';
+import { isTimeZone, POLICY_CONFIG_SCHEMAS, POLICY_TYPES, type PolicyType } from '../../schema/policy-config';
 import { denialBody, policyDenial } from '../../domain/policies/denial';
 import { listEvaluations, type EvaluationRow } from '../../domain/policies/evaluations';
 import { runGate } from '../../domain/policies/gate';

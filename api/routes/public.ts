@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { notFound } from '../../domain/errors';
-import { buildOpenApi } from '../../schema/openapi';
+import { buildOpenApi } from '../openapi';
 import { DOCS_INIT_SCRIPT, docsPage } from '../pages/docs';
 import { route, type AnyRoute } from '../route';
 

@@ -12,9 +12,7 @@ import {
   type AnomalyListQueryValues,
   type AnomalyResolveBody,
 } from '../../schema/http/wallets';
-import { searchAttributes } from '../../workflows/search-attributes';
-import { workflowIds } from '../../workflows/ids';
-import { runWorkflowBounded } from '../../orchestration/bounded';
+import { runReconciliation } from '../../orchestration/reconciliation';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Wallet reconciliation'];
@@ -51,28 +49,12 @@ export const reconciliationRoutes: AnyRoute[] = [
     responses: { 201: { description: 'The finished run', schema: ReconRun } },
     async handler({ deps, principal }) {
       const runId = prefixedId('rcn');
-      const run = await runWorkflowBounded(
-        deps.temporal,
-        'walletReconciliation',
-        {
-          workflowId: workflowIds.reconciliation(principal.projectId, runId),
-          timeoutMs: 30_000,
-          args: [
-            {
-              orgId: principal.orgId,
-              projectId: principal.projectId,
-              environment: principal.environment,
-              runId,
-            },
-          ],
-          typedSearchAttributes: searchAttributes({
-            orgId: principal.orgId,
-            projectId: principal.projectId,
-            environment: principal.environment,
-          }),
-        },
-        'the reconciliation run',
-      );
+      const run = await runReconciliation(deps.temporal, {
+        orgId: principal.orgId,
+        projectId: principal.projectId,
+        environment: principal.environment,
+        runId,
+      });
       return { status: 201, body: run };
     },
   }),

@@ -11,7 +11,7 @@ import { resolveServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
 import { oauthClientFor } from '../../providers/auth/oauth-refresh';
 import { callWithConnection, providerWords } from '../../providers/connection-call';
-import { catalogEndpoint } from '../../providers/endpoints';
+import { catalogEndpoint } from '../../domain/providers/endpoints';
 import { failureOfError, failureOfStatus, verifyFailure } from '../../providers/provider-failure';
 import { pinnedPublicAddress } from '../../providers/proxy/proxy-execute';
 import { ErrorEnvelope } from '../../schema/http/common';

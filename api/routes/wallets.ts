@@ -1,6 +1,6 @@
 // Wallets: create, list, read with balances, freeze/unfreeze/close, funding sources and transfers.
 import { ApiError } from '../../domain/errors';
-import type { Currency } from '../../domain/wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 import {
   bindFundingSource,
   listFundingSources,

@@ -1,6 +1,7 @@
 // Approvals: a held call waiting for a human. Rows are written when a rule holds a call and moved only by
 // the approval-hold workflow (decide, expire, record the replay) or the sweep; every move is guarded by the
 // current status so it happens at most once, and writes its event in the same transaction.
+import { APPROVAL_STATUSES } from '../../contracts/approval-view';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
@@ -20,7 +21,7 @@ export const approvalRow = z.object({
   tool_input: z.record(z.unknown()),
   kind: z.string(),
   payload: z.record(z.unknown()),
-  status: z.enum(['pending', 'approved', 'denied', 'expired', 'execution_failed']),
+  status: z.enum(APPROVAL_STATUSES),
   created_at: z.string(),
   expires_at: z.string(),
   decided_at: z.string().nullable(),

@@ -1,8 +1,9 @@
 // The bodies a spend answers with: the 200 SpendOutcome of a completed attempt and the refusals (the
 // spec's error envelope plus the attempt id and the audit so far; a policy rule's refusal is the spec's
 // flat denial body instead, as wallet execute answers it). Stored as built, replayed verbatim.
-import { flatDenial, type DeniedBy } from '../policies/denial';
-import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from './types';
+import type { DeniedBy } from '../../contracts/policy-denial';
+import { flatDenial } from '../policies/denial';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
 
 export function refusalAnswer(
   req: SpendRequest,

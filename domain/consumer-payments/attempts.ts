@@ -4,7 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { EventScope } from '../events/record';
-import type { SpendAnswer, SpendRequest } from './types';
+import type { SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
 const rowFields = z.object({
   org_id: z.string(),

@@ -3,16 +3,16 @@
 // atomically), merchant or withdrawal allowlist, policy rules, and the hold on the consumer's balance.
 // Every step lands in the audit. A retry of an attempt that already holds money skips all of it.
 import type { DatabasePool } from '../../runtime/database';
-import type { DeniedBy } from '../policies/denial';
+import type { DeniedBy } from '../../contracts/policy-denial';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { pixAllowlistMatches } from '../pix/payee';
 import { authorizeTedDestination } from '../ted/payee';
 import { lockAttempt, markHeld, reopenForApproval, storedAnswer } from './attempts';
-import { appendStep } from '../attempts/audit';
+import { appendStep } from '../../contracts/attempt-audit';
 import { reserveCaps, resolveReservation } from './caps';
 import type { ConsumerPaymentSeams, Funding, MandateTerms } from './seams';
-import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from './types';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
 
 export type Authorization =
   | { kind: 'answered'; answer: SpendAnswer; audit: AuditStep[] }

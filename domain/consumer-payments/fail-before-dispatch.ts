@@ -2,13 +2,13 @@
 // have held (the hold on the consumer's sub-account, the mandate cap reservation) is given back and the
 // attempt fails with `attempt_failed`, stored for replays, with payment.failed. The provider never got it.
 import type { DatabasePool } from '../../runtime/database';
-import { appendStep } from '../attempts/audit';
+import { appendStep } from '../../contracts/attempt-audit';
 import { recordEvent, type EventScope } from '../events/record';
 import { refusalAnswer } from './answers';
 import { lockAttempt, storeAnswer } from './attempts';
 import { resolveReservation } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
-import type { AuditStep, SpendAnswer, SpendRequest } from './types';
+import type { AuditStep, SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
 const ATTEMPT_FAILED_MESSAGE =
   'The attempt broke before its dispatch: nothing was sent and nothing stays held. Pay again under a new attempt_id.';

@@ -7,7 +7,7 @@ import { resolvePixPayee } from '../pix/payee';
 import { canonicalJson } from '../receipts/canonical';
 import { parseTedPayee, payeeOfDestination } from '../ted/payee';
 import type { SpendBodyValues } from '../../schema/http/consumer-payments';
-import type { AuditStep, SpendRequest } from './types';
+import type { AuditStep, SpendRequest } from '../../contracts/consumer-spend';
 
 export type PreparedPayee = Pick<SpendRequest, 'rail' | 'payeeCanonical' | 'pix' | 'ted'>;
 

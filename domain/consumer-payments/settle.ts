@@ -4,17 +4,17 @@
 // Both are idempotent: a retry after a crash finds the stored answer and returns it.
 import type { DatabasePool } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
-import type { EventType } from '../events/catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
-import { appendStep } from '../attempts/audit';
+import { appendStep } from '../../contracts/attempt-audit';
 import { lockAttempt, storeAnswer, storedAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
 import { resolveReservation } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
-import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from './types';
+import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
 
 export interface Settlement {
   providerPaymentId: string;

@@ -11,7 +11,7 @@ import { linkEvaluationToApproval, runGate } from '../policies/gate';
 import { effectiveSettings } from '../tenancy/settings';
 import { ledgerFundsSeam } from './funds';
 import type { ApprovalSeam, ConsumerPaymentSeams, PolicySeam } from './seams';
-import { CONSUMER_SPEND_KIND } from './types';
+import { CONSUMER_SPEND_KIND } from '../../contracts/consumer-spend';
 
 /** The tool name policy rules match a consumer spend by, per rail. */
 export const consumerSpendTool = (rail: string): string => `consumer_payments.${rail}`;

@@ -4,7 +4,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { notFound } from '../errors';
-import type { EventType } from './catalog';
+import type { EventType } from '../../contracts/event-catalog';
 
 export const eventRow = z.object({
   id: z.string(),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
 import type { Environment } from '../tenancy/api-key-format';
-import type { EventType } from './catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import { afterCommit } from '../../runtime/telemetry/after-commit';
 import { countEvent } from '../../runtime/telemetry/metrics';
 

@@ -9,7 +9,7 @@ import type { Environment } from '../tenancy/api-key-format';
 import { ApiError } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { withLedgerErrors } from './conflicts';
-import type { EntryKind } from './effects';
+import type { EntryKind } from '../../contracts/ledger-entry-kinds';
 import { recordRefusal } from './post-entry';
 import {
   ledgerTransactionSettings,

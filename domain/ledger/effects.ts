@@ -1,8 +1,6 @@
 // The ledger rules as pure functions: what each entry kind does to balance_minor and available_minor,
 // and which posts are refused. The SQL layer applies exactly these effects under row locks.
-
-export const ENTRY_KINDS = ['fund', 'hold', 'release', 'debit', 'reconcile', 'reverse', 'fee'] as const;
-export type EntryKind = (typeof ENTRY_KINDS)[number];
+import type { EntryKind } from '../../contracts/ledger-entry-kinds';
 
 export interface Slot {
   balance: bigint;

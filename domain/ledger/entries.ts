@@ -2,7 +2,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
-import type { EntryKind } from './effects';
+import type { EntryKind } from '../../contracts/ledger-entry-kinds';
 
 export const entryRow = z.object({
   id: z.bigint(),

@@ -9,7 +9,8 @@ import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 import { balanceRow, type BalanceRow } from '../wallets/wallets';
 import { effectRefusalError, ledgerConflict } from './conflicts';
-import { effectOf, isRefusal, type EntryKind, type OpenHold } from './effects';
+import type { EntryKind } from '../../contracts/ledger-entry-kinds';
+import { effectOf, isRefusal, type OpenHold } from './effects';
 import { ENTRY_COLUMNS, entryRow, type EntryRow } from './entries';
 
 export interface PostInput {

@@ -2,7 +2,7 @@
 // form comes back): a registered client, a redirect URI it registered (exact string match), the code
 // response type, a PKCE S256 challenge and known scope names. Failures are shown to the person as a
 // page, never sent to the redirect URI, so an unchecked URI can never become an open redirect.
-import type { Scope } from '../tenancy/scopes';
+import type { Scope } from '../../contracts/scopes';
 import type { OAuthClient } from './clients';
 import { OAuthError } from './errors';
 import { isS256Challenge } from './pkce';

@@ -1,11 +1,9 @@
-// OAuth scope strings: space-separated names from the key scope vocabulary (domain/tenancy/scopes.ts).
+// OAuth scope strings: space-separated names from the key scope vocabulary (contracts/scopes.ts).
 // A grant never carries the `*` wildcard: a wildcard key may grant any listed scope, and a restricted
 // key only what it holds, so an OAuth token is always a restricted credential, and never wider than
 // what the client asked for.
-import { isScope, SCOPES, WILDCARD, type Scope } from '../tenancy/scopes';
+import { GRANTABLE_SCOPES, isScope, WILDCARD, type Scope } from '../../contracts/scopes';
 import { OAuthError } from './errors';
-
-export const GRANTABLE_SCOPES: readonly Scope[] = SCOPES;
 
 /** Sorted into the vocabulary's order, without duplicates, so equal grants print equally. */
 export function canonicalScopes(scopes: Iterable<string>): Scope[] {

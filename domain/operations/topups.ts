@@ -3,7 +3,7 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../contracts/workflow-ids';
 
 const operatorTopupRow = z.object({
   id: z.string(),

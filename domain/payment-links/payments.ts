@@ -10,27 +10,9 @@ import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
 import type { KeyRing } from '../crypto/secret-box';
 import type { Rail } from './accepts';
+import { linkPaymentRow, type LinkPaymentRow } from './payment-row';
 import { sealLinkReceipt } from './receipts';
 import { findLinkBySlug, paymentLinkNotFound, type LinkRow } from './links';
-
-export const linkPaymentRow = z.object({
-  id: z.string(),
-  link_id: z.string(),
-  org_id: z.string(),
-  project_id: z.string(),
-  environment: z.enum(['live', 'test']),
-  rail: z.enum(['x402', 'pix']),
-  currency: z.string(),
-  amount_minor: z.bigint(),
-  pay_to: z.string(),
-  status: z.enum(['pending', 'succeeded', 'failed', 'expired']),
-  rail_ref: z.string().nullable(),
-  pay_code: z.string().nullable(),
-  provider_ref: z.string().nullable(),
-  created_at: z.string(),
-  settled_at: z.string().nullable(),
-});
-export type LinkPaymentRow = z.infer<typeof linkPaymentRow>;
 
 const COLUMNS = sql.fragment`id, link_id, org_id, project_id, environment, rail, currency, amount_minor, pay_to, status, rail_ref, pay_code, provider_ref, created_at, settled_at`;
 

@@ -1,7 +1,7 @@
 // The public shapes of a payment link (the spec's fields, with `pay_url` built from the slug) and of a
 // buyer's payment of it.
 import type { LinkRow } from './links';
-import type { LinkPaymentRow } from './payments';
+import type { LinkPaymentRow } from './payment-row';
 
 export const payUrlOf = (origin: string, slug: string): string => `${origin}/pay/${encodeURIComponent(slug)}`;
 

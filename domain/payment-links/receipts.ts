@@ -9,7 +9,7 @@ import { prefixedId } from '../ids';
 import { nextLink } from '../receipts/chain';
 import { ed25519Signature } from '../receipts/signatures';
 import { currentSigningKey } from '../receipts/signing-keys';
-import type { LinkPaymentRow } from './payments';
+import type { LinkPaymentRow } from './payment-row';
 
 export const linkReceiptRow = z.object({
   id: z.string(),

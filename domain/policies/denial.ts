@@ -1,16 +1,9 @@
 // The spec's flat policy-denial body: 403 `{reason, ruleType, ruleId}`, plus `approval_id` and `expires_at`
 // when the call was held for an approval. Callers may add their own result fields alongside. Every lane
 // that answers a policy denial (wallet execute, consumer spends, the policy check) builds it here.
+import type { DeniedBy } from '../../contracts/policy-denial';
 import { FlatError } from '../errors';
 import type { Decision } from './evaluate';
-
-/** The rule that denied or held a call, as the flat body names it. */
-export interface DeniedBy {
-  reason: string;
-  ruleType: string;
-  ruleId: string;
-  ruleName: string | null;
-}
 
 export function flatDenial(
   denied: DeniedBy,

@@ -9,8 +9,8 @@ import type {
   RateLimitConfig,
   TimeWindowConfig,
   Weekday,
-} from './config';
-import { configUsable, WEEKDAYS } from './config';
+} from '../../schema/policy-config';
+import { configUsable, WEEKDAYS } from '../../schema/policy-config';
 import { matchesAny } from './glob';
 
 export interface Rule {

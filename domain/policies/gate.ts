@@ -5,7 +5,12 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
-import { BUDGET_WINDOWS, configUsable, type BudgetConfig, type RateLimitConfig } from './config';
+import {
+  BUDGET_WINDOWS,
+  configUsable,
+  type BudgetConfig,
+  type RateLimitConfig,
+} from '../../schema/policy-config';
 import { evaluate, ruleApplies, type CallContext, type Decision, type Usage } from './evaluate';
 import { matchesAny } from './glob';
 import { listPolicies, toRule } from './policies';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { prefixedId } from '../ids';
-import type { PolicyType } from './config';
+import type { PolicyType } from '../../schema/policy-config';
 import type { Rule } from './evaluate';
 
 export const policyRow = z.object({

@@ -2,21 +2,9 @@
 // and the lookups every other area uses (by slug, filtered listing, does a server exist).
 // Generated providers (per-project servers) are a second source behind `generatedServerOf`.
 import { z } from 'zod';
+import { AUTH_TYPES } from '../../contracts/provider-auth-types';
 import type { CommonQueryMethods } from '../../runtime/database';
 import catalogFile from './catalog.json';
-
-export const AUTH_TYPES = [
-  'api_key',
-  'path_secret',
-  'oauth',
-  'cert',
-  'none',
-  'hmac_signed',
-  'jwt_ecdsa',
-  'two_header',
-  'cdp',
-] as const;
-export type AuthType = (typeof AUTH_TYPES)[number];
 
 const field = z.object({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/),

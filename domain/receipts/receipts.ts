@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
 import { ApiError, notFound } from '../errors';
-import type { EventType } from '../events/catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 import { canonicalJson } from './canonical';

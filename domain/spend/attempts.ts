@@ -6,9 +6,9 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError } from '../errors';
-import type { EventType } from '../events/catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import { recordEvent, type EventScope } from '../events/record';
-import type { SpendOutcome } from './types';
+import type { SpendOutcome } from '../../contracts/spend';
 
 export const attemptRow = z.object({
   org_id: z.string(),

@@ -11,7 +11,7 @@ import { withLedgerErrors } from '../ledger/conflicts';
 import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
 import { linkEvaluationToApproval, runGate } from '../policies/gate';
 import { effectiveSettings } from '../tenancy/settings';
-import type { Authorization, SpendInput } from './types';
+import type { Authorization, SpendInput } from '../../contracts/spend';
 
 export const WALLET_EXECUTE_TOOL = 'wallet.execute';
 export const WALLET_EXECUTE_KIND = 'wallet.execute';

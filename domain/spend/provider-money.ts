@@ -3,7 +3,7 @@
 // amount or currency the arguments do not give is the caller's mistake, refused before anything is written.
 import type { CatalogMoney } from '../providers/catalog';
 import { ApiError } from '../errors';
-import { isCurrency, type Currency } from '../wallets/currencies';
+import { isCurrency, type Currency } from '../../contracts/currencies';
 
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;

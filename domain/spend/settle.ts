@@ -7,7 +7,7 @@ import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
 import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
-import type { SpendInput } from './types';
+import type { SpendInput } from '../../contracts/spend';
 
 const holdState = z.object({
   id: z.string(),

@@ -1,8 +1,9 @@
 // API key values: `csk_live_` or `csk_test_` plus 32 random characters (41 in all), stored only as a peppered hash.
 import { createHmac } from 'node:crypto';
+import type { Environment } from '../../contracts/environment';
 import { randomToken } from '../ids';
 
-export type Environment = 'live' | 'test';
+export type { Environment };
 const KEY_PATTERN = /^csk_(live|test)_[0-9A-Za-z]{32}$/;
 
 export function generateApiKey(environment: Environment): string {

@@ -5,7 +5,7 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { sortableId } from '../ids';
 import { generateApiKey, hashApiKey, keyHint } from './api-key-format';
-import { isScope, KEY_UNGRANTABLE_SCOPES, WILDCARD } from './scopes';
+import { isScope, KEY_UNGRANTABLE_SCOPES, WILDCARD } from '../../contracts/scopes';
 import type { ProjectRow } from './projects';
 
 const keyRow = z.object({

@@ -5,7 +5,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { Environment } from '../tenancy/api-key-format';
-import type { Currency } from '../wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 import { chargeId } from './charge-resolution';
 import { minorToPrice } from './money';
 

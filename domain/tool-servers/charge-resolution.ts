@@ -6,7 +6,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { recordEvent, type EventScope } from '../events/record';
-import type { ToolChargeInput, ToolChargeResolution } from './charge-types';
+import type { ToolChargeInput, ToolChargeResolution } from '../../contracts/tool-charge';
 
 export const chargeId = (seq: bigint | string): string => `tch_${seq.toString()}`;
 

@@ -19,7 +19,7 @@ import {
   type ChargeSplit,
   type ToolChargeInput,
   type ToolChargeResolution,
-} from './charge-types';
+} from '../../contracts/tool-charge';
 import { recordToolChargeResolution } from './charge-resolution';
 import { splitPrice } from './money';
 

@@ -2,7 +2,7 @@
 // server's currency becomes bigint minor units (never through a float), and a paid call's price is split
 // into the tenant's share and the platform fee so that the two always sum to the price: the fee is rounded
 // down to a whole minor unit and the tenant gets the rest, so no unit is created or lost.
-import { CURRENCIES, type Currency } from '../wallets/currencies';
+import { CURRENCIES, type Currency } from '../../contracts/currencies';
 
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 export const MAX_MINOR = 9_223_372_036_854_775_807n;

@@ -1,6 +1,6 @@
 // The API shape of a tenant tool server: prices back as decimal strings (and minor units), the upstream
 // credential reduced to its header name, never its value.
-import type { Currency } from '../wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 import { minorToPrice } from './money';
 import type { ToolServer } from './servers';
 

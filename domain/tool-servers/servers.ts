@@ -9,7 +9,7 @@ import { ApiError } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 import type { SealedSecret } from '../vault/envelope';
-import type { Currency } from '../wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 
 export const toolServerRow = z.object({
   id: z.string(),

@@ -2,7 +2,7 @@
 // own input schema, and, for a priced tool, one more argument the gateway takes off before the upstream sees
 // the call: `gateway_payment` (`wallet_id` to pay from, optional `attempt_id` to make the call idempotent).
 import type { ToolSpec } from '../tools/tool-spec';
-import type { Currency } from '../wallets/currencies';
+import type { Currency } from '../../contracts/currencies';
 import { minorToPrice } from './money';
 import type { ServerToolRow, ToolServer } from './servers';
 

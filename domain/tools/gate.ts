@@ -7,7 +7,7 @@ import type { DatabasePool } from '../../runtime/database';
 import { createApproval, type ApprovalRow } from '../approvals/approvals';
 import type { EventScope } from '../events/record';
 import { linkEvaluationToApproval, runGate } from '../policies/gate';
-import type { DeniedBy } from '../policies/denial';
+import type { DeniedBy } from '../../contracts/policy-denial';
 import { effectiveSettings } from '../tenancy/settings';
 
 /** The approval kind of a held tool call; the approval hold replays it (workflows/replays.ts). */

@@ -15,13 +15,7 @@ import {
   type EncryptionContext,
   type KeyService,
 } from './key-service';
-
-export interface KmsSettings {
-  keyId: string;
-  region: string;
-  endpoint: string | undefined;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
-}
+import type { KmsSettings } from '../../runtime/config';
 
 export class KmsKeyService implements KeyService {
   readonly name = 'kms';

@@ -1,15 +1,10 @@
 // Picks the configured key service once per settings object (GATEWAY_VAULT_KEY_SERVICE), so the API and
 // the worker share one client per process and a test can swap the settings for a gateway it runs.
-import type { KeyRing } from '../crypto/secret-box';
+import type { VaultSettings } from '../../runtime/config';
 import type { KeyService } from './key-service';
-import { KmsKeyService, type KmsSettings } from './kms-key-service';
+import { KmsKeyService } from './kms-key-service';
 import { LocalKeyService } from './local-key-service';
 import { RoutingKeyService } from './routing-key-service';
-
-export type VaultSettings =
-  | { keyService: 'local'; localKeys: KeyRing }
-  /** localKeys: the local keys of rows sealed before the move to KMS, still readable and re-wrappable. */
-  | { keyService: 'kms'; kms: KmsSettings; localKeys?: KeyRing };
 
 const services = new WeakMap<VaultSettings, KeyService>();
 

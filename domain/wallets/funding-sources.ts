@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { recordEvent, type EventScope } from '../events/record';
-import { railCarries, type Currency } from './currencies';
+import { railCarries, type Currency } from '../../contracts/currencies';
 
 export const fundingSourceRow = z.object({
   wallet_id: z.string(),

@@ -3,10 +3,10 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
-import type { EventType } from '../events/catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
-import type { Currency } from './currencies';
+import type { Currency } from '../../contracts/currencies';
 
 export const walletRow = z.object({
   id: z.string(),

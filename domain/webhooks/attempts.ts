@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { effectiveSettings } from '../tenancy/settings';
 import { ENDPOINT_STATUSES } from './endpoints';
-import { DELIVERY_STATUSES } from './deliveries';
+import { DELIVERY_STATUSES } from './delivery-status';
 
 const attemptContext = z.object({
   delivery_id: z.bigint(),

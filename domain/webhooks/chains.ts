@@ -2,7 +2,7 @@
 // make its pending attempt now) that orchestration/webhook-chains.ts binds to Temporal, so this area holds
 // rules and SQL and never the Temporal client.
 import type { WebhookSettings } from '../../runtime/config';
-import type { AttemptResult } from '../../workflows/webhook-messages';
+import type { AttemptResult } from '../../contracts/webhook-messages';
 import type { ChainRef } from './deliveries';
 
 export interface ChainRuntime {

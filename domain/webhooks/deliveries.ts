@@ -6,10 +6,9 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { Environment } from '../tenancy/api-key-format';
 import type { AttemptContext } from './attempts';
+import { DELIVERY_STATUSES } from './delivery-status';
 import type { EndpointScope } from './endpoints';
 
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'dead'] as const;
-type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type DeliveryOrigin = 'dispatch' | 'redeliver' | 'replay' | 'test';
 
 export const deliveryRow = z.object({

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { open, seal, type KeyRing } from '../crypto/secret-box';
 import { ApiError, notFound } from '../errors';
-import type { EventType } from '../events/catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import { prefixedId } from '../ids';
 import { generateSigningSecret } from './signing';
 

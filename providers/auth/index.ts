@@ -1,5 +1,6 @@
 // The nine credential injections by auth type: every upstream call goes through `injectCredential`.
-import type { AuthType, CatalogServer } from '../../domain/providers/catalog';
+import type { AuthType } from '../../contracts/provider-auth-types';
+import type { CatalogServer } from '../../domain/providers/catalog';
 import { injectApiKey } from './api-key';
 import { injectCdp } from './cdp';
 import { injectCert } from './cert';

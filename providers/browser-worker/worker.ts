@@ -4,7 +4,7 @@
 // PROVIDER_BROWSER_WORKER_URL (PROVIDER_BROWSER_WORKER_LIVE_URL for live keys); without it there is no
 // worker and cart connect is unavailable.
 import type { Environment } from '../../domain/tenancy/api-key-format';
-import { providerEndpoint, type ProviderEndpoints } from '../endpoints';
+import { providerEndpoint, type ProviderEndpoints } from '../../domain/providers/endpoints';
 
 export interface OpenedSession {
   contextId: string;

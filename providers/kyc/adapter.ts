@@ -4,7 +4,7 @@
 // provider refusing the ownership proof, are different answers to the caller.
 import type { ProviderProposal } from '../../domain/kyc/status';
 import type { Environment } from '../../domain/tenancy/api-key-format';
-import { providerEndpoint, type ProviderEndpoints } from '../endpoints';
+import { providerEndpoint, type ProviderEndpoints } from '../../domain/providers/endpoints';
 
 export class KycProviderFailed extends Error {
   constructor(message: string) {

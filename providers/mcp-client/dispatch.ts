@@ -4,7 +4,8 @@
 import { publishedToolServers } from '../../domain/tool-servers/servers';
 import { openUpstreamAuth } from '../../domain/tool-servers/upstream-auth';
 import type { Environment } from '../../domain/tenancy/api-key-format';
-import { keyServiceFor, type VaultSettings } from '../../domain/vault/select';
+import { keyServiceFor } from '../../domain/vault/select';
+import type { VaultSettings } from '../../runtime/config';
 import type { DatabasePool } from '../../runtime/database';
 import { callUpstream, type UpstreamCallOutcome } from './upstream';
 

@@ -5,12 +5,12 @@
 // Tests script each document: confirm at once or late, never confirm, refuse, fail, duplicate or forge.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { DEV_DDA_WEBHOOK_SECRET } from '../../runtime/config';
 import {
   DDA_SIGNATURE_HEADER,
   DDA_TIMESTAMP_HEADER,
-  DEV_DDA_WEBHOOK_SECRET,
   signDdaWebhook,
-} from '../dda/signature';
+} from '../../domain/dda/webhook-signature';
 import { listen, readJson, sendJson } from './http-kit';
 import type { RunningMock } from './running-mock';
 

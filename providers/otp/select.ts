@@ -1,7 +1,6 @@
-// Which sender serves a contact: `dev` in test projects; in live projects Prelude for phones and Resend
-// for email. A sender is configured when its base URL (PROVIDER_<NAME>_URL) and credentials are set.
-import type { Environment } from '../../domain/tenancy/api-key-format';
-import type { Channel, OtpProviderName } from '../../domain/contact-verification/policy';
+// The sender of a contact's provider (domain/contact-verification/policy.ts picks it). A sender is
+// configured when its base URL (PROVIDER_<NAME>_URL) and credentials are set.
+import type { OtpProviderName } from '../../domain/contact-verification/policy';
 import { devSender } from './dev';
 import { preludeSender } from './prelude';
 import { resendSender } from './resend';
@@ -29,11 +28,6 @@ export function otpCredentials(env: NodeJS.ProcessEnv = process.env): OtpCredent
     resendFrom: env.RESEND_FROM?.trim() || 'Verification <verify@localhost>',
   };
   return credentials;
-}
-
-export function providerFor(environment: Environment, channel: Channel): OtpProviderName {
-  if (environment === 'test') return 'dev';
-  return channel === 'phone' ? 'prelude' : 'resend';
 }
 
 /** The sender for a provider, or null when it is not configured (503 otp_sender_unavailable, nothing written). */

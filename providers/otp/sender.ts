@@ -1,6 +1,7 @@
 // One interface for every one-time-code sender. A sender either delivers a code the gateway derived
 // (dev, resend) or owns the code itself and checks it on request (prelude). Errors are normalized to two
 // kinds: a refusal (the provider will not send to this target; retrying is pointless) and unavailability.
+import type { OtpCheckStatus } from '../../contracts/contact-code';
 import type { Channel, OtpProviderName } from '../../domain/contact-verification/policy';
 
 export interface OtpMessage {
@@ -19,8 +20,6 @@ export interface OtpMessage {
 export interface OtpSendResult {
   providerReference: string | null;
 }
-
-export type OtpCheckStatus = 'success' | 'failure' | 'expired';
 
 export interface OtpSender {
   name: OtpProviderName;

@@ -4,7 +4,7 @@
 // the caller's own credential headers are dropped and the stored credential is never echoed back.
 import { lookup } from 'node:dns/promises';
 import type { CatalogServer } from '../../domain/providers/catalog';
-import { catalogEndpoint, type ProviderEndpoints } from '../endpoints';
+import { catalogEndpoint, type ProviderEndpoints } from '../../domain/providers/endpoints';
 import type { ConnectionRow } from '../../domain/providers/connections';
 import type { SealedSecret } from '../../domain/vault/envelope';
 import type { Environment } from '../../domain/tenancy/api-key-format';

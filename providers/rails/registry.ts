@@ -3,7 +3,7 @@
 // for live keys.
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import type { Config } from '../../runtime/config';
-import { requireEndpoint } from '../endpoints';
+import { requireEndpoint } from '../../domain/providers/endpoints';
 import { pixPspAdapter, type PixPsp } from '../pix/psp-adapter';
 import { tedAdapter } from '../ted/bank-adapter';
 import type { Rail, RailProvider } from './rail';

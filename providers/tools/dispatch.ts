@@ -6,7 +6,8 @@
 import { catalogServer, type CatalogServer } from '../../domain/providers/catalog';
 import { currentConnectionSealed, type Tenant } from '../../domain/providers/connections';
 import type { Environment } from '../../domain/tenancy/api-key-format';
-import { keyServiceFor, type VaultSettings } from '../../domain/vault/select';
+import { keyServiceFor } from '../../domain/vault/select';
+import type { VaultSettings } from '../../runtime/config';
 import type { DatabasePool } from '../../runtime/database';
 import type { ApiError } from '../../domain/errors';
 import { oauthClientFor } from '../auth/oauth-refresh';

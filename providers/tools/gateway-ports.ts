@@ -4,7 +4,7 @@
 import type { GatewayPorts } from '../../domain/tools/gateway-operations';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import type { Config } from '../../runtime/config';
-import { providerEndpoint } from '../endpoints';
+import { providerEndpoint } from '../../domain/providers/endpoints';
 import { walletProvisioner } from '../x402/wallets';
 
 export function gatewayPorts(config: Config, environment: Environment): GatewayPorts {

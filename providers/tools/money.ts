@@ -6,7 +6,7 @@
 import { catalogServer, type CatalogMoney, type CatalogServer } from '../../domain/providers/catalog';
 import type { Tenant } from '../../domain/providers/connections';
 import { atPointer } from '../../domain/spend/provider-money';
-import type { Dispatch, DispatchStatus, ProviderToolSpend } from '../../domain/spend/types';
+import type { Dispatch, DispatchStatus, ProviderToolSpend } from '../../contracts/spend';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { OAuthGrantRefused } from '../auth/oauth-refresh';
 import { ProviderUnavailable } from '../payments/provider';

@@ -2,7 +2,7 @@
 // A connection never carries its secret: only the names of the stored credential fields.
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
-import { AUTH_TYPES } from '../../domain/providers/catalog';
+import { AUTH_TYPES } from '../../contracts/provider-auth-types';
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 

@@ -1,5 +1,10 @@
 // Events: the payload receivers get and GET /v1/events returns, the catalog of types, and the replay answer.
-import { EVENT_TYPES, catalogMarkdown, describeEventType, type EventType } from '../../domain/events/catalog';
+import {
+  EVENT_TYPES,
+  catalogMarkdown,
+  describeEventType,
+  type EventType,
+} from '../../contracts/event-catalog';
 import { Timestamp } from './common';
 import type { JsonSchema } from './json-schema';
 

@@ -1,7 +1,7 @@
 // Tenant tool servers: request schemas (validated) and response schemas (documented). Prices travel as
 // decimal strings in the server's currency and are stored as bigint minor units; the rules the schema cannot
 // say (decimals beyond the currency's, a tool the upstream does not list) answer their own codes.
-import { CURRENCY_CODES } from '../../domain/wallets/currencies';
+import { CURRENCY_CODES } from '../../contracts/currencies';
 import { BigintString, Timestamp } from './common';
 import type { JsonSchema } from './json-schema';
 

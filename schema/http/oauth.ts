@@ -1,7 +1,7 @@
 // OAuth 2.1 request and response shapes: dynamic registration (RFC 7591), the authorization request
 // and consent form, and the token endpoint. OAuth asks servers to ignore parameters they do not know
 // (RFC 6749 3.1 and 3.2, RFC 7591 2), so these schemas accept extra fields instead of refusing them.
-import { GRANTABLE_SCOPES } from '../../domain/oauth/scope';
+import { GRANTABLE_SCOPES } from '../../contracts/scopes';
 import type { JsonSchema } from './json-schema';
 
 const text = (maxLength: number, description: string): JsonSchema => ({
@@ -9,7 +9,7 @@ const text = (maxLength: number, description: string): JsonSchema => ({
   maxLength,
   description,
 });
-const scopeDescription = `Space-separated scope names among: ${GRANTABLE_SCOPES.join(', ')}. Omitted: everything the pasted key holds. Asking for more than the key holds is refused.`;
+const scopeDescription = `Space-separated scope names among: ${GRANTABLE_SCOPES.join(', ')}. Omitted: everything the pasted key holds. The grant carries the named scopes the key holds (the token answer's `scope` lists them); naming none that the key holds is refused.`;
 
 export const OAuthErrorBody: JsonSchema = {
   type: 'object',

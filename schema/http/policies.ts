@@ -1,11 +1,6 @@
 // Policies, their reorder and evaluation log: request schemas (validated) and response schemas (documented).
-import {
-  CONFIG_REQUIRED,
-  POLICY_CONFIG_SCHEMAS,
-  POLICY_TYPES,
-  type PolicyType,
-} from '../../domain/policies/config';
-import { CURRENCY_CODES } from '../../domain/wallets/currencies';
+import { CONFIG_REQUIRED, POLICY_CONFIG_SCHEMAS, POLICY_TYPES, type PolicyType } from '../policy-config';
+import { CURRENCY_CODES } from '../../contracts/currencies';
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 

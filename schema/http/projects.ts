@@ -1,6 +1,6 @@
 // Projects and their settings: request schemas (validated) and response schemas (documented).
-import { SETTINGS } from '../../domain/tenancy/settings';
-import type { Environment } from '../../domain/tenancy/api-key-format';
+import { SETTINGS } from '../../contracts/project-settings';
+import type { Environment } from '../../contracts/environment';
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 

@@ -1,6 +1,6 @@
 // The provider catalog and verify-connection: query schema (validated) and response schemas (documented).
 import type { JsonSchema } from './json-schema';
-import { AUTH_TYPES } from '../../domain/providers/catalog';
+import { AUTH_TYPES } from '../../contracts/provider-auth-types';
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 const Url: JsonSchema = { type: 'string', format: 'uri' };

@@ -1,7 +1,7 @@
 // Wallets, balances, ledger entries, funding sources, transfers and reconciliation anomalies:
 // request schemas (validated) and response schemas (documented).
-import { CURRENCY_CODES } from '../../domain/wallets/currencies';
-import { ENTRY_KINDS } from '../../domain/ledger/effects';
+import { CURRENCY_CODES } from '../../contracts/currencies';
+import { ENTRY_KINDS } from '../../contracts/ledger-entry-kinds';
 import type { JsonSchema } from './json-schema';
 import { BigintString, Metadata, Timestamp } from './common';
 

@@ -1,5 +1,5 @@
 // Webhook endpoints (triggers) and their deliveries: request schemas (validated) and response schemas (documented).
-import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../domain/events/catalog';
+import { SUBSCRIBABLE_EVENT_TYPES, type EventType } from '../../contracts/event-catalog';
 import { Timestamp } from './common';
 import { eventTypeEnum } from './events';
 import type { JsonSchema } from './json-schema';

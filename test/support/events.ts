@@ -1,7 +1,7 @@
 // Writes an outbox event the way every area does: `recordEvent` inside the transaction of a state
 // change. Webhook tests use it to stand in for the areas (payments, consents, …) that emit events.
 import { recordEvent, type RecordedEvent } from '../../domain/events/record';
-import type { EventType } from '../../domain/events/catalog';
+import type { EventType } from '../../contracts/event-catalog';
 import type { Gateway, Tenant } from './harness';
 
 export async function emitEvent(

@@ -24,7 +24,7 @@ import { startAllMocks } from '../../providers/mocks';
 import type { RunningMock } from '../../providers/mocks/running-mock';
 import { gatewayClient, type GatewayClient } from './client';
 import { TEMPLATE_DATABASE } from './global-setup';
-import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS, SEARCH_ATTRIBUTES } from '../../contracts/search-attributes';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../temporal-dev/dev-server';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
 import { chainEnv, startLocalChain, type LocalChain } from '../../chain/local-chain';

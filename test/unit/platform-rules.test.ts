@@ -3,7 +3,8 @@ import { checkSlug } from '../../domain/tenancy/slug';
 import { checkSettings, effectiveSettings } from '../../domain/tenancy/settings';
 import { generateApiKey, hashApiKey, keyEnvironment, keyHint } from '../../domain/tenancy/api-key-format';
 import { prefixedId, randomToken, sortableId, ulid } from '../../domain/ids';
-import { developmentKeyRing, open, parseKeyRing, seal, sealedVersion } from '../../domain/crypto/secret-box';
+import { open, seal, sealedVersion } from '../../domain/crypto/secret-box';
+import { developmentKeyRing, parseKeyRing } from '../../runtime/key-ring';
 import { ConfigError, loadConfig } from '../../runtime/config';
 import { ApiError } from '../../domain/errors';
 

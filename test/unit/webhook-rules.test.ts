@@ -3,15 +3,10 @@ import { Webhook } from 'standardwebhooks';
 import { normalizeCodehostEvent } from '../../domain/codehost/ci-event';
 import { judgeAttempt } from '../../domain/webhooks/attempt-outcome';
 import { clampDeliveryLimit, parseDeliveryId } from '../../domain/webhooks/listing-rules';
-import {
-  maxAttempts,
-  nextRetryDelay,
-  parseRetryAfter,
-  parseRetrySchedule,
-  DEFAULT_RETRY_SCHEDULE,
-} from '../../domain/webhooks/retry-schedule';
+import { maxAttempts, nextRetryDelay, parseRetryAfter } from '../../domain/webhooks/retry-schedule';
 import { generateSigningSecret, signedHeaders } from '../../domain/webhooks/signing';
 import { checkWebhookUrl, isPrivateAddress } from '../../domain/webhooks/url-policy';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../../runtime/retry-schedule';
 
 const schedule = parseRetrySchedule(DEFAULT_RETRY_SCHEDULE);
 

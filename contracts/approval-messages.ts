@@ -1,6 +1,6 @@
 // Messages of the approval-hold workflow, shared by the API (client) and the workflow.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ApprovalView } from '../domain/approvals/view';
+import type { ApprovalView } from './approval-view';
 
 export interface DecideInput {
   approve: boolean;

@@ -2,8 +2,8 @@
 // the OpenAPI document) and as TypeScript types the evaluator reads. `config` is free-form beyond the keys
 // a type needs: unknown keys are kept. `configUsable` tells the evaluator whether a stored config can be read.
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import type { JsonSchema } from '../../schema/http/json-schema';
-import { CURRENCY_CODES, type Currency } from '../wallets/currencies';
+import type { JsonSchema } from './http/json-schema';
+import { CURRENCY_CODES, type Currency } from '../contracts/currencies';
 
 export const POLICY_TYPES = [
   'allow',

@@ -21,3 +21,6 @@ export function isScope(value: string): value is Scope {
  * unrestricted key, or an OAuth grant made with one, can send raw requests with stored credentials.
  */
 export const KEY_UNGRANTABLE_SCOPES: readonly Scope[] = ['proxy:execute'];
+
+/** What an OAuth grant may name: every listed scope in the vocabulary's order, never the wildcard. */
+export const GRANTABLE_SCOPES: readonly Scope[] = [...SCOPES];

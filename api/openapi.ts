@@ -2,10 +2,10 @@
 // the very objects the validator compiles, and each operation lists the answers the shared request path
 // can give on top of its own (400 refused input, 404 unknown id, 413/415 bodies, 431 oversized head).
 // Operator-only routes are left out.
-import type { AnyRoute } from '../api/route';
-import { ErrorEnvelope, ForbiddenScope, Unauthorized } from './http/common';
-import { Event, webhookDocuments } from './http/events';
-import { requestSchema, type JsonSchema } from './http/json-schema';
+import { ErrorEnvelope, ForbiddenScope, Unauthorized } from '../schema/http/common';
+import { Event, webhookDocuments } from '../schema/http/events';
+import { requestSchema, type JsonSchema } from '../schema/http/json-schema';
+import type { AnyRoute } from './route';
 
 export const API_VERSION = '0.3.0';
 

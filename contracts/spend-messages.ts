@@ -1,6 +1,6 @@
 // Messages of the spend-attempt workflow, shared by the API (client) and the workflow.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { SpendAnswer, SpendOutcome } from '../domain/spend/types';
+import type { SpendAnswer, SpendOutcome } from './spend';
 
 /**
  * Waits for the attempt's outcome and returns it; the API sends it with Update-with-Start. While the provider

@@ -1,6 +1,6 @@
 // Messages of the consumer spend-attempt workflow, shared by the API (client) and the workflow.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AuditStep, SpendAnswer } from '../domain/consumer-payments/types';
+import type { AuditStep, SpendAnswer } from './consumer-spend';
 
 /** Waits for the attempt's current answer; the API sends it with Update-with-Start. */
 export const consumerSpendAnswerUpdate = defineUpdate<SpendAnswer>('consumerSpendAnswer');

@@ -1,6 +1,6 @@
 // The shapes a paid tool call passes between the API, its workflow and its activities. Types only, so
 // workflow code can import them.
-import type { Environment } from '../tenancy/api-key-format';
+import type { Environment } from './environment';
 
 export interface ToolChargeInput {
   /** The caller: its organization, project and environment, and the wallet it pays from. */

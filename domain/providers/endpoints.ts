@@ -1,8 +1,8 @@
 // Where a provider answers for a key's environment, decided here and nowhere else: a test key reaches the
 // sandbox endpoint (PROVIDER_<NAME>_URL), a live key the live one (PROVIDER_<NAME>_LIVE_URL). A missing
 // endpoint is missing: neither environment ever falls back to the other's.
-import type { CatalogServer } from '../domain/providers/catalog';
-import type { Environment } from '../domain/tenancy/api-key-format';
+import type { CatalogServer } from './catalog';
+import type { Environment } from '../tenancy/api-key-format';
 
 export interface ProviderEndpoints {
   providerUrls: Record<string, string>;

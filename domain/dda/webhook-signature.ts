@@ -7,8 +7,6 @@ export const DDA_SIGNATURE_HEADER = 'x-dda-signature';
 export const DDA_TIMESTAMP_HEADER = 'x-dda-timestamp';
 /** How far a webhook's timestamp may be from the receiver's clock. */
 export const DDA_SIGNATURE_TOLERANCE_SECONDS = 300;
-/** The secret `npm run dev` and the tests share with the mock provider; production sets PROVIDER_DDA_WEBHOOK_SECRET. */
-export const DEV_DDA_WEBHOOK_SECRET = 'gateway-dev-dda-webhook-secret';
 
 export function signDdaWebhook(secret: string, timestamp: number, rawBody: string | Buffer): string {
   const mac = createHmac('sha256', secret);

@@ -1,12 +1,12 @@
 // The shapes a consumer spend travels in: from the route to the workflow (SpendRequest), through the
 // audit trail, to the stored answer (SpendAnswer). Plain JSON only: workflows serialize their inputs.
-import type { AuditStep } from '../attempts/audit';
-import type { DeniedBy } from '../policies/denial';
+import type { AuditStep } from './attempt-audit';
+import type { DeniedBy } from './policy-denial';
 
 /** The approval kind the approval-hold workflow replays as a consumer spend (workflows/replays.ts). */
 export const CONSUMER_SPEND_KIND = 'consumer.spend';
 
-export type { AuditStep } from '../attempts/audit';
+export type { AuditStep } from './attempt-audit';
 
 export type SpendRail = 'pix' | 'ted';
 

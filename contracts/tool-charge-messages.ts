@@ -1,10 +1,6 @@
 // Messages of the paid tool call workflow, shared by the API (client) and the workflow.
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
-import type {
-  ToolChargeAnswer,
-  ToolChargeOutcome,
-  ToolChargeResolution,
-} from '../domain/tool-servers/charge-types';
+import type { ToolChargeAnswer, ToolChargeOutcome, ToolChargeResolution } from './tool-charge';
 
 /** Waits for the call's outcome (or `upstream_uncertain` while nobody knows what the upstream did). */
 export const toolChargeOutcomeUpdate = defineUpdate<ToolChargeAnswer>('toolChargeOutcome');

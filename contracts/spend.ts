@@ -1,6 +1,6 @@
 // The shapes a spend attempt passes between the API, its workflow and its activities. Types only, so
 // workflow code can import them.
-import type { Environment } from '../tenancy/api-key-format';
+import type { Environment } from './environment';
 
 export interface SpendInput {
   orgId: string;
@@ -35,7 +35,7 @@ export interface ProviderToolSpend {
   arguments: Record<string, unknown>;
 }
 
-export type { AuditStep } from '../attempts/audit';
+export type { AuditStep } from './attempt-audit';
 
 export type SpendStatus = 'completed' | 'denied' | 'requires-approval' | 'failed';
 

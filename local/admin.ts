@@ -7,7 +7,7 @@ import { rotateSigningKey } from '../domain/receipts/signing-keys';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/tenancy/api-keys';
 import { createOrganization } from '../domain/tenancy/organizations';
 import { findProjectById } from '../domain/tenancy/projects';
-import { startEmbeddedPostgres, type RunningPostgres } from '../local/postgres';
+import { startEmbeddedPostgres, type RunningPostgres } from './postgres';
 import { loadConfig } from '../runtime/config';
 import { openDatabase, type DatabasePool } from '../runtime/database';
 import { migrate } from '../runtime/migrate';

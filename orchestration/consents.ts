@@ -1,20 +1,19 @@
-// Starting and signalling the consent lifecycle workflow from the API. The database commit is the
+// Starting and signalling the consent lifecycle workflow. The database commit is the
 // decision; the signal tells the workflow which clock to hold. signalWithStart also restarts a
 // lifecycle that is missing (never started, or closed early), so a mandate is never left without its timer.
-import type { ConsentRow } from '../../domain/consents/consents';
-import type { MandateRow } from '../../domain/mandates/mandates';
-import type { Logger } from '../../runtime/logger';
-import { signalWithStart, start } from '../../orchestration/temporal';
-import { searchAttributes } from '../../workflows/search-attributes';
+import type { ConsentRow } from '../domain/consents/consents';
+import type { MandateRow } from '../domain/mandates/mandates';
+import type { Logger } from '../runtime/logger';
+import { searchAttributes } from '../contracts/search-attributes';
 import {
   mandateAmendedSignal,
   mandateRevokedSignal,
   mandateSignedSignal,
   type MandateTimer,
-} from '../../workflows/consent-messages';
-import { workflowIds } from '../../workflows/ids';
-import type { consentLifecycle } from '../../workflows/consent-lifecycle';
-import type { AppDeps } from '../deps';
+} from '../contracts/consent-messages';
+import { workflowIds } from '../contracts/workflow-ids';
+import type { consentLifecycle } from '../workflows/consent-lifecycle';
+import { signalWithStart, start, type Orchestrator } from './temporal';
 
 function attributes(
   consent: Pick<ConsentRow, 'org_id' | 'project_id' | 'environment'>,
@@ -47,11 +46,11 @@ export function mandateTimer(mandate: MandateRow): MandateTimer {
  * then fails to commit, the lifecycle is terminated (and would otherwise find no row and end at 24 hours).
  */
 export async function startConsentLifecycle(
-  deps: AppDeps,
+  o: Orchestrator,
   consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>,
   tokenExpiresInSeconds: number,
 ): Promise<{ abandon(): Promise<void> }> {
-  const handle = await start<typeof consentLifecycle>(deps.temporal, 'consentLifecycle', {
+  const handle = await start<typeof consentLifecycle>(o, 'consentLifecycle', {
     workflowId: workflowIds.consent(consent.token_digest),
     args: [{ consentId: consent.id, tokenExpiresInSeconds }],
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -74,7 +73,7 @@ type LifecycleSignal =
  * already durable, the mandate's own expires_at still bounds it, and the next signal restarts the clock.
  */
 export async function signalLifecycle(
-  deps: AppDeps,
+  o: Orchestrator,
   log: Logger,
   consent: Pick<ConsentRow, 'id' | 'token_digest' | 'org_id' | 'project_id' | 'environment'>,
   mandate: MandateRow,
@@ -90,23 +89,23 @@ export async function signalLifecycle(
   };
   try {
     if (signal.kind === 'signed') {
-      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', {
+      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(o, 'consentLifecycle', {
         ...common,
         signal: mandateSignedSignal,
         signalArgs: [signal.timer],
       });
     } else if (signal.kind === 'amended') {
-      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(deps.temporal, 'consentLifecycle', {
+      await signalWithStart<typeof consentLifecycle, [MandateTimer]>(o, 'consentLifecycle', {
         ...common,
         signal: mandateAmendedSignal,
         signalArgs: [signal.timer],
       });
     } else {
-      await signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>(
-        deps.temporal,
-        'consentLifecycle',
-        { ...common, signal: mandateRevokedSignal, signalArgs: [{ mandateId: mandate.id }] },
-      );
+      await signalWithStart<typeof consentLifecycle, [{ mandateId: string }]>(o, 'consentLifecycle', {
+        ...common,
+        signal: mandateRevokedSignal,
+        signalArgs: [{ mandateId: mandate.id }],
+      });
     }
   } catch (error) {
     log.error('consent lifecycle signal failed', {
