@@ -9,7 +9,7 @@ const text = (maxLength: number, description: string): JsonSchema => ({
   maxLength,
   description,
 });
-const scopeDescription = `Space-separated scope names among: ${GRANTABLE_SCOPES.join(', ')}. Omitted: everything the pasted key holds. The grant carries the named scopes the key holds (the token answer's `scope` lists them); naming none that the key holds is refused.`;
+const scopeDescription = `Space-separated scope names among: ${GRANTABLE_SCOPES.join(', ')}. Omitted: everything the pasted key holds. The grant carries the named scopes the key holds (the token answer's scope lists them); naming none that the key holds is refused.`;
 
 export const OAuthErrorBody: JsonSchema = {
   type: 'object',
