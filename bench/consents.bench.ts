@@ -4,7 +4,7 @@
 // start + verify through the dev sender. Figures are printed; nothing here asserts a timing.
 import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { canonicalize } from '../domain/mandates/canonical-json';
+import { canonicalize } from '../domain/canonical-json';
 import type { DevSenderMock } from '../providers/mocks/otp-dev';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';

@@ -1,6 +1,6 @@
 // RFC 8785 canonicalization: the RFC's own vectors, then properties over generated JSON (key order,
 // unicode, numbers), since a mandate signature is only as stable as this byte sequence.
-import { CanonicalizationError, canonicalize, compareUtf16 } from '../domain/mandates/canonical-json';
+import { CanonicalizationError, canonicalize, compareUtf16 } from '../domain/canonical-json';
 import { forAll, type Random } from './support/property';
 
 /** The member names of a flat canonical object in written order (Object.keys would move integer-like names first). */

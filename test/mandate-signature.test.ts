@@ -1,7 +1,7 @@
 // HMAC-SHA256 mandate signatures over the canonical form: stable under member reordering, broken by
 // any change to a signed value, tied to the secret version that made them.
 import { randomBytes } from 'node:crypto';
-import { canonicalize } from '../domain/mandates/canonical-json';
+import { canonicalize } from '../domain/canonical-json';
 import { signDocument, signatureMatches } from '../domain/mandates/signature';
 import { forAll, type Random } from './support/property';
 

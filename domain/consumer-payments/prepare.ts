@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors';
 import { resolvePixPayee } from '../pix/payee';
-import { canonicalJson } from '../receipts/canonical';
+import { canonicalize } from '../canonical-json';
 import { parseTedPayee, payeeOfDestination } from '../ted/payee';
 import type { SpendBodyValues } from '../../schema/http/consumer-payments';
 import type { AuditStep, SpendRequest } from '../../contracts/consumer-spend';
@@ -190,7 +190,7 @@ export function spendFingerprint(input: {
   const approval = input.approval
     ? { items_hash: input.approval.items_hash, batch_hash: input.approval.batch_hash }
     : null;
-  const text = canonicalJson({
+  const text = canonicalize({
     amount_minor: input.amountMinor,
     approval,
     mandate_id: input.mandateId,

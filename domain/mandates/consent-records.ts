@@ -8,7 +8,7 @@ import type { KeyRing } from '../crypto/secret-box';
 import { notFound } from '../errors';
 import { sortableId } from '../ids';
 import type { Tenant } from '../consumers/tenant';
-import { canonicalize } from './canonical-json';
+import { canonicalize } from '../canonical-json';
 import { currentSigningSecret, signingSecret, type SigningSecret } from './secrets';
 import { signCanonical, signatureMatches } from './signature';
 

@@ -1,7 +1,7 @@
 // Mandate signatures: HMAC-SHA256 over the RFC 8785 canonical form, written as 64 lowercase hex
 // characters, and compared in constant time.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalize } from './canonical-json';
+import { canonicalize } from '../canonical-json';
 
 export const SIGNATURE_PATTERN = /^[0-9a-f]{64}$/;
 

@@ -5,7 +5,7 @@ import type { CommonQueryMethods } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
 import { ApiError } from '../errors';
 import type { Tenant } from '../consumers/tenant';
-import { CanonicalizationError, canonicalize } from './canonical-json';
+import { CanonicalizationError, canonicalize } from '../canonical-json';
 import type { MandateDocument } from './document';
 import { findMandate, type MandateRow } from './mandates';
 import { signingSecret } from './secrets';

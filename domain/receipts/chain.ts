@@ -2,7 +2,7 @@
 // sealed body, to the previous receipt's hash and, from chain version 4, to the caller's approval hash
 // as a link of its own, so an approval claim cannot be swapped without breaking every later receipt.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical';
+import { canonicalize } from '../canonical-json';
 
 export const CHAIN_VERSION = 4;
 
@@ -23,21 +23,19 @@ export interface ChainLink {
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export function bodyHash(body: unknown): string {
-  return sha256(canonicalJson(body));
+  return sha256(canonicalize(body));
 }
 
 /** The approval link: the caller's sealed claim, hashed in canonical form; null when there was none. */
 export function approvalHash(approval: SpendApprovalClaim | null | undefined): string | null {
   return approval
-    ? sha256(
-        `approval:${canonicalJson({ batch_hash: approval.batch_hash, items_hash: approval.items_hash })}`,
-      )
+    ? sha256(`approval:${canonicalize({ batch_hash: approval.batch_hash, items_hash: approval.items_hash })}`)
     : null;
 }
 
 export function linkHash(link: Omit<ChainLink, 'hash'>): string {
   return sha256(
-    canonicalJson({
+    canonicalize({
       approval_hash: link.approval_hash,
       body_hash: link.body_hash,
       prev_hash: link.prev_hash,

@@ -9,7 +9,7 @@ import { ApiError, notFound } from '../errors';
 import type { EventType } from '../../contracts/event-catalog';
 import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
-import { canonicalJson } from './canonical';
+import { canonicalize } from '../canonical-json';
 import { nextLink, type SpendApprovalClaim } from './chain';
 import { currentReceiptSecret } from './consumer-secrets';
 import { ed25519Signature, hmacSignature } from './signatures';
@@ -155,7 +155,7 @@ export async function listReceipts(
 }
 
 export const proofHash = (proof: unknown): string =>
-  createHash('sha256').update(canonicalJson(proof), 'utf8').digest('hex');
+  createHash('sha256').update(canonicalize(proof), 'utf8').digest('hex');
 
 export type MoveInput =
   | { move: 'deliver'; result: string; proof: Record<string, unknown> }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
+import { canonicalize } from '../canonical-json';
 import { ApiError } from '../errors';
 import type { EventType } from '../../contracts/event-catalog';
 import { recordEvent, type EventScope } from '../events/record';
@@ -38,21 +39,9 @@ const splitClaim = ({
   ...row
 }: z.infer<typeof claimRow>): { row: AttemptRow; created: boolean } => ({ row, created });
 
-/** Canonical JSON (keys sorted at every level), so the same request always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 export function requestHash(projectId: string, walletId: string, body: unknown): string {
   return createHash('sha256')
-    .update(canonicalJson({ project_id: projectId, wallet_id: walletId, body }))
+    .update(canonicalize({ project_id: projectId, wallet_id: walletId, body }))
     .digest('hex');
 }
 

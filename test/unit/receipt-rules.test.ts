@@ -1,7 +1,7 @@
 // Table-driven tests of the receipt rules: RFC 8785 canonical JSON, the v4 hash chain with its approval
 // link, the state moves, and both signatures (the Ed25519 one checked by tweetnacl, not node:crypto).
 import nacl from 'tweetnacl';
-import { canonicalJson } from '../../domain/receipts/canonical';
+import { canonicalize } from '../../domain/canonical-json';
 import { approvalHash, nextLink, verifyChain } from '../../domain/receipts/chain';
 import {
   ed25519Matches,
@@ -25,11 +25,11 @@ describe('canonical JSON', () => {
     [[], '[]'],
     ['line\nbreak', '"line\\nbreak"'],
   ])('writes %j as %s', (value, text) => {
-    expect(canonicalJson(value)).toBe(text);
+    expect(canonicalize(value)).toBe(text);
   });
 
   it.each([[NaN], [Infinity], [10n]])('refuses %s', (value) => {
-    expect(() => canonicalJson(value)).toThrow();
+    expect(() => canonicalize(value)).toThrow();
   });
 });
 

@@ -1,5 +1,6 @@
-// RFC 8785 JSON Canonicalization Scheme: the one byte sequence a mandate is signed over, whatever the
-// key order or number spelling a client used. Keys sort by UTF-16 code units; numbers use the
+// RFC 8785 JSON Canonicalization Scheme, the one canonical JSON of the gateway: the byte sequence a
+// mandate is signed over, a receipt chain links, and a request fingerprint hashes, whatever the key order
+// or number spelling a client used. Keys sort by UTF-16 code units; numbers use the
 // ECMAScript shortest round-trip form; strings use ECMAScript escaping and must be well-formed Unicode.
 
 export class CanonicalizationError extends Error {
