@@ -159,19 +159,35 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
       'GET /v1/webhook-endpoints',
       'POST /v1/webhook-endpoints',
       'POST /v1/sessions',
-      'POST /v1/meta-tools/discover',
       'POST /v1/consents/{token}/submit',
       'PATCH /v1/policies/{id}',
-      'POST /mcp',
-      'POST /v1/sessions/{id}/mcp',
     ],
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '400'],
   },
+  // The MCP transport's own protocol: a message before initialize (400), or an Accept header that does
+  // not admit both its answers (406; OpenAPI states no Accept header).
+  {
+    operations: ['POST /mcp', 'POST /v1/sessions/{id}/mcp'],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '400', '406'],
+  },
+  // A structured intent is answered; a free-form one needs an extractor, and without one is the spec's 501.
+  {
+    operations: ['POST /v1/meta-tools/discover'],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '400', '501'],
+  },
   // Check digits of a CPF or CNPJ, a Pix key or BR Code, an amount's decimals against the currency
-  // of its wallet or server, a contact target against its channel, a mandate's canonical text.
+  // of its wallet or server, a contact target against its channel, a mandate's canonical text; rules
+  // across fields or items (a date range's order, a rail listed once); text inside free-form JSON.
   {
     operations: [
+      'POST /v1/consents',
+      'POST /v1/consents/init',
+      'GET /v1/consumers/{consumerId}/dda/boletos',
+      'POST /v1/payment-links',
+      'POST /v1/policies',
       'GET /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'DELETE /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'POST /v1/consumers/{consumerId}/dda/subscriptions',
@@ -185,6 +201,18 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     ],
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '400', '422'],
+  },
+  // Rules a pattern could state but whose refusals the spec names with their own codes, which the
+  // validator's `invalid_body` / `invalid_params` would replace: `slug_invalid`, `invalid_delivery_id`.
+  {
+    operations: [
+      'POST /v1/projects',
+      'PATCH /v1/projects/{id}',
+      'GET /v1/webhook-endpoints/{id}/deliveries/{delivery_id}',
+      'POST /v1/webhook-endpoints/deliveries/{delivery_id}/redeliver',
+    ],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '400'],
   },
   // The gateway's configuration or the wallets' currencies: a deposit chain, a top-up method, a
   // transfer route, an upstream's handshake.
