@@ -13,14 +13,21 @@ function openApiPath(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}');
 }
 
-function pathParameters(path: string): JsonSchema[] {
+/** Each path parameter with the rule the router checks it against: the route's own, else free text. */
+function pathParameters(path: string, declared: JsonSchema | undefined): JsonSchema[] {
+  const properties = (declared ? (requestSchema(declared).properties ?? {}) : {}) as Record<
+    string,
+    JsonSchema
+  >;
   return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => ({
     name: match[1],
     in: 'path',
     required: true,
-    schema: { type: 'string' },
+    schema: properties[match[1]] ?? FREE_PATH_TEXT,
   }));
 }
+
+const FREE_PATH_TEXT: JsonSchema = requestSchema({ type: 'string' });
 
 function queryParameters(declared: JsonSchema | undefined): JsonSchema[] {
   if (!declared) return [];
@@ -34,6 +41,10 @@ function queryParameters(declared: JsonSchema | undefined): JsonSchema[] {
     schema: property,
     ...(typeof property.description === 'string' ? { description: property.description } : {}),
   }));
+}
+
+function headerParameters(declared: JsonSchema | undefined): JsonSchema[] {
+  return queryParameters(declared).map((parameter) => ({ ...parameter, in: 'header' }));
 }
 
 const envelopeOf = (description: string): JsonSchema => ({
@@ -82,7 +93,11 @@ function operation(route: AnyRoute): JsonSchema {
     operationId: route.operationId,
     summary: route.summary,
     tags: route.tags,
-    parameters: [...pathParameters(route.path), ...queryParameters(route.query)],
+    parameters: [
+      ...pathParameters(route.path, route.params),
+      ...queryParameters(route.query),
+      ...headerParameters(route.headers),
+    ],
     responses,
   };
   if (route.description) op.description = route.description;
@@ -93,7 +108,7 @@ function operation(route: AnyRoute): JsonSchema {
     if (types.includes('json')) content['application/json'] = { schema: requestSchema(route.body) };
     if (types.includes('form'))
       content['application/x-www-form-urlencoded'] = { schema: requestSchema(route.body) };
-    op.requestBody = { required: true, content };
+    op.requestBody = { required: !route.bodyOptional, content };
   }
   sharedResponses(route, responses);
   if (route.auth === 'public') {

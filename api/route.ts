@@ -71,9 +71,19 @@ export interface RouteDefinition<
   /** Public pages and probes that are not API operations stay out of the OpenAPI document. */
   undocumented?: boolean;
   body?: JsonSchema;
+  /**
+   * A route with a body refuses a request without one (400 `invalid_body`), as the document says; pages
+   * and provider webhooks whose callers may post nothing judge an absent body as `{}` instead.
+   */
+  bodyOptional?: boolean;
   bodyTypes?: Array<'json' | 'form'>; // default json
   query?: JsonSchema;
   params?: JsonSchema;
+  /**
+   * Request headers the operation reads, as an object schema (names as sent): documented as header
+   * parameters. The handler's own protocol checks them (the MCP transport its session header).
+   */
+  headers?: JsonSchema;
   responses: Record<number, ResponseSpec>;
   /**
    * Renders a refused body, query or params in the route's own protocol instead of the envelope:

@@ -45,10 +45,13 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
     try {
       if (route.body) {
         body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
-        // An absent body on a route that takes one is judged as {} so required fields are reported by name.
-        if (body === undefined) body = {};
+        // An absent body is judged as {} so required fields are reported by name; where {} would pass, a
+        // route whose body is required still refuses it.
+        const absent = body === undefined;
+        if (absent) body = {};
         refuseUnsafeInput(body, 'body');
         check(validateBody!, body, 'body');
+        if (absent && !route.bodyOptional) throw missingBody();
       } else if (route.method !== 'get' && route.method !== 'delete') {
         await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
       }
@@ -77,6 +80,12 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   });
 }
 
+function missingBody(): ApiError {
+  return new ApiError(400, 'invalid_body', 'Request body is required', {
+    issues: [{ path: '/', message: 'is required', keyword: 'required' }],
+  });
+}
+
 function send(ctx: Koa.Context, reply: Reply): void {
   ctx.status = reply.status ?? 200;
   for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
@@ -90,21 +99,42 @@ export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {
   return router;
 }
 
-/** After routing: an unknown path is 404 not_found, a known path with the wrong method 405, both in the envelope. */
+/**
+ * The methods a URL allows, as OpenAPI matches it: the most concrete template wins, so
+ * `/v1/policies/reorder` allows what that path declares and not also what `/v1/policies/:id` does.
+ */
+type Layers = ReturnType<Router['match']>['path'];
+
+function allowedMethods(layers: Layers): { allowed: string[]; concrete: Layers } {
+  const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
+  const concrete = layers.filter((layer) => layer.paramNames.length === fewest);
+  const allowed = [...new Set(concrete.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
+  return { allowed, concrete };
+}
+
+function methodNotAllowed(ctx: Koa.Context, allowed: string[]): ApiError {
+  ctx.set('Allow', allowed.join(', '));
+  return new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, { allowed });
+}
+
+/**
+ * Around routing: a method a URL's concrete path does not declare is 405 even when a templated path
+ * would take it; after routing, an unknown path is 404 not_found, a known path with the wrong method
+ * 405, both in the envelope.
+ */
 export function notMatched(router: Router): Koa.Middleware {
   return async (ctx, next) => {
+    const before = router.match(ctx.path, ctx.method);
+    if (before.route) {
+      const { allowed, concrete } = allowedMethods(before.path);
+      if (!before.pathAndMethod.some((layer) => concrete.includes(layer)))
+        throw methodNotAllowed(ctx, allowed);
+    }
     await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
     const matched = router.match(ctx.path, ctx.method);
-    if (matched.path.length > 0 && !matched.route) {
-      const allowed = [...new Set(matched.path.flatMap((layer) => layer.methods))].filter(
-        (m) => m !== 'HEAD',
-      );
-      ctx.set('Allow', allowed.join(', '));
-      throw new ApiError(405, 'method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}`, {
-        allowed,
-      });
-    }
+    if (matched.path.length > 0 && !matched.route)
+      throw methodNotAllowed(ctx, allowedMethods(matched.path).allowed);
     throw new ApiError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
   };
 }

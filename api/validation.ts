@@ -69,10 +69,12 @@ export function check(validate: ValidateFunction, value: unknown, kind: InputKin
   const first = issues[0];
   const summary = first ? `${first.path} ${first.message}` : 'is invalid';
   const details: Record<string, unknown> = { issues };
-  // Keyed documents (project settings) also name the offending key, as the spec's details.key.
-  const schema = validate.schema as Record<string, unknown>;
-  if (schema['x-error-key'] === true && first && first.path.length > 1)
-    details.key = first.path.split('/')[1];
+  // Keyed documents (project settings) also name the offending key, as the spec's details.key: the
+  // body's own keys (`true`), or those of the object at the named field.
+  const keyed = (validate.schema as Record<string, unknown>)['x-error-key'];
+  const segments = first ? first.path.split('/') : [];
+  if (keyed === true && segments[1]) details.key = segments[1];
+  if (typeof keyed === 'string' && segments[1] === keyed && segments[2]) details.key = segments[2];
   throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
 }
 

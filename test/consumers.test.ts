@@ -43,8 +43,17 @@ describe('consumers', () => {
     });
     const read = await gw.request('GET', `/v1/consumers/${created.body.id}`, { key: tenant.key });
     expect(read.body).toEqual(created.body);
-    const bare = await gw.request('POST', '/v1/consumers', { key: tenant.key });
+    const bare = await gw.request('POST', '/v1/consumers', { key: tenant.key, body: {} });
     expect([bare.status, bare.body.display_name, bare.body.metadata]).toEqual([201, null, {}]);
+    // The body is required even where every field is optional: a request without one creates nothing.
+    const before = await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM consumers`);
+    const absent = await gw.request('POST', '/v1/consumers', { key: tenant.key });
+    expect([absent.status, absent.body.error.code, absent.body.error.details.issues]).toEqual([
+      400,
+      'invalid_body',
+      [{ path: '/', message: 'is required', keyword: 'required' }],
+    ]);
+    expect(await gw.db.oneFirst(sql.unsafe`SELECT count(*)::int FROM consumers`)).toBe(before);
     const event = await gw.db.maybeOne(
       sql.unsafe`SELECT 1 FROM events WHERE type = 'consumer.created' AND data->>'consumer_id' = ${created.body.id}`,
     );

@@ -97,6 +97,15 @@ describe('malformed requests', () => {
     expect(result.body.error.code).toBe('method_not_allowed');
     expect(result.headers.get('allow')).toContain('GET');
   });
+
+  it('answers 405 for a concrete path that a templated one would also match, naming only its own methods', async () => {
+    for (const method of ['GET', 'PATCH', 'DELETE', 'OPTIONS']) {
+      const result = await gw.request(method, '/v1/policies/reorder', { key: tenant.key });
+      expect([method, result.status, result.headers.get('allow'), result.body.error.details.allowed]).toEqual(
+        [method, 405, 'POST', ['POST']],
+      );
+    }
+  });
 });
 
 describe('no input answers 500', () => {

@@ -163,6 +163,48 @@ describe('the answers each operation documents', () => {
   });
 });
 
+describe('the rules the server enforces, stated in the document', () => {
+  const document = async () => (await gw.request('GET', '/openapi.json')).body;
+  type Parameter = { name: string; in: string; required: boolean; schema: Record<string, unknown> };
+  const parameter = (op: { parameters: Parameter[] }, name: string) =>
+    op.parameters.find((p) => p.name === name)!;
+
+  it("gives each path parameter the route's own rule, and free text one refusing NUL", async () => {
+    const doc = await document();
+    const call = doc.paths['/v1/sessions/{id}/tool-calls/{callId}'].get;
+    expect(parameter(call, 'id').schema.pattern).toBe('^ses_[0-9a-z]{26}$');
+    expect(parameter(call, 'callId').schema.pattern).toBe('^tc_[1-9][0-9]{0,18}$');
+    const wallet = parameter(doc.paths['/v1/wallets/{id}'].get, 'id').schema;
+    expect(wallet).toMatchObject({ type: 'string' });
+    const nul = new RegExp(wallet.pattern as string, 'u');
+    expect([nul.test('wal_1'), nul.test('wal\u00001')]).toEqual([true, false]);
+  });
+
+  it('states that text holds no NUL, in bodies, queries and the keys of open objects', async () => {
+    const doc = await document();
+    const body = doc.paths['/v1/consumers'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.display_name.pattern).toBeDefined();
+    expect(new RegExp(body.properties.display_name.pattern, 'u').test('a\u0000b')).toBe(false);
+    const keyRules = body.properties.metadata.propertyNames.allOf as Array<{ pattern?: string }>;
+    const keyPattern = keyRules.find((rule) => rule.pattern)!.pattern!;
+    expect(new RegExp(keyPattern, 'u').test('k\u0000')).toBe(false);
+  });
+
+  it('marks a body required unless the route takes none at all', async () => {
+    const doc = await document();
+    expect(doc.paths['/v1/consumers'].post.requestBody.required).toBe(true);
+  });
+
+  it('documents the MCP session header the transport requires on GET and DELETE', async () => {
+    const doc = await document();
+    for (const method of ['get', 'delete']) {
+      const header = parameter(doc.paths['/mcp'][method], 'Mcp-Session-Id');
+      expect([method, header.in, header.required]).toEqual([method, 'header', true]);
+    }
+    expect(parameter(doc.paths['/mcp'].post, 'Mcp-Session-Id')).toBeUndefined();
+  });
+});
+
 describe('GET /docs', () => {
   it('serves an interactive reference built on the document and its assets', async () => {
     const page = await gw.request('GET', '/docs');

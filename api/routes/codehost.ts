@@ -49,6 +49,7 @@ export const codehostRoutes: AnyRoute[] = [
     scope: null,
     tags: ['Inbound webhooks'],
     undocumented: true,
+    bodyOptional: true,
     operationId: 'receiveCodehostEvent',
     summary: 'Receive a code-host event (header `X-Codehost-Event`)',
     body: { description: "The code host's event payload (JSON, or form-encoded with a `payload` field)." },

@@ -111,6 +111,7 @@ export const consentPageRoutes: AnyRoute[] = [
     scope: null,
     tags: ['Consents'],
     undocumented: true,
+    bodyOptional: true,
     operationId: 'consentPageSubmit',
     summary: "The hosted consent page's own submit: the consumer authorizes",
     body: ConsentPageSubmit,

@@ -38,6 +38,7 @@ export const consoleToolChargeRoutes: AnyRoute[] = [
     scope: null,
     tags: ['Console'],
     undocumented: true,
+    bodyOptional: true,
     operationId: 'consoleResolveToolCharge',
     summary: 'Resolve a held tool charge from the console',
     body: { type: 'object', additionalProperties: false, properties: { outcome: text(32), csrf: text(256) } },

@@ -227,6 +227,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     scope: null,
     tags,
     undocumented: true,
+    bodyOptional: true,
     operationId: 'pixPspWebhook',
     summary: 'Settlement notices from the Pix PSP',
     body: {

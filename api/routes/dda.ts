@@ -189,6 +189,7 @@ export const ddaRoutes: AnyRoute[] = [
     scope: null,
     tags: ['Inbound webhooks'],
     undocumented: true,
+    bodyOptional: true,
     operationId: 'ddaConfirmationWebhook',
     summary: "The DDA provider's signed confirmation of a registration",
     body: DdaConfirmation,

@@ -115,10 +115,35 @@ async function serve(
   await pipe(ctx, response);
 }
 
-// A JSON-RPC message (or, on the 2025 protocol, a batch); the transport judges it further.
+// A JSON-RPC message (or, on the 2025 protocol, a non-empty batch); the transport judges it further.
+const JsonRpcMessage: JsonSchema = {
+  type: 'object',
+  required: ['jsonrpc'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'integer'] },
+    method: { type: 'string', minLength: 1 },
+    params: { type: 'object' },
+    result: { type: 'object' },
+    error: { type: 'object' },
+  },
+};
 const JsonRpcBody: JsonSchema = {
-  type: ['object', 'array'],
+  anyOf: [JsonRpcMessage, { type: 'array', minItems: 1, items: JsonRpcMessage }],
   description: 'A JSON-RPC 2.0 message of the MCP Streamable HTTP transport.',
+};
+
+// GET and DELETE act on a 2025-era MCP session, named by the id its initialize answer carried.
+const McpSessionHeader: JsonSchema = {
+  type: 'object',
+  required: ['Mcp-Session-Id'],
+  properties: {
+    'Mcp-Session-Id': {
+      type: 'string',
+      pattern: '^[\\x21-\\x7e]+$',
+      description: "The MCP session's id, from the `Mcp-Session-Id` header of its initialize answer.",
+    },
+  },
 };
 
 // The transport answers in JSON-RPC (or an SSE stream), not the gateway's envelope: its statuses carry no schema.
@@ -166,7 +191,7 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
     description:
       "The MCP Streamable HTTP transport. tools/list lists the session's tools with their JSON Schemas; tools/call takes the same path as `POST /v1/sessions/{id}/tool-calls` (policy, approvals, attempts, recording, events); a denied or held call is a tool error carrying the flat denial, and any refusal REST answers with a status (a provider's 502 `provider_error`, 424 `not_connected`, …) a tool error carrying REST's error body.",
     ...(withSession ? { params: SessionParams } : {}),
-    ...(method === 'post' ? { body: JsonRpcBody } : {}),
+    ...(method === 'post' ? { body: JsonRpcBody } : { headers: McpSessionHeader }),
     responses: RESPONSES,
     async handler({ deps, ctx, principal, params, body, requestId }) {
       const session = withSession

@@ -91,7 +91,7 @@ export const Intent: JsonSchema = {
       uniqueItems: true,
       items: {
         ...AllowlistEntry,
-        pattern: '^[^*]+$',
+        pattern: '^[^*\\u0000]+$',
         description: 'A cash-out destination; wildcards are refused.',
       },
       description: 'Absent means no cash-out.',
@@ -186,7 +186,7 @@ export const ConsentCreate: JsonSchema = {
       // page turns this into a link on the gateway's own origin, so javascript:, vbscript: or data: would run
       // the partner's script beside the consumer's authorization. Schemes are case-insensitive, hence the classes.
       pattern:
-        '^(?![Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]:|[Vv][Bb][Ss][Cc][Rr][Ii][Pp][Tt]:|[Dd][Aa][Tt][Aa]:)[A-Za-z][A-Za-z0-9+.-]*:',
+        '^(?![Jj][Aa][Vv][Aa][Ss][Cc][Rr][Ii][Pp][Tt]:|[Vv][Bb][Ss][Cc][Rr][Ii][Pp][Tt]:|[Dd][Aa][Tt][Aa]:)[A-Za-z][A-Za-z0-9+.-]*:.',
       description:
         'Any absolute URI except `javascript:`, `vbscript:` and `data:`; returned to the hosted page at submit (as its Continue link, with `mandate_id` added) so the partner receives the signed mandate.',
     },

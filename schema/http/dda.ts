@@ -72,7 +72,7 @@ export const DdaDocumentParams: JsonSchema = {
   },
 };
 
-const DATE = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' };
+const DATE = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' };
 
 export const DdaBoletoQuery: JsonSchema = {
   type: 'object',

@@ -33,7 +33,13 @@ const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'dependentSchem
  * object a request may fill with keys of its own choosing, so the document says what the server does.
  */
 export const RESERVED_KEY_NAMES = ['__proto__', 'constructor', 'prototype'] as const;
-const NOT_RESERVED: JsonSchema = { not: { enum: [...RESERVED_KEY_NAMES] } };
+
+/**
+ * Text the request path refuses at any depth holds NUL (api/validation.ts); every request string that
+ * no pattern, format or enum of its own already confines says so, keys of open objects included.
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+const NOT_RESERVED: JsonSchema = { not: { enum: [...RESERVED_KEY_NAMES] }, pattern: NO_NUL_PATTERN };
 
 /** An object schema whose keys are not all named by it: additional or pattern properties are allowed. */
 function opensKeys(schema: JsonSchema): boolean {
@@ -57,8 +63,21 @@ function allowsNumber(schema: JsonSchema): boolean {
   return types.includes('integer') || types.includes('number');
 }
 
+/** A string schema whose values are free text: nothing but its length confines them. */
+function freeText(schema: JsonSchema): boolean {
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  return (
+    types.includes('string') &&
+    schema.pattern === undefined &&
+    schema.format === undefined &&
+    schema.enum === undefined &&
+    schema.const === undefined
+  );
+}
+
 function bound(schema: JsonSchema): JsonSchema {
   const copy: JsonSchema = { ...schema };
+  if (freeText(schema)) copy.pattern = NO_NUL_PATTERN;
   if (allowsNumber(schema)) {
     if (schema.maximum === undefined && schema.exclusiveMaximum === undefined)
       copy.maximum = SAFE_INTEGER_MAX;

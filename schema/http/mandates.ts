@@ -90,7 +90,7 @@ export const MandateAmend: JsonSchema = {
     },
     withdrawal_allowlist: {
       type: 'array',
-      items: { ...AllowlistEntry, pattern: '^[^*]+$' },
+      items: { ...AllowlistEntry, pattern: '^[^*\\u0000]+$' },
       maxItems: 100,
       uniqueItems: true,
       description: 'An empty list removes cash-out.',

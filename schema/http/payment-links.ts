@@ -10,12 +10,12 @@ const Slug: JsonSchema = {
   description:
     'Lowercase letters, digits, `_` and `-`, 3..64 characters, unique across every account (the pay URL carries no tenant).',
 };
-// A decimal amount: no sign, no exponent; the rail bounds the decimals (USDC 6, BRL 2).
-const Amount: JsonSchema = {
+// A decimal amount above zero: no sign, no exponent; the rail bounds the decimals (USDC 6, BRL 2).
+const amount = (decimals: number, description: string): JsonSchema => ({
   type: 'string',
-  pattern: '^[0-9]{1,12}(\\.[0-9]{1,6})?$',
-  description: 'Decimal amount, greater than zero.',
-};
+  pattern: `^(?![0.]*$)[0-9]{1,12}(\\.[0-9]{1,${decimals}})?$`,
+  description,
+});
 
 const X402Accept: JsonSchema = {
   type: 'object',
@@ -23,7 +23,7 @@ const X402Accept: JsonSchema = {
   additionalProperties: false,
   properties: {
     rail: { const: 'x402' },
-    amount: { ...Amount, description: 'Decimal USDC, up to 6 decimals, greater than zero.' },
+    amount: amount(6, 'Decimal USDC, up to 6 decimals, greater than zero.'),
     currency: { const: 'USDC' },
     pay_to: {
       type: 'object',
@@ -49,7 +49,7 @@ const PixAccept: JsonSchema = {
   additionalProperties: false,
   properties: {
     rail: { const: 'pix' },
-    amount: { ...Amount, description: 'Decimal BRL, up to 2 decimals, greater than zero.' },
+    amount: amount(2, 'Decimal BRL, up to 2 decimals, greater than zero.'),
     currency: { const: 'BRL' },
     pix: {
       type: 'object',

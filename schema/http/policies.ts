@@ -114,6 +114,7 @@ export const PolicyReorder: JsonSchema = {
       type: 'array',
       minItems: 1,
       maxItems: 1000,
+      uniqueItems: true,
       items: { type: 'string', minLength: 1 },
       description: 'These run first, in this order; unlisted rules keep their relative order after them.',
     },

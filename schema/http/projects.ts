@@ -34,7 +34,7 @@ const settingProperties: Record<string, JsonSchema> = Object.fromEntries(
 export const ProjectSettings: JsonSchema = {
   type: 'object',
   properties: settingProperties,
-  additionalProperties: true,
+  additionalProperties: false,
 };
 
 export const ProjectSettingsPatch: JsonSchema = {
@@ -44,7 +44,7 @@ export const ProjectSettingsPatch: JsonSchema = {
   properties: Object.fromEntries(
     Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }]),
   ),
-  additionalProperties: true,
+  additionalProperties: false,
   minProperties: 1,
   'x-error-key': true,
 };
@@ -62,8 +62,9 @@ export const ProjectCreate: JsonSchema = {
       description: 'Lowercase letters, digits, `_` and `-`; `default` is reserved.',
     },
     environment: { enum: ['live', 'test'], description: "Defaults to the calling key's environment." },
-    settings: { type: 'object', additionalProperties: true },
+    settings: ProjectSettings,
   },
+  'x-error-key': 'settings',
 };
 export interface ProjectCreateBody {
   name: string;

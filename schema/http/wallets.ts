@@ -11,7 +11,7 @@ export const CurrencyCode: JsonSchema = {
 };
 const PositiveMinor: JsonSchema = {
   type: 'string',
-  pattern: '^[0-9]{1,30}$',
+  pattern: '^(?=[0-9]{1,30}$)0*[1-9][0-9]*$',
   description: 'A positive amount in minor units, as decimal digits.',
 };
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
