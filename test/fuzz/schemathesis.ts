@@ -2,7 +2,7 @@
 // reused when it already holds that version) and runs it against a running gateway's OpenAPI document,
 // bounded and derandomized so a run is reproducible and fits the test budget.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../runtime/project-root';
@@ -12,8 +12,17 @@ export const FUZZ_SEED = 20261124;
 export const FUZZ_VENV = path.join(PROJECT_ROOT, '.venv-fuzz');
 const ST = path.join(FUZZ_VENV, 'bin', 'st');
 // Newest first: CPython before 3.11.8 / 3.12.2 can raise "AST constructor recursion depth mismatch" when
-// schemathesis's worker threads parse source at once, which the run reports as an error.
+// schemathesis's worker threads parse source at once, which the run reports as an error. Such a Python
+// still runs the tier, with one worker thread (threadSafePython).
 const PYTHONS = ['python3.13', 'python3.12', 'python3.11', 'python3.10', 'python3'];
+const THREAD_SAFE_AST = `import sys
+v = sys.version_info[:3]
+sys.exit(0 if v >= (3, 12, 2) or (3, 11, 8) <= v < (3, 12) else 1)`;
+
+/** Whether the virtualenv's Python parses source safely from several threads at once. */
+function threadSafePython(): boolean {
+  return spawnSync(path.join(FUZZ_VENV, 'bin', 'python'), ['-c', THREAD_SAFE_AST]).status === 0;
+}
 
 /**
  * Every check schemathesis has: no 5xx, bodies matching the documented schema and content type, only
@@ -42,15 +51,38 @@ function lastLine(text: string): string {
   return text.trim().split('\n').filter(Boolean).pop() ?? 'no output';
 }
 
+/** Pythons on PATH, and those a pyenv installed beside them (which its shims hide unless selected). */
+function pythonCandidates(): string[] {
+  const pyenvVersions = path.join(process.env.PYENV_ROOT ?? path.join(os.homedir(), '.pyenv'), 'versions');
+  const installed = existsSync(pyenvVersions)
+    ? readdirSync(pyenvVersions).map((version) => path.join(pyenvVersions, version, 'bin', 'python3'))
+    : [];
+  return [...PYTHONS, ...installed];
+}
+
+function compareVersions(a: number[], b: number[]): number {
+  const i = a.findIndex((part, index) => part !== b[index]);
+  return i === -1 ? 0 : a[i] - b[i];
+}
+
+/** The newest Python 3.10+ with venv among the candidates. */
 function findPython(): string {
-  for (const name of PYTHONS) {
+  let best: { python: string; version: number[] } | undefined;
+  for (const python of pythonCandidates()) {
     const probe = spawnSync(
-      name,
-      ['-c', 'import sys, venv; sys.exit(0 if sys.version_info >= (3, 10) else 1)'],
+      python,
+      [
+        '-c',
+        'import sys, venv; print(*sys.version_info[:3]); sys.exit(0 if sys.version_info >= (3, 10) else 1)',
+      ],
       { encoding: 'utf8' },
     );
-    if (probe.status === 0) return name;
+    if (probe.status !== 0) continue;
+    const version = probe.stdout.trim().split(' ').map(Number);
+    const newer = !best || compareVersions(version, best.version) > 0;
+    if (newer) best = { python, version };
   }
+  if (best) return best.python;
   throw new FuzzSetupError(
     `schemathesis ${SCHEMATHESIS_VERSION} cannot be installed: no Python 3.10+ with venv on PATH (tried ${PYTHONS.join(', ')})`,
   );
@@ -287,7 +319,7 @@ export function runSchemathesis(options: FuzzOptions): Promise<FuzzResult> {
     '--suppress-health-check',
     'all',
     '--workers',
-    String(options.workers ?? 2),
+    String(options.workers ?? (threadSafePython() ? 2 : 1)),
     '--request-timeout',
     '20',
     '--report',
