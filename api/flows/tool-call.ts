@@ -14,6 +14,7 @@ import { enforceCallLimits } from '../../domain/sessions/limits';
 import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
 import {
   finishToolCall,
+  finishToolCallInActiveSession,
   openToolCall,
   toolCallId,
   type ToolCallOutcome,
@@ -67,14 +68,35 @@ function checkArguments(tool: ToolSpec, args: Record<string, unknown>): void {
   }
 }
 
+/**
+ * `session` is the session's id, or its row when the caller has just read it for this very request
+ * (the MCP route reads it to find the session's servers), which saves reading it twice.
+ */
 export async function callTool(
   deps: AppDeps,
   principal: Principal,
-  sessionId: string,
+  session: string | SessionRow,
   request: ToolCallRequest,
   requestId: string,
 ): Promise<ToolCallAnswer> {
-  const session = await getSession(deps.db, principal.orgId, principal.projectId, sessionId);
+  return callInSession(
+    deps,
+    principal,
+    typeof session === 'string'
+      ? await getSession(deps.db, principal.orgId, principal.projectId, session)
+      : session,
+    request,
+    requestId,
+  );
+}
+
+async function callInSession(
+  deps: AppDeps,
+  principal: Principal,
+  session: SessionRow,
+  request: ToolCallRequest,
+  requestId: string,
+): Promise<ToolCallAnswer> {
   requireActive(session);
   const tool = await findSessionTool(deps.db, principal.environment, session.servers, request.tool);
   if (!tool) {
@@ -216,16 +238,17 @@ async function gatedCall(
     throw error;
   }
   // A key revoked while the call was in flight ended the session: the call fails and its answer is withheld.
-  const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
-  if (now.status !== 'active') {
+  const call = await finishToolCallInActiveSession(deps.db, scope, row.seq, outcome);
+  if (!call) {
+    const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
     await finishToolCall(deps.db, scope, row.seq, {
       ok: false,
       output: { error: { code: 'session_closed', close_reason: now.close_reason } },
       errorCode: 'session_closed',
     });
     requireActive(now);
+    throw new Error('a tool call could not finish in its active session');
   }
-  const call = await finishToolCall(deps.db, scope, row.seq, outcome);
   // A provider's failure is recorded (with its tool_call.failed event), then answered as the error it is.
   if (outcome.refusal) {
     const { status, code, message, details, headers } = outcome.refusal;

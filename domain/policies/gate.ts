@@ -92,13 +92,42 @@ export async function runGate(
       );
   }
   const decision = evaluate(rules, ctx, usage);
+  return { decision, evaluationId: await recordEvaluation(tx, orgId, projectId, ctx, decision) };
+}
+
+async function recordEvaluation(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  ctx: CallContext,
+  decision: Decision,
+): Promise<string> {
   const evaluationId = sortableId('pev');
-  await tx.query(sql.unsafe`
+  await db.query(sql.unsafe`
     INSERT INTO policy_evaluations (id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency)
     VALUES (${evaluationId}, ${orgId}, ${projectId}, ${ctx.agentId}, ${ctx.toolName}, ${decision.rule?.id ?? null}, ${decision.rule?.name ?? null},
             ${decision.rule?.type ?? null}, ${decision.decision === 'allow' ? 'allow' : 'deny'}, ${decision.decision === 'allow' ? null : decision.reason},
             ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency})`);
-  return { decision, evaluationId };
+  return evaluationId;
+}
+
+/**
+ * The gate of a call no usage counter can decide (no budget or rate limit applies to it) and no rule holds:
+ * nothing to serialize, so no lock and no transaction, the rules read and the one evaluation row written.
+ * Null when a counter applies or the decision is a hold: the caller runs the locked gate instead.
+ */
+export async function runGateUncounted(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  ctx: CallContext,
+): Promise<GateResult | null> {
+  const rules = (await listPolicies(db, orgId, projectId)).map(toRule);
+  if (rules.some((rule) => (rule.type === 'budget' || rule.type === 'rate-limit') && ruleApplies(rule, ctx)))
+    return null;
+  const decision = evaluate(rules, ctx, { spent: new Map(), calls: new Map() });
+  if (decision.decision === 'hold') return null;
+  return { decision, evaluationId: await recordEvaluation(db, orgId, projectId, ctx, decision) };
 }
 
 export async function linkEvaluationToApproval(

@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { DatabasePool } from '../../runtime/database';
 import { createApproval, type ApprovalRow } from '../approvals/approvals';
 import type { EventScope } from '../events/record';
-import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import { linkEvaluationToApproval, runGate, runGateUncounted } from '../policies/gate';
+import type { Decision } from '../policies/evaluate';
 import type { DeniedBy } from '../policies/denial';
 import { effectiveSettings } from '../tenancy/settings';
 
@@ -35,23 +36,29 @@ export async function gateToolCall(
   agentId: string,
   held: HeldToolCall,
 ): Promise<ToolGate> {
+  const call = {
+    agentId,
+    toolName: held.toolName,
+    amountMinor: null,
+    currency: null,
+    now: new Date(),
+    approved: false,
+  };
+  const denialOf = (decision: Exclude<Decision, { decision: 'allow' }>): DeniedBy => ({
+    reason: decision.reason,
+    ruleType: decision.rule.type,
+    ruleId: decision.rule.id,
+    ruleName: decision.rule.name,
+  });
+  // Most calls meet no counter and no hold: decided without the agent's lock or a transaction.
+  const quick = await runGateUncounted(db, scope.orgId, scope.projectId, call);
+  if (quick?.decision.decision === 'allow') return { kind: 'allow' };
+  if (quick?.decision.decision === 'deny') return { kind: 'deny', denial: denialOf(quick.decision) };
   return db.transaction(async (tx) => {
-    const gate = await runGate(tx, scope.orgId, scope.projectId, {
-      agentId,
-      toolName: held.toolName,
-      amountMinor: null,
-      currency: null,
-      now: new Date(),
-      approved: false,
-    });
+    const gate = await runGate(tx, scope.orgId, scope.projectId, call);
     const { decision } = gate;
     if (decision.decision === 'allow') return { kind: 'allow' };
-    const denial: DeniedBy = {
-      reason: decision.reason,
-      ruleType: decision.rule.type,
-      ruleId: decision.rule.id,
-      ruleName: decision.rule.name,
-    };
+    const denial = denialOf(decision);
     if (decision.decision === 'deny') return { kind: 'deny', denial };
     const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
       SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
