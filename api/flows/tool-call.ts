@@ -10,6 +10,7 @@
 import { ApiError } from '../../domain/errors';
 import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
+import type { Rule } from '../../domain/policies/evaluate';
 import { enforceCallLimits } from '../../domain/sessions/limits';
 import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
 import {
@@ -109,7 +110,7 @@ async function callInSession(
   // Links are the account's own writes: the REST route's rule holds for its tool too.
   if (tool.dispatch.kind === 'gateway' && tool.dispatch.operation === 'payment_link_create')
     await requireLinkWriter(deps, principal);
-  await enforceCallLimits(deps.db, session);
+  const { rules } = await enforceCallLimits(deps.db, session);
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
     return paidTenantCall(deps, principal, session, tool, request.arguments, requestId);
@@ -118,7 +119,7 @@ async function callInSession(
     return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
-    : gatedCall(deps, principal, session, tool, request.arguments);
+    : gatedCall(deps, principal, session, tool, request.arguments, rules);
 }
 
 /**
@@ -162,6 +163,7 @@ async function gatedCall(
   session: SessionRow,
   tool: ToolSpec,
   args: Record<string, unknown>,
+  rules: Rule[],
 ): Promise<ToolCallAnswer> {
   const scope = scopeOf(principal);
   const { row } = await openToolCall(deps.db, {
@@ -192,7 +194,7 @@ async function gatedCall(
           ? tool.dispatch.tool.tool_name
           : tool.name,
   };
-  const gate = await gateToolCall(deps.db, scope, session.agent_id, held);
+  const gate = await gateToolCall(deps.db, scope, session.agent_id, held, rules);
   if (gate.kind === 'deny') {
     const call = await finishToolCall(deps.db, scope, row.seq, {
       ok: false,

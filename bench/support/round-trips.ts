@@ -4,10 +4,8 @@ import { Client } from 'pg';
 
 let sent = 0;
 const original = Client.prototype.query;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 (Client.prototype as any).query = function counted(this: Client, ...args: unknown[]) {
   sent++;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-return, @typescript-eslint/no-explicit-any
   return (original as any).apply(this, args);
 };
 

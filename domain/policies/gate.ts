@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
 import { BUDGET_WINDOWS, configUsable, type BudgetConfig, type RateLimitConfig } from './config';
-import { evaluate, ruleApplies, type CallContext, type Decision, type Usage } from './evaluate';
+import { evaluate, ruleApplies, type CallContext, type Decision, type Rule, type Usage } from './evaluate';
 import { matchesAny } from './glob';
 import { listPolicies, toRule } from './policies';
 
@@ -114,15 +114,17 @@ async function recordEvaluation(
 /**
  * The gate of a call no usage counter can decide (no budget or rate limit applies to it) and no rule holds:
  * nothing to serialize, so no lock and no transaction, the rules read and the one evaluation row written.
- * Null when a counter applies or the decision is a hold: the caller runs the locked gate instead.
+ * `read`: the rules when the caller has just read them. Null when a counter applies or the decision is a
+ * hold: the caller runs the locked gate instead.
  */
 export async function runGateUncounted(
   db: CommonQueryMethods,
   orgId: string,
   projectId: string,
   ctx: CallContext,
+  read?: Rule[],
 ): Promise<GateResult | null> {
-  const rules = (await listPolicies(db, orgId, projectId)).map(toRule);
+  const rules = read ?? (await listPolicies(db, orgId, projectId)).map(toRule);
   if (rules.some((rule) => (rule.type === 'budget' || rule.type === 'rate-limit') && ruleApplies(rule, ctx)))
     return null;
   const decision = evaluate(rules, ctx, { spent: new Map(), calls: new Map() });

@@ -8,6 +8,8 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { FlatError } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
 import type { SessionRow } from './sessions';
+import type { Rule } from '../policies/evaluate';
+import { rulesJson, rulesOf } from '../policies/policies';
 
 async function setting(
   db: CommonQueryMethods,
@@ -47,18 +49,29 @@ export async function withinSessionQuota<T>(
   });
 }
 
-const windowRow = z.object({ calls: z.number(), retry_after: z.number(), settings: z.record(z.unknown()) });
+const windowRow = z.object({
+  calls: z.number(),
+  retry_after: z.number(),
+  settings: z.record(z.unknown()),
+  rules: z.unknown(),
+});
 
-/** Counts this call in the session's current minute; past the limit it is refused with when to come back. */
-export async function enforceCallLimits(db: CommonQueryMethods, session: SessionRow): Promise<void> {
-  // One round trip on every tool call: the count and the project's limit come back from the same statement.
+/**
+ * Counts this call in the session's current minute; past the limit it is refused with when to come back.
+ * Answers the project's policy rules as they stand, read by the same statement for the call's gate.
+ */
+export async function enforceCallLimits(
+  db: CommonQueryMethods,
+  session: SessionRow,
+): Promise<{ rules: Rule[] }> {
+  // One round trip on every tool call: the count, the project's limit and its rules come back from one statement.
   const counted = await db.one(sql.type(windowRow)`
     WITH counted AS (
       INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), 1)
       ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + 1
       RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
     )
-    SELECT counted.calls, counted.retry_after, p.settings
+    SELECT counted.calls, counted.retry_after, p.settings, ${rulesJson(session.org_id, session.project_id)} AS rules
     FROM counted, projects p WHERE p.org_id = ${session.org_id} AND p.id = ${session.project_id}`);
   const limit = Number(effectiveSettings(counted.settings).session_tool_calls_per_minute);
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
@@ -66,7 +79,7 @@ export async function enforceCallLimits(db: CommonQueryMethods, session: Session
     await db.query(
       sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`,
     );
-  if (counted.calls <= limit) return;
+  if (counted.calls <= limit) return { rules: rulesOf(counted.rules) };
   throw new FlatError(
     429,
     {

@@ -7,7 +7,7 @@ import type { DatabasePool } from '../../runtime/database';
 import { createApproval, type ApprovalRow } from '../approvals/approvals';
 import type { EventScope } from '../events/record';
 import { linkEvaluationToApproval, runGate, runGateUncounted } from '../policies/gate';
-import type { Decision } from '../policies/evaluate';
+import type { Decision, Rule } from '../policies/evaluate';
 import type { DeniedBy } from '../policies/denial';
 import { effectiveSettings } from '../tenancy/settings';
 
@@ -35,6 +35,7 @@ export async function gateToolCall(
   scope: EventScope,
   agentId: string,
   held: HeldToolCall,
+  rules?: Rule[],
 ): Promise<ToolGate> {
   const call = {
     agentId,
@@ -51,7 +52,7 @@ export async function gateToolCall(
     ruleName: decision.rule.name,
   });
   // Most calls meet no counter and no hold: decided without the agent's lock or a transaction.
-  const quick = await runGateUncounted(db, scope.orgId, scope.projectId, call);
+  const quick = await runGateUncounted(db, scope.orgId, scope.projectId, call, rules);
   if (quick?.decision.decision === 'allow') return { kind: 'allow' };
   if (quick?.decision.decision === 'deny') return { kind: 'deny', denial: denialOf(quick.decision) };
   return db.transaction(async (tx) => {
