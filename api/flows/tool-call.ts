@@ -22,7 +22,7 @@ import {
   type ToolCallRow,
 } from '../../domain/sessions/tool-calls';
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
-import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
+import { gateToolCall, quickToolGate, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findSessionTool } from '../../domain/tools/registry';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
@@ -166,21 +166,26 @@ async function gatedCall(
   rules: Rule[],
 ): Promise<ToolCallAnswer> {
   const scope = scopeOf(principal);
-  const { row } = await openToolCall(deps.db, {
-    orgId: principal.orgId,
-    projectId: principal.projectId,
-    sessionId: session.id,
-    serverId: tool.serverId,
-    toolName: tool.name,
-    input: args,
-    attemptId: null,
-    routing:
-      tool.dispatch.kind === 'provider'
-        ? { provider: tool.serverId }
-        : tool.dispatch.kind === 'tenant'
-          ? { tool_server_id: tool.dispatch.server.id }
-          : { gateway: tool.name },
-  });
+  const quick = quickToolGate(scope, session.agent_id, tool.name, rules);
+  const { row } = await openToolCall(
+    deps.db,
+    {
+      orgId: principal.orgId,
+      projectId: principal.projectId,
+      sessionId: session.id,
+      serverId: tool.serverId,
+      toolName: tool.name,
+      input: args,
+      attemptId: null,
+      routing:
+        tool.dispatch.kind === 'provider'
+          ? { provider: tool.serverId }
+          : tool.dispatch.kind === 'tenant'
+            ? { tool_server_id: tool.dispatch.server.id }
+            : { gateway: tool.name },
+    },
+    quick?.record,
+  );
   const held: HeldToolCall = {
     sessionId: session.id,
     serverId: tool.serverId,
@@ -194,7 +199,7 @@ async function gatedCall(
           ? tool.dispatch.tool.tool_name
           : tool.name,
   };
-  const gate = await gateToolCall(deps.db, scope, session.agent_id, held, rules);
+  const gate = quick?.gate ?? (await gateToolCall(deps.db, scope, session.agent_id, held));
   if (gate.kind === 'deny') {
     const call = await finishToolCall(deps.db, scope, row.seq, {
       ok: false,

@@ -1,7 +1,7 @@
 // Tool calls of a session: a row opened as `running` when the call is dispatched, finished once with its
 // outcome and timing and, in the same transaction, its `tool_call.succeeded` / `tool_call.failed` event.
 // Ids are `tc_` plus the row's bigserial.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { notFound } from '../errors';
@@ -53,13 +53,16 @@ export interface NewToolCall {
 
 /**
  * Opens the call's row. With an attempt id the same call presented again finds its earlier row
- * (`created: false`), so a paying call is recorded once however often it is retried.
+ * (`created: false`), so a paying call is recorded once however often it is retried. `alongside`: another
+ * insert the same statement makes (the call's policy evaluation).
  */
 export async function openToolCall(
   db: CommonQueryMethods,
   call: NewToolCall,
+  alongside?: FragmentSqlToken,
 ): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.maybeOne(sql.type(toolCallRow)`
+    ${alongside ? sql.fragment`WITH alongside AS (${alongside})` : sql.fragment``}
     INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
     VALUES (${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
             ${call.attemptId}, ${sql.jsonb(call.routing as never)})
