@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   });
   const bareServer = bare.listen(0, '127.0.0.1');
   await new Promise((resolve) => bareServer.once('listening', resolve));
+  // The gateway's listener settings (api/server.ts, bench/support/stack.ts).
+  bareServer.keepAliveTimeout = 65_000;
   const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}/`;
 
   const baseline = await spawnLoad({

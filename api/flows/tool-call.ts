@@ -10,17 +10,19 @@
 import { ApiError } from '../../domain/errors';
 import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
+import type { Rule } from '../../domain/policies/evaluate';
 import { enforceCallLimits } from '../../domain/sessions/limits';
 import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
 import {
   finishToolCall,
+  finishToolCallInActiveSession,
   openToolCall,
   toolCallId,
   type ToolCallOutcome,
   type ToolCallRow,
 } from '../../domain/sessions/tool-calls';
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
-import { gateToolCall, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
+import { gateToolCall, quickToolGate, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findSessionTool } from '../../domain/tools/registry';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
@@ -67,14 +69,35 @@ function checkArguments(tool: ToolSpec, args: Record<string, unknown>): void {
   }
 }
 
+/**
+ * `session` is the session's id, or its row when the caller has just read it for this very request
+ * (the MCP route reads it to find the session's servers), which saves reading it twice.
+ */
 export async function callTool(
   deps: AppDeps,
   principal: Principal,
-  sessionId: string,
+  session: string | SessionRow,
   request: ToolCallRequest,
   requestId: string,
 ): Promise<ToolCallAnswer> {
-  const session = await getSession(deps.db, principal.orgId, principal.projectId, sessionId);
+  return callInSession(
+    deps,
+    principal,
+    typeof session === 'string'
+      ? await getSession(deps.db, principal.orgId, principal.projectId, session)
+      : session,
+    request,
+    requestId,
+  );
+}
+
+async function callInSession(
+  deps: AppDeps,
+  principal: Principal,
+  session: SessionRow,
+  request: ToolCallRequest,
+  requestId: string,
+): Promise<ToolCallAnswer> {
   requireActive(session);
   const tool = await findSessionTool(deps.db, principal.environment, session.servers, request.tool);
   if (!tool) {
@@ -87,7 +110,7 @@ export async function callTool(
   // Links are the account's own writes: the REST route's rule holds for its tool too.
   if (tool.dispatch.kind === 'gateway' && tool.dispatch.operation === 'payment_link_create')
     await requireLinkWriter(deps, principal);
-  await enforceCallLimits(deps.db, session);
+  const { rules } = await enforceCallLimits(deps.db, session);
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
     return paidTenantCall(deps, principal, session, tool, request.arguments, requestId);
@@ -96,7 +119,7 @@ export async function callTool(
     return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
-    : gatedCall(deps, principal, session, tool, request.arguments);
+    : gatedCall(deps, principal, session, tool, request.arguments, rules);
 }
 
 /**
@@ -140,23 +163,29 @@ async function gatedCall(
   session: SessionRow,
   tool: ToolSpec,
   args: Record<string, unknown>,
+  rules: Rule[],
 ): Promise<ToolCallAnswer> {
   const scope = scopeOf(principal);
-  const { row } = await openToolCall(deps.db, {
-    orgId: principal.orgId,
-    projectId: principal.projectId,
-    sessionId: session.id,
-    serverId: tool.serverId,
-    toolName: tool.name,
-    input: args,
-    attemptId: null,
-    routing:
-      tool.dispatch.kind === 'provider'
-        ? { provider: tool.serverId }
-        : tool.dispatch.kind === 'tenant'
-          ? { tool_server_id: tool.dispatch.server.id }
-          : { gateway: tool.name },
-  });
+  const quick = quickToolGate(scope, session.agent_id, tool.name, rules);
+  const { row } = await openToolCall(
+    deps.db,
+    {
+      orgId: principal.orgId,
+      projectId: principal.projectId,
+      sessionId: session.id,
+      serverId: tool.serverId,
+      toolName: tool.name,
+      input: args,
+      attemptId: null,
+      routing:
+        tool.dispatch.kind === 'provider'
+          ? { provider: tool.serverId }
+          : tool.dispatch.kind === 'tenant'
+            ? { tool_server_id: tool.dispatch.server.id }
+            : { gateway: tool.name },
+    },
+    quick?.record,
+  );
   const held: HeldToolCall = {
     sessionId: session.id,
     serverId: tool.serverId,
@@ -170,7 +199,7 @@ async function gatedCall(
           ? tool.dispatch.tool.tool_name
           : tool.name,
   };
-  const gate = await gateToolCall(deps.db, scope, session.agent_id, held);
+  const gate = quick?.gate ?? (await gateToolCall(deps.db, scope, session.agent_id, held));
   if (gate.kind === 'deny') {
     const call = await finishToolCall(deps.db, scope, row.seq, {
       ok: false,
@@ -216,16 +245,17 @@ async function gatedCall(
     throw error;
   }
   // A key revoked while the call was in flight ended the session: the call fails and its answer is withheld.
-  const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
-  if (now.status !== 'active') {
+  const call = await finishToolCallInActiveSession(deps.db, scope, row.seq, outcome);
+  if (!call) {
+    const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
     await finishToolCall(deps.db, scope, row.seq, {
       ok: false,
       output: { error: { code: 'session_closed', close_reason: now.close_reason } },
       errorCode: 'session_closed',
     });
     requireActive(now);
+    throw new Error('a tool call could not finish in its active session');
   }
-  const call = await finishToolCall(deps.db, scope, row.seq, outcome);
   // A provider's failure is recorded (with its tool_call.failed event), then answered as the error it is.
   if (outcome.refusal) {
     const { status, code, message, details, headers } = outcome.refusal;

@@ -21,11 +21,12 @@ import type { AppDeps } from '../deps';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
 import type { Principal } from '../principal';
+import type { SessionRow } from '../../domain/sessions/sessions';
 
-/** What the route hands the transport for one request: who calls, in which session. */
+/** What the route hands the transport for one request: who calls, in which session (as the route read it). */
 export interface McpCaller {
   principal: Principal;
-  sessionId: string;
+  session: SessionRow;
   requestId: string;
 }
 
@@ -63,7 +64,7 @@ async function runTool(
     const answer = await callTool(
       deps,
       caller.principal,
-      caller.sessionId,
+      caller.session,
       { tool: name, arguments: args },
       caller.requestId,
     );

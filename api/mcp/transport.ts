@@ -61,7 +61,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       // Another gateway session's (or project's) MCP session is as unknown as one that never existed.
       if (
         !known ||
-        known.gatewaySessionId !== caller.sessionId ||
+        known.gatewaySessionId !== caller.session.id ||
         known.projectId !== caller.principal.projectId
       )
         return jsonRpcError(404, 'Session not found');
@@ -81,7 +81,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       onsessioninitialized: (id) => {
         legacy.set(id, {
           transport,
-          gatewaySessionId: caller.sessionId,
+          gatewaySessionId: caller.session.id,
           projectId: caller.principal.projectId,
           lastSeen: Date.now(),
         });

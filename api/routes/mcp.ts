@@ -103,7 +103,7 @@ async function serve(
     hostHeaderValidationResponse(request, allowed.hosts) ??
     originValidationResponse(request, allowed.origins);
   if (refused) return pipe(ctx, refused);
-  const caller = { principal, sessionId: session.id, requestId };
+  const caller = { principal, session, requestId };
   const token = /^Bearer[ \t]+(\S+)/i.exec(ctx.get('Authorization'))?.[1] ?? '';
   const response = await endpointOf(deps).serve(
     request,

@@ -1,6 +1,6 @@
 // Writes an event into the outbox. Call it with the transaction that makes the change, so the
 // event exists exactly when the change does; delivery picks it up after commit.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
@@ -41,4 +41,19 @@ export async function recordEvent(
     RETURNING id, type, created_at`);
   afterCommit(tx, () => countEvent(type, data));
   return event;
+}
+
+/**
+ * The outbox insert of an event whose data the same statement builds (`data`: a query of one jsonb column,
+ * no row when nothing changed), for a change and its event written in one statement rather than a
+ * transaction of several. Count it with `countEvent` once the statement has run.
+ */
+export function eventInsertFrom(
+  scope: EventScope,
+  type: EventType,
+  data: FragmentSqlToken,
+): FragmentSqlToken {
+  return sql.fragment`
+    INSERT INTO events (id, org_id, project_id, environment, type, data)
+    SELECT ${sortableId('evt')}, ${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${type}, d.data FROM (${data}) AS d(data)`;
 }

@@ -1,7 +1,7 @@
 // The policy gate: inside the caller's transaction, serializes one agent's calls, loads the rules and the
 // usage counters they need (ledger spend for budgets, allowed calls for rate limits), decides, and writes
 // exactly one evaluation row. Holding the lock until commit keeps budgets and rate limits exact under races.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
@@ -11,7 +11,7 @@ import {
   type BudgetConfig,
   type RateLimitConfig,
 } from '../../schema/policy-config';
-import { evaluate, ruleApplies, type CallContext, type Decision, type Usage } from './evaluate';
+import { evaluate, ruleApplies, type CallContext, type Decision, type Rule, type Usage } from './evaluate';
 import { matchesAny } from './glob';
 import { listPolicies, toRule } from './policies';
 
@@ -97,13 +97,52 @@ export async function runGate(
       );
   }
   const decision = evaluate(rules, ctx, usage);
+  return { decision, evaluationId: await recordEvaluation(tx, orgId, projectId, ctx, decision) };
+}
+
+/** The insert of a call's one evaluation row, for a statement of its own or one that writes it beside its own work. */
+export function evaluationInsert(
+  orgId: string,
+  projectId: string,
+  ctx: CallContext,
+  decision: Decision,
+): { evaluationId: string; insert: FragmentSqlToken } {
   const evaluationId = sortableId('pev');
-  await tx.query(sql.unsafe`
+  return {
+    evaluationId,
+    insert: sql.fragment`
     INSERT INTO policy_evaluations (id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency)
     VALUES (${evaluationId}, ${orgId}, ${projectId}, ${ctx.agentId}, ${ctx.toolName}, ${decision.rule?.id ?? null}, ${decision.rule?.name ?? null},
             ${decision.rule?.type ?? null}, ${decision.decision === 'allow' ? 'allow' : 'deny'}, ${decision.decision === 'allow' ? null : decision.reason},
-            ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency})`);
-  return { decision, evaluationId };
+            ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency})`,
+  };
+}
+
+async function recordEvaluation(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  ctx: CallContext,
+  decision: Decision,
+): Promise<string> {
+  const { evaluationId, insert } = evaluationInsert(orgId, projectId, ctx, decision);
+  await db.query(sql.unsafe`${insert}`);
+  return evaluationId;
+}
+
+/**
+ * The decision of a call no usage counter can decide (no budget or rate limit applies to it) when no rule
+ * holds it: nothing to serialize, so no lock and no transaction; the caller writes its evaluation row
+ * (evaluationInsert). Null when a counter applies or the decision is a hold: the caller runs the locked gate.
+ */
+export function decideUncounted(
+  rules: Rule[],
+  ctx: CallContext,
+): Exclude<Decision, { decision: 'hold' }> | null {
+  if (rules.some((rule) => (rule.type === 'budget' || rule.type === 'rate-limit') && ruleApplies(rule, ctx)))
+    return null;
+  const decision = evaluate(rules, ctx, { spent: new Map(), calls: new Map() });
+  return decision.decision === 'hold' ? null : decision;
 }
 
 export async function linkEvaluationToApproval(

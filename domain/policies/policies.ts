@@ -1,5 +1,5 @@
 // Policy rules of a project: create, list in order, read, update, delete and reorder.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
@@ -23,6 +23,20 @@ export const policyRow = z.object({
 export type PolicyRow = z.infer<typeof policyRow>;
 
 const COLUMNS = sql.fragment`id, name, type, config, agents, tools, enabled, "order", created_at, updated_at`;
+
+/**
+ * A project's rules in order as one jsonb array, for a statement that reads them beside its own work (a tool
+ * call's limit count) so the gate needs no read of its own; `rulesOf` turns the array into rules.
+ */
+export function rulesJson(orgId: string, projectId: string): FragmentSqlToken {
+  return sql.fragment`(SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, 'type', type, 'config', config,
+      'agents', agents, 'tools', tools, 'enabled', enabled, 'order', "order") ORDER BY "order", id), '[]'::jsonb)
+    FROM policies WHERE org_id = ${orgId} AND project_id = ${projectId})`;
+}
+
+const rulesArray = z.array(policyRow.omit({ created_at: true, updated_at: true }));
+export const rulesOf = (json: unknown): Rule[] =>
+  rulesArray.parse(json).map((row) => ({ ...row, config: row.config }));
 
 export interface PolicyInput {
   name: string;

@@ -8,6 +8,8 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { FlatError } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
 import type { SessionRow } from './sessions';
+import type { Rule } from '../policies/evaluate';
+import { rulesJson, rulesOf } from '../policies/policies';
 
 async function setting(
   db: CommonQueryMethods,
@@ -47,26 +49,85 @@ export async function withinSessionQuota<T>(
   });
 }
 
-const windowRow = z.object({ calls: z.number(), retry_after: z.number(), settings: z.record(z.unknown()) });
+const windowRow = z.object({
+  calls: z.number(),
+  retry_after: z.number(),
+  settings: z.record(z.unknown()),
+  rules: z.unknown(),
+});
 
-/** Counts this call in the session's current minute; past the limit it is refused with when to come back. */
-export async function enforceCallLimits(db: CommonQueryMethods, session: SessionRow): Promise<void> {
-  // One round trip on every tool call: the count and the project's limit come back from the same statement.
+type Counted = z.infer<typeof windowRow>;
+
+/** Counts `n` calls of the session in its current minute: the window's count after them, the limit and the rules. */
+async function countCalls(db: DatabasePool, session: SessionRow, n: number): Promise<Counted> {
+  // One round trip: the count, the project's limit and its rules come back from one statement.
   const counted = await db.one(sql.type(windowRow)`
     WITH counted AS (
-      INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), 1)
-      ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + 1
+      INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), ${n})
+      ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + ${n}
       RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
     )
-    SELECT counted.calls, counted.retry_after, p.settings
+    SELECT counted.calls, counted.retry_after, p.settings, ${rulesJson(session.org_id, session.project_id)} AS rules
     FROM counted, projects p WHERE p.org_id = ${session.org_id} AND p.id = ${session.project_id}`);
-  const limit = Number(effectiveSettings(counted.settings).session_tool_calls_per_minute);
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
-  if (counted.calls === 1)
+  if (counted.calls === n)
     await db.query(
       sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`,
     );
-  if (counted.calls <= limit) return;
+  return counted;
+}
+
+interface Waiting {
+  resolve: (counted: Counted) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Calls of one session that arrive while its count is in flight wait and are counted together by the next
+ * statement, each taking its own place in the total: a session's window row is one hot row, and updating it
+ * once per call made concurrent calls of one session queue on its lock.
+ */
+const waitingBySession = new Map<string, Waiting[]>();
+
+function countCall(db: DatabasePool, session: SessionRow): Promise<Counted> {
+  return new Promise((resolve, reject) => {
+    const waiting = waitingBySession.get(session.id);
+    if (waiting) {
+      waiting.push({ resolve, reject });
+      return;
+    }
+    waitingBySession.set(session.id, []);
+    const run = (batch: Waiting[]): void => {
+      countCalls(db, session, batch.length)
+        .then(
+          (counted) =>
+            batch.forEach((call, i) =>
+              call.resolve({ ...counted, calls: counted.calls - batch.length + 1 + i }),
+            ),
+          (error: unknown) => batch.forEach((call) => call.reject(error)),
+        )
+        .finally(() => {
+          const next = waitingBySession.get(session.id) ?? [];
+          if (next.length === 0) {
+            waitingBySession.delete(session.id);
+            return;
+          }
+          waitingBySession.set(session.id, []);
+          run(next);
+        });
+    };
+    run([{ resolve, reject }]);
+  });
+}
+
+/**
+ * Counts this call in the session's current minute; past the limit it is refused with when to come back.
+ * Answers the project's policy rules as they stand, read by the same statement for the call's gate.
+ */
+export async function enforceCallLimits(db: DatabasePool, session: SessionRow): Promise<{ rules: Rule[] }> {
+  const counted = await countCall(db, session);
+  const limit = Number(effectiveSettings(counted.settings).session_tool_calls_per_minute);
+  if (counted.calls <= limit) return { rules: rulesOf(counted.rules) };
   throw new FlatError(
     429,
     {

@@ -1,11 +1,12 @@
 // Tool calls of a session: a row opened as `running` when the call is dispatched, finished once with its
 // outcome and timing and, in the same transaction, its `tool_call.succeeded` / `tool_call.failed` event.
 // Ids are `tc_` plus the row's bigserial.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { notFound } from '../errors';
-import { recordEvent, type EventScope } from '../events/record';
+import { eventInsertFrom, type EventScope } from '../events/record';
+import { countEvent } from '../../runtime/telemetry/metrics';
 
 export const toolCallRow = z.object({
   seq: z.bigint(),
@@ -52,13 +53,16 @@ export interface NewToolCall {
 
 /**
  * Opens the call's row. With an attempt id the same call presented again finds its earlier row
- * (`created: false`), so a paying call is recorded once however often it is retried.
+ * (`created: false`), so a paying call is recorded once however often it is retried. `alongside`: another
+ * insert the same statement makes (the call's policy evaluation).
  */
 export async function openToolCall(
   db: CommonQueryMethods,
   call: NewToolCall,
+  alongside?: FragmentSqlToken,
 ): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.maybeOne(sql.type(toolCallRow)`
+    ${alongside ? sql.fragment`WITH alongside AS (${alongside})` : sql.fragment``}
     INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
     VALUES (${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
             ${call.attemptId}, ${sql.jsonb(call.routing as never)})
@@ -80,7 +84,7 @@ export interface ToolCallOutcome {
 }
 
 /**
- * running → success | error, once, with its event in the same transaction. A call already finished
+ * running → success | error, once, with its event written by the same statement. A call already finished
  * (a replay presenting it again) is returned as it stands and writes nothing.
  */
 export async function finishToolCall(
@@ -89,34 +93,58 @@ export async function finishToolCall(
   seq: bigint,
   outcome: ToolCallOutcome,
 ): Promise<ToolCallRow> {
-  return db.transaction(async (tx) => {
-    const row = await tx.maybeOne(sql.type(toolCallRow)`
+  return (await finish(db, scope, seq, outcome, { whileSessionActive: false }))!;
+}
+
+/** As finishToolCall, but only while the call's session is still active: null when it has closed since. */
+export async function finishToolCallInActiveSession(
+  db: DatabasePool,
+  scope: EventScope,
+  seq: bigint,
+  outcome: ToolCallOutcome,
+): Promise<ToolCallRow | null> {
+  return finish(db, scope, seq, outcome, { whileSessionActive: true });
+}
+
+async function finish(
+  db: DatabasePool,
+  scope: EventScope,
+  seq: bigint,
+  outcome: ToolCallOutcome,
+  options: { whileSessionActive: boolean },
+): Promise<ToolCallRow | null> {
+  const type = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
+  const row = await db.maybeOne(sql.type(toolCallRow)`
+    WITH done AS (
       UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
         error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
         attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,
         duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
       WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
-      RETURNING ${COLUMNS}`);
-    if (!row)
-      return tx.one(
-        sql.type(
-          toolCallRow,
-        )`SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${scope.orgId} AND seq = ${seq}`,
-      );
-    const data = {
-      tool_call_id: toolCallId(row),
-      session_id: row.session_id,
-      server_id: row.server_id,
-      tool_name: row.tool_name,
-      duration_ms: row.duration_ms,
-      error_code: row.error_code,
-      attempt_id: row.attempt_id,
-      approval_id: row.approval_id,
-    };
-    if (outcome.ok) await recordEvent(tx, scope, 'tool_call.succeeded', data);
-    else await recordEvent(tx, scope, 'tool_call.failed', data);
+        ${
+          options.whileSessionActive
+            ? sql.fragment`AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = tool_calls.session_id AND s.status = 'active')`
+            : sql.fragment``
+        }
+      RETURNING ${COLUMNS}
+    ), event AS (
+      ${eventInsertFrom(
+        scope,
+        type,
+        sql.fragment`SELECT jsonb_build_object('tool_call_id', 'tc_' || seq, 'session_id', session_id, 'server_id', server_id,
+          'tool_name', tool_name, 'duration_ms', duration_ms, 'error_code', error_code, 'attempt_id', attempt_id,
+          'approval_id', approval_id) FROM done`,
+      )}
+    )
+    SELECT * FROM done`);
+  if (row) {
+    countEvent(type, null);
     return row;
-  });
+  }
+  const current = await db.one(
+    sql.type(toolCallRow)`SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${scope.orgId} AND seq = ${seq}`,
+  );
+  return options.whileSessionActive && current.status === 'running' ? null : current;
 }
 
 export async function getToolCall(

@@ -1,12 +1,13 @@
 // The policy gate of a tool call that does not move money (a paying tool is gated inside its attempt):
 // one transaction runs the rules with the tool's name as the policy's tool and, when a rule holds the
 // call, writes its approval with the exact call to replay, so a held call exists exactly when its approval does.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from '../../runtime/database';
 import { createApproval, type ApprovalRow } from '../approvals/approvals';
 import type { EventScope } from '../events/record';
-import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import { decideUncounted, evaluationInsert, linkEvaluationToApproval, runGate } from '../policies/gate';
+import type { CallContext, Decision, Rule } from '../policies/evaluate';
 import type { DeniedBy } from '../../contracts/policy-denial';
 import { effectiveSettings } from '../tenancy/settings';
 
@@ -29,29 +30,56 @@ export type ToolGate =
   | { kind: 'deny'; denial: DeniedBy }
   | { kind: 'hold'; denial: DeniedBy; approval: ApprovalRow };
 
+const callContext = (agentId: string, toolName: string): CallContext => ({
+  agentId,
+  toolName,
+  amountMinor: null,
+  currency: null,
+  now: new Date(),
+  approved: false,
+});
+
+const denialOf = (decision: Exclude<Decision, { decision: 'allow' }>): DeniedBy => ({
+  reason: decision.reason,
+  ruleType: decision.rule.type,
+  ruleId: decision.rule.id,
+  ruleName: decision.rule.name,
+});
+
+/**
+ * Most calls meet no usage counter and no hold: their gate is decided from the rules already read, without
+ * the agent's lock or a transaction, and `record` (the evaluation row) rides the statement that opens the
+ * call. Null when the call needs gateToolCall.
+ */
+export function quickToolGate(
+  scope: EventScope,
+  agentId: string,
+  toolName: string,
+  rules: Rule[],
+): { gate: ToolGate; record: FragmentSqlToken } | null {
+  const ctx = callContext(agentId, toolName);
+  const decision = decideUncounted(rules, ctx);
+  if (!decision) return null;
+  const { insert } = evaluationInsert(scope.orgId, scope.projectId, ctx, decision);
+  return {
+    gate: decision.decision === 'allow' ? { kind: 'allow' } : { kind: 'deny', denial: denialOf(decision) },
+    record: insert,
+  };
+}
+
+/** The gate under the agent's lock: counters read exactly, a hold written with its approval. */
 export async function gateToolCall(
   db: DatabasePool,
   scope: EventScope,
   agentId: string,
   held: HeldToolCall,
 ): Promise<ToolGate> {
+  const call = callContext(agentId, held.toolName);
   return db.transaction(async (tx) => {
-    const gate = await runGate(tx, scope.orgId, scope.projectId, {
-      agentId,
-      toolName: held.toolName,
-      amountMinor: null,
-      currency: null,
-      now: new Date(),
-      approved: false,
-    });
+    const gate = await runGate(tx, scope.orgId, scope.projectId, call);
     const { decision } = gate;
     if (decision.decision === 'allow') return { kind: 'allow' };
-    const denial: DeniedBy = {
-      reason: decision.reason,
-      ruleType: decision.rule.type,
-      ruleId: decision.rule.id,
-      ruleName: decision.rule.name,
-    };
+    const denial = denialOf(decision);
     if (decision.decision === 'deny') return { kind: 'deny', denial };
     const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
       SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
