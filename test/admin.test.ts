@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 async function admin(...args: string[]): Promise<string> {
-  const script = path.join(__dirname, '..', 'api', 'admin.ts');
+  const script = path.join(__dirname, '..', 'local', 'admin.ts');
   const { stdout } = await run(process.execPath, [require.resolve('tsx/cli'), script, ...args], {
     env: {
       ...process.env,

@@ -5,6 +5,7 @@ import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { notFound } from '../errors';
+import type { EventType } from '../../contracts/event-catalog';
 import { eventInsertFrom, type EventScope } from '../events/record';
 import { countEvent } from '../../runtime/telemetry/metrics';
 
@@ -113,7 +114,7 @@ async function finish(
   outcome: ToolCallOutcome,
   options: { whileSessionActive: boolean },
 ): Promise<ToolCallRow | null> {
-  const type = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
+  const type: EventType = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
   const row = await db.maybeOne(sql.type(toolCallRow)`
     WITH done AS (
       UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
