@@ -1,6 +1,6 @@
-// Reads the gateway's source for the event types it can write: every `recordEvent(…)`, `eventInsertFrom(…)` and test-fire call
-// in the TypeScript (their type argument, or the EventType-typed tables it indexes) and every SQL file that
-// inserts into `events` (its `type := '…'` literals). Parsing only, no type checking, so it stays fast.
+// Reads the gateway's source for the event types it can write: every `recordEvent(…)`, `eventInsertFrom(…)`
+// and test-fire call in the TypeScript (their type argument, or the EventType-typed tables it indexes) and
+// every SQL file that inserts into `events` (its `type := '…'` literals). Parsing only, no type checking.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
