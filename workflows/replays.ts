@@ -17,96 +17,97 @@ export interface HeldCall {
   payload: Record<string, unknown>;
 }
 
+type AttemptAttributes = { attemptId?: string; amountMinor?: number };
+
 export interface ReplaySpec {
   workflowType: string;
   workflowId(call: HeldCall): string;
   args(call: HeldCall): unknown[];
   /** The execution_result stored on the approval, and whether the replay succeeded. */
   outcome(result: unknown): { ok: boolean; result: Record<string, unknown> };
-  searchAttributes(call: HeldCall): { attemptId?: string; amountMinor?: number };
+  searchAttributes(call: HeldCall): AttemptAttributes;
+}
+
+/** A replay written against its kind's own payload and result types. */
+interface TypedReplay<P, R> {
+  workflowType: string;
+  workflowId(call: HeldCall, payload: P): string;
+  args(call: HeldCall, payload: P): unknown[];
+  outcome(result: R): { ok: boolean; result: Record<string, unknown> };
+  searchAttributes(call: HeldCall, payload: P): AttemptAttributes;
+}
+
+/**
+ * The one place a stored payload takes its kind's type: the approval was created with exactly that shape
+ * by the area that held the call, and the replay workflow's result is the one its type returns.
+ */
+function replay<P, R>(spec: TypedReplay<P, R>): ReplaySpec {
+  const payloadOf = (call: HeldCall): P => call.payload as unknown as P;
+  return {
+    workflowType: spec.workflowType,
+    workflowId: (call) => spec.workflowId(call, payloadOf(call)),
+    args: (call) => spec.args(call, payloadOf(call)),
+    outcome: (result) => spec.outcome(result as R),
+    searchAttributes: (call) => spec.searchAttributes(call, payloadOf(call)),
+  };
 }
 
 export const REPLAYS: Record<string, ReplaySpec> = {
-  'wallet.execute': {
+  'wallet.execute': replay<SpendInput, SpendOutcome>({
     workflowType: 'spendAttempt',
-    workflowId: (call) =>
-      workflowIds.spendReplay(call.orgId, (call.payload as unknown as SpendInput).attemptId, call.approvalId),
-    args: (call) => [{ ...(call.payload as unknown as SpendInput), approvalId: call.approvalId }],
-    outcome: (result) => {
-      const outcome = result as SpendOutcome;
-      return { ok: outcome.status === 'completed', result: outcome.body };
-    },
-    searchAttributes: (call) => {
-      const input = call.payload as unknown as SpendInput;
-      return { attemptId: input.attemptId, amountMinor: Number(input.amountMinor) };
-    },
-  },
-  [CONSUMER_SPEND_KIND]: {
+    workflowId: (call, input) => workflowIds.spendReplay(call.orgId, input.attemptId, call.approvalId),
+    args: (call, input) => [{ ...input, approvalId: call.approvalId }],
+    outcome: (outcome) => ({ ok: outcome.status === 'completed', result: outcome.body }),
+    searchAttributes: (_call, input) => ({
+      attemptId: input.attemptId,
+      amountMinor: Number(input.amountMinor),
+    }),
+  }),
+  [CONSUMER_SPEND_KIND]: replay<SpendRequest, SpendAnswer>({
     workflowType: 'consumerSpendAttempt',
-    workflowId: (call) =>
-      workflowIds.consumerSpendReplay(
-        call.orgId,
-        (call.payload as unknown as SpendRequest).attemptId,
-        call.approvalId,
-      ),
-    args: (call) => {
-      const req = call.payload as unknown as SpendRequest;
-      return [
-        {
-          ...req,
-          approvedBy: call.approvalId,
-          workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
-        },
-      ];
-    },
-    outcome: (result) => {
-      const answer = result as SpendAnswer;
-      return { ok: answer.status === 'completed', result: answer.body };
-    },
-    searchAttributes: (call) => {
-      const req = call.payload as unknown as SpendRequest;
-      return { attemptId: req.attemptId, amountMinor: Number(req.amountMinor) };
-    },
-  },
+    workflowId: (call, req) => workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+    args: (call, req) => [
+      {
+        ...req,
+        approvedBy: call.approvalId,
+        workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+      },
+    ],
+    outcome: (answer) => ({ ok: answer.status === 'completed', result: answer.body }),
+    searchAttributes: (_call, req) => ({ attemptId: req.attemptId, amountMinor: Number(req.amountMinor) }),
+  }),
   // A held tool call (domain/tools/gate.ts TOOL_CALL_KIND): made once in its session after the approval.
-  'tool.call': {
+  'tool.call': replay<HeldToolCall, ToolCallReplayResult>({
     workflowType: 'toolCallReplay',
     workflowId: (call) => workflowIds.toolCallReplay(call.orgId, call.approvalId),
-    args: (call) => [
+    args: (call, held) => [
       {
         approvalId: call.approvalId,
         orgId: call.orgId,
         projectId: call.projectId,
         environment: call.environment,
-        call: call.payload as unknown as HeldToolCall,
+        call: held,
       },
     ],
-    outcome: (result) => {
-      const replayed = result as ToolCallReplayResult;
-      return {
-        ok: replayed.ok,
-        result: {
-          tool_call_id: replayed.tool_call_id,
-          error_code: replayed.error_code,
-          output: replayed.output,
-        },
-      };
-    },
+    outcome: (replayed) => ({
+      ok: replayed.ok,
+      result: {
+        tool_call_id: replayed.tool_call_id,
+        error_code: replayed.error_code,
+        output: replayed.output,
+      },
+    }),
     searchAttributes: () => ({}),
-  },
+  }),
   // A held paid call of a tenant tool server: charged and made once, at the price it was held at.
-  [TOOL_CHARGE_KIND]: {
+  [TOOL_CHARGE_KIND]: replay<ToolChargeInput, ToolChargeOutcome>({
     workflowType: 'paidToolCall',
-    workflowId: (call) =>
-      `tool-charge/${call.orgId}/${(call.payload as unknown as ToolChargeInput).attemptId}/${call.approvalId}`,
-    args: (call) => [{ ...(call.payload as unknown as ToolChargeInput), approvalId: call.approvalId }],
-    outcome: (result) => {
-      const outcome = result as ToolChargeOutcome;
-      return { ok: outcome.status === 'completed', result: outcome.body };
-    },
-    searchAttributes: (call) => {
-      const input = call.payload as unknown as ToolChargeInput;
-      return { attemptId: input.attemptId, amountMinor: Number(input.priceMinor) };
-    },
-  },
+    workflowId: (call, input) => `tool-charge/${call.orgId}/${input.attemptId}/${call.approvalId}`,
+    args: (call, input) => [{ ...input, approvalId: call.approvalId }],
+    outcome: (outcome) => ({ ok: outcome.status === 'completed', result: outcome.body }),
+    searchAttributes: (_call, input) => ({
+      attemptId: input.attemptId,
+      amountMinor: Number(input.priceMinor),
+    }),
+  }),
 };
