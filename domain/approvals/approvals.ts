@@ -46,7 +46,7 @@ export interface NewApproval {
   toolInput: Record<string, unknown>;
   /** What to replay on approval: a kind the approval workflow knows, and its payload. */
   kind: string;
-  payload: Record<string, unknown>;
+  payload: object;
   /** The call that raised the hold; one approval per call, so a retried write finds its row. */
   originRef: string;
   ttlSeconds: number;

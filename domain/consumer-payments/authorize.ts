@@ -188,7 +188,7 @@ export async function authorizeSpend(
             reason: 'per_tx_cap_exceeded',
             ruleId: null,
             ruleName: null,
-            payload: req as unknown as Record<string, unknown>,
+            payload: req,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
           return {
@@ -304,7 +304,7 @@ export async function authorizeSpend(
             reason: decision.reason,
             ruleId: decision.ruleId,
             ruleName: decision.ruleName,
-            payload: req as unknown as Record<string, unknown>,
+            payload: req,
           });
           step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
           // No money is held and nothing counts against the caps while a person decides; the replay reserves again.

@@ -126,7 +126,7 @@ export interface ApprovalSeam {
       reason: string;
       ruleId: string | null;
       ruleName: string | null;
-      payload: Record<string, unknown>;
+      payload: object;
     },
   ): Promise<{ approvalId: string; expiresAt: string }>;
 }

@@ -147,7 +147,7 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
                 attempt_id: input.attemptId,
               },
           kind: WALLET_EXECUTE_KIND,
-          payload: payload as unknown as Record<string, unknown>,
+          payload,
           originRef: input.attemptId,
           ttlSeconds: ttl,
         });

@@ -115,7 +115,7 @@ export async function authorizeToolCharge(
           toolName: input.toolName,
           toolInput: { ...input.arguments, price_minor: input.priceMinor, currency: input.currency },
           kind: TOOL_CHARGE_KIND,
-          payload: input as unknown as Record<string, unknown>,
+          payload: input,
           originRef: input.attemptId,
           ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
         });

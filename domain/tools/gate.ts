@@ -91,7 +91,7 @@ export async function gateToolCall(
       toolName: held.toolName,
       toolInput: held.arguments,
       kind: TOOL_CALL_KIND,
-      payload: held as unknown as Record<string, unknown>,
+      payload: held,
       originRef: held.heldCallId,
       ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
     });
