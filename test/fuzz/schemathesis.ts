@@ -212,6 +212,13 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '400', '501'],
   },
+  // An upstream URL that the `uri` format admits but the WHATWG URL parser, which every fetch uses, refuses:
+  // an empty host (`http://`), a port above 65535, a number too large for an IPv4 host.
+  {
+    operations: ['POST /v1/mcp-servers/validate'],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '400'],
+  },
   // Check digits of a CPF or CNPJ, a Pix key or BR Code, an amount's decimals against the currency
   // of its wallet or server, a contact target against its channel, a mandate's canonical text; rules
   // across fields or items (a date range's order, a rail listed once); text inside free-form JSON.
