@@ -6,6 +6,7 @@
 process.env.PRELUDE_API_KEY = 'prelude_test_key_123';
 
 import { Worker } from '@temporalio/worker';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { workflowIds } from '../contracts/workflow-ids';
@@ -32,6 +33,7 @@ import {
 } from './support/histories';
 import { fund, newWallet } from './support/money';
 import { startReceiver, type Receiver } from './support/receiver';
+import { payingFetch } from './support/x402-buyer';
 
 /** Waits until the workflow exists (some are started by another workflow or by the event dispatcher). */
 const started = (gw: Gateway, workflowId: string) =>
@@ -115,7 +117,7 @@ describe.each(TEMPORAL_SERVERS)('platform workflow histories on the %s server', 
   let tenant: Tenant;
   let receiver: Receiver;
   beforeAll(async () => {
-    gw = await startGateway({ temporal: server });
+    gw = await startGateway({ temporal: server, chain: true });
     tenant = await gw.createTenant();
     receiver = await startReceiver();
   });
@@ -381,6 +383,23 @@ describe.each(TEMPORAL_SERVERS)('platform workflow histories on the %s server', 
       ]);
     });
 
+    it('replays a registration the provider could not take, left pending for a retry', async () => {
+      const document = newCpf();
+      const consumerId = await verifiedConsumer(gw, tenant, { document, allowlist: [document] });
+      (gw.mocks.dda as DdaMock).script(document, { outcome: 'fail', times: 3 });
+      const down = await register(gw, tenant, consumerId, { document, idempotency_key: 'reg-1' });
+      expect([down.status, down.body.error.code]).toEqual([502, 'dda_provider_unavailable']);
+      const clientRequestId = await gw.db.oneFirst(sql.type(z.object({ crid: z.string() }))`
+        SELECT client_request_id AS crid FROM dda_subscriptions WHERE consumer_id = ${consumerId}`);
+      const { history, result } = await recordFinished(
+        gw,
+        ddaWorkflowId(await subscription(clientRequestId)),
+        name('dda-registration-unavailable'),
+      );
+      expect(result).toBe('unregistered');
+      expect(scheduledActivities(history)).toEqual(['registerDdaSubscription']);
+    });
+
     it('replays a registration the provider refused', async () => {
       const document = newCpf();
       const consumerId = await verifiedConsumer(gw, tenant, { document, allowlist: [document] });
@@ -408,6 +427,39 @@ describe.each(TEMPORAL_SERVERS)('platform workflow histories on the %s server', 
       expect(scheduledActivities(history)).toEqual([
         'openLinkCharge',
         'linkChargeState',
+        'settleLinkPaymentActivity',
+      ]);
+    });
+
+    it('replays a link payment an x402 buyer settled on the chain', async () => {
+      const created = await gw.request('POST', '/v1/payment-links', {
+        key: tenant.key,
+        body: {
+          title: 'Agent API credits',
+          accepts: [
+            {
+              rail: 'x402',
+              amount: '1.25',
+              currency: 'USDC',
+              pay_to: { kind: 'byo', address: privateKeyToAccount(generatePrivateKey()).address },
+            },
+          ],
+        },
+      });
+      expect(created.status).toBe(201);
+      const { fetch: payFetch } = payingFetch(gw.chain!.buyers[0], gw.chain!);
+      expect((await payFetch(`${gw.url}/pay/${created.body.slug}/x402`)).status).toBe(200);
+      const paymentId = await gw.db.oneFirst(sql.type(z.object({ id: z.string() }))`
+        SELECT id FROM payment_link_payments WHERE link_id = ${created.body.id}`);
+      const { history, result } = await recordFinished(
+        gw,
+        workflowIds.linkPayment(created.body.id, paymentId),
+        name('link-payment-x402-succeeded'),
+      );
+      expect(result).toBe('succeeded');
+      expect(scheduledActivities(history)).toEqual([
+        'broadcastX402Settlement',
+        'confirmX402Settlement',
         'settleLinkPaymentActivity',
       ]);
     });
@@ -558,6 +610,18 @@ describe('platform workflow paths that wait out their timers, on the time-skippi
     expect(localActivities(history)).toEqual(['attemptDelivery', 'attemptDelivery', 'attemptDelivery']);
   });
 
+  it('replays a delivery chain that dead-lettered after its last attempt', async () => {
+    receiver.answer = (request) => (request.path === '/down' ? { status: 503 } : { status: 200 });
+    const endpointId = await webhookEndpoint(gw, tenant, `${receiver.url}/down`);
+    await emitEvent(gw, tenant, 'payment.succeeded', { n: 2 });
+    const [first] = await deliveriesOnce(gw, tenant, endpointId, (rows) => rows.length > 0);
+    const workflowId = workflowIds.delivery(first.chain_id);
+    await started(gw, workflowId);
+    const { history, result } = await recordFinished(gw, workflowId, name('webhook-delivery-dead'), skipping);
+    expect(result).toEqual({ outcome: 'dead', attempts: 8 });
+    expect(localActivities(history)).toEqual(Array(7).fill('attemptDelivery'));
+  });
+
   it("replays a USDC wallet's deposit watcher, ended by the wallet's close", async () => {
     const walletId = await newWallet(gw, tenant, { currency: 'USDC' });
     const address = await gw.request('GET', `/v1/wallets/${walletId}/deposit-address`, { key: tenant.key });
@@ -599,8 +663,10 @@ describe('recorded histories under test/replay/platform/', () => {
       'contact-code-check-unavailable',
       'dda-registration-active',
       'dda-registration-deleted',
+      'dda-registration-unavailable',
       'dda-registration-refused',
       'link-payment-succeeded',
+      'link-payment-x402-succeeded',
       'wallet-topup-credited',
       'webhook-delivery-test-fire',
       'webhook-delivery-held-reactivated',
@@ -611,6 +677,7 @@ describe('recorded histories under test/replay/platform/', () => {
       'link-payment-expired',
       'wallet-topup-expired',
       'webhook-delivery-retried',
+      'webhook-delivery-dead',
       'deposit-watch-closed',
     ];
     const platform = recordedHistories(PLATFORM_REPLAY_DIR);
