@@ -35,7 +35,7 @@ export async function replayFinished<R = unknown>(
   gw: Gateway,
   workflowId: string,
   name: string,
-  options: { skipTime?: boolean } = {},
+  options: { skipTime?: boolean; dir?: string } = {},
 ): Promise<{ history: History; result: R }> {
   const client = options.skipTime ? gw.env.client : gw.deps.temporal.client;
   const handle = client.workflow.getHandle(workflowId);
@@ -43,7 +43,7 @@ export async function replayFinished<R = unknown>(
   const history = await handle.fetchHistory();
   await Worker.runReplayHistory(replayBundle(), history, workflowId);
   if (RECORDING) {
-    writeFileSync(path.join(REPLAY_DIR, `${name}.json`), toJson(history));
+    writeFileSync(path.join(options.dir ?? REPLAY_DIR, `${name}.json`), toJson(history));
   }
   return { history, result };
 }
@@ -54,13 +54,16 @@ export interface RecordedHistory {
   history: History;
 }
 
-/** Every JSON history under test/replay/ (the older binary `.history` files belong to their own tests). */
-export function recordedHistories(): RecordedHistory[] {
-  return readdirSync(REPLAY_DIR)
+/**
+ * Every JSON history under test/replay/ (the older binary `.history` files belong to their own tests), or
+ * under one of its folders, where a workflow outside the money engine keeps its own.
+ */
+export function recordedHistories(dir = REPLAY_DIR): RecordedHistory[] {
+  return readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => {
-      const history = fromJson(readFileSync(path.join(REPLAY_DIR, file), 'utf8'));
+      const history = fromJson(readFileSync(path.join(dir, file), 'utf8'));
       return { name: file.replace(/\.json$/, ''), workflowType: workflowTypeOf(history), history };
     });
 }
