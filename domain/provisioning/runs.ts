@@ -49,6 +49,15 @@ export type StepRow = z.infer<typeof stepRow>;
 
 const OPEN = ['running', 'awaiting_verification'] as const;
 
+/** The event each move of a run publishes. */
+const RUN_EVENTS = {
+  awaiting_verification: 'provisioning_run.awaiting_verification',
+  succeeded: 'provisioning_run.succeeded',
+  failed: 'provisioning_run.failed',
+  canceled: 'provisioning_run.canceled',
+  expired: 'provisioning_run.expired',
+} as const satisfies Record<string, EventType>;
+
 const scopeOf = (run: RunRow): EventScope => ({
   orgId: run.org_id,
   projectId: run.project_id,
@@ -183,7 +192,7 @@ interface Move {
   set: FragmentSqlToken;
   step: string;
   detail?: Record<string, unknown>;
-  event?: EventType;
+  event?: keyof typeof RUN_EVENTS;
   eventExtra?: Record<string, unknown>;
   /** The states the run may be in for the move to apply. */
   from?: readonly RunRow['status'][];
@@ -201,7 +210,8 @@ export async function moveRun(tx: CommonQueryMethods, runId: string, move: Move)
     RETURNING ${COLUMNS}`);
   if (!run) return null;
   await recordStep(tx, runId, move.step, move.detail ?? {});
-  if (move.event) await recordEvent(tx, scopeOf(run), move.event, eventData(run, move.eventExtra));
+  if (move.event)
+    await recordEvent(tx, scopeOf(run), RUN_EVENTS[move.event], eventData(run, move.eventExtra));
   return run;
 }
 
@@ -218,7 +228,7 @@ export function awaitVerification(
       from: ['running'],
       step: 'verification.sent',
       detail: { account_id: sign.accountId, sent_to: sign.sentTo, expires_at: sign.expiresAt },
-      event: 'provisioning_run.awaiting_verification',
+      event: 'awaiting_verification',
       eventExtra: { sent_to: sign.sentTo, expires_at: sign.expiresAt },
     }),
   );
@@ -258,7 +268,7 @@ export function endRun(tx: CommonQueryMethods, runId: string, end: RunEnd): Prom
       failure_code = ${failure?.code ?? null}, failure_message = ${failure?.message ?? null}`,
     step: `run.${end.status}`,
     detail: failure ? { code: failure.code, message: failure.message } : {},
-    event: `provisioning_run.${end.status}`,
+    event: end.status,
     eventExtra: failure ? { code: failure.code } : {},
   });
 }
@@ -274,7 +284,7 @@ export function runSucceeded(
     from: ['running'],
     step: 'run.succeeded',
     detail: { connection_id: connectionId },
-    event: 'provisioning_run.succeeded',
+    event: 'succeeded',
     eventExtra: { connection_id: connectionId },
   });
 }
