@@ -7,6 +7,8 @@
 //   POST /sandbox/signups/{id}/verification {code}                 200 verified | 422 code_invalid | 410 code_expired
 //   POST /sandbox/signups/{id}/api_keys     {}                     201 {id, secret, livemode: false} | 409 signup_not_verified
 //   GET  /sandbox/outbox?to=<email>                                200 {messages: [{to, subject, code, sent_at}]}
+//   PATCH /sandbox/settings                 {code_ttl_seconds?, verification?}  200 the settings (the sandbox's
+//                                           own dashboard: a short code lifetime shows a stale run on `npm run dev`)
 //
 // Tests script each step's next answers (a 500, a refusal, a delay) and read the codes it sent.
 import { randomBytes, randomInt } from 'node:crypto';
@@ -151,6 +153,15 @@ export function sandboxSignups(): SandboxSignups & {
     if (request.method === 'GET' && path === '/sandbox/outbox') {
       const to = url.searchParams.get('to');
       json(res, 200, { messages: outbox.filter((m) => !to || m.to === to) });
+      return true;
+    }
+    if (path === '/sandbox/settings' && (request.method === 'GET' || request.method === 'PATCH')) {
+      const ttl = body.code_ttl_seconds;
+      if (request.method === 'PATCH' && typeof ttl === 'number' && Number.isInteger(ttl) && ttl > 0)
+        settings.codeTtlSeconds = ttl;
+      if (request.method === 'PATCH' && typeof body.verification === 'boolean')
+        settings.verification = body.verification;
+      json(res, 200, { code_ttl_seconds: settings.codeTtlSeconds, verification: settings.verification });
       return true;
     }
     if (request.method === 'POST' && path === '/sandbox/signups')
