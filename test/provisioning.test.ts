@@ -138,8 +138,12 @@ describe.each(TEMPORAL_SERVERS)('provisioning runs on the %s Temporal server', (
     ]);
   });
 
+  const sandboxSettings = (settings: Record<string, unknown>) =>
+    fetch(`${pix.url}/sandbox/settings`, { method: 'PATCH', body: JSON.stringify(settings) });
+
   it('refuses a code with 410 run_stale once the pause expired, and stores nothing', async () => {
-    pix.signups.settings.codeTtlSeconds = 2;
+    // The sandbox's dashboard makes its codes short-lived; the run's pause is as long as the code holds.
+    expect((await sandboxSettings({ code_ttl_seconds: 2 })).status).toBe(200);
     const t = await gw.createTenant();
     const to = email();
     const id: string = (await start(t, { email: to })).body.id;
@@ -228,9 +232,10 @@ describe.each(TEMPORAL_SERVERS)('provisioning runs on the %s Temporal server', (
       const id: string = (await start(t, { email: email() })).body.id;
       return until(t, id, 'failed');
     };
-    // No answer after every try, then answers outside the protocol.
-    pix.signups.script('signup', { status: 503 }, { status: 503 }, { status: 503 });
+    // An outage (no answer after every try), then answers outside the protocol.
+    await sandboxSettings({ outage: true });
     expect((await failOne()).failure.code).toBe('provider_unavailable');
+    await sandboxSettings({ outage: false });
     pix.signups.script('signup', { status: 201, body: { status: 'pending' } });
     expect((await failOne()).failure.code).toBe('provider_protocol');
     expect((await catalogRow(t)).engine_status).toBe('available');

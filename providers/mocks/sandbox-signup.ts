@@ -7,8 +7,9 @@
 //   POST /sandbox/signups/{id}/verification {code}                 200 verified | 422 code_invalid | 410 code_expired
 //   POST /sandbox/signups/{id}/api_keys     {}                     201 {id, secret, livemode: false} | 409 signup_not_verified
 //   GET  /sandbox/outbox?to=<email>                                200 {messages: [{to, subject, code, sent_at}]}
-//   PATCH /sandbox/settings                 {code_ttl_seconds?, verification?}  200 the settings (the sandbox's
-//                                           own dashboard: a short code lifetime shows a stale run on `npm run dev`)
+//   PATCH /sandbox/settings   {code_ttl_seconds?, verification?, outage?}  200 the settings: the sandbox's own
+//                             dashboard, where a short code lifetime shows a stale run on `npm run dev` and an
+//                             outage (every sign-up call answers 503) a provider being quarantined
 //
 // Tests script each step's next answers (a 500, a refusal, a delay) and read the codes it sent.
 import { randomBytes, randomInt } from 'node:crypto';
@@ -39,7 +40,7 @@ interface OutboxMessage {
 
 export interface SandboxSignups {
   /** How long a code holds (the provider states it as `expires_in`), and whether sign-ups need one. */
-  settings: { codeTtlSeconds: number; verification: boolean };
+  settings: { codeTtlSeconds: number; verification: boolean; outage: boolean };
   script(step: SignupStepName, ...answers: SignupScript[]): void;
   /** The latest code the provider emailed to this address. */
   codeFor(email: string): string | undefined;
@@ -65,7 +66,7 @@ const refusal = (code: string, message: string) => ({ error: { code, message } }
 export function sandboxSignups(): SandboxSignups & {
   handle(request: InboundRequest, res: ServerResponse): boolean;
 } {
-  const settings = { codeTtlSeconds: 900, verification: true };
+  const settings = { codeTtlSeconds: 900, verification: true, outage: false };
   const scripts: Record<SignupStepName, SignupScript[]> = { signup: [], verification: [], api_key: [] };
   const signups = new Map<string, Signup>();
   const byIdempotencyKey = new Map<string, { status: number; body: unknown }>();
@@ -161,7 +162,16 @@ export function sandboxSignups(): SandboxSignups & {
         settings.codeTtlSeconds = ttl;
       if (request.method === 'PATCH' && typeof body.verification === 'boolean')
         settings.verification = body.verification;
-      json(res, 200, { code_ttl_seconds: settings.codeTtlSeconds, verification: settings.verification });
+      if (request.method === 'PATCH' && typeof body.outage === 'boolean') settings.outage = body.outage;
+      json(res, 200, {
+        code_ttl_seconds: settings.codeTtlSeconds,
+        verification: settings.verification,
+        outage: settings.outage,
+      });
+      return true;
+    }
+    if (settings.outage && path.startsWith('/sandbox/signups')) {
+      json(res, 503, refusal('unavailable', 'The sandbox is down for maintenance'));
       return true;
     }
     if (request.method === 'POST' && path === '/sandbox/signups')
