@@ -3,6 +3,7 @@
 // step in the run's history; each is safe to retry: provider calls carry the run's id as their
 // idempotency key, and the connection's id comes from the run's, so a retried store finds its first row.
 import { ApplicationFailure } from '@temporalio/activity';
+import { open } from '../domain/crypto/secret-box';
 import { ApiError } from '../domain/errors';
 import { catalogServer, type CatalogServer } from '../domain/providers/catalog';
 import { sealConnection, storeObtainedConnection } from '../domain/providers/connections';
@@ -11,6 +12,7 @@ import { catalogEndpoint } from '../domain/providers/endpoints';
 import { quarantineIfFailing } from '../domain/provisioning/quarantine';
 import {
   awaitVerification,
+  codeSealContext,
   endRun,
   findRun,
   recordStep,
@@ -37,7 +39,7 @@ import {
 import type { ActivityDeps } from './deps';
 
 /** The connection a run stores: named by the run, so a retried store cannot make a second one. */
-export const connectionIdOf = (runId: string): string => `conn_${runId.replace(/^prun_/, '')}`;
+const connectionIdOf = (runId: string): string => `conn_${runId.replace(/^prun_/, '')}`;
 
 export function provisioningActivities(deps: ActivityDeps) {
   const runOf = async (runId: string): Promise<{ run: RunRow; server: CatalogServer; api: SignupApi }> => {
@@ -100,12 +102,13 @@ export function provisioningActivities(deps: ActivityDeps) {
       return { verification: 'required', expiresInSeconds: created.verification.expiresInSeconds };
     },
 
-    async verifySandboxSignup(input: { runId: string; code: string }): Promise<CodeOutcome> {
+    async verifySandboxSignup(input: { runId: string; codeSealed: string }): Promise<CodeOutcome> {
       const { run, api } = await runOf(input.runId);
+      const code = open(deps.config.encryptionKeys, input.codeSealed, codeSealContext(run.id));
       if (!run.provider_account_id)
         throw ApplicationFailure.nonRetryable('the run has no sign-up to verify', SIGNUP_PROTOCOL);
       const verdict = await atProvider(input.runId, 'verification', () =>
-        api.verifyCode(run.provider_account_id!, input.code),
+        api.verifyCode(run.provider_account_id!, code),
       );
       if (verdict === 'accepted') await verificationAccepted(deps.db, input.runId);
       else await recordStep(deps.db, input.runId, `verification.${verdict}`);

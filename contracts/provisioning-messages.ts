@@ -23,7 +23,10 @@ export type CodeAnswer = { outcome: CodeOutcome } | { outcome: 'unavailable' };
 
 export type ProvisioningOutcome = 'succeeded' | 'failed' | 'canceled' | 'expired';
 
-/** A verification code for the run; refused with NOT_AWAITING_VERIFICATION unless the run waits for one. */
+/**
+ * A verification code for the run, sealed (Temporal's history never holds a code); refused with
+ * NOT_AWAITING_VERIFICATION unless the run waits for one.
+ */
 export const provisioningCodeUpdate = defineUpdate<CodeAnswer, [string]>('provisioningCode');
 /** Cancels the run unless it has finished; answers how the run ended. */
 export const provisioningCancelUpdate = defineUpdate<ProvisioningOutcome>('provisioningCancel');

@@ -38,13 +38,14 @@ function noAnswer(error: unknown): NoAnswer {
   throw error;
 }
 
+/** `codeSealed`: the code sealed under the run (codeSealContext), never the code itself. */
 export async function sendProvisioningCode(
   o: Orchestrator,
   runId: string,
-  code: string,
+  codeSealed: string,
 ): Promise<CodeAnswer | NoAnswer> {
   try {
-    return await update(o, workflowIds.provisioningRun(runId), provisioningCodeUpdate, code);
+    return await update(o, workflowIds.provisioningRun(runId), provisioningCodeUpdate, codeSealed);
   } catch (error) {
     return noAnswer(error);
   }

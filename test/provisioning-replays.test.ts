@@ -68,9 +68,18 @@ describe.each(TEMPORAL_SERVERS)('provisioning run histories on the %s server', (
     const code = (c: string) =>
       gw.request('POST', `/v1/provisioning-runs/${id}/verification`, { key: t.key, body: { code: c } });
     expect((await code(pix.signups.codeFor(email) === '999999' ? '999998' : '999999')).status).toBe(422);
-    expect((await code(pix.signups.codeFor(email)!)).status).toBe(200);
+    const right = pix.signups.codeFor(email)!;
+    expect((await code(right)).status).toBe(200);
     const { history, result } = await replay(id, 'provisioning-run-verified');
     expect(result).toBe('succeeded');
+    // The code travels sealed: no update in the history carries it.
+    const updateArgs = (history.events ?? []).flatMap((event) =>
+      (
+        event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads ?? []
+      ).map((payload) => Buffer.from(payload.data ?? []).toString('utf8')),
+    );
+    expect(updateArgs).toHaveLength(2);
+    expect(updateArgs.join(' ')).not.toContain(right);
     expect(scheduledActivities(history)).toEqual([
       'startSandboxSignup',
       'verifySandboxSignup',

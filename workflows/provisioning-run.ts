@@ -60,14 +60,14 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<Prov
 
   setHandler(
     provisioningCodeUpdate,
-    async (code: string): Promise<CodeAnswer> => {
+    async (codeSealed: string): Promise<CodeAnswer> => {
       // One code at a time reaches the provider; a code behind an accepted one finds the run moved on.
       await condition(() => !verifying);
       if (phase !== 'awaiting_code' || verified || codeLapsed)
         throw ApplicationFailure.nonRetryable('The run is not waiting for a code', NOT_AWAITING_VERIFICATION);
       verifying = true;
       try {
-        const verdict = await provider.verifySandboxSignup({ runId: input.runId, code });
+        const verdict = await provider.verifySandboxSignup({ runId: input.runId, codeSealed });
         if (verdict === 'accepted') verified = true;
         if (verdict === 'expired') codeLapsed = true;
         return { outcome: verdict };
@@ -78,7 +78,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<Prov
       }
     },
     {
-      validator: (_code: string) => {
+      validator: (_codeSealed: string) => {
         if (phase !== 'awaiting_code')
           throw ApplicationFailure.nonRetryable(
             'The run is not waiting for a code',

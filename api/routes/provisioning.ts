@@ -1,10 +1,12 @@
 // Provisioning runs: start one for a catalog provider with a provisioning descriptor (test projects
 // only), list and read runs and their history, send the verification code the provider sent, cancel;
 // and the operator's lift of a provider's quarantine. The run itself is a `provisioningRun` workflow.
+import { seal } from '../../domain/crypto/secret-box';
 import { ApiError } from '../../domain/errors';
 import { requireServer } from '../../domain/providers/resolve';
 import { liftQuarantine } from '../../domain/provisioning/quarantine';
 import {
+  codeSealContext,
   endRun,
   getRun,
   isOpen,
@@ -210,7 +212,8 @@ export const provisioningRoutes: AnyRoute[] = [
     async handler({ deps, principal, params, body }) {
       const run = await getRun(deps.db, principal, params.id);
       if (run.status !== 'awaiting_verification') throw notAwaiting(run);
-      const answer = await sendProvisioningCode(deps.temporal, run.id, body.code);
+      const codeSealed = seal(deps.config.encryptionKeys, body.code, codeSealContext(run.id));
+      const answer = await sendProvisioningCode(deps.temporal, run.id, codeSealed);
       switch (answer.outcome) {
         case 'accepted':
           return { body: presentRun(await getRun(deps.db, principal, run.id)) };

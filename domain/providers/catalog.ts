@@ -66,7 +66,6 @@ const provisioning = z.object({
   signup_path: z.string().regex(/^(\/[a-z0-9_-]+)+$/),
   credential_field: z.string(),
 });
-export type ProvisioningDescriptor = z.infer<typeof provisioning>;
 
 const server = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/),

@@ -289,4 +289,7 @@ export function runSucceeded(
   });
 }
 
+/** What a run's verification code is sealed under on its way through the workflow. */
+export const codeSealContext = (runId: string): string => `provisioning-code:${runId}`;
+
 export const isOpen = (run: RunRow): boolean => (OPEN as readonly string[]).includes(run.status);
