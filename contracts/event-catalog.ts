@@ -18,7 +18,8 @@ export type EventArea =
   | 'ledger'
   | 'oauth'
   | 'webhooks'
-  | 'payment_links';
+  | 'payment_links'
+  | 'provisioning';
 
 export interface EventTypeSpec {
   area: EventArea;
@@ -204,6 +205,34 @@ export const EVENT_CATALOG = {
     area: 'ledger',
     description:
       'An operator adjusted a wallet by hand (`fund`, `reconcile`, `reverse` or `fee`): the entry, the operator (`actor`) and the `reason`.',
+  },
+
+  // Provisioning runs: sandbox accounts opened at catalog providers (`data.run_id`, `data.provider`).
+  'provisioning_run.created': {
+    area: 'provisioning',
+    description: 'A provisioning run started signing the project up for a sandbox account at a provider.',
+  },
+  'provisioning_run.awaiting_verification': {
+    area: 'provisioning',
+    description:
+      'The provider sent a verification code (`sent_to`, masked); the run waits for it until `expires_at`.',
+  },
+  'provisioning_run.succeeded': {
+    area: 'provisioning',
+    description:
+      "The sandbox account's credential is sealed in the vault as the project's connection (`connection_id`).",
+  },
+  'provisioning_run.failed': {
+    area: 'provisioning',
+    description: 'The run ended without an account (`code`: `signup_refused`, `provider_unavailable`, …).',
+  },
+  'provisioning_run.canceled': {
+    area: 'provisioning',
+    description: 'The run was canceled before it finished.',
+  },
+  'provisioning_run.expired': {
+    area: 'provisioning',
+    description: 'No verification code came before the pause expired; a code sent now is refused with 410.',
   },
 
   // OAuth grants to clients.

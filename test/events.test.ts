@@ -167,6 +167,7 @@ describe('the event catalog', () => {
       'oauth',
       'payment_links',
       'payments',
+      'provisioning',
       'receipts',
       'tools',
       'wallets',

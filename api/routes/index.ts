@@ -25,6 +25,7 @@ import { approvalRoutes } from './approvals';
 import { reconciliationRoutes } from './reconciliation';
 import { providerRoutes } from './providers';
 import { connectionRoutes } from './connections';
+import { provisioningRoutes } from './provisioning';
 import { oauthConnectionRoutes } from './oauth-connections';
 import { consoleRoutes } from './console';
 import { sessionRoutes } from './sessions';
@@ -72,6 +73,7 @@ export function allRoutes(): AnyRoute[] {
     ...codehostRoutes,
     ...providerRoutes,
     ...connectionRoutes,
+    ...provisioningRoutes,
     ...oauthConnectionRoutes,
     ...consoleRoutes,
     ...sessionRoutes,

@@ -266,6 +266,16 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '422'],
   },
+  // Provisioning turns on the catalog and stored runs: a provider without a provisioning descriptor (or
+  // in quarantine), and a verification code the provider refuses while the run keeps waiting.
+  {
+    operations: [
+      'POST /v1/providers/{slug}/provisioning-runs',
+      'POST /v1/provisioning-runs/{id}/verification',
+    ],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '410', '422'],
+  },
   // A closed or unknown gateway session is answered before the MCP transport reads its headers.
   {
     operations: ['GET /v1/sessions/{id}/mcp', 'DELETE /v1/sessions/{id}/mcp'],

@@ -35,7 +35,7 @@ export async function replayFinished<R = unknown>(
   gw: Gateway,
   workflowId: string,
   name: string,
-  options: { skipTime?: boolean } = {},
+  options: { skipTime?: boolean; dir?: string } = {},
 ): Promise<{ history: History; result: R }> {
   const client = options.skipTime ? gw.env.client : gw.deps.temporal.client;
   const handle = client.workflow.getHandle(workflowId);
@@ -43,7 +43,7 @@ export async function replayFinished<R = unknown>(
   const history = await handle.fetchHistory();
   await Worker.runReplayHistory(replayBundle(), history, workflowId);
   if (RECORDING) {
-    writeFileSync(path.join(REPLAY_DIR, `${name}.json`), toJson(history));
+    writeFileSync(path.join(options.dir ?? REPLAY_DIR, `${name}.json`), toJson(history));
   }
   return { history, result };
 }
@@ -64,6 +64,14 @@ export function recordedHistories(dir = REPLAY_DIR): RecordedHistory[] {
       return { name: file.replace(/\.json$/, ''), workflowType: workflowTypeOf(history), history };
     });
 }
+
+/** Every JSON history under test/replay/ and each of its folders: what the coverage checks read. */
+export const everyRecordedHistory = (): RecordedHistory[] => [
+  ...recordedHistories(REPLAY_DIR),
+  ...readdirSync(REPLAY_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => recordedHistories(path.join(REPLAY_DIR, entry.name))),
+];
 
 /** The activity types a history scheduled, in order: what a test reads to know which path it recorded. */
 export const scheduledActivities = (history: History): string[] =>
