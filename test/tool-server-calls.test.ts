@@ -110,6 +110,7 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
         name: 'Free failures',
         upstream_url: upstream.url,
         upstream_auth: MCP_UPSTREAM_AUTH,
+        platform_fee_bps: 0,
         tools: [{ tool_name: 'fail', price: '0' }],
       },
     });
