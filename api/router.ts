@@ -62,7 +62,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
     } catch (error) {
       // Routes speaking another protocol (OAuth JSON, HTML pages) render refused input their own way.
       if (!(error instanceof ApiError) || !route.onInputError) throw error;
-      return send(ctx, route.onInputError(error, ctx));
+      return send(ctx, route.onInputError(error, ctx, { body }));
     }
 
     send(

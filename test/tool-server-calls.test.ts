@@ -285,7 +285,10 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     try {
       const r = await call(`${server.slug}.slow`, { gateway_payment: { wallet_id: wallet } });
       expect(r.status).toBe(502);
-      expect(r.body.error).toMatchObject({ code: 'provider_error', details: { reason: 'upstream_timed_out' } });
+      expect(r.body.error).toMatchObject({
+        code: 'provider_error',
+        details: { reason: 'upstream_timed_out' },
+      });
     } finally {
       gw.config.providerTimeoutMs = timeout;
     }
