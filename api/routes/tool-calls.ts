@@ -78,7 +78,7 @@ export const toolCallRoutes: AnyRoute[] = [
       },
       502: {
         description:
-          '`provider_error`, retriable: the provider, or a tenant tool server\'s upstream, failed the call (details.reason, details.status and details.provider_message when it answered, details.tool_call_id); the stored credential never appears',
+          "`provider_error`, retriable: the provider, or a tenant tool server's upstream, failed the call (details.reason, details.status and details.provider_message when it answered, details.tool_call_id); the stored credential never appears",
         schema: ErrorEnvelope,
       },
       503: {
