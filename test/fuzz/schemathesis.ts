@@ -220,7 +220,8 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     statuses: [...POSITIVE, '400'],
   },
   // Check digits of a CPF or CNPJ, a Pix key or BR Code, an amount's decimals against the currency
-  // of its wallet or server, a contact target against its channel, a mandate's canonical text; rules
+  // of its wallet (stored, not in the body), a price too large for its currency's minor units or a tool
+  // its upstream does not list, a contact target against its channel, a mandate's canonical text; rules
   // across fields or items (a date range's order, a rail listed once); text inside free-form JSON.
   {
     operations: [
@@ -232,7 +233,6 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
       'GET /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'DELETE /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'POST /v1/consumers/{consumerId}/dda/subscriptions',
-      'GET /v1/kyc/onboard/{proposalId}/status',
       'POST /v1/consumer-payments/execute',
       'POST /v1/consumer-payments/execute-stream',
       'POST /v1/wallets/{id}/execute',
