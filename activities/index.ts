@@ -15,6 +15,7 @@ import { linkPaymentActivities } from './link-payments';
 import { ddaActivities } from './dda';
 import { toolChargeActivities } from './tool-charges';
 import { topupActivities } from './topups';
+import { cardActivities } from './cards';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -32,6 +33,7 @@ export function createActivities(deps: ActivityDeps) {
     ...ddaActivities(deps),
     ...toolChargeActivities(deps),
     ...topupActivities(deps),
+    ...cardActivities(deps),
   };
 }
 

@@ -17,3 +17,4 @@ export { paidToolCall } from './paid-tool-call';
 export { platformFeeSweep } from './platform-fee-sweep';
 export { walletTopup } from './wallet-topup';
 export { depositWatch } from './deposit-watch';
+export { cardMint } from './card-mint';

@@ -35,6 +35,7 @@ import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
 import { issuerRoutes } from './issuer';
+import { cardRoutes } from './cards';
 import { generateRoutes } from './generate';
 import { verificationStreamRoutes } from '../sse/verification-stream';
 import { cartRoutes } from './cart';
@@ -82,6 +83,7 @@ export function allRoutes(): AnyRoute[] {
     ...paymentLinkRoutes,
     ...payRoutes,
     ...issuerRoutes,
+    ...cardRoutes,
     ...generateRoutes,
     ...verificationStreamRoutes,
     ...cartRoutes,

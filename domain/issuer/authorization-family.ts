@@ -15,14 +15,9 @@ import { prefixedId } from '../ids';
 import { lockSlot, postLocked } from '../ledger/post';
 import { runGate } from '../policies/gate';
 import { claimAttempt, replayBytes, requestHash } from '../spend/attempts';
+import { LIMIT_INTERVALS, type CardControls, type LimitInterval } from '../../schema/http/cards';
 import type { AgentCardRow } from './cards';
-import {
-  controlDecline,
-  LIMIT_INTERVALS,
-  overCaptureAllowance,
-  type CardControls,
-  type LimitInterval,
-} from './controls';
+import { controlDecline, needsSpent, overCaptureAllowance } from './controls';
 
 export const CARD_FAMILY = 'card_authorization';
 /** The tool name wallet policies see for a card authorization (`card.*` matches it). */
@@ -154,7 +149,7 @@ async function decide(
       categoryCode: request.merchant.category_code,
       merchantId: request.merchant.network_id,
     },
-    (card.controls as CardControls).limits?.length
+    needsSpent(card.controls as CardControls)
       ? await spentByInterval(tx, card.id)
       : (Object.fromEntries(LIMIT_INTERVALS.map((interval) => [interval, 0n])) as Record<
           LimitInterval,

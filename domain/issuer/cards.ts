@@ -2,7 +2,8 @@
 // says which table holds it (`icrd_` a card, `imf_` a mint flow); anything else names nothing.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { CommonQueryMethods } from '../../runtime/database';
+import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
+import { recordEvent, type EventScope } from '../events/record';
 import { prefixedId } from '../ids';
 
 export interface IssuerScope {
@@ -147,16 +148,20 @@ export async function listAgentCards(
   return [...rows];
 }
 
-/** Sets a bound card's status (`active`, `frozen`, `closed`); a closed card never moves again. */
+/** Sets a bound card's status with its `card.updated` event; a closed card never moves again (null). */
 export async function setAgentCardStatus(
-  db: CommonQueryMethods,
-  scope: IssuerScope,
+  db: DatabasePool,
+  scope: EventScope,
   id: string,
   status: 'active' | 'frozen' | 'closed',
 ): Promise<AgentCardRow | null> {
-  const moved = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
-    UPDATE issuer_cards SET status = ${status}, updated_at = now()
-    WHERE id = ${id} AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND wallet_id IS NOT NULL
-      AND status <> 'closed' RETURNING id`);
-  return moved ? findAgentCard(db, scope, id) : null;
+  return db.transaction(async (tx) => {
+    const moved = await tx.maybeOne(sql.type(z.object({ id: z.string(), wallet_id: z.string() }))`
+      UPDATE issuer_cards SET status = ${status}, updated_at = now()
+      WHERE id = ${id} AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND wallet_id IS NOT NULL
+        AND status <> 'closed' RETURNING id, wallet_id`);
+    if (!moved) return null;
+    await recordEvent(tx, scope, 'card.updated', { card_id: id, wallet_id: moved.wallet_id, status });
+    return findAgentCard(tx, scope, id);
+  });
 }

@@ -7,10 +7,9 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { recordEvent } from '../events/record';
 import { sortableId } from '../ids';
 import type { Environment } from '../tenancy/api-key-format';
-import type { CardControls } from './controls';
+import { MINT_STEPS, type CardControls } from '../../schema/http/cards';
 import type { IssuerScope } from './cards';
 
-export const MINT_STEPS = ['requested', 'endpoint_registered', 'card_created', 'minted', 'failed'] as const;
 export type MintStep = (typeof MINT_STEPS)[number];
 
 /** What the caller asked for, as validated. */
@@ -21,6 +20,15 @@ export interface CardRequest {
   controls: CardControls;
   expires_at: string | null;
   metadata: Record<string, string>;
+}
+
+/** What the issuer says of the card it created: no number, no CVC. */
+export interface MintedCard {
+  issuerCardId: string;
+  last4: string;
+  network: string;
+  expMonth: number;
+  expYear: number;
 }
 
 export const agentMintFlowRow = z.object({
@@ -97,11 +105,7 @@ export async function failMintFlow(db: CommonQueryMethods, id: string, reason: s
  * Writes the minted card and ends the flow `minted`, with `card.created`, in one transaction. A second call
  * finds the card the first wrote.
  */
-export async function finishMint(
-  db: DatabasePool,
-  flowId: string,
-  card: { issuerCardId: string; last4: string; network: string; expMonth: number; expYear: number },
-): Promise<string> {
+export async function finishMint(db: DatabasePool, flowId: string, card: MintedCard): Promise<string> {
   return db.transaction(async (tx) => {
     const flow = await tx.one(
       sql.type(agentMintFlowRow)`SELECT ${COLUMNS} FROM issuer_mint_flows WHERE id = ${flowId} FOR UPDATE`,
