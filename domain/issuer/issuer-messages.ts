@@ -68,13 +68,16 @@ async function drain(tx: DatabaseTransactionConnection, row: AuthorizationRow): 
     if (!next) return applied;
     // A declined authorization held nothing: whatever the issuer says of it later moves no money.
     if (current.approved) {
-      const money = {
-        issuerTransactionId: String(next.payload.issuer_transaction_id),
-        amountMinor: BigInt(String(next.payload.amount_minor)),
-      };
-      if (next.type === 'capture') await settle(tx, current, environment, money);
-      else if (next.type === 'refund') await refund(tx, current, environment, money);
-      else await release(tx, current, environment, next.type === 'reversal' ? 'reversal' : 'expiry');
+      if (next.type === 'reversal' || next.type === 'expiry')
+        await release(tx, current, environment, next.type);
+      else {
+        const money = {
+          issuerTransactionId: String(next.payload.issuer_transaction_id),
+          amountMinor: BigInt(String(next.payload.amount_minor)),
+        };
+        if (next.type === 'capture') await settle(tx, current, environment, money);
+        else await refund(tx, current, environment, money);
+      }
     }
     await tx.query(sql.unsafe`
       UPDATE card_issuer_messages SET applied_at = now()

@@ -164,11 +164,6 @@ export async function startIssuerMock(
       created: now(),
     };
     authorizations.set(authorization.id, authorization);
-    if (card.status !== 'active') {
-      // The network declines an inactive card before anyone is asked.
-      Object.assign(authorization, { approved: false, decline_reason: 'card_inactive', status: 'closed' });
-      return { status: 200, body: authorization };
-    }
     const request = JSON.stringify({
       id: id('evt'),
       object: 'event',
