@@ -360,9 +360,9 @@ export async function settle(
   }
   const transactionId = prefixedId('ctxn');
   await tx.query(sql.unsafe`
-    INSERT INTO card_transactions (id, org_id, project_id, authorization_id, issuer, issuer_transaction_id, type, amount_minor, ledger_minor, unfunded_minor)
+    INSERT INTO card_transactions (id, org_id, project_id, authorization_id, issuer, issuer_transaction_id, type, amount_minor, ledger_minor, unfunded_minor, created_at)
     VALUES (${transactionId}, ${row.org_id}, ${row.project_id}, ${row.id}, ${row.issuer}, ${message.issuerTransactionId}, 'capture',
-      ${amount.toString()}, ${ledger.toString()}, ${(amount - ledger).toString()})`);
+      ${amount.toString()}, ${ledger.toString()}, ${(amount - ledger).toString()}, clock_timestamp())`);
   await tx.query(sql.unsafe`
     UPDATE card_authorizations SET status = CASE WHEN status = 'pending' THEN 'closed' ELSE status END, held_minor = 0,
       captured_minor = captured_minor + ${amount.toString()}::bigint, updated_at = now()
@@ -446,9 +446,9 @@ export async function refund(
   );
   const transactionId = prefixedId('ctxn');
   await tx.query(sql.unsafe`
-    INSERT INTO card_transactions (id, org_id, project_id, authorization_id, issuer, issuer_transaction_id, type, amount_minor, ledger_minor)
+    INSERT INTO card_transactions (id, org_id, project_id, authorization_id, issuer, issuer_transaction_id, type, amount_minor, ledger_minor, created_at)
     VALUES (${transactionId}, ${row.org_id}, ${row.project_id}, ${row.id}, ${row.issuer}, ${message.issuerTransactionId}, 'refund',
-      ${message.amountMinor.toString()}, ${message.amountMinor.toString()})`);
+      ${message.amountMinor.toString()}, ${message.amountMinor.toString()}, clock_timestamp())`);
   await tx.query(sql.unsafe`
     UPDATE card_authorizations SET refunded_minor = refunded_minor + ${message.amountMinor.toString()}::bigint, updated_at = now()
     WHERE id = ${row.id}`);
