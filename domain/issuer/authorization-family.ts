@@ -209,13 +209,13 @@ async function decide(
 /**
  * An authorization request end to end, in the caller's transaction: claim the attempt (a duplicate finds it
  * and gets the first reply's bytes), decide, record the authorization and the attempt's reply, and write the
- * approved or declined event. Returns the reply's bytes and the authorization row, new or found.
+ * approved or declined event. Returns the reply's bytes, and the authorization's row when this call made it.
  */
 export async function authorize(
   tx: DatabaseTransactionConnection,
   card: AgentCardRow,
   request: AuthorizationRequest,
-): Promise<{ reply: Buffer; replayed: boolean }> {
+): Promise<{ reply: Buffer; row: AuthorizationRow | null }> {
   const attemptId = cardAttemptId(request.issuerAuthorizationId);
   const body = {
     family: CARD_FAMILY,
@@ -235,18 +235,19 @@ export async function authorize(
     // No workflow runs a card decision; the id names the authorization for whoever searches for it.
     workflowId: `card-authorization/${request.issuer}/${request.issuerAuthorizationId}`,
   });
-  if (!claim.created) return { reply: replayBytes(claim.row), replayed: true };
+  if (!claim.created) return { reply: replayBytes(claim.row), row: null };
   const decision = await decide(tx, card, request, attemptId);
   const reply = answer(decision);
   const text = JSON.stringify(reply);
   const id = prefixedId('cauth');
-  await tx.query(sql.unsafe`
+  const row = await tx.one(sql.type(authorizationRow)`
     INSERT INTO card_authorizations (id, org_id, project_id, card_id, wallet_id, attempt_id, issuer, issuer_authorization_id,
       amount_minor, currency, merchant, approved, decline_reason, status, held_minor)
     VALUES (${id}, ${card.org_id}, ${card.project_id}, ${card.id}, ${card.wallet_id}, ${attemptId}, ${request.issuer},
       ${request.issuerAuthorizationId}, ${request.amountMinor.toString()}, ${request.currency}, ${sql.jsonb(request.merchant as never)},
       ${decision.approved}, ${decision.approved ? null : decision.reason}, ${decision.approved ? 'pending' : 'declined'},
-      ${decision.approved ? request.amountMinor.toString() : '0'})`);
+      ${decision.approved ? request.amountMinor.toString() : '0'})
+    RETURNING ${AUTHORIZATION_COLUMNS}`);
   // The attempt's reply is the decision; what follows (captures, reversals) is the authorization's.
   await tx.query(sql.unsafe`
     UPDATE spend_attempts SET status = ${decision.approved ? 'completed' : 'denied'}, response_status = 200,
@@ -272,7 +273,7 @@ export async function authorize(
       ...data,
       decline_reason: decision.reason,
     });
-  return { reply: Buffer.from(text, 'utf8'), replayed: false };
+  return { reply: Buffer.from(text, 'utf8'), row };
 }
 
 const holdState = z.object({ amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']) });

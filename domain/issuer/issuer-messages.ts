@@ -7,6 +7,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
 import { withLedgerErrors } from '../ledger/conflicts';
+import type { Environment } from '../tenancy/api-key-format';
 import { ledgerTransactionSettings } from '../ledger/post';
 import { lockCardOfIssuer } from './cards';
 import {
@@ -55,9 +56,11 @@ async function findAuthorization(
 }
 
 /** Applies the authorization's waiting messages that come next in its order; returns how many. */
-async function drain(tx: DatabaseTransactionConnection, row: AuthorizationRow): Promise<number> {
-  const environment = await tx.oneFirst(sql.type(z.object({ environment: z.enum(['live', 'test']) }))`
-    SELECT environment FROM issuer_cards WHERE id = ${row.card_id}`);
+async function drain(
+  tx: DatabaseTransactionConnection,
+  row: AuthorizationRow,
+  environment: Environment,
+): Promise<number> {
   let current = row;
   let applied = 0;
   for (;;) {
@@ -108,12 +111,9 @@ export async function answerAuthorizationRequest(
           reply: Buffer.from(JSON.stringify({ approved: false, decline_reason: 'card_unknown' }), 'utf8'),
           replayed: false,
         };
-      const answered = await authorize(tx, card, request);
-      if (!answered.replayed) {
-        const row = await findAuthorization(tx, request.issuer, request.issuerAuthorizationId);
-        if (row) await drain(tx, row);
-      }
-      return answered;
+      const { reply, row } = await authorize(tx, card, request);
+      if (row) await drain(tx, row, card.environment);
+      return { reply, replayed: row === null };
     }),
   );
 }
@@ -142,7 +142,9 @@ export async function receiveIssuerMessage(db: DatabasePool, input: IssuerMessag
       const row = await findAuthorization(tx, input.issuer, input.issuerAuthorizationId);
       if (!row) return 'waiting';
       const before = row.applied_seq;
-      await drain(tx, row);
+      const environment = await tx.oneFirst(sql.type(z.object({ environment: z.enum(['live', 'test']) }))`
+        SELECT environment FROM issuer_cards WHERE id = ${row.card_id}`);
+      await drain(tx, row, environment);
       const after = await findAuthorization(tx, input.issuer, input.issuerAuthorizationId);
       return after!.applied_seq >= input.sequence && before < input.sequence ? 'applied' : 'waiting';
     }),
