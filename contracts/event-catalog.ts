@@ -260,7 +260,8 @@ export const EVENT_CATALOG = {
   // Agent cards: virtual cards whose authorizations the gateway decides, and the issuer's later messages.
   'card.created': {
     area: 'cards',
-    description: 'A mint flow issued a virtual card bound to a wallet (`card_id`, `mint_flow_id`, `wallet_id`).',
+    description:
+      'A mint flow issued a virtual card bound to a wallet (`card_id`, `mint_flow_id`, `wallet_id`).',
   },
   'card.updated': {
     area: 'cards',
@@ -278,7 +279,7 @@ export const EVENT_CATALOG = {
   },
   'card.authorization.reversed': {
     area: 'cards',
-    description: "The merchant reversed an authorization; its hold was released (`released_minor`).",
+    description: 'The merchant reversed an authorization; its hold was released (`released_minor`).',
   },
   'card.authorization.expired': {
     area: 'cards',
@@ -291,7 +292,7 @@ export const EVENT_CATALOG = {
   },
   'card.transaction.refunded': {
     area: 'cards',
-    description: "A merchant refunded a card purchase; the wallet was credited (`amount_minor`).",
+    description: 'A merchant refunded a card purchase; the wallet was credited (`amount_minor`).',
   },
 } as const satisfies Record<string, EventTypeSpec>;
 
