@@ -19,7 +19,8 @@ export type EventArea =
   | 'oauth'
   | 'webhooks'
   | 'payment_links'
-  | 'provisioning';
+  | 'provisioning'
+  | 'cards';
 
 export interface EventTypeSpec {
   area: EventArea;
@@ -284,6 +285,43 @@ export const EVENT_CATALOG = {
     area: 'tools',
     description:
       'A held paid call was resolved: `outcome` `succeeded` debited the price with the splits, `failed` released it (`resolved_by`).',
+  },
+  // Agent cards: virtual cards whose authorizations the gateway decides, and the issuer's later messages.
+  'card.created': {
+    area: 'cards',
+    description:
+      'A mint flow issued a virtual card bound to a wallet (`card_id`, `mint_flow_id`, `wallet_id`).',
+  },
+  'card.updated': {
+    area: 'cards',
+    description: "A card's status changed (`status`: `active`, `frozen` or `closed`).",
+  },
+  'card.authorization.approved': {
+    area: 'cards',
+    description:
+      "The gateway approved an issuer's authorization request and held its amount on the card's wallet (`authorization_id`, `amount_minor`, `hold_id`).",
+  },
+  'card.authorization.declined': {
+    area: 'cards',
+    description:
+      "The gateway declined an issuer's authorization request; nothing was held (`decline_reason`).",
+  },
+  'card.authorization.reversed': {
+    area: 'cards',
+    description: 'The merchant reversed an authorization; its hold was released (`released_minor`).',
+  },
+  'card.authorization.expired': {
+    area: 'cards',
+    description: 'An authorization lapsed uncaptured; its hold was released (`released_minor`).',
+  },
+  'card.transaction.captured': {
+    area: 'cards',
+    description:
+      'The issuer captured (cleared) an authorization: the wallet was debited (`amount_minor`, `ledger_minor`, `unfunded_minor` beyond tolerance).',
+  },
+  'card.transaction.refunded': {
+    area: 'cards',
+    description: 'A merchant refunded a card purchase; the wallet was credited (`amount_minor`).',
   },
 } as const satisfies Record<string, EventTypeSpec>;
 

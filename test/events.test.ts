@@ -158,6 +158,7 @@ describe('the event catalog', () => {
     const areas = new Set(Object.values(EVENT_CATALOG).map((spec) => spec.area));
     expect([...areas].sort()).toEqual([
       'approvals',
+      'cards',
       'commerce',
       'consents',
       'consumers',

@@ -137,6 +137,25 @@ describe.each(TEMPORAL_SERVERS)('platform workflow histories on the %s server', 
     });
   });
 
+  describe('cardMint', () => {
+    it('replays a card mint flow that registered the gateway, created the card at the issuer and recorded it', async () => {
+      const wallet = await newWallet(gw, tenant);
+      const created = await gw.request('POST', '/v1/cards', { key: tenant.key, body: { wallet_id: wallet } });
+      expect(created.status).toBe(201);
+      const { history, result } = await recordFinished(
+        gw,
+        workflowIds.cardMint(created.body.mint_flow_id),
+        name('card-mint-minted'),
+      );
+      expect(result).toEqual({ status: 'minted', cardId: created.body.id });
+      expect(scheduledActivities(history)).toEqual([
+        'registerIssuerEndpoint',
+        'createIssuerCard',
+        'recordMintedCard',
+      ]);
+    });
+  });
+
   describe('the sweeps', () => {
     it('replays the approval sweep the operator ran', async () => {
       const swept = await gw.operator('POST', '/v1/ops/approvals/sweep');
@@ -670,6 +689,7 @@ describe('recorded histories under test/replay/platform/', () => {
       'wallet-topup-credited',
       'webhook-delivery-test-fire',
       'webhook-delivery-held-reactivated',
+      'card-mint-minted',
     ];
     const timed = [
       'consent-lifecycle-token-expired',

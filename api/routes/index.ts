@@ -36,6 +36,7 @@ import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
 import { issuerRoutes } from './issuer';
+import { cardRoutes } from './cards';
 import { generateRoutes } from './generate';
 import { verificationStreamRoutes } from '../sse/verification-stream';
 import { cartRoutes } from './cart';
@@ -84,6 +85,7 @@ export function allRoutes(): AnyRoute[] {
     ...paymentLinkRoutes,
     ...payRoutes,
     ...issuerRoutes,
+    ...cardRoutes,
     ...generateRoutes,
     ...verificationStreamRoutes,
     ...cartRoutes,
