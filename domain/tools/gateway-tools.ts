@@ -82,8 +82,8 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
       'Move money between two wallets of the project in one currency, in one ledger transaction (no FX is guessed). external_ref makes it idempotent: a repeated reference is refused with ledger_conflict. Policy rules on wallet.transfer gate it.',
     inputSchema: {
       ...WalletTransferCreate,
-      required: ['wallet_id', 'external_ref', ...(WalletTransferCreate.required as string[])],
-      properties: { wallet_id: WalletId, ...(WalletTransferCreate.properties as Record<string, unknown>) },
+      required: ['wallet_id', 'external_ref', ...WalletTransferCreate.required],
+      properties: { wallet_id: WalletId, ...WalletTransferCreate.properties },
     },
   },
   {
