@@ -138,9 +138,9 @@ type Declaration<
 export function route<
   const P extends string,
   A extends AuthKind,
-  B extends JsonSchema | undefined,
-  Q extends JsonSchema | undefined,
-  S extends JsonSchema | undefined,
+  const B extends JsonSchema | undefined,
+  const Q extends JsonSchema | undefined,
+  const S extends JsonSchema | undefined,
 >(
   definition: Declaration<P, A, B, Q, S>,
 ): RouteDefinition<Declared<B, undefined>, Declared<Q, ParsedUrlQuery>, Declared<S, PathParams<P>>, A>;

@@ -9,7 +9,6 @@ import {
   CatalogListQuery,
   CatalogServerDetail,
   SlugParams,
-  type CatalogListQueryValues,
 } from '../../schema/http/providers';
 import { presentAuthSchema, presentCatalogRow, presentCatalogServer } from '../presenters/provider';
 import { route, type AnyRoute } from '../route';
@@ -22,7 +21,7 @@ const unknown = {
 };
 
 export const providerRoutes: AnyRoute[] = [
-  route<unknown, CatalogListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/providers',
     auth: 'key',
@@ -46,7 +45,7 @@ export const providerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { slug: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/providers/:slug',
     auth: 'key',
@@ -65,7 +64,7 @@ export const providerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { slug: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/providers/:slug/auth-schema',
     auth: 'key',

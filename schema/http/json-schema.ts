@@ -14,6 +14,9 @@ export interface JsonSchema {
  */
 export type SchemaValue<S> = JsonSchema extends S ? unknown : S extends JSONSchema ? FromSchema<S> : unknown;
 
+/** A schema built at run time (from a catalog or a table): validated and documented alike, its value typed loosely. */
+export type BuiltSchema = Exclude<JSONSchema, boolean>;
+
 /** A schema that also admits `null`. */
 export const Nullable = <const S extends JsonSchema>(schema: S) =>
   ({ anyOf: [schema, { type: 'null' }] }) as const;
