@@ -2,7 +2,7 @@
 // request schemas (validated) and response schemas (documented).
 import { CURRENCY_CODES } from '../../contracts/currencies';
 import { ENTRY_KINDS } from '../../contracts/ledger-entry-kinds';
-import { Nullable, type JsonSchema, type SchemaValue } from './json-schema';
+import { Nullable, type JsonSchema } from './json-schema';
 import { BigintString, Metadata, Timestamp } from './common';
 
 export const CurrencyCode = {
@@ -244,7 +244,6 @@ export const WalletTransferCreate = {
     metadata: { ...Metadata, default: {} },
   },
 } as const satisfies JsonSchema;
-export type TransferBody = SchemaValue<typeof WalletTransferCreate>;
 export const WalletTransfer = {
   type: 'object',
   required: ['id', 'from_wallet_id', 'to_wallet_id', 'currency', 'amount_minor', 'entries', 'balances'],
