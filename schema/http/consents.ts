@@ -4,7 +4,6 @@ import type { JsonSchema, SchemaValue } from './json-schema';
 import { Timestamp } from './common';
 
 export const CURRENCIES = ['BRL', 'USD', 'MXN', 'COP', 'ARS', 'USDC', 'BRLA'] as const;
-export type Currency = (typeof CURRENCIES)[number];
 export const MERCHANT_PIN_KINDS = ['exact', 'domain', 'pix_key', 'tax_id'] as const;
 export const PERIODIC_WINDOWS = ['day', 'week', 'month'] as const;
 export const SUBMIT_RAILS = ['pix-consent', 'pix-partner'] as const;

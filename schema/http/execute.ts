@@ -153,4 +153,3 @@ export const ApprovalDecide = {
     reason: { type: 'string', minLength: 1, maxLength: 512 },
   },
 } as const satisfies JsonSchema;
-export type ApprovalDecideBody = SchemaValue<typeof ApprovalDecide>;
