@@ -1,7 +1,8 @@
 // A route is declared once, with its auth, scope, schemas and handler; the router, the scope checks
 // and the OpenAPI document are all built from these declarations, so they cannot drift apart.
 import type Koa from 'koa';
-import type { JsonSchema } from '../schema/http/json-schema';
+import type { ParsedUrlQuery } from 'node:querystring';
+import type { JsonSchema, SchemaValue } from '../schema/http/json-schema';
 import type { ApiError } from '../domain/errors';
 import type { Scope } from '../contracts/scopes';
 import type { OperatorPrincipal, Principal } from './principal';
@@ -96,13 +97,59 @@ export interface RouteDefinition<
   handler(input: HandlerInput<TBody, TQuery, TParams, PrincipalFor<A>>): Promise<Reply> | Reply;
 }
 
-/** Identity helper that keeps each route's handler typed against its own declaration. */
+/** The names of a Koa-style path's `:name` segments, each a string. */
+type PathParams<P extends string> = string extends P
+  ? Record<string, string>
+  : { [K in ParamNames<P>]: string };
+type ParamNames<P extends string> = P extends `${string}:${infer Rest}`
+  ? Rest extends `${infer Name}/${infer Tail}`
+    ? Name | ParamNames<`/${Tail}`>
+    : Rest
+  : never;
+
+/** What a declared schema gives the handler, and what it gets without one (then inferred as the constraint). */
+type Declared<S, Otherwise> = undefined extends S ? Otherwise : SchemaValue<S>;
+
+/**
+ * A route as declared: the handler's body, query and params take the types of the declared schemas
+ * (params, without a schema, the path's `:name` segments; query, without one, the raw query string).
+ */
+type Declaration<
+  P extends string,
+  A extends AuthKind,
+  B extends JsonSchema | undefined,
+  Q extends JsonSchema | undefined,
+  S extends JsonSchema | undefined,
+> = Omit<RouteDefinition<never, never, never, A>, 'path' | 'body' | 'query' | 'params' | 'handler'> & {
+  path: P;
+  body?: B;
+  query?: Q;
+  params?: S;
+  handler(
+    input: HandlerInput<
+      Declared<B, undefined>,
+      Declared<Q, ParsedUrlQuery>,
+      Declared<S, PathParams<P>>,
+      PrincipalFor<A>
+    >,
+  ): Promise<Reply> | Reply;
+};
+
+/** Declares a route; its handler is typed against the schemas it declares. */
 export function route<
-  TBody = unknown,
-  TQuery = unknown,
-  TParams = Record<string, string>,
-  A extends AuthKind = AuthKind,
->(definition: RouteDefinition<TBody, TQuery, TParams, A>): RouteDefinition<TBody, TQuery, TParams, A> {
+  const P extends string,
+  A extends AuthKind,
+  const B extends JsonSchema | undefined,
+  const Q extends JsonSchema | undefined,
+  const S extends JsonSchema | undefined,
+>(
+  definition: Declaration<P, A, B, Q, S>,
+): RouteDefinition<Declared<B, undefined>, Declared<Q, ParsedUrlQuery>, Declared<S, PathParams<P>>, A>;
+/** The same with the handler's types given by hand, for declarations not yet written against their schemas. */
+export function route<TBody, TQuery, TParams, A extends AuthKind>(
+  definition: RouteDefinition<TBody, TQuery, TParams, A>,
+): RouteDefinition<TBody, TQuery, TParams, A>;
+export function route(definition: AnyRoute): AnyRoute {
   return definition;
 }
 

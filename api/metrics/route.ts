@@ -5,7 +5,7 @@ import { registry, scrape } from '../../runtime/telemetry/metrics';
 import { route, type AnyRoute } from '../route';
 
 export const metricsRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'get',
     path: '/metrics',
     auth: 'operator',

@@ -5,13 +5,7 @@ import { approvalHealth } from '../../domain/approvals/health';
 import { approvalStatusView, approvalView } from '../../domain/approvals/view';
 import { ApiError } from '../../domain/errors';
 import { ErrorEnvelope } from '../../schema/http/common';
-import {
-  Approval,
-  ApprovalDecide,
-  ApprovalHealth,
-  ApprovalStatus,
-  type ApprovalDecideBody,
-} from '../../schema/http/execute';
+import { Approval, ApprovalDecide, ApprovalHealth, ApprovalStatus } from '../../schema/http/execute';
 import { sweepApprovalsNow } from '../../orchestration/approvals';
 import { decideApproval } from '../flows/approval-decision';
 import { route, type AnyRoute } from '../route';
@@ -23,7 +17,7 @@ const notFoundSpec = {
 };
 
 export const approvalRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/approvals/health',
     auth: 'key',
@@ -38,7 +32,7 @@ export const approvalRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/approvals/:id',
     auth: 'key',
@@ -53,7 +47,7 @@ export const approvalRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/approvals/:id/status',
     auth: 'key',
@@ -68,7 +62,7 @@ export const approvalRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<ApprovalDecideBody, unknown, { orgId: string; id: string }, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/orgs/:orgId/approvals/:id/decide',
     auth: 'operator',
@@ -105,7 +99,7 @@ export const approvalRoutes: AnyRoute[] = [
       return { body: decided };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/ops/approvals/sweep',
     auth: 'operator',

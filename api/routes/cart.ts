@@ -12,7 +12,6 @@ import {
   ConnectFinishParams,
   IfoodConnectStarted,
   MeliConnectStarted,
-  type ConnectFinishBody,
 } from '../../schema/http/cart';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -61,7 +60,7 @@ const startErrors = {
 };
 
 export const cartRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/cart/meli/connect/start',
     auth: 'key',
@@ -82,7 +81,7 @@ export const cartRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/cart/ifood/connect/start',
     auth: 'key',
@@ -105,7 +104,7 @@ export const cartRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<ConnectFinishBody, unknown, { merchant: CartMerchant }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/cart/:merchant/connect/finish',
     auth: 'key',

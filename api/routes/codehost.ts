@@ -40,7 +40,7 @@ const Received = {
 };
 
 export const codehostRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'public'>({
+  route({
     // Public because a code host cannot send a bearer credential, and so left out of the OpenAPI document,
     // which lists only key-reachable operations and the public ones that issue credentials.
     method: 'post',

@@ -23,9 +23,6 @@ import {
   ConnectionList,
   ConnectionListQuery,
   ConnectionRotate,
-  type ConnectionCreateBody,
-  type ConnectionListQueryValues,
-  type ConnectionRotateBody,
 } from '../../schema/http/connections';
 import { SlugParams } from '../../schema/http/providers';
 import { presentConnection } from '../presenters/connection';
@@ -47,7 +44,7 @@ const vaultDown = {
 };
 
 export const connectionRoutes: AnyRoute[] = [
-  route<ConnectionCreateBody, unknown, { slug: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/providers/:slug/connections',
     auth: 'key',
@@ -78,7 +75,7 @@ export const connectionRoutes: AnyRoute[] = [
       return { status: 201, body: presentConnection(row) };
     },
   }),
-  route<unknown, ConnectionListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/connections',
     auth: 'key',
@@ -97,7 +94,7 @@ export const connectionRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/connections/:id',
     auth: 'key',
@@ -111,7 +108,7 @@ export const connectionRoutes: AnyRoute[] = [
       return { body: presentConnection(await getConnection(deps.db, principal, params.id)) };
     },
   }),
-  route<ConnectionRotateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/connections/:id/rotate',
     auth: 'key',
@@ -147,7 +144,7 @@ export const connectionRoutes: AnyRoute[] = [
       return { body: presentConnection(row) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/connections/:id',
     auth: 'key',
@@ -162,7 +159,7 @@ export const connectionRoutes: AnyRoute[] = [
       return { body: { id: params.id, deleted: true } };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/ops/vault/rewrap',
     auth: 'operator',

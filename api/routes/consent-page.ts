@@ -6,7 +6,7 @@ import { findConsentByDigest } from '../../domain/consents/consents';
 import { consentNotFound, submitConsent, tokenRefusal } from '../../domain/consents/submit';
 import { isConsentToken, tokenDigest } from '../../domain/consents/tokens';
 import { notFound } from '../../domain/errors';
-import { ConsentPageSubmit, type ConsentPageSubmitBody } from '../../schema/http/consents';
+import { ConsentPageSubmit } from '../../schema/http/consents';
 import { mandateTimer, signalLifecycle } from '../../orchestration/consents';
 import { CONSENT_SCRIPT, CONSENT_STYLE } from '../pages/consent-assets';
 import { CONSENT_PAGE_HEADERS, consentMessagePage, consentPage } from '../pages/consent';
@@ -27,7 +27,7 @@ const ASSETS: Record<string, { body: string; type: string }> = {
 };
 
 export const consentPageRoutes: AnyRoute[] = [
-  route<unknown, unknown, { file: string }, 'public'>({
+  route({
     method: 'get',
     path: '/consent/assets/:file',
     auth: 'public',
@@ -47,7 +47,7 @@ export const consentPageRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { token: string }, 'public'>({
+  route({
     method: 'get',
     path: '/consent/:token',
     auth: 'public',
@@ -104,7 +104,7 @@ export const consentPageRoutes: AnyRoute[] = [
       );
     },
   }),
-  route<ConsentPageSubmitBody, unknown, { token: string }, 'public'>({
+  route({
     method: 'post',
     path: '/consent/:token',
     auth: 'public',

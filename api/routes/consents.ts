@@ -19,8 +19,6 @@ import {
   ConsentSubmit,
   ConsentSubmitted,
   PendingConsent,
-  type ConsentCreateBody,
-  type ConsentSubmitBody,
 } from '../../schema/http/consents';
 import type { AppDeps } from '../deps';
 import { mandateTimer, signalLifecycle, startConsentLifecycle } from '../../orchestration/consents';
@@ -45,7 +43,7 @@ const ALIAS_HEADERS = {
 };
 
 function createConsentRoute(path: string, alias: boolean): AnyRoute {
-  return route<ConsentCreateBody, unknown, Record<string, string>, 'key'>({
+  return route({
     method: 'post',
     path,
     auth: 'key',
@@ -114,7 +112,7 @@ function createConsentRoute(path: string, alias: boolean): AnyRoute {
 export const consentRoutes: AnyRoute[] = [
   createConsentRoute('/v1/consents', false),
   createConsentRoute('/v1/consents/init', true),
-  route<unknown, unknown, { token: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consents/:token',
     auth: 'key',
@@ -139,7 +137,7 @@ export const consentRoutes: AnyRoute[] = [
       return { body: presentPendingConsent(row, params.token, consentUrl(deps, ctx, params.token)) };
     },
   }),
-  route<ConsentSubmitBody, unknown, { token: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consents/:token/submit',
     auth: 'key',

@@ -38,12 +38,10 @@ const OPERATOR_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
 // console can never drift from its rules.
 const validateDecision = compile(ApprovalDecide, 'body');
 
-const text = (maxLength: number): JsonSchema => ({ type: 'string', maxLength });
-const form = (properties: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'object',
-  additionalProperties: false,
-  properties,
-});
+const text = <const N extends number>(maxLength: N) =>
+  ({ type: 'string', maxLength }) as const satisfies JsonSchema;
+const form = <const P extends Record<string, JsonSchema>>(properties: P) =>
+  ({ type: 'object', additionalProperties: false, properties }) as const satisfies JsonSchema;
 
 const inputError = (error: ApiError): Reply =>
   htmlReply(error.status, messagePage('Request refused', error.message, 'error'));
@@ -80,7 +78,7 @@ interface DecideForm {
 }
 
 export const consoleRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'get',
     path: '/console/login',
     auth: 'public',
@@ -92,7 +90,7 @@ export const consoleRoutes: AnyRoute[] = [
     responses: { 200: { description: 'HTML' } },
     handler: () => htmlReply(200, loginPage()),
   }),
-  route<LoginForm, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: '/console/login',
     auth: 'public',
@@ -129,7 +127,7 @@ export const consoleRoutes: AnyRoute[] = [
       });
     },
   }),
-  route<{ csrf?: string }, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: '/console/logout',
     auth: 'public',
@@ -152,7 +150,7 @@ export const consoleRoutes: AnyRoute[] = [
       return seeOther('/console/login', { 'Set-Cookie': clearedCookie(deps, ctx) });
     },
   }),
-  route<unknown, { org?: string }, Record<string, string>, 'public'>({
+  route({
     method: 'get',
     path: '/console',
     auth: 'public',
@@ -198,7 +196,7 @@ export const consoleRoutes: AnyRoute[] = [
       );
     },
   }),
-  route<DecideForm, unknown, { orgId: string; id: string }, 'public'>({
+  route({
     method: 'post',
     path: '/console/orgs/:orgId/approvals/:id/decide',
     auth: 'public',

@@ -20,8 +20,6 @@ import {
   ConsumerListQuery,
   ConsumerPatch as ConsumerPatchSchema,
   ConsumerWallet,
-  type ConsumerCreateBody,
-  type ConsumerListQueryValues,
 } from '../../schema/http/consumers';
 import { MandateList } from '../../schema/http/mandates';
 import type { Principal } from '../principal';
@@ -47,7 +45,7 @@ export const tenantOf = (principal: Principal): Tenant => ({
 });
 
 export const consumerRoutes: AnyRoute[] = [
-  route<unknown, ConsumerListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers',
     auth: 'key',
@@ -65,7 +63,7 @@ export const consumerRoutes: AnyRoute[] = [
       return { body: { consumers: rows.map(presentConsumer) } };
     },
   }),
-  route<ConsumerCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers',
     auth: 'key',
@@ -83,7 +81,7 @@ export const consumerRoutes: AnyRoute[] = [
       return { status: 201, body: presentConsumer(row) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:id',
     auth: 'key',
@@ -96,7 +94,7 @@ export const consumerRoutes: AnyRoute[] = [
       return { body: presentConsumer(await getConsumer(deps.db, tenantOf(principal), params.id)) };
     },
   }),
-  route<ConsumerPatch, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/consumers/:id',
     auth: 'key',
@@ -114,7 +112,7 @@ export const consumerRoutes: AnyRoute[] = [
       return { body: presentConsumer(await updateConsumer(deps.db, tenantOf(principal), params.id, body)) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:id/wallet',
     auth: 'key',
@@ -130,7 +128,7 @@ export const consumerRoutes: AnyRoute[] = [
       return { body: jsonWithIntegers(wallet), type: 'application/json; charset=utf-8' };
     },
   }),
-  route<unknown, { status?: string }, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:id/mandates',
     auth: 'key',
@@ -156,7 +154,7 @@ export const consumerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consent-records/:id',
     auth: 'key',

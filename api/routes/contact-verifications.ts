@@ -5,8 +5,6 @@ import {
   ContactVerificationCheck,
   ContactVerificationStart,
   ContactVerified,
-  type ContactVerificationCheckBody,
-  type ContactVerificationStartBody,
 } from '../../schema/http/contact-verification';
 import { startContactVerification, verifyContactCode } from '../flows/contact-verification';
 import { presentVerification } from '../presenters/consumer';
@@ -17,7 +15,7 @@ const tags = ['Contact verification'];
 const envelope = (description: string) => ({ description, schema: ErrorEnvelope });
 
 export const contactVerificationRoutes: AnyRoute[] = [
-  route<ContactVerificationStartBody, unknown, { consumerId: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/:consumerId/contact-verifications',
     auth: 'key',
@@ -46,7 +44,7 @@ export const contactVerificationRoutes: AnyRoute[] = [
       return { status: 201, body: presentVerification(row) };
     },
   }),
-  route<ContactVerificationCheckBody, unknown, { consumerId: string; id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/:consumerId/contact-verifications/:id/verify',
     auth: 'key',

@@ -10,8 +10,6 @@ import {
   DdaSubscriptionCreate,
   DdaSubscriptionDeleted,
   DdaSubscriptionRegistered,
-  type DdaBoletoQueryInput,
-  type DdaSubscriptionCreateBody,
 } from '../../schema/http/dda';
 import type { JsonSchema } from '../../schema/http/json-schema';
 import type { DdaSubscriptionRow } from '../../domain/dda/subscriptions';
@@ -37,7 +35,7 @@ import { tenantOf } from './consumers';
 const tags = ['DDA'];
 const envelope = (description: string) => ({ description, schema: ErrorEnvelope });
 
-const DdaConfirmation: JsonSchema = {
+const DdaConfirmation = {
   type: 'object',
   properties: {
     event: { type: 'string', maxLength: 64 },
@@ -45,13 +43,7 @@ const DdaConfirmation: JsonSchema = {
     clientRequestId: { type: 'string', maxLength: 128 },
     subscriptionId: { type: 'string', maxLength: 128 },
   },
-};
-interface DdaConfirmationBody {
-  event?: string;
-  status?: string;
-  clientRequestId?: string;
-  subscriptionId?: string;
-}
+} as const satisfies JsonSchema;
 
 const presentRegistered = (row: DdaSubscriptionRow, replayed: boolean) => ({
   document: row.document,
@@ -62,7 +54,7 @@ const presentRegistered = (row: DdaSubscriptionRow, replayed: boolean) => ({
 });
 
 export const ddaRoutes: AnyRoute[] = [
-  route<DdaSubscriptionCreateBody, unknown, { consumerId: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/:consumerId/dda/subscriptions',
     auth: 'key',
@@ -108,7 +100,7 @@ export const ddaRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { consumerId: string; document: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:consumerId/dda/subscriptions/:document',
     auth: 'key',
@@ -134,7 +126,7 @@ export const ddaRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { consumerId: string; document: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/consumers/:consumerId/dda/subscriptions/:document',
     auth: 'key',
@@ -161,7 +153,7 @@ export const ddaRoutes: AnyRoute[] = [
       return { body: { document: row.document, status: row.status } };
     },
   }),
-  route<unknown, DdaBoletoQueryInput, { consumerId: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:consumerId/dda/boletos',
     auth: 'key',
@@ -182,7 +174,7 @@ export const ddaRoutes: AnyRoute[] = [
       return { body: await listDdaBoletos(deps, tenantOf(principal), params.consumerId, query) };
     },
   }),
-  route<DdaConfirmationBody, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: DDA_WEBHOOK_PATH,
     auth: 'public',

@@ -18,13 +18,11 @@ import {
   TOOL_SEARCH_CEILING,
   ToolSearch,
   ToolSearchResult,
-  type MetaToolDiscoverBody,
-  type ToolSearchBody,
 } from '../../schema/http/discovery';
 import { route, type AnyRoute } from '../route';
 
 export const discoveryRoutes: AnyRoute[] = [
-  route<ToolSearchBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/tools/search',
     auth: 'key',
@@ -81,7 +79,7 @@ export const discoveryRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<MetaToolDiscoverBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/meta-tools/discover',
     auth: 'key',
@@ -128,7 +126,7 @@ export const discoveryRoutes: AnyRoute[] = [
             'Free-form intents need an extractor (GATEWAY_TOOL_CLASSIFIER_URL); send a structured intent instead',
           );
         try {
-          intent = (await extractIntent(settings, body.intent)) as unknown as DiscoverIntent;
+          intent = await extractIntent(settings, body.intent);
         } catch (error) {
           if (!(error instanceof ExtractorFailed)) throw error;
           throw new ApiError(

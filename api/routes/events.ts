@@ -12,7 +12,6 @@ import {
   EventTypeList,
   Replay,
   ReplayQuery,
-  type EventListQueryValues,
 } from '../../schema/http/events';
 import { presentEvent } from '../presenters/event';
 import { route, type AnyRoute } from '../route';
@@ -33,7 +32,7 @@ function presentEventTypes() {
 }
 
 export const eventRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/event-types',
     auth: 'key',
@@ -48,7 +47,7 @@ export const eventRoutes: AnyRoute[] = [
       return { body: presentEventTypes() };
     },
   }),
-  route<unknown, EventListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/events',
     auth: 'key',
@@ -71,7 +70,7 @@ export const eventRoutes: AnyRoute[] = [
       return { body: { events: page.rows.map(presentEvent), next_before: page.nextBefore } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/events/:id',
     auth: 'key',
@@ -91,7 +90,7 @@ export const eventRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, { trigger_id?: string }, { event_id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/events/:event_id/replay',
     auth: 'key',

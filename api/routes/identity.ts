@@ -4,7 +4,7 @@ import { route, type AnyRoute } from '../route';
 import { findUserDisplay } from '../../domain/tenancy/members';
 
 export const identityRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/whoami',
     auth: 'key',

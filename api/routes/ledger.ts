@@ -6,14 +6,7 @@ import { postEntry } from '../../domain/ledger/post-entry';
 import { getWallet } from '../../domain/wallets/wallets';
 import { ErrorEnvelope } from '../../schema/http/common';
 import type { JsonSchema } from '../../schema/http/json-schema';
-import {
-  LedgerList,
-  LedgerListQuery,
-  LedgerPostResult,
-  WalletLedgerPost,
-  type LedgerListQueryValues,
-  type WalletLedgerPostBody,
-} from '../../schema/http/wallets';
+import { LedgerList, LedgerListQuery, LedgerPostResult, WalletLedgerPost } from '../../schema/http/wallets';
 import { balanceView, entryView } from '../../domain/wallets/views';
 import { actorOf } from '../principal';
 import { route, type AnyRoute } from '../route';
@@ -25,21 +18,20 @@ const INT8_MAX = 9_223_372_036_854_775_807n;
 // The document says what the handler takes: a positive amount of at most 19 digits (zero is refused by
 // the schema, not later). A pattern cannot say "at most INT8_MAX"; the handler refuses the few 19-digit
 // amounts past it with the same invalid_body, as the description says.
-const properties = WalletLedgerPost.properties as Record<string, JsonSchema>;
-const LedgerPostBody: JsonSchema = {
+const LedgerPostBody = {
   ...WalletLedgerPost,
   properties: {
-    ...properties,
+    ...WalletLedgerPost.properties,
     amount_minor: {
-      ...properties.amount_minor,
+      ...WalletLedgerPost.properties.amount_minor,
       pattern: '^0*[1-9][0-9]{0,18}$',
       description: `A positive amount in minor units, as decimal digits, at most ${INT8_MAX}.`,
     },
   },
-};
+} as const satisfies JsonSchema;
 
 export const ledgerRoutes: AnyRoute[] = [
-  route<WalletLedgerPostBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/ledger-entries',
     auth: 'key',
@@ -112,7 +104,7 @@ export const ledgerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, LedgerListQueryValues, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets/:id/ledger-entries',
     auth: 'key',

@@ -17,9 +17,6 @@ import {
   MandateVerified,
   MandateVerify,
   SecretRotated,
-  type MandateAmendBody,
-  type MandateRevokeBody,
-  type MandateVerifyBody,
 } from '../../schema/http/mandates';
 import type { AppDeps } from '../deps';
 import { mandateTimer, signalLifecycle } from '../../orchestration/consents';
@@ -68,7 +65,7 @@ const context = (principal: Principal, ip: string, reason?: string) => ({
 });
 
 export const mandateRoutes: AnyRoute[] = [
-  route<MandateVerifyBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mandates/verify',
     auth: 'key',
@@ -104,7 +101,7 @@ export const mandateRoutes: AnyRoute[] = [
       return { body: presentVerifiedMandate(verified) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/mandates/:id',
     auth: 'key',
@@ -119,7 +116,7 @@ export const mandateRoutes: AnyRoute[] = [
       return { body: presentMandate(row) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/mandates/:id/consent-records',
     auth: 'key',
@@ -150,7 +147,7 @@ export const mandateRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<MandateRevokeBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mandates/:id/revoke',
     auth: 'key',
@@ -176,7 +173,7 @@ export const mandateRoutes: AnyRoute[] = [
       return { body: transitionBody(result) };
     },
   }),
-  route<MandateAmendBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mandates/:id/amend',
     auth: 'key',
@@ -208,7 +205,7 @@ export const mandateRoutes: AnyRoute[] = [
       return { body: transitionBody(result) };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'get',
     path: '/v1/ops/mandate-secrets',
     auth: 'operator',
@@ -221,7 +218,7 @@ export const mandateRoutes: AnyRoute[] = [
       return { body: { versions: await listSigningSecretVersions(deps.db) } };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/ops/mandate-secrets/rotate',
     auth: 'operator',

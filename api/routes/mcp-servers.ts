@@ -30,9 +30,6 @@ import {
   McpToolUpdate,
   PRICE_PATTERN,
   type McpServerCreateBody,
-  type McpServerUpdateBody,
-  type McpServerValidateBody,
-  type McpToolUpdateBody,
 } from '../../schema/http/mcp-servers';
 import type { Principal } from '../principal';
 import { registerToolServer, shake, toolPrices } from '../flows/tool-server-registration';
@@ -47,7 +44,7 @@ const notFound = envelope("`not_found`: no such tool server in the caller's proj
 const badRequest = envelope('`invalid_body` / `invalid_params` (details.issues)');
 
 export const mcpServerRoutes: AnyRoute[] = [
-  route<McpServerValidateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mcp-servers/validate',
     auth: 'key',
@@ -68,7 +65,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       return { body: await shake(deps, principal, body.upstream_url, body.auth ?? null) };
     },
   }),
-  route<McpServerCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mcp-servers',
     auth: 'key',
@@ -103,7 +100,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       return registerToolServer(deps, principal, body);
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/mcp-servers',
     auth: 'key',
@@ -118,7 +115,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mcp-servers/platform-fees/sweep',
     auth: 'key',
@@ -133,7 +130,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       return { body: { moved: await sweepPlatformFees(deps.db, principal.orgId) } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/mcp-servers/:id',
     auth: 'key',
@@ -147,7 +144,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       return { body: presentToolServer(await getToolServer(deps.db, scopeOf(principal), params.id)) };
     },
   }),
-  route<McpServerUpdateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/mcp-servers/:id',
     auth: 'key',
@@ -169,7 +166,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       return { body: presentToolServer(server) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/mcp-servers/:id',
     auth: 'key',
@@ -186,7 +183,7 @@ export const mcpServerRoutes: AnyRoute[] = [
       return { body: { id: params.id, deleted: true } };
     },
   }),
-  route<McpToolUpdateBody, unknown, { id: string; tool: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/mcp-servers/:id/tools/:tool',
     auth: 'key',

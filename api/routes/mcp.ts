@@ -116,7 +116,7 @@ async function serve(
 }
 
 // A JSON-RPC message (or, on the 2025 protocol, a non-empty batch); the transport judges it further.
-const JsonRpcMessage: JsonSchema = {
+const JsonRpcMessage = {
   type: 'object',
   required: ['jsonrpc'],
   properties: {
@@ -127,14 +127,14 @@ const JsonRpcMessage: JsonSchema = {
     result: { type: 'object' },
     error: { type: 'object' },
   },
-};
-const JsonRpcBody: JsonSchema = {
+} as const satisfies JsonSchema;
+const JsonRpcBody = {
   anyOf: [JsonRpcMessage, { type: 'array', minItems: 1, items: JsonRpcMessage }],
   description: 'A JSON-RPC 2.0 message of the MCP Streamable HTTP transport.',
-};
+} as const satisfies JsonSchema;
 
 // GET and DELETE act on a 2025-era MCP session, named by the id its initialize answer carried.
-const McpSessionHeader: JsonSchema = {
+const McpSessionHeader = {
   type: 'object',
   required: ['Mcp-Session-Id'],
   properties: {
@@ -144,7 +144,7 @@ const McpSessionHeader: JsonSchema = {
       description: "The MCP session's id, from the `Mcp-Session-Id` header of its initialize answer.",
     },
   },
-};
+} as const satisfies JsonSchema;
 
 // The transport answers in JSON-RPC (or an SSE stream), not the gateway's envelope: its statuses carry no schema.
 const RESPONSES = {
@@ -179,7 +179,7 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
       : method === 'get'
         ? 'Open the server-to-client stream (2025 protocol)'
         : 'End an MCP session (2025 protocol)';
-  return route<unknown, unknown, { id?: string }, 'key'>({
+  return route({
     method,
     path,
     auth: 'key',

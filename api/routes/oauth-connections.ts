@@ -21,7 +21,7 @@ const tags = ['Connections'];
 const CALLBACK_PATH = '/v1/providers/oauth/callback';
 
 export const oauthConnectionRoutes: AnyRoute[] = [
-  route<{ label?: string }, unknown, { slug: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/providers/:slug/oauth/authorize',
     auth: 'key',
@@ -83,7 +83,7 @@ export const oauthConnectionRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, { code?: string; state?: string; error?: string }, Record<string, string>, 'public'>({
+  route({
     method: 'get',
     path: CALLBACK_PATH,
     auth: 'public',

@@ -13,7 +13,7 @@ import { route, type AnyRoute } from '../route';
 const CACHE = { 'Cache-Control': 'public, max-age=300', 'Access-Control-Allow-Origin': '*' };
 
 export const oauthMetadataRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'get',
     path: '/.well-known/oauth-authorization-server',
     auth: 'public',
@@ -44,7 +44,7 @@ export const oauthMetadataRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'get',
     path: '/.well-known/oauth-protected-resource',
     auth: 'public',

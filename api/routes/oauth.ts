@@ -7,6 +7,7 @@ import { redeemAuthorizationCode } from '../../domain/oauth/code-redemption';
 import { approveAuthorization } from '../../domain/oauth/consent';
 import {
   checkAuthorizationRequest,
+  type AuthorizationParams,
   type AuthorizationRequest,
 } from '../../domain/oauth/authorization-request';
 import { OAuthError, oauthErrorBody } from '../../domain/oauth/errors';
@@ -22,9 +23,6 @@ import {
   RegisteredClient,
   TokenRequestBody,
   TokenResponseBody,
-  type AuthorizeFormValues,
-  type AuthorizeQueryValues,
-  type ClientRegistrationBody,
 } from '../../schema/http/oauth';
 import type { AppDeps } from '../deps';
 import { consentPage, errorPage, pageHeaders } from '../pages/oauth-consent';
@@ -53,7 +51,7 @@ function inputErrorPage(error: ApiError): Reply {
 /** Every refusal of an authorization request is a page for the person, never a redirect. */
 async function authorizationRequest(
   deps: AppDeps,
-  params: AuthorizeQueryValues,
+  params: AuthorizationParams,
 ): Promise<AuthorizationRequest | Reply> {
   const client = params.client_id ? await findClient(deps.db, params.client_id) : null;
   try {
@@ -89,7 +87,7 @@ function consentReply(request: AuthorizationRequest, status: number, error?: str
 }
 
 export const oauthRoutes: AnyRoute[] = [
-  route<ClientRegistrationBody, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: '/oauth/register',
     auth: 'public',
@@ -134,7 +132,7 @@ export const oauthRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, AuthorizeQueryValues, Record<string, string>, 'public'>({
+  route({
     method: 'get',
     path: '/oauth/authorize',
     auth: 'public',
@@ -155,7 +153,7 @@ export const oauthRoutes: AnyRoute[] = [
       return consentReply(request, 200);
     },
   }),
-  route<AuthorizeFormValues, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: '/oauth/authorize',
     auth: 'public',
@@ -215,7 +213,7 @@ export const oauthRoutes: AnyRoute[] = [
       }
     },
   }),
-  route<Record<string, unknown>, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: '/oauth/token',
     auth: 'public',

@@ -6,14 +6,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/tenancy/ap
 import { addUser, listMembers, removeMember, requireRole, setMemberRole } from '../../domain/tenancy/members';
 import { createOrganization, getOrganization } from '../../domain/tenancy/organizations';
 import { findProjectById, type ProjectRow } from '../../domain/tenancy/projects';
-import {
-  ApiKeyCreate,
-  OrganizationCreate,
-  UserCreate,
-  type ApiKeyCreateBody,
-  type OrganizationCreateBody,
-  type UserCreateBody,
-} from '../../schema/http/identity';
+import { ApiKeyCreate, OrganizationCreate, UserCreate } from '../../schema/http/identity';
 import { MemberPatch, MemberWrite } from '../../schema/http/projects';
 import type { AppDeps } from '../deps';
 import type { OperatorPrincipal } from '../principal';
@@ -70,7 +63,7 @@ function presentKey(row: {
 }
 
 export const operatorRoutes: AnyRoute[] = [
-  route<OrganizationCreateBody, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/orgs',
     auth: 'operator',
@@ -91,7 +84,7 @@ export const operatorRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<UserCreateBody, unknown, { orgId: string }, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/orgs/:orgId/users',
     auth: 'operator',
@@ -106,7 +99,7 @@ export const operatorRoutes: AnyRoute[] = [
       return { status: 201, body: await addUser(deps.db, params.orgId, body) };
     },
   }),
-  route<ApiKeyCreateBody, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/api-keys',
     auth: 'operator',
@@ -132,7 +125,7 @@ export const operatorRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'operator'>({
+  route({
     method: 'get',
     path: '/v1/api-keys',
     auth: 'operator',
@@ -146,7 +139,7 @@ export const operatorRoutes: AnyRoute[] = [
       return { body: { api_keys: (await listApiKeys(deps.db, project.org_id, project.id)).map(presentKey) } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'operator'>({
+  route({
     method: 'delete',
     path: '/v1/api-keys/:id',
     auth: 'operator',
@@ -162,7 +155,7 @@ export const operatorRoutes: AnyRoute[] = [
       return { body: presentKey(row) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'operator'>({
+  route({
     method: 'get',
     path: '/v1/projects/:id/members',
     auth: 'operator',
@@ -176,7 +169,7 @@ export const operatorRoutes: AnyRoute[] = [
       return { body: { members: await listMembers(deps.db, project.org_id, project.id) } };
     },
   }),
-  route<{ user_id: string; role: 'admin' | 'member' }, unknown, { id: string }, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/projects/:id/members',
     auth: 'operator',
@@ -195,7 +188,7 @@ export const operatorRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<{ role: 'admin' | 'member' }, unknown, { id: string; userId: string }, 'operator'>({
+  route({
     method: 'patch',
     path: '/v1/projects/:id/members/:userId',
     auth: 'operator',
@@ -213,7 +206,7 @@ export const operatorRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string; userId: string }, 'operator'>({
+  route({
     method: 'delete',
     path: '/v1/projects/:id/members/:userId',
     auth: 'operator',
@@ -229,7 +222,7 @@ export const operatorRoutes: AnyRoute[] = [
       return { status: 204 };
     },
   }),
-  route<unknown, { timeout_ms: number }, Record<string, string>, 'operator'>({
+  route({
     method: 'get',
     path: '/v1/ops/readiness',
     auth: 'operator',

@@ -169,7 +169,7 @@ export async function x402Exchange(deps: AppDeps, ctx: Koa.Context, slug: string
 }
 
 const x402Route = (method: 'get' | 'post'): AnyRoute =>
-  route<unknown, unknown, { slug: string }, 'public'>({
+  route({
     method,
     path: '/pay/:slug/x402',
     auth: 'public',

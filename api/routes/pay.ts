@@ -24,13 +24,13 @@ import { wantsX402, x402Exchange } from './pay-x402';
 const tags = ['Payment links'];
 export const PIX_NOTICE_PATH = '/webhooks/pix/link-payments';
 
-const PaymentOpen: JsonSchema = {
+const PaymentOpen = {
   type: 'object',
   required: ['rail'],
   additionalProperties: false,
   properties: { rail: { enum: ['pix', 'x402'] } },
-};
-export const PixNotice: JsonSchema = {
+} as const satisfies JsonSchema;
+export const PixNotice = {
   type: 'object',
   required: ['pix'],
   properties: {
@@ -40,7 +40,7 @@ export const PixNotice: JsonSchema = {
       items: { type: 'object', required: ['txid'], properties: { txid: { type: 'string', maxLength: 35 } } },
     },
   },
-};
+} as const satisfies JsonSchema;
 
 async function openPayment(
   deps: AppDeps,
@@ -140,7 +140,7 @@ const page = (status: number, body: string): Reply => ({
 });
 
 export const payRoutes: AnyRoute[] = [
-  route<unknown, unknown, { slug: string }, 'public'>({
+  route({
     method: 'get',
     path: '/pay/:slug',
     auth: 'public',
@@ -158,7 +158,7 @@ export const payRoutes: AnyRoute[] = [
       return page(200, await renderPayPage({ link, refusal: reason ? REFUSALS[reason] : null, pix: null }));
     },
   }),
-  route<{ rail: 'pix' }, unknown, { slug: string }, 'public'>({
+  route({
     method: 'post',
     path: '/pay/:slug',
     auth: 'public',
@@ -207,7 +207,7 @@ export const payRoutes: AnyRoute[] = [
       }
     },
   }),
-  route<{ rail: 'pix' | 'x402' }, unknown, { slug: string }, 'public'>({
+  route({
     method: 'post',
     path: '/pay/:slug/payments',
     auth: 'public',
@@ -223,7 +223,7 @@ export const payRoutes: AnyRoute[] = [
       return { status: 201, body: presentLinkPayment(payment) };
     },
   }),
-  route<unknown, unknown, { slug: string; id: string }, 'public'>({
+  route({
     method: 'get',
     path: '/pay/:slug/payments/:id',
     auth: 'public',
@@ -243,7 +243,7 @@ export const payRoutes: AnyRoute[] = [
       return { body: presentLinkPayment(payment) };
     },
   }),
-  route<unknown, unknown, { slug: string; id: string }, 'public'>({
+  route({
     method: 'get',
     path: '/pay/:slug/payments/:id/events',
     auth: 'public',
@@ -265,7 +265,7 @@ export const payRoutes: AnyRoute[] = [
       return statusStream(deps, payment);
     },
   }),
-  route<{ pix: Array<{ txid: string }> }, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: PIX_NOTICE_PATH,
     auth: 'public',

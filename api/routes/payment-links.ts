@@ -14,8 +14,6 @@ import {
   PaymentLinkCreate,
   PaymentLinkList,
   PaymentLinkUpdate,
-  type PaymentLinkCreateBody,
-  type PaymentLinkUpdateBody,
 } from '../../schema/http/payment-links';
 import type { AppDeps } from '../deps';
 import { requireLinkWriter } from '../flows/payment-links';
@@ -36,7 +34,7 @@ const forbidden = {
 const scopeOf = (principal: Principal) => ({ orgId: principal.orgId, projectId: principal.projectId });
 
 export const paymentLinkRoutes: AnyRoute[] = [
-  route<PaymentLinkCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/payment-links',
     auth: 'key',
@@ -76,7 +74,7 @@ export const paymentLinkRoutes: AnyRoute[] = [
       return { status: 201, body: presentLink(link, publicOrigin(deps.config, ctx)) };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/payment-links',
     auth: 'key',
@@ -96,7 +94,7 @@ export const paymentLinkRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/payment-links/:id',
     auth: 'key',
@@ -114,7 +112,7 @@ export const paymentLinkRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<PaymentLinkUpdateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/payment-links/:id',
     auth: 'key',
@@ -142,7 +140,7 @@ export const paymentLinkRoutes: AnyRoute[] = [
       return { body: presentLink(link, publicOrigin(deps.config, ctx)) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/payment-links/:id',
     auth: 'key',

@@ -24,10 +24,6 @@ import {
   PolicyList,
   PolicyReorder,
   PolicyUpdate,
-  type EvaluationListQueryValues,
-  type PolicyCheckBody,
-  type PolicyCreateBody,
-  type PolicyUpdateBody,
 } from '../../schema/http/policies';
 import { route, type AnyRoute } from '../route';
 import { check, compile } from '../validation';
@@ -117,7 +113,7 @@ function checkAmount(amountMinor: string | undefined): bigint | null {
 }
 
 export const policyRoutes: AnyRoute[] = [
-  route<PolicyCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/policies',
     auth: 'key',
@@ -135,7 +131,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/policies',
     auth: 'key',
@@ -152,7 +148,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<{ ids: string[] }, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/policies/reorder',
     auth: 'key',
@@ -176,7 +172,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, EvaluationListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/policies/evaluations',
     auth: 'key',
@@ -208,7 +204,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<PolicyCheckBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/policies/evaluations',
     auth: 'key',
@@ -259,7 +255,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/policies/:id',
     auth: 'key',
@@ -274,7 +270,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<PolicyUpdateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/policies/:id',
     auth: 'key',
@@ -302,7 +298,7 @@ export const policyRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/policies/:id',
     auth: 'key',

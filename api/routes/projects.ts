@@ -32,9 +32,6 @@ import {
   ProjectUpdate,
   SettingsHistory,
   SettingsView,
-  type ProjectCreateBody,
-  type ProjectListQueryValues,
-  type ProjectUpdateBody,
 } from '../../schema/http/projects';
 import { actorOf, type Principal } from '../principal';
 import { presentProject } from '../presenters/project';
@@ -65,7 +62,7 @@ async function projectFor(
 }
 
 export const projectRoutes: AnyRoute[] = [
-  route<unknown, ProjectListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/projects',
     auth: 'key',
@@ -95,7 +92,7 @@ export const projectRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/projects/:id',
     auth: 'key',
@@ -109,7 +106,7 @@ export const projectRoutes: AnyRoute[] = [
       return { body: presentProject(await projectFor(deps.db, principal, params.id, 'record')) };
     },
   }),
-  route<ProjectCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/projects',
     auth: 'key',
@@ -141,7 +138,7 @@ export const projectRoutes: AnyRoute[] = [
       return { status: 201, body: presentProject(project) };
     },
   }),
-  route<ProjectUpdateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/projects/:id',
     auth: 'key',
@@ -164,7 +161,7 @@ export const projectRoutes: AnyRoute[] = [
       return { body: presentProject(await updateProject(deps.db, principal.orgId, params.id, body)) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/projects/:id',
     auth: 'key',
@@ -198,7 +195,7 @@ export const projectRoutes: AnyRoute[] = [
       return { body: { id: params.id, deleted: true } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/projects/:id/settings',
     auth: 'key',
@@ -218,7 +215,7 @@ export const projectRoutes: AnyRoute[] = [
       return { body: { project_id: params.id, settings: effectiveSettings(overrides), overrides } };
     },
   }),
-  route<Record<string, unknown>, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/projects/:id/settings',
     auth: 'key',
@@ -241,7 +238,7 @@ export const projectRoutes: AnyRoute[] = [
       return { body: { project_id: params.id, settings: effectiveSettings(overrides), overrides } };
     },
   }),
-  route<unknown, { limit: number }, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/projects/:id/settings/history',
     auth: 'key',

@@ -10,7 +10,6 @@ import {
   CatalogListQuery,
   CatalogServerDetail,
   SlugParams,
-  type CatalogListQueryValues,
 } from '../../schema/http/providers';
 import { presentAuthSchema, presentCatalogRow, presentCatalogServer } from '../presenters/provider';
 import { route, type AnyRoute } from '../route';
@@ -23,7 +22,7 @@ const unknown = {
 };
 
 export const providerRoutes: AnyRoute[] = [
-  route<unknown, CatalogListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/providers',
     auth: 'key',
@@ -48,7 +47,7 @@ export const providerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { slug: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/providers/:slug',
     auth: 'key',
@@ -66,7 +65,7 @@ export const providerRoutes: AnyRoute[] = [
       return { body: presentCatalogServer(server, deps.config, await quarantinedProviders(deps.db)) };
     },
   }),
-  route<unknown, unknown, { slug: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/providers/:slug/auth-schema',
     auth: 'key',

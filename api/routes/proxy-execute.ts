@@ -11,17 +11,17 @@ import { oauthClientFor } from '../../providers/auth/oauth-refresh';
 import { failureOfError, providerFailureError } from '../../providers/provider-failure';
 import { proxyExecute, type ProxyAnswer } from '../../providers/proxy/proxy-execute';
 import { ErrorEnvelope, ForbiddenScope } from '../../schema/http/common';
-import {
-  ProxyExecuteAnswer,
-  ProxyExecuteBody,
-  type ProxyExecuteBodyValues,
-} from '../../schema/http/proxy-execute';
+import { ProxyExecuteAnswer, ProxyExecuteBody } from '../../schema/http/proxy-execute';
 import { SessionParams } from '../../schema/http/sessions';
+import type { SchemaValue } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute } from '../route';
 
-function requestBody(body: ProxyExecuteBodyValues): { bytes: Buffer; contentType?: string } {
+/** A proxied request, as its schema admits it. */
+type ProxyExecuteRequest = SchemaValue<typeof ProxyExecuteBody>;
+
+function requestBody(body: ProxyExecuteRequest): { bytes: Buffer; contentType?: string } {
   if (body.body_base64 !== undefined) return { bytes: Buffer.from(body.body_base64, 'base64') };
   if (body.body === undefined) return { bytes: Buffer.alloc(0) };
   if (typeof body.body === 'string')
@@ -29,7 +29,7 @@ function requestBody(body: ProxyExecuteBodyValues): { bytes: Buffer; contentType
   return { bytes: Buffer.from(JSON.stringify(body.body), 'utf8'), contentType: 'application/json' };
 }
 
-function pathWithQuery(path: string, query: ProxyExecuteBodyValues['query']): string {
+function pathWithQuery(path: string, query: ProxyExecuteRequest['query']): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {}))
     for (const one of Array.isArray(value) ? value : [value]) params.append(name, one);
@@ -56,7 +56,7 @@ function presentBody(answer: ProxyAnswer): {
   return { body: answer.body.toString('base64'), body_encoding: 'base64' };
 }
 
-async function execute(deps: AppDeps, principal: Principal, sessionId: string, body: ProxyExecuteBodyValues) {
+async function execute(deps: AppDeps, principal: Principal, sessionId: string, body: ProxyExecuteRequest) {
   const server = catalogServer(body.server_id);
   // The session and the project's connection are read together: one round trip less on every call.
   const [session, current] = await Promise.all([
@@ -120,7 +120,7 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
 }
 
 export const proxyExecuteRoutes: AnyRoute[] = [
-  route<ProxyExecuteBodyValues, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/sessions/:id/proxy_execute',
     auth: 'key',

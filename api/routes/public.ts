@@ -14,7 +14,7 @@ const ASSETS = new Map([
 export function publicRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
   let document: unknown;
   const openapi = (path: string): AnyRoute =>
-    route<unknown, unknown, Record<string, string>, 'public'>({
+    route({
       method: 'get',
       path,
       auth: 'public',
@@ -31,7 +31,7 @@ export function publicRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
   return [
     openapi('/openapi.json'),
     openapi('/v1/openapi.json'),
-    route<unknown, unknown, Record<string, string>, 'public'>({
+    route({
       method: 'get',
       path: '/docs',
       auth: 'public',
@@ -43,7 +43,7 @@ export function publicRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       responses: { 200: { description: 'HTML' } },
       handler: () => ({ body: docsPage('/openapi.json'), type: 'text/html; charset=utf-8' }),
     }),
-    route<unknown, unknown, Record<string, string>, 'public'>({
+    route({
       method: 'get',
       path: '/docs/init.js',
       auth: 'public',
@@ -55,7 +55,7 @@ export function publicRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
       responses: { 200: { description: 'JavaScript' } },
       handler: () => ({ body: DOCS_INIT_SCRIPT, type: 'application/javascript; charset=utf-8' }),
     }),
-    route<unknown, unknown, { file: string }, 'public'>({
+    route({
       method: 'get',
       path: '/docs/assets/:file',
       auth: 'public',
@@ -73,7 +73,7 @@ export function publicRoutes(allRoutes: () => AnyRoute[]): AnyRoute[] {
         return { body, type, headers: { 'Cache-Control': 'public, max-age=86400' } };
       },
     }),
-    route<unknown, unknown, Record<string, string>, 'public'>({
+    route({
       method: 'get',
       path: '/health',
       auth: 'public',

@@ -14,11 +14,8 @@ import {
   ReceiptSecretCreated,
   ReceiptVoid,
   SigningKeys,
-  type DeliveryProofBody,
-  type ReceiptExceptionBody,
-  type ReceiptListQueryValues,
-  type ReceiptVoidBody,
 } from '../../schema/http/receipts';
+import type { JsonSchema, SchemaValue } from '../../schema/http/json-schema';
 import type { Principal } from '../principal';
 import { presentReceipt } from '../../domain/receipts/present';
 import { route, type AnyRoute, type HandlerInput } from '../route';
@@ -39,13 +36,10 @@ const CHAIN_SEQ_MAX = 2_147_483_647;
 const listQuery = {
   ...ReceiptListQuery,
   properties: {
-    ...(ReceiptListQuery.properties as Record<string, object>),
-    before_seq: {
-      ...(ReceiptListQuery.properties as Record<string, object>).before_seq,
-      maximum: CHAIN_SEQ_MAX,
-    },
+    ...ReceiptListQuery.properties,
+    before_seq: { ...ReceiptListQuery.properties.before_seq, maximum: CHAIN_SEQ_MAX },
   },
-};
+} as const satisfies JsonSchema;
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
 
 function mover<TBody>(toMove: (body: TBody) => MoveInput) {
@@ -63,7 +57,7 @@ function mover<TBody>(toMove: (body: TBody) => MoveInput) {
 }
 
 export const receiptRoutes: AnyRoute[] = [
-  route<unknown, ReceiptListQueryValues, { consumerId: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:consumerId/receipts',
     auth: 'key',
@@ -92,7 +86,7 @@ export const receiptRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/receipts/:id',
     auth: 'key',
@@ -105,7 +99,7 @@ export const receiptRoutes: AnyRoute[] = [
       return { body: presentReceipt(await getReceipt(deps.db, principal, params.id)) };
     },
   }),
-  route<DeliveryProofBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/receipts/:id/delivery',
     auth: 'key',
@@ -122,13 +116,13 @@ export const receiptRoutes: AnyRoute[] = [
       404: notFound,
       409: conflict,
     },
-    handler: mover<DeliveryProofBody>((body) => ({
+    handler: mover((body: SchemaValue<typeof DeliveryProof>) => ({
       move: 'deliver',
       result: body.result,
       proof: body.proof,
     })),
   }),
-  route<ReceiptExceptionBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/receipts/:id/exceptions',
     auth: 'key',
@@ -143,13 +137,13 @@ export const receiptRoutes: AnyRoute[] = [
       404: notFound,
       409: conflict,
     },
-    handler: mover<ReceiptExceptionBody>((body) => ({
+    handler: mover((body: SchemaValue<typeof ReceiptException>) => ({
       move: 'exception',
       code: body.code,
       detail: body.detail,
     })),
   }),
-  route<ReceiptVoidBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/receipts/:id/void',
     auth: 'key',
@@ -166,9 +160,9 @@ export const receiptRoutes: AnyRoute[] = [
       404: notFound,
       409: conflict,
     },
-    handler: mover<ReceiptVoidBody>((body) => ({ move: 'void', reason: body.reason })),
+    handler: mover((body: SchemaValue<typeof ReceiptVoid>) => ({ move: 'void', reason: body.reason })),
   }),
-  route<unknown, unknown, { consumerId: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/consumers/:consumerId/receipt-secret',
     auth: 'key',
@@ -195,7 +189,7 @@ export const receiptRoutes: AnyRoute[] = [
     },
   }),
   // Not public: the spec's public surface is the OAuth operations and the description documents only.
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/receipts/signing-keys',
     auth: 'key',

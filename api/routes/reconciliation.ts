@@ -9,8 +9,6 @@ import {
   ReconRun,
   WalletAnomalyResolve,
   WalletReconAnomaly,
-  type AnomalyListQueryValues,
-  type AnomalyResolveBody,
 } from '../../schema/http/wallets';
 import { runReconciliation } from '../../orchestration/reconciliation';
 import { route, type AnyRoute } from '../route';
@@ -36,7 +34,7 @@ function presentAnomaly(row: AnomalyRow) {
 }
 
 export const reconciliationRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallet-reconciliations',
     auth: 'key',
@@ -58,7 +56,7 @@ export const reconciliationRoutes: AnyRoute[] = [
       return { status: 201, body: run };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallet-reconciliations/:id',
     auth: 'key',
@@ -76,7 +74,7 @@ export const reconciliationRoutes: AnyRoute[] = [
       return { body: run };
     },
   }),
-  route<unknown, AnomalyListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallet-anomalies',
     auth: 'key',
@@ -105,7 +103,7 @@ export const reconciliationRoutes: AnyRoute[] = [
       return { body: { anomalies: rows.map(presentAnomaly) } };
     },
   }),
-  route<AnomalyResolveBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallet-anomalies/:id/resolve',
     auth: 'key',

@@ -15,8 +15,6 @@ import {
   SessionListQuery,
   SessionParams,
   ToolList,
-  type SessionCreateBody,
-  type SessionListQueryValues,
 } from '../../schema/http/sessions';
 import { presentServer, presentSession, presentTool } from '../presenters/session';
 import { route, type AnyRoute } from '../route';
@@ -32,7 +30,7 @@ const badRequest = {
 };
 
 export const sessionRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/servers',
     auth: 'key',
@@ -48,7 +46,7 @@ export const sessionRoutes: AnyRoute[] = [
       return { body: { servers: servers.map(presentServer), has_more: false } };
     },
   }),
-  route<SessionCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/sessions',
     auth: 'key',
@@ -87,7 +85,7 @@ export const sessionRoutes: AnyRoute[] = [
       return { status: 201, body: presentSession(row) };
     },
   }),
-  route<unknown, SessionListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/sessions',
     auth: 'key',
@@ -111,7 +109,7 @@ export const sessionRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/sessions/:id',
     auth: 'key',
@@ -127,7 +125,7 @@ export const sessionRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/sessions/:id/tools',
     auth: 'key',
@@ -147,7 +145,7 @@ export const sessionRoutes: AnyRoute[] = [
       return { body: { tools: tools.map(presentTool), has_more: false } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/sessions/:id/close',
     auth: 'key',

@@ -11,14 +11,14 @@ import { route, type AnyRoute } from '../route';
 
 export const TED_INBOUND_PATH = '/webhooks/ted/inbound';
 
-const TedInboundNotice: JsonSchema = {
+const TedInboundNotice = {
   type: 'object',
   required: ['transfer_id'],
   properties: {
     event: { type: 'string', maxLength: 64 },
     transfer_id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
   },
-};
+} as const satisfies JsonSchema;
 
 const bankUnavailable = () =>
   new ApiError(
@@ -28,7 +28,7 @@ const bankUnavailable = () =>
   );
 
 export const tedInboundRoutes: AnyRoute[] = [
-  route<{ transfer_id: string }, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: TED_INBOUND_PATH,
     auth: 'public',

@@ -105,7 +105,7 @@ async function verify(deps: AppDeps, principal: Principal, slug: string) {
   throw verifyFailure(failure);
 }
 
-export const verifyConnectionRoute = route<unknown, unknown, { slug: string }, 'key'>({
+export const verifyConnectionRoute = route({
   method: 'post',
   path: '/v1/providers/:slug/verify-connection',
   auth: 'key',

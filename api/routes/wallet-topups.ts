@@ -3,15 +3,7 @@
 import { findTopupByTxid, getTopup, listTopups } from '../../domain/topups/topups';
 import { noteTopupNotice } from '../../orchestration/wallet-topups';
 import { ErrorEnvelope } from '../../schema/http/common';
-import {
-  DepositAddress,
-  Topup,
-  TopupCreate,
-  TopupList,
-  TopupListQuery,
-  type TopupCreateBody,
-  type TopupListQueryValues,
-} from '../../schema/http/topups';
+import { DepositAddress, Topup, TopupCreate, TopupList, TopupListQuery } from '../../schema/http/topups';
 import { createPixTopup, PIX_TOPUP_NOTICE_PATH, readDepositAddress } from '../flows/wallet-topups';
 import { presentDepositAddress, presentTopup } from '../presenters/topup';
 import type { Principal } from '../principal';
@@ -28,7 +20,7 @@ const unsupported = envelope(
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
 
 export const walletTopupRoutes: AnyRoute[] = [
-  route<TopupCreateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallets/:id/topups',
     auth: 'key',
@@ -63,7 +55,7 @@ export const walletTopupRoutes: AnyRoute[] = [
       return { status: replayed ? 200 : 201, body: await presentTopup(topup, { withQr: true, replayed }) };
     },
   }),
-  route<unknown, TopupListQueryValues, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets/:id/topups',
     auth: 'key',
@@ -91,7 +83,7 @@ export const walletTopupRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string; topupId: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets/:id/topups/:topupId',
     auth: 'key',
@@ -105,7 +97,7 @@ export const walletTopupRoutes: AnyRoute[] = [
       return { body: await presentTopup(topup, { withQr: topup.status === 'pending' }) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets/:id/deposit-address',
     auth: 'key',
@@ -128,7 +120,7 @@ export const walletTopupRoutes: AnyRoute[] = [
       return { body: presentDepositAddress(row, deps.config.topups.usdcConfirmations) };
     },
   }),
-  route<{ pix: Array<{ txid: string }> }, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: PIX_TOPUP_NOTICE_PATH,
     auth: 'public',

@@ -1,6 +1,5 @@
 // Wallets: create, list, read with balances, freeze/unfreeze/close, funding sources and transfers.
 import { ApiError } from '../../domain/errors';
-import type { Currency } from '../../contracts/currencies';
 import {
   bindFundingSource,
   listFundingSources,
@@ -25,10 +24,6 @@ import {
   WalletListQuery,
   WalletTransfer,
   WalletTransferCreate,
-  type FundingSourceBindBody,
-  type TransferBody,
-  type WalletCreateBody,
-  type WalletListQueryValues,
 } from '../../schema/http/wallets';
 import { balanceView, transferView } from '../../domain/wallets/views';
 import { presentFundingSource, presentWallet } from '../presenters/wallet';
@@ -47,7 +42,7 @@ const badRequest = {
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
 
 function statusRoute(action: WalletAction, summary: string): AnyRoute {
-  return route<unknown, unknown, { id: string }, 'key'>({
+  return route({
     method: 'post',
     path: `/v1/wallets/:id/${action}`,
     auth: 'key',
@@ -76,7 +71,7 @@ function statusRoute(action: WalletAction, summary: string): AnyRoute {
 }
 
 export const walletRoutes: AnyRoute[] = [
-  route<WalletCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallets',
     auth: 'key',
@@ -89,14 +84,14 @@ export const walletRoutes: AnyRoute[] = [
     async handler({ deps, principal, body }) {
       const wallet = await createWallet(deps.db, scopeOf(principal), {
         displayName: body.display_name,
-        currency: body.currency as Currency,
+        currency: body.currency,
         agentId: body.agent_id ?? null,
         metadata: body.metadata,
       });
       return { status: 201, body: presentWallet(wallet, wallet.balances) };
     },
   }),
-  route<unknown, WalletListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets',
     auth: 'key',
@@ -125,7 +120,7 @@ export const walletRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets/:id',
     auth: 'key',
@@ -147,7 +142,7 @@ export const walletRoutes: AnyRoute[] = [
   statusRoute('freeze', 'Freeze a wallet: it stops accepting ledger entries'),
   statusRoute('unfreeze', 'Return a frozen wallet to active'),
   statusRoute('close', 'Close a wallet for good (its balances must be zero)'),
-  route<FundingSourceBindBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallets/:id/funding-sources',
     auth: 'key',
@@ -168,13 +163,13 @@ export const walletRoutes: AnyRoute[] = [
     async handler({ deps, principal, params, body }) {
       const row = await bindFundingSource(deps.db, scopeOf(principal), params.id, {
         connectionId: body.connection_id,
-        currency: body.currency as Currency,
+        currency: body.currency,
         metadata: body.metadata,
       });
       return { status: 201, body: presentFundingSource(row) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/wallets/:id/funding-sources',
     auth: 'key',
@@ -199,7 +194,7 @@ export const walletRoutes: AnyRoute[] = [
       return { body: { funding_sources: rows.map(presentFundingSource) } };
     },
   }),
-  route<unknown, unknown, { id: string; connectionId: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/wallets/:id/funding-sources/:connectionId',
     auth: 'key',
@@ -219,7 +214,7 @@ export const walletRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<TransferBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallets/:id/transfers',
     auth: 'key',

@@ -31,9 +31,6 @@ import {
   WebhookEndpointList,
   WebhookEndpointListQuery,
   WebhookEndpointUpdate,
-  type WebhookEndpointCreateBody,
-  type WebhookEndpointListQueryValues,
-  type WebhookEndpointUpdateBody,
 } from '../../schema/http/webhooks';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -63,7 +60,7 @@ function requireAllowedUrl(url: string, environment: Environment): void {
 }
 
 export const webhookEndpointRoutes: AnyRoute[] = [
-  route<unknown, WebhookEndpointListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/webhook-endpoints',
     auth: 'key',
@@ -84,7 +81,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { body: { triggers: page.rows.map(presentEndpoint), next_before: page.nextBefore } };
     },
   }),
-  route<WebhookEndpointCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/webhook-endpoints',
     auth: 'key',
@@ -121,7 +118,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { status: 201, body: { ...presentEndpoint(endpoint), signing_secret: signingSecret } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/webhook-endpoints/:id',
     auth: 'key',
@@ -134,7 +131,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { body: presentEndpoint(await getEndpoint(deps.db, scopeOf(principal), params.id)) };
     },
   }),
-  route<WebhookEndpointUpdateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/webhook-endpoints/:id',
     auth: 'key',
@@ -161,7 +158,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { body: presentEndpoint(endpoint) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'delete',
     path: '/v1/webhook-endpoints/:id',
     auth: 'key',
@@ -183,7 +180,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { status: 204 };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/webhook-endpoints/:id/test',
     auth: 'key',
@@ -208,7 +205,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, { limit?: string }, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/webhook-endpoints/:id/deliveries',
     auth: 'key',
@@ -229,7 +226,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { body: { deliveries: rows.map(presentDelivery) } };
     },
   }),
-  route<unknown, unknown, { id: string; delivery_id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/webhook-endpoints/:id/deliveries/:delivery_id',
     auth: 'key',
@@ -253,7 +250,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { body: presentDelivery(row) };
     },
   }),
-  route<unknown, unknown, { delivery_id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/webhook-endpoints/deliveries/:delivery_id/redeliver',
     auth: 'key',
@@ -273,7 +270,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
       return { status: 202, body: await redeliver(deps.db, chainRuntime(deps), scopeOf(principal), id) };
     },
   }),
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/webhook-endpoints/retry-pending',
     auth: 'key',

@@ -81,7 +81,7 @@ function statusStream(
 }
 
 export const verificationStreamRoutes: AnyRoute[] = [
-  route<unknown, unknown, { consumerId: string; id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/consumers/:consumerId/contact-verifications/:id/events',
     auth: 'key',

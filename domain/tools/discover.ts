@@ -7,19 +7,13 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
+import type { SchemaValue } from '../../schema/http/json-schema';
+import type { StructuredIntent } from '../../schema/http/discovery';
 import { ApiError } from '../errors';
 import { catalogServer, connectRoute } from '../providers/catalog';
 import { listConnections, type Tenant } from '../providers/connections';
 
-export interface DiscoverIntent {
-  operation: string;
-  amount_minor?: string;
-  currency?: string;
-  country?: string;
-  urgency?: 'low' | 'normal' | 'high';
-  recipient_kind?: string;
-  metadata?: Record<string, unknown>;
-}
+export type DiscoverIntent = SchemaValue<typeof StructuredIntent>;
 
 interface Route {
   operation: string;

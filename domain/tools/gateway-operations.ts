@@ -9,13 +9,13 @@ import { balanceView, transferView } from '../wallets/views';
 import { getWallet, walletBalances } from '../wallets/wallets';
 import type { DatabasePool } from '../../runtime/database';
 import type { PaymentLinkCreateBody } from '../../schema/http/payment-links';
-import type { TransferBody } from '../../schema/http/wallets';
+import type { SchemaValue } from '../../schema/http/json-schema';
 import { createPaymentLink, linkCreateRequest } from '../payment-links/create';
 import { listLinks } from '../payment-links/links';
 import { presentLink } from '../payment-links/present';
 import type { ProvisionWallet } from '../payment-links/x402/wallets';
 import { transfer, transferAmount } from '../wallets/transfers';
-import { GATEWAY_TOOLS, type GatewayOperation } from './gateway-tools';
+import { GATEWAY_TOOLS, type GatewayOperation, type WalletTransferInput } from './gateway-tools';
 
 /** What the link tools need beyond the database: the wallet provider and the gateway's public origin. */
 export interface GatewayPorts {
@@ -71,7 +71,8 @@ export async function runGatewayOperation(
     };
   }
   if (operation === 'wallet_transfer') {
-    const body = args as unknown as TransferBody & { wallet_id: string };
+    // The tool-call path has checked args against the tool's input schema.
+    const body = args as SchemaValue<typeof WalletTransferInput>;
     const input = {
       fromWalletId: body.wallet_id,
       toWalletId: body.to_wallet_id,
@@ -84,7 +85,7 @@ export async function runGatewayOperation(
     return { ok: true, errorCode: null, output: transferView(input, await transfer(db, scope, input)) };
   }
   if (operation === 'payment_link_create') {
-    const request = linkCreateRequest(args as unknown as PaymentLinkCreateBody, scope.environment);
+    const request = linkCreateRequest(args as PaymentLinkCreateBody, scope.environment);
     const link = await createPaymentLink(db, scope, request, ports.provisionWallet);
     return { ok: true, errorCode: null, output: presentLink(link, ports.origin) };
   }

@@ -6,6 +6,7 @@
 import { SpendBody } from '../../schema/http/consumer-payments';
 import { WalletExecute } from '../../schema/http/execute';
 import { PaymentLinkCreate } from '../../schema/http/payment-links';
+import type { JsonSchema } from '../../schema/http/json-schema';
 import { WalletTransferCreate } from '../../schema/http/wallets';
 
 export const GATEWAY_SERVER_ID = 'gateway';
@@ -34,7 +35,14 @@ const WalletId = {
   minLength: 1,
   maxLength: 128,
   description: "The wallet, in the caller's project.",
-};
+} as const satisfies JsonSchema;
+
+/** A transfer between two wallets of the project: the transfer body plus the wallet it leaves. */
+export const WalletTransferInput = {
+  ...WalletTransferCreate,
+  required: ['wallet_id', 'external_ref', ...WalletTransferCreate.required],
+  properties: { wallet_id: WalletId, ...WalletTransferCreate.properties },
+} as const satisfies JsonSchema;
 
 export const GATEWAY_TOOLS: GatewayTool[] = [
   {
@@ -60,8 +68,8 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
       "Pay from a wallet: policy, hold, provider dispatch, then debit or release. Idempotent by attempt_id; a policy may deny it or hold it for a person's approval.",
     inputSchema: {
       ...WalletExecute,
-      required: ['wallet_id', ...(WalletExecute.required as string[])],
-      properties: { wallet_id: WalletId, ...(WalletExecute.properties as Record<string, unknown>) },
+      required: ['wallet_id', ...WalletExecute.required],
+      properties: { wallet_id: WalletId, ...WalletExecute.properties },
     },
   },
   {
@@ -71,7 +79,7 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
     attempt: true,
     description:
       "Spend on a consumer's signed mandate over Pix (payee: a DICT key or BR Code) or TED (`ted`): mandate caps, policy, approval hold, PSP dispatch and a sealed receipt. Idempotent by attempt_id.",
-    inputSchema: { ...SpendBody, required: [...(SpendBody.required as string[]), 'mandate'] },
+    inputSchema: { ...SpendBody, required: [...SpendBody.required, 'mandate'] },
   },
   {
     name: 'wallet.transfer',
@@ -80,11 +88,7 @@ export const GATEWAY_TOOLS: GatewayTool[] = [
     attempt: false,
     description:
       'Move money between two wallets of the project in one currency, in one ledger transaction (no FX is guessed). external_ref makes it idempotent: a repeated reference is refused with ledger_conflict. Policy rules on wallet.transfer gate it.',
-    inputSchema: {
-      ...WalletTransferCreate,
-      required: ['wallet_id', 'external_ref', ...(WalletTransferCreate.required as string[])],
-      properties: { wallet_id: WalletId, ...(WalletTransferCreate.properties as Record<string, unknown>) },
-    },
+    inputSchema: WalletTransferInput,
   },
   {
     name: 'payment_links.create',

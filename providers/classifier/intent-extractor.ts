@@ -2,6 +2,7 @@
 // sentence into the structured intent. Anything but a usable intent (network, status, shape, time) is an
 // ExtractorFailed; the caller answers 502.
 import type { ToolClassifierSettings } from '../../runtime/config';
+import type { DiscoverIntent } from '../../domain/tools/discover';
 
 export class ExtractorFailed extends Error {
   constructor(readonly reason: string) {
@@ -22,10 +23,7 @@ const FIELDS: Record<string, RegExp> = {
   recipient_kind: /^[a-z_]{1,64}$/,
 };
 
-export async function extractIntent(
-  settings: ToolClassifierSettings,
-  text: string,
-): Promise<Record<string, string>> {
+export async function extractIntent(settings: ToolClassifierSettings, text: string): Promise<DiscoverIntent> {
   let response: Response;
   try {
     response = await fetch(`${settings.url.replace(/\/+$/, '')}/chat/completions`, {
@@ -58,12 +56,20 @@ export async function extractIntent(
   } catch {
     throw new ExtractorFailed('the answer is not JSON');
   }
-  // Only well-formed fields are kept; an answer without an operation produced nothing usable.
-  const intent = Object.fromEntries(
-    Object.entries(FIELDS)
-      .filter(([name, pattern]) => typeof parsed[name] === 'string' && pattern.test(parsed[name] as string))
-      .map(([name]) => [name, parsed[name] as string]),
-  );
-  if (!intent.operation) throw new ExtractorFailed('the answer names no operation');
+  // Only well-formed fields are kept (the patterns the structured intent's schema states); an answer
+  // without an operation produced nothing usable.
+  const field = (name: string): string | undefined => {
+    const value = parsed[name];
+    return typeof value === 'string' && FIELDS[name].test(value) ? value : undefined;
+  };
+  const operation = field('operation');
+  if (!operation) throw new ExtractorFailed('the answer names no operation');
+  const intent: DiscoverIntent = { operation };
+  for (const name of ['amount_minor', 'currency', 'country', 'urgency', 'recipient_kind'] as const) {
+    const value = field(name);
+    if (value === undefined) continue;
+    if (name !== 'urgency') intent[name] = value;
+    else if (value === 'low' || value === 'normal' || value === 'high') intent.urgency = value;
+  }
   return intent;
 }

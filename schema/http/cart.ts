@@ -9,15 +9,15 @@ const started = {
     type: 'string',
     description: 'Where the person signs in; may be an empty string when the worker offers no live view.',
   },
-};
+} as const satisfies Record<string, JsonSchema>;
 
-export const MeliConnectStarted: JsonSchema = {
+export const MeliConnectStarted = {
   type: 'object',
   required: ['merchant', 'context_id', 'session_id', 'live_view_url'],
   properties: { merchant: { const: 'meli' }, ...started },
-};
+} as const satisfies JsonSchema;
 
-export const IfoodConnectStarted: JsonSchema = {
+export const IfoodConnectStarted = {
   type: 'object',
   required: ['merchant', 'context_id', 'session_id', 'live_view_url', 'checkout_supported', 'note'],
   properties: {
@@ -26,25 +26,22 @@ export const IfoodConnectStarted: JsonSchema = {
     checkout_supported: { const: false },
     note: { type: 'string' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ConnectFinishParams: JsonSchema = {
+export const ConnectFinishParams = {
   type: 'object',
   required: ['merchant'],
   properties: { merchant: { enum: ['meli', 'ifood'] } },
-};
+} as const satisfies JsonSchema;
 
-export const ConnectFinish: JsonSchema = {
+export const ConnectFinish = {
   type: 'object',
   additionalProperties: false,
   required: ['context_id'],
   properties: { context_id: { type: 'string', minLength: 1, maxLength: 200 } },
-};
-export interface ConnectFinishBody {
-  context_id: string;
-}
+} as const satisfies JsonSchema;
 
-export const ConnectFinished: JsonSchema = {
+export const ConnectFinished = {
   type: 'object',
   required: ['merchant', 'context_id', 'status', 'connected_at'],
   properties: {
@@ -53,4 +50,4 @@ export const ConnectFinished: JsonSchema = {
     status: { const: 'connected' },
     connected_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;

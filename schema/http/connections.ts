@@ -1,65 +1,53 @@
 // Provider connections: create, rotate and list inputs (validated) and the connection shape (documented).
 // A connection never carries its secret: only the names of the stored credential fields.
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 import { AUTH_TYPES } from '../../contracts/provider-auth-types';
 
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-
 // Control characters (NUL above all, which PostgreSQL text refuses) have no place in a label.
-export const Label: JsonSchema = {
+export const Label = {
   type: 'string',
   minLength: 1,
   maxLength: 120,
   pattern: '^[^\\u0000-\\u001f\\u007f]+$',
-};
+} as const satisfies JsonSchema;
 
-const Credentials: JsonSchema = {
+const Credentials = {
   type: 'object',
   maxProperties: 20,
   additionalProperties: { type: 'string', maxLength: 16384 },
   propertyNames: { pattern: '^[a-z][a-z0-9_]{0,63}$' },
   description:
     "The credential fields the server's auth schema lists, by name. Stored sealed; never returned.",
-};
+} as const satisfies JsonSchema;
 
-export const ConnectionCreate: JsonSchema = {
+export const ConnectionCreate = {
   type: 'object',
   required: ['credentials'],
   additionalProperties: false,
   properties: { label: Label, credentials: Credentials },
-};
-export interface ConnectionCreateBody {
-  label?: string;
-  credentials: Record<string, string>;
-}
+} as const satisfies JsonSchema;
 
-export const ConnectionRotate: JsonSchema = {
+export const ConnectionRotate = {
   type: 'object',
   required: ['credentials'],
   additionalProperties: false,
   properties: { credentials: Credentials },
-};
-export interface ConnectionRotateBody {
-  credentials: Record<string, string>;
-}
+} as const satisfies JsonSchema;
 
-export const ConnectionListQuery: JsonSchema = {
+export const ConnectionListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { provider: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,63}$' } },
-};
-export interface ConnectionListQueryValues {
-  provider?: string;
-}
+} as const satisfies JsonSchema;
 
-export const ConnectionIdParams: JsonSchema = {
+export const ConnectionIdParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' } },
-};
+} as const satisfies JsonSchema;
 
-export const Connection: JsonSchema = {
+export const Connection = {
   type: 'object',
   required: [
     'id',
@@ -106,15 +94,15 @@ export const Connection: JsonSchema = {
     rotated_at: Nullable(Timestamp),
     last_verified_at: Nullable(Timestamp),
   },
-};
+} as const satisfies JsonSchema;
 
-export const ConnectionList: JsonSchema = {
+export const ConnectionList = {
   type: 'object',
   required: ['connections'],
   properties: { connections: { type: 'array', items: Connection } },
-};
-export const ConnectionDeleted: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ConnectionDeleted = {
   type: 'object',
   required: ['id', 'deleted'],
   properties: { id: { type: 'string' }, deleted: { const: true } },
-};
+} as const satisfies JsonSchema;

@@ -1,32 +1,31 @@
 // Consent intents, tokens, the hosted page submit and its answer: request schemas (validated) and
 // response schemas (documented). The parts the spec leaves open are designed here and documented.
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 import { Timestamp } from './common';
 
 export const CURRENCIES = ['BRL', 'USD', 'MXN', 'COP', 'ARS', 'USDC', 'BRLA'] as const;
-export type Currency = (typeof CURRENCIES)[number];
 export const MERCHANT_PIN_KINDS = ['exact', 'domain', 'pix_key', 'tax_id'] as const;
 export const PERIODIC_WINDOWS = ['day', 'week', 'month'] as const;
 export const SUBMIT_RAILS = ['pix-consent', 'pix-partner'] as const;
 
 /** Caps stay well inside the integers JSON and JavaScript agree on, and inside bigint. */
 export const MAX_MINOR = 10_000_000_000_000;
-const Minor: JsonSchema = {
+const Minor = {
   type: 'integer',
   minimum: 1,
   maximum: MAX_MINOR,
   description: "An amount in the currency's minor unit.",
-};
-const CurrencySchema: JsonSchema = { enum: [...CURRENCIES] };
-const AllowlistEntry: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
+} as const satisfies JsonSchema;
+const CurrencySchema = { enum: [...CURRENCIES] } as const satisfies JsonSchema;
+const AllowlistEntry = { type: 'string', minLength: 1, maxLength: 200 } as const satisfies JsonSchema;
 
-export const DocumentNumber: JsonSchema = {
+export const DocumentNumber = {
   type: 'string',
   pattern: '^([0-9]{11}|[0-9]{14})$',
   description: 'A CPF (11 digits) or CNPJ (14 digits), digits only, with valid check digits.',
-};
+} as const satisfies JsonSchema;
 
-export const Shipping: JsonSchema = {
+export const Shipping = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'address'],
@@ -48,9 +47,9 @@ export const Shipping: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const Intent: JsonSchema = {
+export const Intent = {
   type: 'object',
   additionalProperties: false,
   required: ['purpose', 'cap_minor', 'per_tx_cap_minor', 'currency', 'mandate_ttl_seconds'],
@@ -142,31 +141,11 @@ export const Intent: JsonSchema = {
     },
     shipping: Shipping,
   },
-};
+} as const satisfies JsonSchema;
 
-export interface IntentInput {
-  purpose: string;
-  cap_minor: number;
-  per_tx_cap_minor: number;
-  currency: Currency;
-  mandate_ttl_seconds: number;
-  merchant_allowlist: string[];
-  merchant_pin_kind?: (typeof MERCHANT_PIN_KINDS)[number];
-  withdrawal_allowlist?: string[];
-  dda_allowlist?: string[];
-  periodic_cap?: { window: (typeof PERIODIC_WINDOWS)[number]; cap_minor: number };
-  slots?: Array<{
-    currency: Currency;
-    rail: (typeof SUBMIT_RAILS)[number];
-    cap_minor: number;
-    per_tx_cap_minor: number;
-  }>;
-  display_name?: string;
-  intent_note?: string;
-  shipping?: Record<string, unknown>;
-}
+export type IntentInput = SchemaValue<typeof Intent>;
 
-export const ConsentCreate: JsonSchema = {
+export const ConsentCreate = {
   type: 'object',
   additionalProperties: false,
   required: ['agent_id', 'intent'],
@@ -193,16 +172,9 @@ export const ConsentCreate: JsonSchema = {
     consumer_email_hint: { type: 'string', format: 'email', maxLength: 254 },
     surface: { enum: ['hosted', 'partner'], default: 'hosted' },
   },
-};
-export interface ConsentCreateBody {
-  agent_id: string;
-  intent: IntentInput;
-  callback_url?: string;
-  consumer_email_hint?: string;
-  surface: 'hosted' | 'partner';
-}
+} as const satisfies JsonSchema;
 
-export const ConsentCreated: JsonSchema = {
+export const ConsentCreated = {
   type: 'object',
   required: ['token', 'expires_at', 'surface', 'consent_url'],
   properties: {
@@ -220,9 +192,9 @@ export const ConsentCreated: JsonSchema = {
         'The hosted consent page. Append `?consumer_id=<id>` to bind the grant to an existing consumer.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const PendingConsent: JsonSchema = {
+export const PendingConsent = {
   type: 'object',
   required: [
     'token',
@@ -248,9 +220,9 @@ export const PendingConsent: JsonSchema = {
     expires_at: Timestamp,
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const Attestation: JsonSchema = {
+export const Attestation = {
   type: 'object',
   additionalProperties: false,
   required: ['method', 'asserted_at', 'reference', 'evidence'],
@@ -293,22 +265,22 @@ export const Attestation: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-const ConsumerIdField: JsonSchema = {
+const ConsumerIdField = {
   type: 'string',
   minLength: 1,
   maxLength: 64,
   description: 'Required on `partner`. On `hosted`, absent means a new consumer is created for this grant.',
-};
-const DisplayLabelField: JsonSchema = {
+} as const satisfies JsonSchema;
+const DisplayLabelField = {
   type: 'string',
   minLength: 1,
   maxLength: 120,
   description: 'How the funding source is shown, e.g. "Nubank ••1234".',
-};
+} as const satisfies JsonSchema;
 
-export const ConsentSubmit: JsonSchema = {
+export const ConsentSubmit = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -328,24 +300,13 @@ export const ConsentSubmit: JsonSchema = {
     display_label: DisplayLabelField,
     attestation: Attestation,
   },
-};
-export interface AttestationInput {
-  method: 'partner_session';
-  asserted_at: number;
-  reference: string;
-  holder_document?: string;
-  evidence: Record<string, unknown> & { ip?: string };
-}
-export interface ConsentSubmitBody {
-  consumer_id?: string;
-  rail: (typeof SUBMIT_RAILS)[number];
-  provider_token?: string;
-  display_label?: string;
-  attestation?: AttestationInput;
-}
+} as const satisfies JsonSchema;
 
 /** What the hosted page's own submit takes: the consumer's choices on the page, nothing a partner attests. */
-export const ConsentPageSubmit: JsonSchema = {
+export type AttestationInput = SchemaValue<typeof Attestation>;
+export type ConsentSubmitBody = SchemaValue<typeof ConsentSubmit>;
+
+export const ConsentPageSubmit = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -353,14 +314,9 @@ export const ConsentPageSubmit: JsonSchema = {
     rail: { const: 'pix-consent', default: 'pix-consent' },
     display_label: DisplayLabelField,
   },
-};
-export interface ConsentPageSubmitBody {
-  consumer_id?: string;
-  rail: 'pix-consent';
-  display_label?: string;
-}
+} as const satisfies JsonSchema;
 
-export const SignedMandateDocument: JsonSchema = {
+export const SignedMandateDocument = {
   type: 'object',
   description:
     'The canonical mandate: signed as its RFC 8785 form with HMAC-SHA256. Present it unchanged with `signature`.',
@@ -410,9 +366,9 @@ export const SignedMandateDocument: JsonSchema = {
     issued_at: Timestamp,
     expires_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const ConsentSubmitted: JsonSchema = {
+export const ConsentSubmitted = {
   type: 'object',
   required: [
     'mandate_id',
@@ -436,4 +392,4 @@ export const ConsentSubmitted: JsonSchema = {
     expires_at: Timestamp,
     callback_url: { type: ['string', 'null'] },
   },
-};
+} as const satisfies JsonSchema;

@@ -1,13 +1,14 @@
 // Consumer payments: the spend body (execute, execute-stream, mandate spend) and the SpendOutcome answer.
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 import { BigintString, ErrorEnvelope } from './common';
 
-const Text = (max: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength: max });
+const Text = <const N extends number>(max: N) =>
+  ({ type: 'string', minLength: 1, maxLength: max }) as const satisfies JsonSchema;
 
 /** A lower-case hex SHA-256 digest, optionally `sha256:`-prefixed (refused as `invalid_approval_hash`). */
 export const APPROVAL_HASH = '^(sha256:)?[0-9a-f]{64}$';
 
-export const SpendApproval: JsonSchema = {
+export const SpendApproval = {
   type: 'object',
   additionalProperties: false,
   required: ['items_hash', 'batch_hash'],
@@ -17,9 +18,9 @@ export const SpendApproval: JsonSchema = {
     items_hash: { type: 'string', maxLength: 100, pattern: APPROVAL_HASH },
     batch_hash: { type: 'string', maxLength: 100, pattern: APPROVAL_HASH },
   },
-};
+} as const satisfies JsonSchema;
 
-export const SpendQuote: JsonSchema = {
+export const SpendQuote = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -30,15 +31,15 @@ export const SpendQuote: JsonSchema = {
     session_id: Text(200),
     at: { type: 'string', maxLength: 64, description: 'RFC 3339 with offset, UTC years 0001-9999.' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const PaymentActor: JsonSchema = {
+export const PaymentActor = {
   type: 'object',
   additionalProperties: false,
   properties: { type: Text(64), id: Text(200), on_behalf_of: Text(200) },
-};
+} as const satisfies JsonSchema;
 
-export const TedDestination: JsonSchema = {
+export const TedDestination = {
   type: 'object',
   additionalProperties: false,
   required: ['bank', 'branch', 'account'],
@@ -52,9 +53,9 @@ export const TedDestination: JsonSchema = {
     person_type: Text(20),
     client_finality: Text(20),
   },
-};
+} as const satisfies JsonSchema;
 
-const spendProperties: Record<string, JsonSchema> = {
+const spendProperties = {
   signature: {
     type: 'string',
     pattern: '^[0-9a-fA-F]{64}$',
@@ -77,55 +78,26 @@ const spendProperties: Record<string, JsonSchema> = {
   actor: PaymentActor,
   session_id: Text(200),
   ted: TedDestination,
-};
+} as const satisfies Record<string, JsonSchema>;
 
-export const SpendBody: JsonSchema = {
+export const SpendBody = {
   type: 'object',
   additionalProperties: false,
   required: ['signature', 'agent_id', 'amount_minor', 'payee', 'purpose'],
   properties: spendProperties,
-};
+} as const satisfies JsonSchema;
 
 /** The spend on a registered mandate: the mandate comes from the path; its signature is still presented. */
-export const MandateSpendBody: JsonSchema = {
+export const MandateSpendBody = {
   type: 'object',
   additionalProperties: false,
   required: ['signature', 'agent_id', 'amount_minor', 'payee', 'purpose'],
   properties: Object.fromEntries(Object.entries(spendProperties).filter(([name]) => name !== 'mandate')),
-};
+} as const satisfies JsonSchema;
 
-export interface SpendBodyValues {
-  signature: string;
-  agent_id: string;
-  amount_minor: number;
-  payee: string;
-  purpose: string;
-  attempt_id?: string;
-  mandate?: unknown;
-  quote?: {
-    seller?: string;
-    resource?: string;
-    price_minor?: number;
-    payee?: string;
-    session_id?: string;
-    at?: string;
-  };
-  approval?: { items_hash: string; batch_hash: string };
-  actor?: { type?: string; id?: string; on_behalf_of?: string };
-  session_id?: string;
-  ted?: {
-    bank: string;
-    branch: string;
-    account: string;
-    tax_id?: string;
-    name?: string;
-    account_type?: string;
-    person_type?: string;
-    client_finality?: string;
-  };
-}
+export type SpendBodyValues = SchemaValue<typeof SpendBody>;
 
-const AuditStep: JsonSchema = {
+const AuditStep = {
   type: 'object',
   required: ['timestamp', 'step', 'status', 'detail'],
   properties: {
@@ -134,9 +106,9 @@ const AuditStep: JsonSchema = {
     status: { enum: ['pass', 'fail', 'skip'] },
     detail: { type: 'string' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const SpendOutcome: JsonSchema = {
+export const SpendOutcome = {
   type: 'object',
   required: [
     'status',
@@ -188,10 +160,10 @@ export const SpendOutcome: JsonSchema = {
       description: 'The sealed receipt; null when the consumer has no receipt secret.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
 /** Refusals carry the audit so far and the attempt id next to the error envelope. */
-export const SpendRefusal: JsonSchema = {
+export const SpendRefusal = {
   allOf: [
     ErrorEnvelope,
     {
@@ -199,4 +171,4 @@ export const SpendRefusal: JsonSchema = {
       properties: { attempt_id: { type: 'string' }, audit: { type: 'array', items: AuditStep } },
     },
   ],
-};
+} as const satisfies JsonSchema;

@@ -2,16 +2,16 @@
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 
-const MetadataSchema: JsonSchema = {
+const MetadataSchema = {
   type: 'object',
   maxProperties: 50,
   propertyNames: { minLength: 1, maxLength: 40 },
   additionalProperties: true,
   description:
     'Free-form key-value data (up to 50 keys of 40 characters). On PATCH, keys merge and a key set to null is removed.',
-};
+} as const satisfies JsonSchema;
 
-export const Consumer: JsonSchema = {
+export const Consumer = {
   type: 'object',
   required: [
     'id',
@@ -40,22 +40,18 @@ export const Consumer: JsonSchema = {
     metadata: { type: 'object' },
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const ConsumerCreate: JsonSchema = {
+export const ConsumerCreate = {
   type: 'object',
   additionalProperties: false,
   properties: {
     display_name: { type: ['string', 'null'], minLength: 1, maxLength: 120 },
     metadata: MetadataSchema,
   },
-};
-export interface ConsumerCreateBody {
-  display_name?: string | null;
-  metadata?: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const ConsumerPatch: JsonSchema = {
+export const ConsumerPatch = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -64,28 +60,24 @@ export const ConsumerPatch: JsonSchema = {
     metadata: MetadataSchema,
     tax_type: { enum: ['PJ', 'MEI', 'ME', 'PF'] },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ConsumerListQuery: JsonSchema = {
+export const ConsumerListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     verified: { type: 'boolean' },
   },
-};
-export interface ConsumerListQueryValues {
-  limit: number;
-  verified?: boolean;
-}
+} as const satisfies JsonSchema;
 
-export const ConsumerList: JsonSchema = {
+export const ConsumerList = {
   type: 'object',
   required: ['consumers'],
   properties: { consumers: { type: 'array', items: Consumer, description: 'Newest first.' } },
-};
+} as const satisfies JsonSchema;
 
-export const ConsumerWallet: JsonSchema = {
+export const ConsumerWallet = {
   type: 'object',
   required: ['consumer_id', 'currencies'],
   properties: {
@@ -118,9 +110,9 @@ export const ConsumerWallet: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ConsentRecord: JsonSchema = {
+export const ConsentRecord = {
   type: 'object',
   required: [
     'id',
@@ -158,4 +150,4 @@ export const ConsentRecord: JsonSchema = {
     },
     signed_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;

@@ -2,7 +2,7 @@
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 
-export const ContactVerificationStart: JsonSchema = {
+export const ContactVerificationStart = {
   type: 'object',
   additionalProperties: false,
   required: ['channel', 'target'],
@@ -21,14 +21,9 @@ export const ContactVerificationStart: JsonSchema = {
       description: 'Language of the message (BCP 47).',
     },
   },
-};
-export interface ContactVerificationStartBody {
-  channel: 'email' | 'phone';
-  target: string;
-  locale: string;
-}
+} as const satisfies JsonSchema;
 
-export const ContactVerificationCheck: JsonSchema = {
+export const ContactVerificationCheck = {
   type: 'object',
   additionalProperties: false,
   required: ['code'],
@@ -45,13 +40,9 @@ export const ContactVerificationCheck: JsonSchema = {
       description: "Required when the verification's provider is `prelude`.",
     },
   },
-};
-export interface ContactVerificationCheckBody {
-  code: string;
-  target?: string;
-}
+} as const satisfies JsonSchema;
 
-export const ContactVerification: JsonSchema = {
+export const ContactVerification = {
   type: 'object',
   required: ['id', 'channel', 'target_masked', 'provider', 'expires_at', 'status', 'verified_at'],
   properties: {
@@ -63,10 +54,10 @@ export const ContactVerification: JsonSchema = {
     status: { enum: ['sent', 'verified'] },
     verified_at: { anyOf: [Timestamp, { type: 'null' }] },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ContactVerified: JsonSchema = {
+export const ContactVerified = {
   type: 'object',
   required: ['id', 'status', 'verified_at'],
   properties: { id: { type: 'string' }, status: { const: 'verified' }, verified_at: Timestamp },
-};
+} as const satisfies JsonSchema;

@@ -1,7 +1,7 @@
 // DDA (boletos owed): the registration body, the registration and boleto shapes, and the listing query.
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 
-export const DdaSubscriptionCreate: JsonSchema = {
+export const DdaSubscriptionCreate = {
   type: 'object',
   additionalProperties: false,
   required: ['document', 'idempotency_key'],
@@ -22,16 +22,13 @@ export const DdaSubscriptionCreate: JsonSchema = {
     },
     client_name: { type: 'string', minLength: 1, maxLength: 140, description: 'Shown by the provider.' },
   },
-};
-export interface DdaSubscriptionCreateBody {
-  document: string;
-  idempotency_key: string;
-  client_name?: string;
-}
+} as const satisfies JsonSchema;
 
-const status = { enum: ['pending', 'active', 'error', 'deleted'] };
+export type DdaSubscriptionCreateBody = SchemaValue<typeof DdaSubscriptionCreate>;
 
-export const DdaSubscriptionRegistered: JsonSchema = {
+const status = { enum: ['pending', 'active', 'error', 'deleted'] } as const satisfies JsonSchema;
+
+export const DdaSubscriptionRegistered = {
   type: 'object',
   required: ['document', 'status', 'client_request_id', 'mandate_id', 'replayed'],
   properties: {
@@ -41,9 +38,9 @@ export const DdaSubscriptionRegistered: JsonSchema = {
     mandate_id: { type: 'string' },
     replayed: { type: 'boolean', description: 'True when this call registered nothing.' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const DdaSubscription: JsonSchema = {
+export const DdaSubscription = {
   type: 'object',
   required: ['document', 'status', 'client_request_id', 'provider_subscription_id'],
   properties: {
@@ -55,37 +52,38 @@ export const DdaSubscription: JsonSchema = {
       description: "The provider's id, null until its confirmation webhook arrives.",
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const DdaSubscriptionDeleted: JsonSchema = {
+export const DdaSubscriptionDeleted = {
   type: 'object',
   required: ['document', 'status'],
   properties: { document: { type: 'string' }, status: { const: 'deleted' } },
-};
+} as const satisfies JsonSchema;
 
-export const DdaDocumentParams: JsonSchema = {
+export const DdaDocumentParams = {
   type: 'object',
   required: ['consumerId', 'document'],
   properties: {
     consumerId: { type: 'string', minLength: 1, maxLength: 64 },
     document: { type: 'string', minLength: 1, maxLength: 32 },
   },
-};
+} as const satisfies JsonSchema;
 
-const DATE = { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' };
+const DATE = {
+  type: 'string',
+  format: 'date',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  description: 'YYYY-MM-DD',
+} as const satisfies JsonSchema;
 
-export const DdaBoletoQuery: JsonSchema = {
+export const DdaBoletoQuery = {
   type: 'object',
   required: ['from_date', 'to_date'],
   additionalProperties: false,
   properties: { from_date: DATE, to_date: DATE },
-};
-export interface DdaBoletoQueryInput {
-  from_date: string;
-  to_date: string;
-}
+} as const satisfies JsonSchema;
 
-export const DdaBoletoList: JsonSchema = {
+export const DdaBoletoList = {
   type: 'object',
   required: ['from_date', 'to_date', 'count', 'boletos'],
   properties: {
@@ -108,4 +106,4 @@ export const DdaBoletoList: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;

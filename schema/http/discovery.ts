@@ -3,7 +3,7 @@ import type { JsonSchema } from './json-schema';
 
 export const TOOL_SEARCH_CEILING = 5;
 
-export const ToolSearch: JsonSchema = {
+export const ToolSearch = {
   type: 'object',
   required: ['intent'],
   additionalProperties: false,
@@ -21,13 +21,9 @@ export const ToolSearch: JsonSchema = {
       description: `Hits wanted; a ceiling of ${TOOL_SEARCH_CEILING} applies (a larger value answers ${TOOL_SEARCH_CEILING}).`,
     },
   },
-};
-export interface ToolSearchBody {
-  intent: string;
-  limit: number;
-}
+} as const satisfies JsonSchema;
 
-export const ToolSearchResult: JsonSchema = {
+export const ToolSearchResult = {
   type: 'object',
   required: ['intent', 'hits', 'elapsed_ms', 'source'],
   properties: {
@@ -51,9 +47,9 @@ export const ToolSearchResult: JsonSchema = {
         '`llm` when the configured classifier answered; `fallback` for the lexical ranking (no classifier, or it failed).',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const StructuredIntent: JsonSchema = {
+export const StructuredIntent = {
   type: 'object',
   required: ['operation'],
   additionalProperties: false,
@@ -76,9 +72,9 @@ export const StructuredIntent: JsonSchema = {
     },
     metadata: { type: 'object' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const MetaToolDiscover: JsonSchema = {
+export const MetaToolDiscover = {
   type: 'object',
   required: ['intent'],
   additionalProperties: false,
@@ -96,24 +92,11 @@ export const MetaToolDiscover: JsonSchema = {
       ],
     },
   },
-};
-export interface MetaToolDiscoverBody {
-  intent:
-    | string
-    | {
-        operation: string;
-        amount_minor?: string;
-        currency?: string;
-        country?: string;
-        urgency?: 'low' | 'normal' | 'high';
-        recipient_kind?: string;
-        metadata?: Record<string, unknown>;
-      };
-}
+} as const satisfies JsonSchema;
 
-const Reasons: JsonSchema = { type: 'array', items: { type: 'string' } };
-const NullableNumber: JsonSchema = { anyOf: [{ type: 'number' }, { type: 'null' }] };
-export const MetaToolDiscovery: JsonSchema = {
+const Reasons = { type: 'array', items: { type: 'string' } } as const satisfies JsonSchema;
+const NullableNumber = { anyOf: [{ type: 'number' }, { type: 'null' }] } as const satisfies JsonSchema;
+export const MetaToolDiscovery = {
   type: 'object',
   required: ['recommended', 'alternatives', 'resolved_intent'],
   properties: {
@@ -148,4 +131,4 @@ export const MetaToolDiscovery: JsonSchema = {
     },
     resolved_intent: StructuredIntent,
   },
-};
+} as const satisfies JsonSchema;

@@ -9,16 +9,16 @@ import { Timestamp } from './common';
 import type { JsonSchema } from './json-schema';
 
 /** An enum of catalog types with one description per value (`x-enum-descriptions`, read by common generators). */
-export function eventTypeEnum(types: readonly EventType[], description: string): JsonSchema {
+export function eventTypeEnum(types: readonly EventType[], description: string) {
   return {
     type: 'string',
     enum: [...types],
     'x-enum-descriptions': types.map(describeEventType),
     description,
-  };
+  } as const satisfies JsonSchema;
 }
 
-export const Event: JsonSchema = {
+export const Event = {
   type: 'object',
   required: ['id', 'type', 'created_at', 'project_id', 'environment', 'data'],
   description:
@@ -33,9 +33,9 @@ export const Event: JsonSchema = {
     environment: { enum: ['live', 'test'] },
     data: { description: 'The state change; bigint quantities as decimal strings.' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const EventTypeList: JsonSchema = {
+export const EventTypeList = {
   type: 'object',
   required: ['event_types'],
   properties: {
@@ -62,9 +62,9 @@ export const EventTypeList: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const EventListQuery: JsonSchema = {
+export const EventListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -76,23 +76,18 @@ export const EventListQuery: JsonSchema = {
     },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
   },
-};
-export interface EventListQueryValues {
-  type?: string;
-  before?: string;
-  limit: number;
-}
+} as const satisfies JsonSchema;
 
-export const EventList: JsonSchema = {
+export const EventList = {
   type: 'object',
   required: ['events', 'next_before'],
   properties: {
     events: { type: 'array', items: Event, description: 'Newest first.' },
     next_before: { type: ['string', 'null'] },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ReplayQuery: JsonSchema = {
+export const ReplayQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -103,9 +98,9 @@ export const ReplayQuery: JsonSchema = {
       description: 'Replay to this endpoint only; without it, to every active subscriber.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const Replay: JsonSchema = {
+export const Replay = {
   type: 'object',
   required: ['event_id', 'dispatched', 'trigger_id'],
   properties: {
@@ -116,7 +111,7 @@ export const Replay: JsonSchema = {
     },
     trigger_id: { type: ['string', 'null'] },
   },
-};
+} as const satisfies JsonSchema;
 
 /** OpenAPI 3.1 `webhooks`: what the gateway sends to a receiver. */
 export const webhookDocuments: Record<string, JsonSchema> = {

@@ -1,9 +1,9 @@
 // Wallet execute (WalletExecute → GatewayPaymentResult) and approvals: request and response schemas.
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 import { Metadata, Timestamp } from './common';
 import { CurrencyCode } from './wallets';
 
-export const WalletExecute: JsonSchema = {
+export const WalletExecute = {
   type: 'object',
   required: ['amount', 'currency', 'recipient', 'description', 'mandate_id'],
   additionalProperties: false,
@@ -30,21 +30,10 @@ export const WalletExecute: JsonSchema = {
     },
     metadata: Metadata,
   },
-};
-export interface WalletExecuteBody {
-  amount: number;
-  currency: string;
-  target_currency?: string;
-  preferred_method?: string;
-  recipient: string;
-  description: string;
-  mandate_id: string;
-  purpose?: string;
-  attempt_id?: string;
-  metadata?: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
+export type WalletExecuteBody = SchemaValue<typeof WalletExecute>;
 
-const AuditEntry: JsonSchema = {
+const AuditEntry = {
   type: 'object',
   required: ['timestamp', 'step', 'status', 'detail'],
   properties: {
@@ -53,8 +42,8 @@ const AuditEntry: JsonSchema = {
     status: { enum: ['pass', 'fail', 'skip'] },
     detail: { type: 'string' },
   },
-};
-export const GatewayPaymentResult: JsonSchema = {
+} as const satisfies JsonSchema;
+export const GatewayPaymentResult = {
   type: 'object',
   required: ['requestId', 'status', 'audit'],
   properties: {
@@ -75,9 +64,9 @@ export const GatewayPaymentResult: JsonSchema = {
     payment: { type: 'object', properties: { provider_payment_id: { type: 'string' } } },
     failure: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
   },
-};
+} as const satisfies JsonSchema;
 
-export const Approval: JsonSchema = {
+export const Approval = {
   type: 'object',
   required: [
     'id',
@@ -117,8 +106,8 @@ export const Approval: JsonSchema = {
     executed_at: { type: ['string', 'null'] },
     execution_result: { type: ['object', 'null'] },
   },
-};
-export const ApprovalStatus: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ApprovalStatus = {
   type: 'object',
   required: [
     'approval_id',
@@ -144,8 +133,8 @@ export const ApprovalStatus: JsonSchema = {
     executed_at: { type: ['string', 'null'] },
     execution_result: { type: ['object', 'null'] },
   },
-};
-export const ApprovalHealth: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ApprovalHealth = {
   type: 'object',
   required: ['status', 'pending_count', 'oldest_pending_age_seconds', 'last_sweep_at'],
   properties: {
@@ -154,8 +143,8 @@ export const ApprovalHealth: JsonSchema = {
     oldest_pending_age_seconds: { type: ['integer', 'null'] },
     last_sweep_at: { type: ['string', 'null'], description: 'Deployment-wide.' },
   },
-};
-export const ApprovalDecide: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ApprovalDecide = {
   type: 'object',
   required: ['decision'],
   additionalProperties: false,
@@ -163,8 +152,4 @@ export const ApprovalDecide: JsonSchema = {
     decision: { enum: ['approve', 'deny'] },
     reason: { type: 'string', minLength: 1, maxLength: 512 },
   },
-};
-export interface ApprovalDecideBody {
-  decision: 'approve' | 'deny';
-  reason?: string;
-}
+} as const satisfies JsonSchema;

@@ -2,7 +2,7 @@
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 
-export const GeneratedServer: JsonSchema = {
+export const GeneratedServer = {
   type: 'object',
   required: ['id', 'name', 'version', 'description', 'status', 'tool_count', 'created_at', 'updated_at'],
   properties: {
@@ -15,10 +15,10 @@ export const GeneratedServer: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const GeneratedServerList: JsonSchema = {
+export const GeneratedServerList = {
   type: 'object',
   required: ['servers'],
   properties: { servers: { type: 'array', items: GeneratedServer } },
-};
+} as const satisfies JsonSchema;

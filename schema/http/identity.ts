@@ -3,7 +3,7 @@ import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 import { Project } from './projects';
 
-export const Whoami: JsonSchema = {
+export const Whoami = {
   type: 'object',
   required: ['key', 'organization', 'project'],
   properties: {
@@ -24,9 +24,9 @@ export const Whoami: JsonSchema = {
       description: 'Display only.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const OrganizationCreate: JsonSchema = {
+export const OrganizationCreate = {
   type: 'object',
   required: ['name'],
   additionalProperties: false,
@@ -34,12 +34,8 @@ export const OrganizationCreate: JsonSchema = {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     environment: { enum: ['live', 'test'], default: 'test' },
   },
-};
-export interface OrganizationCreateBody {
-  name: string;
-  environment: 'live' | 'test';
-}
-export const ApiKeyCreate: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ApiKeyCreate = {
   type: 'object',
   required: ['name'],
   additionalProperties: false,
@@ -52,12 +48,8 @@ export const ApiKeyCreate: JsonSchema = {
       description: 'Omit for an unrestricted (`*`) key.',
     },
   },
-};
-export interface ApiKeyCreateBody {
-  name: string;
-  scopes?: string[];
-}
-export const UserCreate: JsonSchema = {
+} as const satisfies JsonSchema;
+export const UserCreate = {
   type: 'object',
   required: ['email', 'role'],
   additionalProperties: false,
@@ -67,10 +59,4 @@ export const UserCreate: JsonSchema = {
     avatar_url: { type: ['string', 'null'], format: 'uri', maxLength: 2000 },
     role: { enum: ['owner', 'admin', 'member'] },
   },
-};
-export interface UserCreateBody {
-  email: string;
-  display_name?: string | null;
-  avatar_url?: string | null;
-  role: 'owner' | 'admin' | 'member';
-}
+} as const satisfies JsonSchema;

@@ -2,13 +2,13 @@
 import type { JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 
-export const IssuerRecordParams: JsonSchema = {
+export const IssuerRecordParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', minLength: 1, maxLength: 128 } },
-};
+} as const satisfies JsonSchema;
 
-export const IssuedCard: JsonSchema = {
+export const IssuedCard = {
   type: 'object',
   required: ['id', 'issuer', 'card_id', 'last4', 'network', 'status', 'created_at'],
   properties: {
@@ -20,9 +20,9 @@ export const IssuedCard: JsonSchema = {
     status: { type: 'string' },
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const MintFlow: JsonSchema = {
+export const MintFlow = {
   type: 'object',
   required: ['id', 'issuer', 'status', 'card_id', 'created_at', 'updated_at'],
   properties: {
@@ -34,7 +34,7 @@ export const MintFlow: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
 /** What the card issuer sends (api/routes/issuer.ts reads the object by type). */
 export const IssuerEvent: JsonSchema = {

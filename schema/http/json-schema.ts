@@ -1,9 +1,25 @@
 // The JSON Schema (draft 2020-12) object type used by the validator and the OpenAPI document alike,
-// and the rules both apply to every request schema: numbers stay within the exactly representable range,
-// and an object open to unnamed keys refuses the reserved key names.
+// the TypeScript type a schema admits, and the rules both apply to every request schema: numbers stay
+// within the exactly representable range, and an object open to unnamed keys refuses the reserved key names.
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+
 export interface JsonSchema {
   [keyword: string]: unknown;
 }
+
+/**
+ * The value a schema admits, as ajv hands it over: a property with a `default` is always present, since
+ * validation fills it in. Schemas are declared `as const satisfies JsonSchema` so their literal shape,
+ * enums and required lists included, reaches the type; a schema only known as `JsonSchema` admits `unknown`.
+ */
+export type SchemaValue<S> = JsonSchema extends S ? unknown : S extends JSONSchema ? FromSchema<S> : unknown;
+
+/** A schema built at run time (from a catalog or a table): validated and documented alike, its value typed loosely. */
+export type BuiltSchema = Exclude<JSONSchema, boolean>;
+
+/** A schema that also admits `null`. */
+export const Nullable = <const S extends JsonSchema>(schema: S) =>
+  ({ anyOf: [schema, { type: 'null' }] }) as const;
 
 /**
  * JSON numbers and query text become JavaScript numbers, exact only up to 2^53 - 1; a larger "integer"

@@ -1,13 +1,13 @@
 // The deprecated KYC onboarding status poll: its query and its answer.
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 
-export const KycStatusParams: JsonSchema = {
+export const KycStatusParams = {
   type: 'object',
   required: ['proposalId'],
   properties: { proposalId: { type: 'string', minLength: 1, maxLength: 128 } },
-};
+} as const satisfies JsonSchema;
 
-export const KycStatusQuery: JsonSchema = {
+export const KycStatusQuery = {
   type: 'object',
   required: ['document_number'],
   properties: {
@@ -26,15 +26,12 @@ export const KycStatusQuery: JsonSchema = {
       description: 'The consumer the approved account funds, used only when the proposal recorded none.',
     },
   },
-};
-export interface KycStatusQueryValues {
-  document_number: string;
-  consumer_id?: string;
-}
+} as const satisfies JsonSchema;
+export type KycStatusQueryValues = SchemaValue<typeof KycStatusQuery>;
 
-const nullableString = { type: ['string', 'null'] };
+const nullableString = { type: ['string', 'null'] } as const satisfies JsonSchema;
 
-export const KycStatus: JsonSchema = {
+export const KycStatus = {
   type: 'object',
   required: ['status', 'account', 'funding_source_id', 'hosted_url', 'pix_key', 'pix_key_type'],
   properties: {
@@ -50,4 +47,4 @@ export const KycStatus: JsonSchema = {
         'Present when the account is real and usable but its Pix key could not be registered; the next poll retries it.',
     },
   },
-};
+} as const satisfies JsonSchema;

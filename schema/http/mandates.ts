@@ -4,7 +4,7 @@ import { Timestamp } from './common';
 import { MAX_MINOR, SignedMandateDocument } from './consents';
 import { ConsentRecord } from './consumers';
 
-export const Mandate: JsonSchema = {
+export const Mandate = {
   type: 'object',
   required: [
     'id',
@@ -46,32 +46,29 @@ export const Mandate: JsonSchema = {
     mandate: SignedMandateDocument,
     signature: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const MandateList: JsonSchema = {
+export const MandateList = {
   type: 'object',
   required: ['mandates'],
   properties: { mandates: { type: 'array', items: Mandate } },
-};
+} as const satisfies JsonSchema;
 
-export const MandateTransitionResult: JsonSchema = {
+export const MandateTransitionResult = {
   type: 'object',
   required: ['mandate', 'consent_record'],
   properties: { mandate: Mandate, consent_record: ConsentRecord },
-};
+} as const satisfies JsonSchema;
 
-export const MandateRevoke: JsonSchema = {
+export const MandateRevoke = {
   type: 'object',
   additionalProperties: false,
   properties: { reason: { type: 'string', minLength: 1, maxLength: 500 } },
-};
-export interface MandateRevokeBody {
-  reason?: string;
-}
+} as const satisfies JsonSchema;
 
-const AllowlistEntry: JsonSchema = { type: 'string', minLength: 1, maxLength: 200 };
+const AllowlistEntry = { type: 'string', minLength: 1, maxLength: 200 } as const satisfies JsonSchema;
 
-export const MandateAmend: JsonSchema = {
+export const MandateAmend = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -103,18 +100,9 @@ export const MandateAmend: JsonSchema = {
     },
     reason: { type: 'string', minLength: 1, maxLength: 500 },
   },
-};
-export interface MandateAmendBody {
-  cap_minor?: number;
-  per_tx_cap_minor?: number;
-  expires_at?: string;
-  merchant_allowlist?: string[];
-  withdrawal_allowlist?: string[];
-  dda_allowlist?: string[];
-  reason?: string;
-}
+} as const satisfies JsonSchema;
 
-export const MandateVerify: JsonSchema = {
+export const MandateVerify = {
   type: 'object',
   additionalProperties: false,
   required: ['mandate', 'signature'],
@@ -126,14 +114,9 @@ export const MandateVerify: JsonSchema = {
     signature: { type: 'string', minLength: 1, maxLength: 128 },
     agent_id: { type: 'string', minLength: 1, maxLength: 128 },
   },
-};
-export interface MandateVerifyBody {
-  mandate: unknown;
-  signature: string;
-  agent_id?: string;
-}
+} as const satisfies JsonSchema;
 
-export const MandateVerified: JsonSchema = {
+export const MandateVerified = {
   type: 'object',
   required: [
     'valid',
@@ -162,10 +145,10 @@ export const MandateVerified: JsonSchema = {
     expires_at: Timestamp,
     hmac_secret_version: { type: 'integer' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const SecretRotated: JsonSchema = {
+export const SecretRotated = {
   type: 'object',
   required: ['version', 'created_at'],
   properties: { version: { type: 'integer' }, created_at: Timestamp },
-};
+} as const satisfies JsonSchema;

@@ -2,35 +2,31 @@
 // and the resolution of a call whose upstream answer never came. Request schemas are validated, response
 // schemas documented.
 import { BigintString, Timestamp } from './common';
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 
-const ChargeId: JsonSchema = {
+const ChargeId = {
   type: 'string',
   pattern: '^tch_[1-9][0-9]{0,17}$',
   description: "The charge's own id (`tch_…`).",
-};
-const StatusFilter: JsonSchema = {
+} as const satisfies JsonSchema;
+const StatusFilter = {
   enum: ['held', 'uncertain', 'completed', 'failed'],
   description:
     '`held`: the upstream call is under way; `uncertain`: its answer never came and the price stays held until resolved; `completed`: debited; `failed`: released.',
-};
+} as const satisfies JsonSchema;
 const Page = {
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
   starting_after: { ...ChargeId, description: 'Cursor: the last charge `id` of the previous page.' },
-} satisfies Record<string, JsonSchema>;
+} as const satisfies Record<string, JsonSchema>;
 
-export const ToolChargeListQuery: JsonSchema = {
+export const ToolChargeListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { status: StatusFilter, ...Page },
-};
-export interface ToolChargeListQueryValues {
-  status?: 'held' | 'uncertain' | 'completed' | 'failed';
-  limit: number;
-  starting_after?: string;
-}
+} as const satisfies JsonSchema;
+export type ToolChargeListQueryValues = SchemaValue<typeof ToolChargeListQuery>;
 
-export const OperatorToolChargeListQuery: JsonSchema = {
+export const OperatorToolChargeListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -38,12 +34,10 @@ export const OperatorToolChargeListQuery: JsonSchema = {
     org: { type: 'string', pattern: '^org_[0-9A-Za-z]{1,64}$', description: "The tenant's organization." },
     ...Page,
   },
-};
-export interface OperatorToolChargeListQueryValues extends ToolChargeListQueryValues {
-  org?: string;
-}
+} as const satisfies JsonSchema;
+export type OperatorToolChargeListQueryValues = SchemaValue<typeof OperatorToolChargeListQuery>;
 
-export const ToolChargeParams: JsonSchema = {
+export const ToolChargeParams = {
   type: 'object',
   required: ['id', 'attempt_id'],
   properties: {
@@ -56,14 +50,14 @@ export const ToolChargeParams: JsonSchema = {
         "The caller's `attempt_id`, or the charge's `id` (`tch_…`), which names it alone when callers of two organizations used the same attempt id.",
     },
   },
-};
-export const OperatorToolChargeParams: JsonSchema = {
+} as const satisfies JsonSchema;
+export const OperatorToolChargeParams = {
   type: 'object',
   required: ['orgId', 'id'],
   properties: { orgId: { type: 'string', pattern: '^org_[0-9A-Za-z]{1,64}$' }, id: ChargeId },
-};
+} as const satisfies JsonSchema;
 
-export const ToolChargeResolve: JsonSchema = {
+export const ToolChargeResolve = {
   type: 'object',
   required: ['outcome'],
   additionalProperties: false,
@@ -74,12 +68,10 @@ export const ToolChargeResolve: JsonSchema = {
         "What the upstream's own records say the call did: `succeeded` debits the held price (the tenant's share and the platform fee credited), `failed` releases it.",
     },
   },
-};
-export interface ToolChargeResolveBody {
-  outcome: 'succeeded' | 'failed';
-}
+} as const satisfies JsonSchema;
+export type ToolChargeResolveBody = SchemaValue<typeof ToolChargeResolve>;
 
-export const ToolCharge: JsonSchema = {
+export const ToolCharge = {
   type: 'object',
   required: ['id', 'object', 'attempt_id', 'server_id', 'tool', 'price', 'price_minor', 'currency', 'status'],
   properties: {
@@ -113,9 +105,9 @@ export const ToolCharge: JsonSchema = {
     uncertain_at: { ...Timestamp, type: ['string', 'null'] },
     settled_at: { ...Timestamp, type: ['string', 'null'] },
   },
-};
-export const ToolChargeList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ToolChargeList = {
   type: 'object',
   required: ['tool_charges', 'has_more'],
   properties: { tool_charges: { type: 'array', items: ToolCharge }, has_more: { type: 'boolean' } },
-};
+} as const satisfies JsonSchema;

@@ -3,23 +3,23 @@
 // say (decimals beyond the currency's, a tool the upstream does not list) answer their own codes.
 import { CURRENCIES, CURRENCY_CODES } from '../../contracts/currencies';
 import { BigintString, Timestamp } from './common';
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 
-const Slug: JsonSchema = {
+const Slug = {
   type: 'string',
   pattern: '^[a-z0-9][a-z0-9_-]{2,63}$',
   description:
     'Lowercase letters, digits, `_` and `-`, 3..64 characters, unique across every account: sessions name the server by it and its tools are `<slug>.<tool_name>`.',
-};
-const UpstreamUrl: JsonSchema = {
+} as const satisfies JsonSchema;
+const UpstreamUrl = {
   type: 'string',
   format: 'uri',
   pattern: '^https?://',
   maxLength: 2048,
   description:
     "The upstream MCP server's Streamable HTTP endpoint. In live mode, hosts resolving to loopback, private or reserved addresses are refused.",
-};
-const UpstreamAuth: JsonSchema = {
+} as const satisfies JsonSchema;
+const UpstreamAuth = {
   type: 'object',
   required: ['header', 'value'],
   additionalProperties: false,
@@ -27,15 +27,15 @@ const UpstreamAuth: JsonSchema = {
     header: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$', description: 'Header name sent upstream.' },
     value: { type: 'string', minLength: 1, maxLength: 4096, description: 'Secret; never returned.' },
   },
-};
+} as const satisfies JsonSchema;
 /** A decimal price's form in any currency; each currency's own decimals are stated per server below. */
 export const PRICE_PATTERN = '^[0-9]{1,20}(\\.[0-9]{1,18})?$';
-const Price: JsonSchema = {
+const Price = {
   type: 'string',
   pattern: PRICE_PATTERN,
   description:
     "Decimal price per call in the server's currency (`0` is free); no more decimals than the currency has minor units.",
-};
+} as const satisfies JsonSchema;
 /** A price with no more significant decimals than `currency` has minor units (zeros past them are fine). */
 function pricePattern(currency: keyof typeof CURRENCIES): string {
   const exponent = CURRENCIES[currency].exponent;
@@ -53,20 +53,16 @@ const PricesByCurrency: JsonSchema[] = CURRENCY_CODES.filter((code) => CURRENCIE
   }),
 );
 
-const ToolName: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
+const ToolName = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } as const satisfies JsonSchema;
 
-export const McpServerValidate: JsonSchema = {
+export const McpServerValidate = {
   type: 'object',
   required: ['upstream_url'],
   additionalProperties: false,
   properties: { upstream_url: UpstreamUrl, auth: UpstreamAuth },
-};
-export interface McpServerValidateBody {
-  upstream_url: string;
-  auth?: { header: string; value: string };
-}
+} as const satisfies JsonSchema;
 
-export const McpServerCreate: JsonSchema = {
+export const McpServerCreate = {
   type: 'object',
   required: ['slug', 'name', 'upstream_url', 'platform_fee_bps', 'tools'],
   additionalProperties: false,
@@ -108,22 +104,10 @@ export const McpServerCreate: JsonSchema = {
       },
     },
   },
-};
-export interface McpServerCreateBody {
-  slug: string;
-  name: string;
-  description?: string;
-  overview_md?: string;
-  category?: string;
-  upstream_url: string;
-  consumer_id?: string;
-  upstream_auth?: { header: string; value: string };
-  platform_fee_bps: number;
-  currency?: string;
-  tools: Array<{ tool_name: string; description?: string; price: string }>;
-}
+} as const satisfies JsonSchema;
+export type McpServerCreateBody = SchemaValue<typeof McpServerCreate>;
 
-export const McpServerUpdate: JsonSchema = {
+export const McpServerUpdate = {
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
@@ -134,43 +118,32 @@ export const McpServerUpdate: JsonSchema = {
     category: { type: ['string', 'null'], minLength: 1, maxLength: 64 },
     active: { type: 'boolean' },
   },
-};
-export interface McpServerUpdateBody {
-  name?: string;
-  description?: string | null;
-  overview_md?: string | null;
-  category?: string | null;
-  active?: boolean;
-}
+} as const satisfies JsonSchema;
 
-export const McpToolUpdate: JsonSchema = {
+export const McpToolUpdate = {
   type: 'object',
   minProperties: 1,
   additionalProperties: false,
   properties: { price: Price, active: { type: 'boolean' } },
-};
-export interface McpToolUpdateBody {
-  price?: string;
-  active?: boolean;
-}
+} as const satisfies JsonSchema;
 
-export const McpServerParams: JsonSchema = {
+export const McpServerParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', pattern: '^tsv_[A-Za-z0-9]{16}$' } },
-};
-export const McpToolParams: JsonSchema = {
+} as const satisfies JsonSchema;
+export const McpToolParams = {
   type: 'object',
   required: ['id', 'tool'],
   properties: { id: { type: 'string', pattern: '^tsv_[A-Za-z0-9]{16}$' }, tool: ToolName },
-};
+} as const satisfies JsonSchema;
 
-const HandshakeTool: JsonSchema = {
+const HandshakeTool = {
   type: 'object',
   required: ['name', 'description', 'input_schema'],
   properties: { name: { type: 'string' }, description: { type: 'string' }, input_schema: { type: 'object' } },
-};
-export const McpServerValidation: JsonSchema = {
+} as const satisfies JsonSchema;
+export const McpServerValidation = {
   type: 'object',
   required: ['ok', 'latency_ms'],
   description:
@@ -190,9 +163,9 @@ export const McpServerValidation: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-const McpServerTool: JsonSchema = {
+const McpServerTool = {
   type: 'object',
   required: ['tool_name', 'name', 'description', 'price', 'price_minor', 'active', 'input_schema'],
   properties: {
@@ -204,8 +177,8 @@ const McpServerTool: JsonSchema = {
     active: { type: 'boolean' },
     input_schema: { type: 'object' },
   },
-};
-export const McpServer: JsonSchema = {
+} as const satisfies JsonSchema;
+export const McpServer = {
   type: 'object',
   required: [
     'id',
@@ -243,18 +216,18 @@ export const McpServer: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
-export const McpServerList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const McpServerList = {
   type: 'object',
   required: ['mcp_servers'],
   properties: { mcp_servers: { type: 'array', items: McpServer } },
-};
-export const McpServerDeleted: JsonSchema = {
+} as const satisfies JsonSchema;
+export const McpServerDeleted = {
   type: 'object',
   required: ['id', 'deleted'],
   properties: { id: { type: 'string' }, deleted: { const: true } },
-};
-export const FeeSweep: JsonSchema = {
+} as const satisfies JsonSchema;
+export const FeeSweep = {
   type: 'object',
   required: ['moved'],
   description: 'What this sweep moved; a sweep with nothing accrued moves nothing.',
@@ -273,4 +246,4 @@ export const FeeSweep: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;

@@ -4,21 +4,18 @@
 import { GRANTABLE_SCOPES } from '../../contracts/scopes';
 import type { JsonSchema } from './json-schema';
 
-const text = (maxLength: number, description: string): JsonSchema => ({
-  type: 'string',
-  maxLength,
-  description,
-});
+const text = <const N extends number>(maxLength: N, description: string) =>
+  ({ type: 'string', maxLength, description }) as const satisfies JsonSchema;
 const scopeDescription = `Space-separated scope names among: ${GRANTABLE_SCOPES.join(', ')}. Omitted: everything the pasted key holds. The grant carries the named scopes the key holds (the token answer's scope lists them); naming none that the key holds is refused.`;
 
-export const OAuthErrorBody: JsonSchema = {
+export const OAuthErrorBody = {
   type: 'object',
   required: ['error', 'error_description'],
   properties: { error: { type: 'string' }, error_description: { type: 'string' } },
   description: 'The OAuth error shape (RFC 6749 5.2); branch on `error`.',
-};
+} as const satisfies JsonSchema;
 
-export const ClientRegistration: JsonSchema = {
+export const ClientRegistration = {
   type: 'object',
   required: ['redirect_uris'],
   properties: {
@@ -42,16 +39,9 @@ export const ClientRegistration: JsonSchema = {
       description: 'Clients are public: answered as `none` whatever is asked.',
     },
   },
-};
-export interface ClientRegistrationBody {
-  redirect_uris: string[];
-  client_name?: string;
-  grant_types?: string[];
-  response_types?: string[];
-  token_endpoint_auth_method?: string;
-}
+} as const satisfies JsonSchema;
 
-export const RegisteredClient: JsonSchema = {
+export const RegisteredClient = {
   type: 'object',
   required: [
     'client_id',
@@ -70,9 +60,9 @@ export const RegisteredClient: JsonSchema = {
     response_types: { type: 'array', items: { type: 'string' } },
     token_endpoint_auth_method: { const: 'none' },
   },
-};
+} as const satisfies JsonSchema;
 
-const authorizationProperties: Record<string, JsonSchema> = {
+const authorizationProperties = {
   client_id: text(64, 'The registered client id.'),
   redirect_uri: text(2000, "One of the client's registered redirect URIs, exactly."),
   response_type: text(32, 'Must be `code`.'),
@@ -80,31 +70,22 @@ const authorizationProperties: Record<string, JsonSchema> = {
   code_challenge_method: text(16, 'Must be `S256`.'),
   scope: text(1000, scopeDescription),
   state: text(2048, 'Opaque value returned unchanged with the code.'),
-};
+} as const satisfies Record<string, JsonSchema>;
 const authorizationRequired = [
   'client_id',
   'code_challenge',
   'code_challenge_method',
   'redirect_uri',
   'response_type',
-];
+] as const;
 
-export const AuthorizeQuery: JsonSchema = {
+export const AuthorizeQuery = {
   type: 'object',
   required: authorizationRequired,
   properties: authorizationProperties,
-};
-export interface AuthorizeQueryValues {
-  client_id: string;
-  redirect_uri: string;
-  response_type: string;
-  code_challenge: string;
-  code_challenge_method: string;
-  scope?: string;
-  state?: string;
-}
+} as const satisfies JsonSchema;
 
-export const AuthorizeForm: JsonSchema = {
+export const AuthorizeForm = {
   type: 'object',
   required: authorizationRequired,
   properties: {
@@ -119,13 +100,9 @@ export const AuthorizeForm: JsonSchema = {
       description: '`deny` sends the person back with `error=access_denied`.',
     },
   },
-};
-export interface AuthorizeFormValues extends AuthorizeQueryValues {
-  api_key?: string;
-  decision: 'approve' | 'deny';
-}
+} as const satisfies JsonSchema;
 
-export const TokenRequestBody: JsonSchema = {
+export const TokenRequestBody = {
   type: 'object',
   required: ['grant_type'],
   properties: {
@@ -143,9 +120,9 @@ export const TokenRequestBody: JsonSchema = {
     refresh_token: text(200, 'refresh_token: the latest refresh token (each one works once).'),
     scope: text(1000, 'refresh_token: optionally a narrower scope for the new access token.'),
   },
-};
+} as const satisfies JsonSchema;
 
-export const TokenResponseBody: JsonSchema = {
+export const TokenResponseBody = {
   type: 'object',
   required: ['access_token', 'token_type', 'expires_in', 'refresh_token', 'scope'],
   properties: {
@@ -159,4 +136,4 @@ export const TokenResponseBody: JsonSchema = {
     },
     scope: { type: 'string' },
   },
-};
+} as const satisfies JsonSchema;

@@ -2,22 +2,23 @@
 // schema cannot say (a rail twice, a pay_to that names no destination) are checked in
 // domain/payment-links/accepts.ts, so they answer their own codes instead of `invalid_body`.
 import { Metadata, Timestamp } from './common';
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema, type SchemaValue } from './json-schema';
 
-const Slug: JsonSchema = {
+const Slug = {
   type: 'string',
   pattern: '^[a-z0-9][a-z0-9_-]{2,63}$',
   description:
     'Lowercase letters, digits, `_` and `-`, 3..64 characters, unique across every account (the pay URL carries no tenant).',
-};
+} as const satisfies JsonSchema;
 // A decimal amount above zero: no sign, no exponent; the rail bounds the decimals (USDC 6, BRL 2).
-const amount = (decimals: number, description: string): JsonSchema => ({
-  type: 'string',
-  pattern: `^(?![0.]*$)[0-9]{1,12}(\\.[0-9]{1,${decimals}})?$`,
-  description,
-});
+const amount = (decimals: number, description: string) =>
+  ({
+    type: 'string',
+    pattern: `^(?![0.]*$)[0-9]{1,12}(\\.[0-9]{1,${decimals}})?$`,
+    description,
+  }) as const satisfies JsonSchema;
 
-const X402Accept: JsonSchema = {
+const X402Accept = {
   type: 'object',
   required: ['rail', 'amount', 'currency', 'pay_to'],
   additionalProperties: false,
@@ -41,9 +42,9 @@ const X402Accept: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-const PixAccept: JsonSchema = {
+const PixAccept = {
   type: 'object',
   required: ['rail', 'amount', 'currency', 'pix'],
   additionalProperties: false,
@@ -68,26 +69,16 @@ const PixAccept: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export type AcceptInput =
-  | {
-      rail: 'x402';
-      amount: string;
-      currency: 'USDC';
-      pay_to: { kind: 'provisioned' | 'byo'; consumer_id?: string; address?: string };
-    }
-  | { rail: 'pix'; amount: string; currency: 'BRL'; pix: { key?: string; partner_account?: string } };
-
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 // What PostgreSQL's timestamptz can hold: years 0001-9999 and real UTC offsets (-12:00..+14:00).
-const LinkTimestamp: JsonSchema = {
+const LinkTimestamp = {
   ...Timestamp,
   pattern: '^(?!0000)[0-9]{4}-.*([Zz]|[+-](0[0-9]|1[0-4]):[0-5][0-9])$',
-};
-const RedirectUrl: JsonSchema = { type: 'string', format: 'uri', maxLength: 2048 };
+} as const satisfies JsonSchema;
+const RedirectUrl = { type: 'string', format: 'uri', maxLength: 2048 } as const satisfies JsonSchema;
 
-export const PaymentLinkCreate: JsonSchema = {
+export const PaymentLinkCreate = {
   type: 'object',
   required: ['accepts', 'title'],
   additionalProperties: false,
@@ -108,20 +99,11 @@ export const PaymentLinkCreate: JsonSchema = {
     redirect_url: Nullable(RedirectUrl),
     metadata: Metadata,
   },
-};
-export interface PaymentLinkCreateBody {
-  accepts: AcceptInput[];
-  title: string;
-  description?: string | null;
-  slug?: string;
-  one_time?: boolean;
-  max_uses?: number;
-  expires_at?: string | null;
-  redirect_url?: string | null;
-  metadata?: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const PaymentLinkUpdate: JsonSchema = {
+export type PaymentLinkCreateBody = SchemaValue<typeof PaymentLinkCreate>;
+
+export const PaymentLinkUpdate = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -136,16 +118,9 @@ export const PaymentLinkUpdate: JsonSchema = {
     expires_at: Nullable(LinkTimestamp),
     redirect_url: Nullable(RedirectUrl),
   },
-};
-export interface PaymentLinkUpdateBody {
-  title?: string;
-  description?: string | null;
-  active?: boolean;
-  expires_at?: string | null;
-  redirect_url?: string | null;
-}
+} as const satisfies JsonSchema;
 
-const AcceptView: JsonSchema = {
+const AcceptView = {
   type: 'object',
   required: ['rail', 'currency', 'amount_atomic', 'pay_to', 'pay_to_kind'],
   properties: {
@@ -159,9 +134,9 @@ const AcceptView: JsonSchema = {
     pay_to: { type: 'string' },
     pay_to_kind: { enum: ['byo', 'provisioned'] },
   },
-};
+} as const satisfies JsonSchema;
 
-export const PaymentLink: JsonSchema = {
+export const PaymentLink = {
   type: 'object',
   required: [
     'id',
@@ -200,10 +175,10 @@ export const PaymentLink: JsonSchema = {
     created_at: Timestamp,
     metadata: Metadata,
   },
-};
+} as const satisfies JsonSchema;
 
-export const PaymentLinkList: JsonSchema = {
+export const PaymentLinkList = {
   type: 'object',
   required: ['payment_links'],
   properties: { payment_links: { type: 'array', items: PaymentLink } },
-};
+} as const satisfies JsonSchema;

@@ -1,28 +1,28 @@
 // Policies, their reorder and evaluation log: request schemas (validated) and response schemas (documented).
 import { CONFIG_REQUIRED, POLICY_CONFIG_SCHEMAS, POLICY_TYPES, type PolicyType } from '../policy-config';
 import { CURRENCY_CODES } from '../../contracts/currencies';
-import type { JsonSchema } from './json-schema';
+import type { BuiltSchema, JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 
-const Agents: JsonSchema = {
+const Agents = {
   type: 'array',
   maxItems: 200,
   items: { type: 'string', minLength: 1, maxLength: 200 },
   description: 'Agent id patterns (`*`, `?` globs); empty matches every agent.',
-};
-const Tools: JsonSchema = {
+} as const satisfies JsonSchema;
+const Tools = {
   type: 'array',
   maxItems: 200,
   items: { type: 'string', minLength: 1, maxLength: 200 },
   description:
     'Tool name patterns (`*`, `?` globs); empty matches every tool. Wallet execute is the tool `wallet.execute`.',
-};
+} as const satisfies JsonSchema;
 
 /**
  * `config` is checked against the schema of the policy's type (each titled `<Type>PolicyConfig`); keys beyond
  * those are kept. On create, a type with required keys needs its config.
  */
-function configByType(create: boolean): JsonSchema[] {
+function configByType(create: boolean): Array<{ if: BuiltSchema; then: BuiltSchema }> {
   return POLICY_TYPES.map((type) => ({
     if: { properties: { type: { const: type } }, required: ['type'] },
     then: {
@@ -38,13 +38,13 @@ const CONFIG_DESCRIPTION =
   'Other keys are kept and returned.';
 
 /** Amounts are bigint minor units: at most 9223372036854775807. */
-const AmountMinor: JsonSchema = {
+const AmountMinor = {
   type: 'string',
   pattern: '^[0-9]{1,19}$',
   description: 'Minor units, at most 9223372036854775807.',
-};
+} as const satisfies JsonSchema;
 
-export const Policy: JsonSchema = {
+export const Policy = {
   type: 'object',
   required: ['id', 'name', 'type', 'config', 'agents', 'tools', 'enabled', 'order', 'createdAt', 'updatedAt'],
   properties: {
@@ -59,9 +59,9 @@ export const Policy: JsonSchema = {
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const PolicyCreate: JsonSchema = {
+export const PolicyCreate = {
   type: 'object',
   required: ['name', 'type'],
   additionalProperties: false,
@@ -76,17 +76,9 @@ export const PolicyCreate: JsonSchema = {
     enabled: { type: 'boolean', default: true },
   },
   allOf: configByType(true),
-};
-export interface PolicyCreateBody {
-  name: string;
-  type: PolicyType;
-  agents: string[];
-  tools: string[];
-  config: Record<string, unknown>;
-  enabled: boolean;
-}
+} as const satisfies JsonSchema;
 
-export const PolicyUpdate: JsonSchema = {
+export const PolicyUpdate = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -102,10 +94,9 @@ export const PolicyUpdate: JsonSchema = {
     enabled: { type: 'boolean' },
   },
   allOf: configByType(false),
-};
-export type PolicyUpdateBody = Partial<PolicyCreateBody>;
+} as const satisfies JsonSchema;
 
-export const PolicyReorder: JsonSchema = {
+export const PolicyReorder = {
   type: 'object',
   required: ['ids'],
   additionalProperties: false,
@@ -119,15 +110,15 @@ export const PolicyReorder: JsonSchema = {
       description: 'These run first, in this order; unlisted rules keep their relative order after them.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const PolicyList: JsonSchema = {
+export const PolicyList = {
   type: 'object',
   required: ['policies'],
   properties: { policies: { type: 'array', items: Policy } },
-};
+} as const satisfies JsonSchema;
 
-export const PolicyEvaluation: JsonSchema = {
+export const PolicyEvaluation = {
   type: 'object',
   required: ['id', 'timestamp', 'agentId', 'toolName', 'ruleName', 'ruleId', 'decision', 'denialReason'],
   properties: {
@@ -145,8 +136,8 @@ export const PolicyEvaluation: JsonSchema = {
     },
     approvalId: { type: ['string', 'null'] },
   },
-};
-export const EvaluationListQuery: JsonSchema = {
+} as const satisfies JsonSchema;
+export const EvaluationListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -160,15 +151,8 @@ export const EvaluationListQuery: JsonSchema = {
       description: 'Cursor: the last evaluation id of the previous page.',
     },
   },
-};
-export interface EvaluationListQueryValues {
-  agent_id?: string;
-  tool_name?: string;
-  decision?: 'allow' | 'deny';
-  limit: number;
-  before?: string;
-}
-export const EvaluationList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const EvaluationList = {
   type: 'object',
   required: ['evaluations', 'has_more'],
   properties: {
@@ -176,9 +160,9 @@ export const EvaluationList: JsonSchema = {
     has_more: { type: 'boolean' },
     next_before: { type: ['string', 'null'] },
   },
-};
+} as const satisfies JsonSchema;
 
-export const PolicyCheck: JsonSchema = {
+export const PolicyCheck = {
   type: 'object',
   required: ['agent_id', 'tool_name'],
   additionalProperties: false,
@@ -189,15 +173,9 @@ export const PolicyCheck: JsonSchema = {
     currency: { enum: [...CURRENCY_CODES] },
   },
   dependentRequired: { amount_minor: ['currency'], currency: ['amount_minor'] },
-};
-export interface PolicyCheckBody {
-  agent_id: string;
-  tool_name: string;
-  amount_minor?: string;
-  currency?: string;
-}
+} as const satisfies JsonSchema;
 
-export const PolicyDenial: JsonSchema = {
+export const PolicyDenial = {
   type: 'object',
   required: ['reason', 'ruleType', 'ruleId'],
   description:
@@ -221,4 +199,4 @@ export const PolicyDenial: JsonSchema = {
     approval_id: { type: 'string' },
     expires_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;

@@ -1,10 +1,10 @@
 // Projects and their settings: request schemas (validated) and response schemas (documented).
 import { SETTINGS } from '../../contracts/project-settings';
 import type { Environment } from '../../contracts/environment';
-import type { JsonSchema } from './json-schema';
+import type { BuiltSchema, JsonSchema } from './json-schema';
 import { Timestamp } from './common';
 
-export const Project: JsonSchema = {
+export const Project = {
   type: 'object',
   required: ['id', 'org_id', 'name', 'slug', 'is_default', 'environment', 'created_at'],
   properties: {
@@ -16,11 +16,11 @@ export const Project: JsonSchema = {
     environment: { enum: ['live', 'test'], description: 'Fixed at creation.' },
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-const settingProperties: Record<string, JsonSchema> = Object.fromEntries(
+const settingProperties: Record<string, BuiltSchema> = Object.fromEntries(
   Object.entries(SETTINGS).map(([key, spec]) => {
-    const base =
+    const base: BuiltSchema =
       spec.type === 'integer'
         ? { type: 'integer', minimum: spec.min, maximum: spec.max }
         : spec.type === 'boolean'
@@ -31,25 +31,26 @@ const settingProperties: Record<string, JsonSchema> = Object.fromEntries(
 );
 
 /** Settings as documented; values are checked key by key so a refusal names the key in details.key. */
-export const ProjectSettings: JsonSchema = {
+export const ProjectSettings = {
   type: 'object',
   properties: settingProperties,
   additionalProperties: false,
-};
+} as const satisfies JsonSchema;
 
-export const ProjectSettingsPatch: JsonSchema = {
+const settingsPatchProperties: Record<string, BuiltSchema> = Object.fromEntries(
+  Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }]),
+);
+export const ProjectSettingsPatch = {
   type: 'object',
   description:
     'Keys to change; `null` returns a key to its default. Unknown keys are refused with details.key.',
-  properties: Object.fromEntries(
-    Object.entries(settingProperties).map(([key, schema]) => [key, { anyOf: [schema, { type: 'null' }] }]),
-  ),
+  properties: settingsPatchProperties,
   additionalProperties: false,
   minProperties: 1,
   'x-error-key': true,
-};
+} as const satisfies JsonSchema;
 
-export const ProjectCreate: JsonSchema = {
+export const ProjectCreate = {
   type: 'object',
   required: ['name', 'slug'],
   additionalProperties: false,
@@ -65,15 +66,9 @@ export const ProjectCreate: JsonSchema = {
     settings: ProjectSettings,
   },
   'x-error-key': 'settings',
-};
-export interface ProjectCreateBody {
-  name: string;
-  slug: string;
-  environment?: Environment;
-  settings?: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const ProjectUpdate: JsonSchema = {
+export const ProjectUpdate = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -85,14 +80,9 @@ export const ProjectUpdate: JsonSchema = {
       description: 'Only `true` has an effect: the previous default is demoted in the same transaction.',
     },
   },
-};
-export interface ProjectUpdateBody {
-  name?: string;
-  slug?: string;
-  is_default?: boolean;
-}
+} as const satisfies JsonSchema;
 
-export const ProjectListQuery: JsonSchema = {
+export const ProjectListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -100,14 +90,9 @@ export const ProjectListQuery: JsonSchema = {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     offset: { type: 'integer', minimum: 0, default: 0 },
   },
-};
-export interface ProjectListQueryValues {
-  is_default?: boolean;
-  limit: number;
-  offset: number;
-}
+} as const satisfies JsonSchema;
 
-export const ProjectList: JsonSchema = {
+export const ProjectList = {
   type: 'object',
   required: ['projects', 'total', 'limit', 'offset'],
   properties: {
@@ -116,9 +101,9 @@ export const ProjectList: JsonSchema = {
     limit: { type: 'integer' },
     offset: { type: 'integer' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const SettingsView: JsonSchema = {
+export const SettingsView = {
   type: 'object',
   required: ['project_id', 'settings', 'overrides'],
   properties: {
@@ -130,9 +115,9 @@ export const SettingsView: JsonSchema = {
       description: 'Only the keys set on this project.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const SettingsHistory: JsonSchema = {
+export const SettingsHistory = {
   type: 'object',
   required: ['history'],
   properties: {
@@ -153,23 +138,23 @@ export const SettingsHistory: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const HistoryQuery: JsonSchema = {
+export const HistoryQuery = {
   type: 'object',
   additionalProperties: false,
   properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
-};
+} as const satisfies JsonSchema;
 
-export const MemberWrite: JsonSchema = {
+export const MemberWrite = {
   type: 'object',
   required: ['user_id', 'role'],
   additionalProperties: false,
   properties: { user_id: { type: 'string', minLength: 1 }, role: { enum: ['admin', 'member'] } },
-};
-export const MemberPatch: JsonSchema = {
+} as const satisfies JsonSchema;
+export const MemberPatch = {
   type: 'object',
   required: ['role'],
   additionalProperties: false,
   properties: { role: { enum: ['admin', 'member'] } },
-};
+} as const satisfies JsonSchema;

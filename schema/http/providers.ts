@@ -1,16 +1,15 @@
 // The provider catalog and verify-connection: query schema (validated) and response schemas (documented).
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema } from './json-schema';
 import { AUTH_TYPES } from '../../contracts/provider-auth-types';
 
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-const Url: JsonSchema = { type: 'string', format: 'uri' };
-export const ProviderSlug: JsonSchema = {
+const Url = { type: 'string', format: 'uri' } as const satisfies JsonSchema;
+export const ProviderSlug = {
   type: 'string',
   pattern: '^[a-z0-9][a-z0-9-]{1,63}$',
   description: 'The catalog slug (also the server id).',
-};
+} as const satisfies JsonSchema;
 
-export const CatalogRow: JsonSchema = {
+export const CatalogRow = {
   type: 'object',
   required: [
     'id',
@@ -55,9 +54,9 @@ export const CatalogRow: JsonSchema = {
     },
     engine_status: { enum: ['none', 'available', 'quarantined'] },
   },
-};
+} as const satisfies JsonSchema;
 
-export const CatalogTool: JsonSchema = {
+export const CatalogTool = {
   type: 'object',
   required: ['name', 'description', 'input_schema', 'moves_money'],
   properties: {
@@ -66,18 +65,18 @@ export const CatalogTool: JsonSchema = {
     input_schema: { type: 'object', description: 'JSON Schema of the tool input.' },
     moves_money: { type: 'boolean' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const CatalogServerDetail: JsonSchema = {
+export const CatalogServerDetail = {
   ...CatalogRow,
-  required: [...(CatalogRow.required as string[]), 'tools'],
+  required: [...CatalogRow.required, 'tools'],
   properties: {
-    ...(CatalogRow.properties as Record<string, JsonSchema>),
+    ...CatalogRow.properties,
     tools: { type: 'array', items: CatalogTool },
   },
-};
+} as const satisfies JsonSchema;
 
-export const CatalogList: JsonSchema = {
+export const CatalogList = {
   type: 'object',
   required: ['total', 'filtered', 'servers'],
   properties: {
@@ -85,9 +84,9 @@ export const CatalogList: JsonSchema = {
     filtered: { type: 'integer', description: 'Servers matching the query.' },
     servers: { type: 'array', items: CatalogRow },
   },
-};
+} as const satisfies JsonSchema;
 
-export const CatalogListQuery: JsonSchema = {
+export const CatalogListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -100,20 +99,15 @@ export const CatalogListQuery: JsonSchema = {
       description: 'Case-insensitive text in the id, name, description, category or a tool name.',
     },
   },
-};
-export interface CatalogListQueryValues {
-  category?: string;
-  country?: string;
-  q?: string;
-}
+} as const satisfies JsonSchema;
 
-export const SlugParams: JsonSchema = {
+export const SlugParams = {
   type: 'object',
   required: ['slug'],
   properties: { slug: { type: 'string', minLength: 1, maxLength: 200 } },
-};
+} as const satisfies JsonSchema;
 
-export const AuthSchema: JsonSchema = {
+export const AuthSchema = {
   type: 'object',
   required: ['server_id', 'auth_type', 'environment', 'base_url', 'fields', 'oauth_authorize_url'],
   properties: {
@@ -140,9 +134,9 @@ export const AuthSchema: JsonSchema = {
     },
     oauth_authorize_url: Nullable({ type: 'string' }),
   },
-};
+} as const satisfies JsonSchema;
 
-export const VerifyOk: JsonSchema = {
+export const VerifyOk = {
   type: 'object',
   required: ['ok', 'provider', 'latency_ms'],
   properties: {
@@ -155,9 +149,9 @@ export const VerifyOk: JsonSchema = {
       properties: { id: { type: 'string' }, name: Nullable({ type: 'string' }), extras: { type: 'object' } },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const VerifyFailure: JsonSchema = {
+export const VerifyFailure = {
   type: 'object',
   required: ['ok', 'error', 'provider'],
   properties: {
@@ -169,11 +163,11 @@ export const VerifyFailure: JsonSchema = {
     hint: { type: 'string' },
     alternative: { type: 'string' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ForeignServer: JsonSchema = {
+export const ForeignServer = {
   type: 'object',
   required: ['error', 'server_id'],
   properties: { error: { const: 'not_found' }, server_id: { type: 'string' } },
   description: "Another project's generated provider: a bare body without `ok`.",
-};
+} as const satisfies JsonSchema;

@@ -5,15 +5,18 @@ import type { JsonSchema } from './json-schema';
 const PROXY_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 const PROXY_MAX_TIMEOUT_MS = 30_000;
 
-const HeaderName: JsonSchema = { type: 'string', pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" };
+const HeaderName = {
+  type: 'string',
+  pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$",
+} as const satisfies JsonSchema;
 // What Node's HTTP client will put on the wire: tab, visible ASCII, space and Latin-1 (it throws on anything else).
-const HeaderValue: JsonSchema = {
+const HeaderValue = {
   type: 'string',
   maxLength: 8192,
   pattern: '^[\\t\\u0020-\\u007e\\u0080-\\u00ff]*$',
-};
+} as const satisfies JsonSchema;
 
-export const ProxyExecuteBody: JsonSchema = {
+export const ProxyExecuteBody = {
   type: 'object',
   required: ['server_id', 'method', 'path'],
   additionalProperties: false,
@@ -70,19 +73,9 @@ export const ProxyExecuteBody: JsonSchema = {
     },
   },
   not: { required: ['body', 'body_base64'] },
-};
-export interface ProxyExecuteBodyValues {
-  server_id: string;
-  method: (typeof PROXY_METHODS)[number];
-  path: string;
-  query?: Record<string, string | string[]>;
-  headers?: Record<string, string>;
-  body?: unknown;
-  body_base64?: string;
-  timeout_ms?: number;
-}
+} as const satisfies JsonSchema;
 
-export const ProxyExecuteAnswer: JsonSchema = {
+export const ProxyExecuteAnswer = {
   type: 'object',
   required: ['object', 'server_id', 'status', 'headers', 'body', 'body_encoding', 'latency_ms'],
   properties: {
@@ -105,4 +98,4 @@ export const ProxyExecuteAnswer: JsonSchema = {
     body_encoding: { enum: ['json', 'text', 'base64', 'empty'] },
     latency_ms: { type: 'integer', minimum: 0, description: 'Time spent at the provider.' },
   },
-};
+} as const satisfies JsonSchema;

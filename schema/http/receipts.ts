@@ -3,9 +3,9 @@
 import type { JsonSchema } from './json-schema';
 import { BigintString, Timestamp } from './common';
 
-const Hex64: JsonSchema = { type: 'string', pattern: '^[0-9a-f]{64}$' };
+const Hex64 = { type: 'string', pattern: '^[0-9a-f]{64}$' } as const satisfies JsonSchema;
 
-export const ReceiptPayment: JsonSchema = {
+export const ReceiptPayment = {
   type: 'object',
   required: [
     'rail',
@@ -40,9 +40,9 @@ export const ReceiptPayment: JsonSchema = {
       description: 'Pix end-to-end id (E + ISPB + timestamp + sequence).',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const Receipt: JsonSchema = {
+export const Receipt = {
   type: 'object',
   required: [
     'receipt_id',
@@ -128,15 +128,15 @@ export const Receipt: JsonSchema = {
     sealed_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const ReceiptList: JsonSchema = {
+export const ReceiptList = {
   type: 'object',
   required: ['receipts'],
   properties: { receipts: { type: 'array', items: Receipt }, next_before_seq: { type: ['integer', 'null'] } },
-};
+} as const satisfies JsonSchema;
 
-export const ReceiptListQuery: JsonSchema = {
+export const ReceiptListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -147,13 +147,9 @@ export const ReceiptListQuery: JsonSchema = {
       description: 'Page backwards along the chain: receipts with a lower chain.seq.',
     },
   },
-};
-export interface ReceiptListQueryValues {
-  limit: number;
-  before_seq?: number;
-}
+} as const satisfies JsonSchema;
 
-export const DeliveryProof: JsonSchema = {
+export const DeliveryProof = {
   type: 'object',
   additionalProperties: false,
   required: ['result', 'proof'],
@@ -170,13 +166,9 @@ export const DeliveryProof: JsonSchema = {
       maxProperties: 50,
     },
   },
-};
-export interface DeliveryProofBody {
-  result: string;
-  proof: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const ReceiptException: JsonSchema = {
+export const ReceiptException = {
   type: 'object',
   additionalProperties: false,
   required: ['code', 'detail'],
@@ -188,23 +180,16 @@ export const ReceiptException: JsonSchema = {
     },
     detail: { type: 'string', minLength: 1, maxLength: 1000 },
   },
-};
-export interface ReceiptExceptionBody {
-  code: string;
-  detail: string;
-}
+} as const satisfies JsonSchema;
 
-export const ReceiptVoid: JsonSchema = {
+export const ReceiptVoid = {
   type: 'object',
   additionalProperties: false,
   required: ['reason'],
   properties: { reason: { type: 'string', minLength: 1, maxLength: 1000 } },
-};
-export interface ReceiptVoidBody {
-  reason: string;
-}
+} as const satisfies JsonSchema;
 
-export const ReceiptSecretCreated: JsonSchema = {
+export const ReceiptSecretCreated = {
   type: 'object',
   required: ['consumer_id', 'version', 'secret', 'created_at'],
   properties: {
@@ -216,9 +201,9 @@ export const ReceiptSecretCreated: JsonSchema = {
     },
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const SigningKeys: JsonSchema = {
+export const SigningKeys = {
   type: 'object',
   required: ['keys'],
   description:
@@ -242,4 +227,4 @@ export const SigningKeys: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;

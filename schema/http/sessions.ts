@@ -1,32 +1,31 @@
 // Sessions, tool calls and the servers a session can open: request schemas (validated) and response
 // schemas (documented).
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema, type SchemaValue } from './json-schema';
 import { Metadata, Timestamp } from './common';
 
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-const ServerId: JsonSchema = {
+const ServerId = {
   type: 'string',
   pattern: '^[a-z0-9][a-z0-9-]{1,63}$',
   description: "A server id from `GET /v1/servers`: `gateway` or a catalog provider's slug.",
-};
+} as const satisfies JsonSchema;
 const SessionIdPattern = '^ses_[0-9a-z]{26}$';
 const ToolCallIdPattern = '^tc_[1-9][0-9]{0,18}$';
 
-export const SessionParams: JsonSchema = {
+export const SessionParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', pattern: SessionIdPattern } },
-};
-export const ToolCallParams: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ToolCallParams = {
   type: 'object',
   required: ['id', 'callId'],
   properties: {
     id: { type: 'string', pattern: SessionIdPattern },
     callId: { type: 'string', pattern: ToolCallIdPattern },
   },
-};
+} as const satisfies JsonSchema;
 
-export const Tool: JsonSchema = {
+export const Tool = {
   type: 'object',
   required: ['name', 'server_id', 'description', 'moves_money', 'input_schema'],
   properties: {
@@ -43,9 +42,9 @@ export const Tool: JsonSchema = {
     },
     input_schema: { type: 'object', description: 'JSON Schema 2020-12 of the arguments.' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const Server: JsonSchema = {
+export const Server = {
   type: 'object',
   required: [
     'id',
@@ -69,14 +68,14 @@ export const Server: JsonSchema = {
     tools_count: { type: 'integer' },
     tools: { type: 'array', items: Tool },
   },
-};
-export const ServerList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ServerList = {
   type: 'object',
   required: ['servers', 'has_more'],
   properties: { servers: { type: 'array', items: Server }, has_more: { const: false } },
-};
+} as const satisfies JsonSchema;
 
-export const SessionCreate: JsonSchema = {
+export const SessionCreate = {
   type: 'object',
   required: ['servers'],
   additionalProperties: false,
@@ -96,14 +95,9 @@ export const SessionCreate: JsonSchema = {
     },
     metadata: Metadata,
   },
-};
-export interface SessionCreateBody {
-  servers: string[];
-  agent_id?: string;
-  metadata?: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const Session: JsonSchema = {
+export const Session = {
   type: 'object',
   required: [
     'id',
@@ -136,9 +130,9 @@ export const Session: JsonSchema = {
     created_at: Timestamp,
     closed_at: Nullable(Timestamp),
   },
-};
+} as const satisfies JsonSchema;
 
-export const SessionListQuery: JsonSchema = {
+export const SessionListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -150,24 +144,19 @@ export const SessionListQuery: JsonSchema = {
       description: 'Cursor: the last session id of the previous page.',
     },
   },
-};
-export interface SessionListQueryValues {
-  status?: 'active' | 'closed' | 'error';
-  limit: number;
-  starting_after?: string;
-}
-export const SessionList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const SessionList = {
   type: 'object',
   required: ['sessions', 'has_more'],
   properties: { sessions: { type: 'array', items: Session }, has_more: { type: 'boolean' } },
-};
-export const ToolList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ToolList = {
   type: 'object',
   required: ['tools', 'has_more'],
   properties: { tools: { type: 'array', items: Tool }, has_more: { const: false } },
-};
+} as const satisfies JsonSchema;
 
-export const ToolCallCreate: JsonSchema = {
+export const ToolCallCreate = {
   type: 'object',
   required: ['tool'],
   additionalProperties: false,
@@ -184,13 +173,9 @@ export const ToolCallCreate: JsonSchema = {
       description: "Checked against the tool's `input_schema`; a paying tool takes `attempt_id` here.",
     },
   },
-};
-export interface ToolCallCreateBody {
-  tool: string;
-  arguments: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const ToolCall: JsonSchema = {
+export const ToolCall = {
   type: 'object',
   required: [
     'id',
@@ -225,8 +210,8 @@ export const ToolCall: JsonSchema = {
     routing: { type: 'object' },
     failover_trail: { type: 'array' },
   },
-};
-export const ToolCallListQuery: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ToolCallListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -237,18 +222,14 @@ export const ToolCallListQuery: JsonSchema = {
       description: 'Cursor: the last tool call id of the previous page.',
     },
   },
-};
-export interface ToolCallListQueryValues {
-  limit: number;
-  starting_after?: string;
-}
-export const ToolCallList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ToolCallList = {
   type: 'object',
   required: ['tool_calls', 'has_more'],
   properties: { tool_calls: { type: 'array', items: ToolCall }, has_more: { type: 'boolean' } },
-};
+} as const satisfies JsonSchema;
 
-export const QuotaExceeded: JsonSchema = {
+export const QuotaExceeded = {
   type: 'object',
   required: ['error', 'setting', 'limit'],
   properties: {
@@ -258,8 +239,8 @@ export const QuotaExceeded: JsonSchema = {
     limit: { type: 'integer' },
     active: { type: 'integer' },
   },
-};
-export const RateLimited: JsonSchema = {
+} as const satisfies JsonSchema;
+export const RateLimited = {
   type: 'object',
   required: ['error', 'setting', 'limit', 'window_seconds', 'retry_after_seconds'],
   properties: {
@@ -270,9 +251,9 @@ export const RateLimited: JsonSchema = {
     window_seconds: { type: 'integer' },
     retry_after_seconds: { type: 'integer' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const ToolCallFinalize: JsonSchema = {
+export const ToolCallFinalize = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -283,7 +264,9 @@ export const ToolCallFinalize: JsonSchema = {
       description: 'Why the caller gave up on the call; kept in its output.',
     },
   },
-};
-export interface ToolCallFinalizeBody {
-  reason?: string;
-}
+} as const satisfies JsonSchema;
+
+// The types the tool-call routes take, as their schemas admit them.
+export type ToolCallCreateBody = SchemaValue<typeof ToolCallCreate>;
+export type ToolCallListQueryValues = SchemaValue<typeof ToolCallListQuery>;
+export type ToolCallFinalizeBody = SchemaValue<typeof ToolCallFinalize>;

@@ -1,11 +1,9 @@
 // Wallet top-ups (a Pix charge the payer pays, a USDC deposit to the wallet's address) and a USDC wallet's
 // deposit address: request schemas (validated) and response schemas (documented).
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema, type SchemaValue } from './json-schema';
 import { BigintString, Timestamp } from './common';
 
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-
-export const TopupCreate: JsonSchema = {
+export const TopupCreate = {
   type: 'object',
   required: ['method', 'amount_minor'],
   additionalProperties: false,
@@ -28,14 +26,11 @@ export const TopupCreate: JsonSchema = {
         'Your key for this top-up: the same attempt_id with the same request answers the first top-up (200, `replayed: true`); with another request it is 409 `attempt_id_conflict`.',
     },
   },
-};
-export interface TopupCreateBody {
-  method: 'pix';
-  amount_minor: string;
-  attempt_id?: string;
-}
+} as const satisfies JsonSchema;
 
-export const Topup: JsonSchema = {
+export type TopupCreateBody = SchemaValue<typeof TopupCreate>;
+
+export const Topup = {
   type: 'object',
   required: ['id', 'object', 'wallet_id', 'method', 'currency', 'amount_minor', 'status', 'created_at'],
   properties: {
@@ -86,15 +81,15 @@ export const Topup: JsonSchema = {
       },
     }),
   },
-};
+} as const satisfies JsonSchema;
 
-export const TopupList: JsonSchema = {
+export const TopupList = {
   type: 'object',
   required: ['topups', 'has_more'],
   properties: { topups: { type: 'array', items: Topup }, has_more: { type: 'boolean' } },
-};
+} as const satisfies JsonSchema;
 
-export const TopupListQuery: JsonSchema = {
+export const TopupListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -105,13 +100,9 @@ export const TopupListQuery: JsonSchema = {
       description: 'Cursor: the last top-up id of the previous page.',
     },
   },
-};
-export interface TopupListQueryValues {
-  limit: number;
-  starting_after?: string;
-}
+} as const satisfies JsonSchema;
 
-export const DepositAddress: JsonSchema = {
+export const DepositAddress = {
   type: 'object',
   required: ['object', 'wallet_id', 'currency', 'network', 'asset', 'address', 'confirmations', 'created_at'],
   properties: {
@@ -127,4 +118,4 @@ export const DepositAddress: JsonSchema = {
     },
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;

@@ -2,21 +2,20 @@
 // request schemas (validated) and response schemas (documented).
 import { CURRENCY_CODES } from '../../contracts/currencies';
 import { ENTRY_KINDS } from '../../contracts/ledger-entry-kinds';
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema } from './json-schema';
 import { BigintString, Metadata, Timestamp } from './common';
 
-export const CurrencyCode: JsonSchema = {
+export const CurrencyCode = {
   enum: [...CURRENCY_CODES],
   description: 'Wallet currency; minor-unit exponents: BRL, USD, MXN, COP, ARS 2; USDC 6; BRLA 18.',
-};
-const PositiveMinor: JsonSchema = {
+} as const satisfies JsonSchema;
+const PositiveMinor = {
   type: 'string',
   pattern: '^(?=[0-9]{1,30}$)0*[1-9][0-9]*$',
   description: 'A positive amount in minor units, as decimal digits.',
-};
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+} as const satisfies JsonSchema;
 
-export const WalletBalance: JsonSchema = {
+export const WalletBalance = {
   type: 'object',
   required: ['wallet_id', 'currency', 'balance_minor', 'available_minor', 'updated_at'],
   properties: {
@@ -26,9 +25,9 @@ export const WalletBalance: JsonSchema = {
     available_minor: { ...BigintString, description: 'Balance less open holds; never negative.' },
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const Wallet: JsonSchema = {
+export const Wallet = {
   type: 'object',
   required: [
     'id',
@@ -54,14 +53,14 @@ export const Wallet: JsonSchema = {
     metadata: Metadata,
     balances: { type: 'array', items: WalletBalance },
   },
-};
-export const WalletList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const WalletList = {
   type: 'object',
   required: ['wallets', 'has_more'],
   properties: { wallets: { type: 'array', items: Wallet }, has_more: { type: 'boolean' } },
-};
+} as const satisfies JsonSchema;
 
-export const WalletCreate: JsonSchema = {
+export const WalletCreate = {
   type: 'object',
   required: ['display_name', 'currency'],
   additionalProperties: false,
@@ -71,15 +70,9 @@ export const WalletCreate: JsonSchema = {
     agent_id: Nullable({ type: 'string', minLength: 1, maxLength: 200 }),
     metadata: { ...Metadata, default: {} },
   },
-};
-export interface WalletCreateBody {
-  display_name: string;
-  currency: string;
-  agent_id?: string | null;
-  metadata: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const WalletListQuery: JsonSchema = {
+export const WalletListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -92,15 +85,9 @@ export const WalletListQuery: JsonSchema = {
       description: 'Cursor: the last wallet id of the previous page.',
     },
   },
-};
-export interface WalletListQueryValues {
-  status?: 'active' | 'frozen' | 'closed';
-  agent_id?: string;
-  limit: number;
-  starting_after?: string;
-}
+} as const satisfies JsonSchema;
 
-export const WalletLedgerEntry: JsonSchema = {
+export const WalletLedgerEntry = {
   type: 'object',
   required: [
     'id',
@@ -134,13 +121,13 @@ export const WalletLedgerEntry: JsonSchema = {
     posted_at: Timestamp,
     metadata: Metadata,
   },
-};
+} as const satisfies JsonSchema;
 
-const NullableRef: JsonSchema = {
+const NullableRef = {
   anyOf: [{ type: 'string', minLength: 1, maxLength: 200 }, { type: 'null' }],
   default: null,
-};
-export const WalletLedgerPost: JsonSchema = {
+} as const satisfies JsonSchema;
+export const WalletLedgerPost = {
   type: 'object',
   required: ['wallet_id', 'org_id', 'currency', 'amount_minor', 'kind'],
   additionalProperties: false,
@@ -174,20 +161,8 @@ export const WalletLedgerPost: JsonSchema = {
         'Why an operator makes this adjustment; required with the service credential, kept with the entry.',
     },
   },
-};
-export interface WalletLedgerPostBody {
-  wallet_id: string;
-  org_id: string;
-  currency: string;
-  amount_minor: string;
-  kind: (typeof ENTRY_KINDS)[number];
-  mandate_id: string | null;
-  attempt_id: string | null;
-  external_ref: string | null;
-  metadata: Record<string, unknown>;
-  reason?: string;
-}
-export const LedgerPostResult: JsonSchema = {
+} as const satisfies JsonSchema;
+export const LedgerPostResult = {
   type: 'object',
   required: ['entry', 'entries', 'balance'],
   properties: {
@@ -199,9 +174,9 @@ export const LedgerPostResult: JsonSchema = {
     },
     balance: WalletBalance,
   },
-};
+} as const satisfies JsonSchema;
 
-export const LedgerListQuery: JsonSchema = {
+export const LedgerListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -214,14 +189,8 @@ export const LedgerListQuery: JsonSchema = {
       description: 'Cursor: entries older than this entry id.',
     },
   },
-};
-export interface LedgerListQueryValues {
-  kind?: (typeof ENTRY_KINDS)[number];
-  currency?: string;
-  limit: number;
-  before?: string;
-}
-export const LedgerList: JsonSchema = {
+} as const satisfies JsonSchema;
+export const LedgerList = {
   type: 'object',
   required: ['entries', 'has_more', 'next_before'],
   properties: {
@@ -229,9 +198,9 @@ export const LedgerList: JsonSchema = {
     has_more: { type: 'boolean' },
     next_before: Nullable(BigintString),
   },
-};
+} as const satisfies JsonSchema;
 
-export const WalletFundingSource: JsonSchema = {
+export const WalletFundingSource = {
   type: 'object',
   required: ['wallet_id', 'connection_id', 'currency', 'enabled', 'created_at', 'metadata'],
   properties: {
@@ -242,8 +211,8 @@ export const WalletFundingSource: JsonSchema = {
     created_at: Timestamp,
     metadata: Metadata,
   },
-};
-export const WalletFundingSourceBind: JsonSchema = {
+} as const satisfies JsonSchema;
+export const WalletFundingSourceBind = {
   type: 'object',
   required: ['connection_id', 'currency'],
   additionalProperties: false,
@@ -252,14 +221,9 @@ export const WalletFundingSourceBind: JsonSchema = {
     currency: CurrencyCode,
     metadata: { ...Metadata, default: {} },
   },
-};
-export interface FundingSourceBindBody {
-  connection_id: string;
-  currency: string;
-  metadata: Record<string, unknown>;
-}
+} as const satisfies JsonSchema;
 
-export const WalletTransferCreate: JsonSchema = {
+export const WalletTransferCreate = {
   type: 'object',
   required: ['to_wallet_id', 'currency', 'amount_minor'],
   additionalProperties: false,
@@ -279,16 +243,8 @@ export const WalletTransferCreate: JsonSchema = {
     },
     metadata: { ...Metadata, default: {} },
   },
-};
-export interface TransferBody {
-  to_wallet_id: string;
-  currency: string;
-  to_currency?: string;
-  amount_minor: string;
-  external_ref?: string;
-  metadata: Record<string, unknown>;
-}
-export const WalletTransfer: JsonSchema = {
+} as const satisfies JsonSchema;
+export const WalletTransfer = {
   type: 'object',
   required: ['id', 'from_wallet_id', 'to_wallet_id', 'currency', 'amount_minor', 'entries', 'balances'],
   properties: {
@@ -300,9 +256,9 @@ export const WalletTransfer: JsonSchema = {
     entries: { type: 'array', items: WalletLedgerEntry },
     balances: { type: 'array', items: WalletBalance },
   },
-};
+} as const satisfies JsonSchema;
 
-export const WalletReconAnomaly: JsonSchema = {
+export const WalletReconAnomaly = {
   type: 'object',
   required: [
     'id',
@@ -334,8 +290,8 @@ export const WalletReconAnomaly: JsonSchema = {
     resolution_note: Nullable({ type: 'string' }),
     metadata: Metadata,
   },
-};
-export const AnomalyListQuery: JsonSchema = {
+} as const satisfies JsonSchema;
+export const AnomalyListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -343,13 +299,8 @@ export const AnomalyListQuery: JsonSchema = {
     wallet_id: { type: 'string', minLength: 1 },
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
   },
-};
-export interface AnomalyListQueryValues {
-  status?: 'open' | 'resolved' | 'dismissed';
-  wallet_id?: string;
-  limit: number;
-}
-export const WalletAnomalyResolve: JsonSchema = {
+} as const satisfies JsonSchema;
+export const WalletAnomalyResolve = {
   type: 'object',
   required: ['status'],
   additionalProperties: false,
@@ -357,12 +308,8 @@ export const WalletAnomalyResolve: JsonSchema = {
     status: { enum: ['resolved', 'dismissed'] },
     note: { type: 'string', minLength: 1, maxLength: 512 },
   },
-};
-export interface AnomalyResolveBody {
-  status: 'resolved' | 'dismissed';
-  note?: string;
-}
-export const ReconRun: JsonSchema = {
+} as const satisfies JsonSchema;
+export const ReconRun = {
   type: 'object',
   required: [
     'id',
@@ -382,4 +329,4 @@ export const ReconRun: JsonSchema = {
     receipts_checked: { type: 'integer' },
     anomalies_opened: { type: 'integer' },
   },
-};
+} as const satisfies JsonSchema;

@@ -4,13 +4,13 @@ import { Timestamp } from './common';
 import { eventTypeEnum } from './events';
 import type { JsonSchema } from './json-schema';
 
-const TriggerId: JsonSchema = { type: 'string', pattern: '^trg_[0-9A-Za-z]{16}$' };
-const EventName: JsonSchema = eventTypeEnum(
+const TriggerId = { type: 'string', pattern: '^trg_[0-9A-Za-z]{16}$' } as const satisfies JsonSchema;
+const EventName = eventTypeEnum(
   SUBSCRIBABLE_EVENT_TYPES,
   'An event type from the catalog (`GET /v1/event-types`); dot-separated lowercase.',
 );
 
-export const WebhookEndpoint: JsonSchema = {
+export const WebhookEndpoint = {
   type: 'object',
   required: [
     'id',
@@ -55,13 +55,13 @@ export const WebhookEndpoint: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const WebhookEndpointCreated: JsonSchema = {
+export const WebhookEndpointCreated = {
   ...WebhookEndpoint,
-  required: [...(WebhookEndpoint.required as string[]), 'signing_secret'],
+  required: [...WebhookEndpoint.required, 'signing_secret'],
   properties: {
-    ...(WebhookEndpoint.properties as Record<string, JsonSchema>),
+    ...WebhookEndpoint.properties,
     signing_secret: {
       type: 'string',
       pattern: '^whsec_',
@@ -70,9 +70,9 @@ export const WebhookEndpointCreated: JsonSchema = {
         'the `webhook-signature` header holds `v1,<base64 HMAC-SHA256>` over `{webhook-id}.{webhook-timestamp}.{body}`.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const WebhookEndpointCreate: JsonSchema = {
+export const WebhookEndpointCreate = {
   type: 'object',
   required: ['name', 'event', 'webhook_url'],
   additionalProperties: false,
@@ -93,16 +93,9 @@ export const WebhookEndpointCreate: JsonSchema = {
       description: 'Narrow the subscription to events of one server.',
     },
   },
-};
-export interface WebhookEndpointCreateBody {
-  name: string;
-  /** A subscribable catalog type: the schema's enum guarantees it. */
-  event: EventType;
-  webhook_url: string;
-  server_id?: string | null;
-}
+} as const satisfies JsonSchema;
 
-export const WebhookEndpointUpdate: JsonSchema = {
+export const WebhookEndpointUpdate = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
@@ -114,14 +107,9 @@ export const WebhookEndpointUpdate: JsonSchema = {
       description: 'Pause or (re)activate; reactivating sends the deliveries that waited.',
     },
   },
-};
-export interface WebhookEndpointUpdateBody {
-  name?: string;
-  webhook_url?: string;
-  status?: 'active' | 'paused';
-}
+} as const satisfies JsonSchema;
 
-export const WebhookEndpointListQuery: JsonSchema = {
+export const WebhookEndpointListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -131,16 +119,9 @@ export const WebhookEndpointListQuery: JsonSchema = {
     status: { enum: ['active', 'paused', 'error'] },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
   },
-};
-export interface WebhookEndpointListQueryValues {
-  before?: string;
-  event?: string;
-  server_id?: string;
-  status?: 'active' | 'paused' | 'error';
-  limit: number;
-}
+} as const satisfies JsonSchema;
 
-export const WebhookEndpointList: JsonSchema = {
+export const WebhookEndpointList = {
   type: 'object',
   required: ['triggers', 'next_before'],
   properties: {
@@ -150,11 +131,14 @@ export const WebhookEndpointList: JsonSchema = {
       description: 'Pass as `before` for the next page; null on the last page.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-const Body: JsonSchema = { type: ['string', 'null'], description: 'At most 4096 bytes are kept.' };
+const Body = {
+  type: ['string', 'null'],
+  description: 'At most 4096 bytes are kept.',
+} as const satisfies JsonSchema;
 
-export const Delivery: JsonSchema = {
+export const Delivery = {
   type: 'object',
   required: ['id', 'trigger_id', 'event_id', 'attempt', 'status', 'created_at'],
   properties: {
@@ -205,23 +189,23 @@ export const Delivery: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const DeliveryListQuery: JsonSchema = {
+export const DeliveryListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
     limit: { type: 'string', description: 'Clamped to 1..200; unparsable text falls back to 50.' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const DeliveryList: JsonSchema = {
+export const DeliveryList = {
   type: 'object',
   required: ['deliveries'],
   properties: { deliveries: { type: 'array', items: Delivery, description: 'Newest first.' } },
-};
+} as const satisfies JsonSchema;
 
-export const Redelivery: JsonSchema = {
+export const Redelivery = {
   type: 'object',
   required: ['redelivery_id', 'trigger_id', 'event_id', 'trigger_status'],
   properties: {
@@ -233,9 +217,9 @@ export const Redelivery: JsonSchema = {
       description: 'When not `active`, the redelivery waits until the endpoint is reactivated.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
-export const RetryPendingReport: JsonSchema = {
+export const RetryPendingReport = {
   type: 'object',
   required: ['scanned', 'redispatched', 'delivered', 'failed', 'dead'],
   properties: {
@@ -251,10 +235,10 @@ export const RetryPendingReport: JsonSchema = {
     failed: { type: 'integer', description: 'Failed with attempts remaining: the next one is scheduled.' },
     dead: { type: 'integer', description: 'Failed on the last allowed attempt.' },
   },
-};
+} as const satisfies JsonSchema;
 
-export const TestFire: JsonSchema = {
+export const TestFire = {
   type: 'object',
   required: ['delivery_id', 'event_id', 'trigger_id'],
   properties: { delivery_id: { type: 'string' }, event_id: { type: 'string' }, trigger_id: TriggerId },
-};
+} as const satisfies JsonSchema;
