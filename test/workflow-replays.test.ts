@@ -1,5 +1,5 @@
 // The money workflows replay their histories on the current bundle: every path of spendAttempt,
-// consumerSpendAttempt and approvalHold is driven through HTTP on both Temporal servers, its history
+// paidToolCall, consumerSpendAttempt and approvalHold is driven through HTTP on both Temporal servers, its history
 // replayed at once, and (RECORD_HISTORIES=1, `npm run record-histories`) saved under test/replay/;
 // the saved histories are replayed too, so a change that breaks running workflows fails here.
 import { Worker } from '@temporalio/worker';
@@ -17,6 +17,7 @@ import {
   scheduledActivities,
 } from './support/histories';
 import { fund, newWallet } from './support/money';
+import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 
 let n = 0;
 const attemptId = (label: string) => `rpl-${label}-${Date.now()}-${++n}`;
@@ -142,6 +143,132 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       expect(
         (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0],
       ).toMatchObject({ available_minor: '100000' });
+    });
+  });
+
+  describe('paidToolCall', () => {
+    let caller: Tenant;
+    let owner: Tenant;
+    let toolServer: { id: string; slug: string };
+    let session: string;
+    beforeAll(async () => {
+      owner = await gw.createTenant();
+      caller = await gw.createTenant();
+      const created = await gw.request('POST', '/v1/mcp-servers', {
+        key: owner.key,
+        body: {
+          slug: `rpl-${server}`,
+          name: 'Replayed charges',
+          upstream_url: (gw.mocks.mcp_upstream as McpUpstreamMock).url,
+          upstream_auth: MCP_UPSTREAM_AUTH,
+          platform_fee_bps: 1500,
+          tools: [
+            { tool_name: 'quote', price: '0.25' },
+            { tool_name: 'fail', price: '0.50' },
+            { tool_name: 'vanish', price: '0.50' },
+          ],
+        },
+      });
+      if (created.status !== 201) throw new Error(created.text);
+      toolServer = created.body;
+      session = (
+        await gw.request('POST', '/v1/sessions', { key: caller.key, body: { servers: [toolServer.slug] } })
+      ).body.id;
+    });
+    const paidCall = async (t: Tenant, inSession: string, tool: string, args: Record<string, unknown>) =>
+      gw.request('POST', `/v1/sessions/${inSession}/tool-calls`, {
+        key: t.key,
+        body: { tool: `${toolServer.slug}.${tool}`, arguments: args },
+      });
+    const fundedWallet = async (t: Tenant) => {
+      const wallet = await newWallet(gw, t);
+      await fund(gw, t, wallet, 10_000);
+      return wallet;
+    };
+
+    it('replays a paid call the upstream answered, debited with the split', async () => {
+      const wallet = await fundedWallet(caller);
+      const attempt = attemptId('charge');
+      const r = await paidCall(caller, session, 'quote', {
+        from: 'SP',
+        to: 'RJ',
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect([r.status, r.body.status]).toEqual([200, 'success']);
+      const { history } = await replayFinished(
+        gw,
+        `tool-charge/${caller.orgId}/${attempt}`,
+        name('paid-tool-call-completed'),
+      );
+      expect(scheduledActivities(history)).toEqual(['callTenantUpstream']);
+    });
+
+    it('replays a paid call the upstream failed, whose hold was released', async () => {
+      const wallet = await fundedWallet(caller);
+      const attempt = attemptId('charge-fail');
+      const r = await paidCall(caller, session, 'fail', {
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect(r.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
+      await replayFinished(gw, `tool-charge/${caller.orgId}/${attempt}`, name('paid-tool-call-failed'));
+    });
+
+    it('replays a paid call whose answer never came, resolved by the tenant', async () => {
+      const wallet = await fundedWallet(caller);
+      const attempt = attemptId('charge-lost');
+      const r = await paidCall(caller, session, 'vanish', {
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect(r.body.error.code).toBe('attempt_in_progress');
+      const resolved = await gw.request(
+        'POST',
+        `/v1/mcp-servers/${toolServer.id}/charges/${attempt}/resolve`,
+        {
+          key: owner.key,
+          body: { outcome: 'succeeded' },
+        },
+      );
+      expect(resolved.status).toBe(200);
+      const { history } = await replayFinished(
+        gw,
+        `tool-charge/${caller.orgId}/${attempt}`,
+        name('paid-tool-call-resolved'),
+      );
+      expect(localActivities(history)).toContain('markToolChargeUncertain');
+    });
+
+    it('replays a paid call a rule held, its approval, and the call the approval replayed once', async () => {
+      const t = await gw.createTenant();
+      const wallet = await fundedWallet(t);
+      await gw.request('POST', '/v1/policies', {
+        key: t.key,
+        body: {
+          name: 'ask first',
+          type: 'approval-required',
+          tools: [`${toolServer.slug}.quote`],
+          config: {},
+        },
+      });
+      const own = (
+        await gw.request('POST', '/v1/sessions', { key: t.key, body: { servers: [toolServer.slug] } })
+      ).body.id;
+      const attempt = attemptId('charge-held');
+      const held = await paidCall(t, own, 'quote', {
+        from: 'A',
+        to: 'B',
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect([held.status, held.body.reason]).toEqual([403, 'approval_required']);
+      const approvalId = held.body.approval_id as string;
+      await replayFinished(gw, `tool-charge/${t.orgId}/${attempt}`, name('paid-tool-call-held'));
+      expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
+      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-tool-charge-approved'));
+      const replayed = await replayFinished(
+        gw,
+        `tool-charge/${t.orgId}/${attempt}/${approvalId}`,
+        name('paid-tool-call-approved-replay'),
+      );
+      expect(scheduledActivities(replayed.history)).toEqual(['callTenantUpstream']);
     });
   });
 
@@ -275,6 +402,12 @@ describe('recorded histories under test/replay/', () => {
       'consumer-spend-insufficient-funds',
       'consumer-spend-held',
       'consumer-spend-approved-replay',
+      'paid-tool-call-completed',
+      'paid-tool-call-failed',
+      'paid-tool-call-resolved',
+      'paid-tool-call-held',
+      'paid-tool-call-approved-replay',
+      'approval-hold-tool-charge-approved',
     ];
     const recorded = recordedHistories();
     const expected = [
@@ -283,7 +416,7 @@ describe('recorded histories under test/replay/', () => {
     ];
     expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
     expect(new Set(recorded.map((r) => r.workflowType))).toEqual(
-      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']),
+      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold', 'paidToolCall']),
     );
   });
 
