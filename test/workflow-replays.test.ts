@@ -1,7 +1,9 @@
-// The money workflows replay their histories on the current bundle: every path of spendAttempt,
-// paidToolCall, consumerSpendAttempt and approvalHold is driven through HTTP on both Temporal servers, its history
-// replayed at once, and (RECORD_HISTORIES=1, `npm run record-histories`) saved under test/replay/;
-// the saved histories are replayed too, so a change that breaks running workflows fails here.
+// The money workflows replay their histories on the current bundle: every path of the one attempt engine
+// (moneyAttempt, for wallet executes and paid tool calls), consumerSpendAttempt and approvalHold is driven
+// through HTTP on both Temporal servers, its history replayed at once, and (RECORD_HISTORIES=1,
+// `npm run record-histories`) saved under test/replay/; the saved histories are replayed too, among them
+// those of spendAttempt and paidToolCall recorded before the engine, so a change that breaks running
+// workflows fails here.
 import { Worker } from '@temporalio/worker';
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
@@ -71,7 +73,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
   });
   const name = (label: string) => `${label}.${server}`;
 
-  describe('spendAttempt', () => {
+  describe('moneyAttempt: wallet execute', () => {
     it('replays a wallet execute that completed', async () => {
       const wallet = await newWallet(gw, tenant);
       await fund(gw, tenant, wallet, 10_000);
@@ -81,15 +83,15 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const { history } = await replayFinished(
         gw,
         workflowIds.spend(tenant.orgId, attempt),
-        name('spend-attempt-completed'),
+        name('attempt-wallet-completed'),
       );
       // The dispatch runs inside the workflow task: nothing is scheduled on the server.
       expect(scheduledActivities(history)).toEqual([]);
       expect(localActivities(history)).toEqual([
-        'authorizeSpend',
-        'dispatchPayment',
-        'settleSpend',
-        'finishSpend',
+        'authorizeAttempt',
+        'sendAttempt',
+        'settleAttempt',
+        'finishAttempt',
       ]);
     });
 
@@ -104,7 +106,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         failure: { code: 'card_declined' },
         wallet: { releaseId: expect.any(String) },
       });
-      await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-refused'));
+      await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('attempt-wallet-refused'));
     });
   });
 
@@ -115,16 +117,16 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const held = await walletExecute(gw, t, wallet, attempt, 120);
       expect([held.status, held.body.status]).toEqual([403, 'requires-approval']);
       const approvalId = held.body.approval_id as string;
-      await replayFinished(gw, workflowIds.spend(t.orgId, attempt), name('spend-attempt-held'));
+      await replayFinished(gw, workflowIds.spend(t.orgId, attempt), name('attempt-wallet-held'));
       expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
-      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-approved'));
+      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-attempt-approved'));
       const replayed = await replayFinished(
         gw,
         workflowIds.spendReplay(t.orgId, attempt, approvalId),
-        name('spend-attempt-approved-replay'),
+        name('attempt-wallet-approved-replay'),
       );
       expect(scheduledActivities(replayed.history)).toEqual([]);
-      expect(localActivities(replayed.history)).toContain('dispatchPayment');
+      expect(localActivities(replayed.history)).toContain('sendAttempt');
       const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key });
       expect(approval.body).toMatchObject({ status: 'approved', execution_result: { status: 'completed' } });
     });
@@ -146,7 +148,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
     });
   });
 
-  describe('paidToolCall', () => {
+  describe('moneyAttempt: paid tool call', () => {
     let caller: Tenant;
     let owner: Tenant;
     let toolServer: { id: string; slug: string };
@@ -198,9 +200,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const { history } = await replayFinished(
         gw,
         `tool-charge/${caller.orgId}/${attempt}`,
-        name('paid-tool-call-completed'),
+        name('attempt-tool-charge-completed'),
       );
-      expect(scheduledActivities(history)).toEqual(['callTenantUpstream']);
+      expect(scheduledActivities(history)).toEqual(['sendAttempt']);
     });
 
     it('replays a paid call the upstream failed, whose hold was released', async () => {
@@ -210,7 +212,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         gateway_payment: { wallet_id: wallet, attempt_id: attempt },
       });
       expect(r.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
-      await replayFinished(gw, `tool-charge/${caller.orgId}/${attempt}`, name('paid-tool-call-failed'));
+      await replayFinished(gw, `tool-charge/${caller.orgId}/${attempt}`, name('attempt-tool-charge-failed'));
     });
 
     it('replays a paid call whose answer never came, resolved by the tenant', async () => {
@@ -232,9 +234,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const { history } = await replayFinished(
         gw,
         `tool-charge/${caller.orgId}/${attempt}`,
-        name('paid-tool-call-resolved'),
+        name('attempt-tool-charge-resolved'),
       );
-      expect(localActivities(history)).toContain('markToolChargeUncertain');
+      expect(scheduledActivities(history)).toEqual(['sendAttempt', 'lookupAttempt']);
     });
 
     it('replays a paid call a rule held, its approval, and the call the approval replayed once', async () => {
@@ -260,15 +262,19 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       });
       expect([held.status, held.body.reason]).toEqual([403, 'approval_required']);
       const approvalId = held.body.approval_id as string;
-      await replayFinished(gw, `tool-charge/${t.orgId}/${attempt}`, name('paid-tool-call-held'));
+      await replayFinished(gw, `tool-charge/${t.orgId}/${attempt}`, name('attempt-tool-charge-held'));
       expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
-      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-tool-charge-approved'));
+      await replayFinished(
+        gw,
+        workflowIds.approval(approvalId),
+        name('approval-hold-attempt-tool-charge-approved'),
+      );
       const replayed = await replayFinished(
         gw,
         `tool-charge/${t.orgId}/${attempt}/${approvalId}`,
-        name('paid-tool-call-approved-replay'),
+        name('attempt-tool-charge-approved-replay'),
       );
-      expect(scheduledActivities(replayed.history)).toEqual(['callTenantUpstream']);
+      expect(scheduledActivities(replayed.history)).toEqual(['sendAttempt']);
     });
   });
 
@@ -389,6 +395,18 @@ describe('recorded histories under test/replay/', () => {
   // Read when the tests run, after a recording run above has written them.
   it('cover every path of every money workflow, from both servers', () => {
     const paths = [
+      'attempt-wallet-completed',
+      'attempt-wallet-refused',
+      'attempt-wallet-held',
+      'attempt-wallet-approved-replay',
+      'approval-hold-attempt-approved',
+      'attempt-tool-charge-completed',
+      'attempt-tool-charge-failed',
+      'attempt-tool-charge-resolved',
+      'attempt-tool-charge-held',
+      'attempt-tool-charge-approved-replay',
+      'approval-hold-attempt-tool-charge-approved',
+      // Recorded before the one engine: the old workflow types stay registered so these keep replaying.
       'spend-attempt-completed',
       'spend-attempt-refused',
       'spend-attempt-held',
@@ -416,7 +434,7 @@ describe('recorded histories under test/replay/', () => {
     ];
     expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
     expect(new Set(recorded.map((r) => r.workflowType))).toEqual(
-      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold', 'paidToolCall']),
+      new Set(['moneyAttempt', 'spendAttempt', 'consumerSpendAttempt', 'approvalHold', 'paidToolCall']),
     );
   });
 
