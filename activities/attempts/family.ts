@@ -30,7 +30,11 @@ export interface AttemptFamilySteps<F extends EngineFamily> {
    * Asks what became of a send whose answer never came (`round` 0 first). Never throws for the other side's
    * trouble: a payment that may have left stays `uncertain`, and only `not received` becomes a refusal.
    */
-  lookup(deps: ActivityDeps, input: FamilyInputs[F], unknown: { message: string; round: number }): Promise<Looked>;
+  lookup(
+    deps: ActivityDeps,
+    input: FamilyInputs[F],
+    unknown: { message: string; round: number },
+  ): Promise<Looked>;
   /** Debits the hold (with whatever the family credits in the same transaction). */
   settle(deps: ActivityDeps, after: AfterSend<F, 'succeeded'>): Promise<Settled>;
   /** Returns the hold. */

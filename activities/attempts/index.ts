@@ -94,7 +94,13 @@ export function attemptActivities(deps: ActivityDeps) {
       return refusalsAsFailures(() => family.releaseIfHeld(deps, input, message));
     },
     /** Stores the result's answer once, with its payment event. */
-    async finishAttempt({ attempt, result }: { attempt: AttemptInput; result: AttemptResult }): Promise<void> {
+    async finishAttempt({
+      attempt,
+      result,
+    }: {
+      attempt: AttemptInput;
+      result: AttemptResult;
+    }): Promise<void> {
       const { input } = attempt;
       await finishAttempt(
         deps.db,

@@ -68,11 +68,7 @@ export const walletExecute: AttemptFamilySteps<'wallet_execute'> = {
         step('hold', 'fail', `insufficient funds: ${auth.available} available`);
         return { kind: 'refused', insufficientFunds: true, failure: null, steps: audit };
       case 'held':
-        step(
-          'policy',
-          'pass',
-          !input.approvalId && auth.ruleId ? `allowed by rule ${auth.ruleId}` : allowed,
-        );
+        step('policy', 'pass', !input.approvalId && auth.ruleId ? `allowed by rule ${auth.ruleId}` : allowed);
         step('hold', 'pass', `held ${input.amountMinor} ${input.currency} as ${auth.holdId}`);
         return { kind: 'held', holdId: auth.holdId, steps: audit };
     }
@@ -96,7 +92,8 @@ export const walletExecute: AttemptFamilySteps<'wallet_execute'> = {
             },
             signal(),
           );
-      if (answer.status === 'succeeded') return { status: 'succeeded', paymentId: answer.paymentId, output: null };
+      if (answer.status === 'succeeded')
+        return { status: 'succeeded', paymentId: answer.paymentId, output: null };
       if (answer.status === 'refused') return { ...answer, output: null };
       return { status: 'unknown', message: answer.message };
     } catch (error) {
@@ -156,11 +153,7 @@ export const walletExecute: AttemptFamilySteps<'wallet_execute'> = {
   async release(deps, { input, sent }) {
     const [audit, step] = steps();
     const unreachable = sent.code === 'provider_unreachable';
-    step(
-      'dispatch',
-      'fail',
-      unreachable ? `provider unreachable: ${sent.message}` : `refused: ${sent.code}`,
-    );
+    step('dispatch', 'fail', unreachable ? `provider unreachable: ${sent.message}` : `refused: ${sent.code}`);
     step('debit', 'skip', 'nothing to debit');
     const releaseId = await releaseSpend(deps.db, input);
     step('release', 'pass', `released entry ${releaseId}`);
