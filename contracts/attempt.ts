@@ -4,7 +4,7 @@
 // domain/attempts/families/<family>.ts; its HTTP answer in domain/attempts/answers.ts.
 import type { AuditStep } from './attempt-audit';
 import type { Denial, SpendInput, WalletSteps } from './spend';
-import type { ToolChargeInput, ToolChargeResolution } from './tool-charge';
+import type { ToolChargeInput } from './tool-charge';
 
 /** Every money-out family, as the attempts table, the metrics and the console spell it. */
 export const ATTEMPT_FAMILIES = ['wallet_execute', 'tool_charge', 'consumer_spend'] as const;
@@ -93,13 +93,6 @@ export interface Released {
   failure: AttemptFailure;
   output: Record<string, unknown> | null;
   steps: AuditStep[];
-}
-
-/** The step inputs after the send: what the send answered and, when someone resolved it, who and how. */
-export interface Outcome {
-  attempt: AttemptInput;
-  sent: Exclude<Sent, { status: 'unknown' }>;
-  resolution: ToolChargeResolution | null;
 }
 
 export type AttemptStatus = 'completed' | 'failed' | 'denied' | 'requires_approval';

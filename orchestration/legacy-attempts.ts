@@ -7,9 +7,6 @@ import type { ToolChargeAnswer, ToolChargeOutcome, ToolChargeResolution } from '
 import { toolChargeOutcomeUpdate, toolChargeResolveUpdate } from '../contracts/tool-charge-messages';
 import { update, type Orchestrator } from './temporal';
 
-export const LEGACY_WALLET_SPEND = 'spendAttempt';
-export const LEGACY_TOOL_CHARGE = 'paidToolCall';
-
 /** A running wallet execute of the old type: its answer, or `provider_uncertain` (asked again first). */
 export function joinLegacyWalletSpend(o: Orchestrator, workflowId: string): Promise<SpendAnswer> {
   return update(o, workflowId, spendOutcomeUpdate);
