@@ -8,6 +8,7 @@ import { webhookActivities } from './webhooks';
 import { consumerPaymentActivities } from './consumer-payments';
 import { wiredSeams } from '../domain/consumer-payments/wiring';
 import { spendActivities } from './spend';
+import { attemptActivities } from './attempts';
 import { approvalActivities } from './approvals';
 import { reconciliationActivities } from './reconciliation';
 import { toolCallActivities } from './tool-calls';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...consentActivities(deps.db),
     ...contactVerificationActivities(deps.db, deps.config),
     ...consumerPaymentActivities(deps, wiredSeams(deps.config.encryptionKeys)),
+    ...attemptActivities(deps),
     ...spendActivities(deps),
     ...approvalActivities(deps),
     ...reconciliationActivities(deps),

@@ -4,7 +4,7 @@ import { projectsWithDebits, reconcile, startRun, type RunRow } from '../domain/
 import type { Environment } from '../domain/tenancy/api-key-format';
 import { EndpointNotConfigured } from '../domain/providers/endpoints';
 import type { ActivityDeps } from './deps';
-import { paymentProvider } from './spend';
+import { paymentProvider } from './attempts/families/wallet-execute';
 
 export interface ReconcileInput {
   orgId: string;

@@ -1,44 +1,17 @@
-// Activities of the spend attempt: thin calls into domain/spend and the payment provider adapter (or, for a
-// catalog money tool, the provider's tool through the project's connection).
+// Activities of the spend-attempt workflow type from before the one engine (workflows/legacy/): thin calls
+// into domain/spend and the wallet execute family's provider calls, kept while attempts claimed under that
+// type may still run or replay.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { ApiError } from '../domain/errors';
-import { finishAttempt } from '../domain/spend/attempts';
+import { finishAttempt } from '../domain/attempts/store';
 import { authorizeSpend } from '../domain/spend/authorize';
 import { debitSpend, releaseSpend, releaseSpendIfHeld } from '../domain/spend/settle';
 import type { Authorization, Dispatch, DispatchStatus, SpendInput, SpendOutcome } from '../contracts/spend';
-import { EndpointNotConfigured, requireEndpoint } from '../domain/providers/endpoints';
-import { httpPaymentProvider } from '../providers/payments/http-adapter';
-import { ProviderUnavailable, type PaymentProvider } from '../providers/payments/provider';
-import { moneyToolStatus, sendMoneyTool, type MoneyToolCall } from '../providers/tools/money';
+import { EndpointNotConfigured } from '../domain/providers/endpoints';
+import { ProviderUnavailable } from '../providers/payments/provider';
+import { moneyToolStatus, sendMoneyTool } from '../providers/tools/money';
+import { dispatchKey, moneyToolCall, paymentProvider } from './attempts/families/wallet-execute';
+import { refusalsAsFailures } from './attempts';
 import type { ActivityDeps } from './deps';
-
-/** Business refusals from the domain become non-retryable failures typed by their code. */
-async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApiError && error.code !== 'ledger_conflict')
-      throw ApplicationFailure.nonRetryable(error.message, error.code, error.details);
-    throw error; // ledger_conflict and infrastructure errors are retried
-  }
-}
-
-/** The provider idempotency key of an attempt: every send and status call of it uses this one. */
-const dispatchKey = (input: SpendInput): string => `spend/${input.orgId}/${input.attemptId}`;
-
-/** The provider tool call of an attempt that pays through a catalog money tool. */
-const moneyToolCall = (input: SpendInput): MoneyToolCall => ({
-  tenant: { orgId: input.orgId, projectId: input.projectId },
-  environment: input.environment,
-  call: input.providerTool!,
-  idempotencyKey: dispatchKey(input),
-});
-
-/** The payment provider of the attempt's environment: the sandbox for test keys, the live one for live keys. */
-export function paymentProvider(deps: ActivityDeps, environment: SpendInput['environment']): PaymentProvider {
-  const baseUrl = requireEndpoint(deps.config, 'payments', environment);
-  return httpPaymentProvider({ baseUrl, timeoutMs: deps.config.providerTimeoutMs });
-}
 
 export function spendActivities(deps: ActivityDeps) {
   return {
@@ -114,9 +87,14 @@ export function spendActivities(deps: ActivityDeps) {
       await finishAttempt(
         deps.db,
         { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
-        input.attemptId,
-        outcome,
-        input.approvalId ?? null,
+        {
+          family: 'wallet_execute',
+          attemptId: input.attemptId,
+          approvalId: input.approvalId ?? null,
+          status: outcome.status === 'requires-approval' ? 'requires_approval' : outcome.status,
+          reply: { httpStatus: outcome.httpStatus, body: outcome.body },
+          providerPaymentId: outcome.providerPaymentId,
+        },
       );
     },
   };

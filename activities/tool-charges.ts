@@ -1,7 +1,7 @@
-// Activities of a paid tool call: thin calls into domain/tool-servers and the tenant's upstream over MCP.
-import { ApplicationFailure } from '@temporalio/activity';
-import { ApiError } from '../domain/errors';
-import { finishAttempt } from '../domain/spend/attempts';
+// Activities of the paidToolCall workflow type from before the one engine (workflows/legacy/), kept while
+// calls claimed under it may still run or replay, and the platform fee sweep's.
+import { finishAttempt } from '../domain/attempts/store';
+import { refusalsAsFailures } from './attempts';
 import type {
   ToolChargeInput,
   ToolChargeOutcome,
@@ -19,17 +19,6 @@ import { sweepPlatformFees } from '../domain/tool-servers/fees';
 import { serverEndpoint } from '../domain/tool-servers/upstream-auth';
 import { callTenantTool } from '../providers/mcp-client/dispatch';
 import type { ActivityDeps } from './deps';
-
-/** Business refusals become non-retryable failures typed by their code; conflicts and outages are retried. */
-async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof ApiError && error.code !== 'ledger_conflict')
-      throw ApplicationFailure.nonRetryable(error.message, error.code, error.details);
-    throw error;
-  }
-}
 
 export function toolChargeActivities(deps: ActivityDeps) {
   return {
@@ -78,9 +67,14 @@ export function toolChargeActivities(deps: ActivityDeps) {
       await finishAttempt(
         deps.db,
         { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
-        input.attemptId,
-        { ...outcome, providerPaymentId: null },
-        input.approvalId ?? null,
+        {
+          family: 'tool_charge',
+          attemptId: input.attemptId,
+          approvalId: input.approvalId ?? null,
+          status: outcome.status === 'requires-approval' ? 'requires_approval' : outcome.status,
+          reply: { httpStatus: outcome.httpStatus, body: outcome.body },
+          providerPaymentId: null,
+        },
       );
     },
   };

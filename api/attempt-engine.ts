@@ -1,19 +1,30 @@
-// The life every money attempt shares, whichever family it belongs to (wallet execute, consumer spend):
-// the bounded wait on its workflow's answer that becomes 409 attempt_in_progress with Retry-After, the
-// Temporal errors that mean the answer is to be read from PostgreSQL (orchestration/errors.ts, by type),
-// and the replies of settled attempts kept serialized in this process. A family plugs in its workflow
-// (orchestration/<family>.ts), its stored row and its rules.
+// The life every money attempt shares, whichever family it belongs to (wallet execute, paid tool call,
+// consumer spend): the bounded wait on its workflow's answer that becomes 409 attempt_in_progress with
+// Retry-After, the Temporal errors that mean the answer is to be read from PostgreSQL
+// (orchestration/errors.ts, by type), the one place the engine's domain result becomes its HTTP answer,
+// and the replies of settled attempts kept serialized in this process.
+import type { AttemptAnswer, AttemptInput, AttemptReply } from '../contracts/attempt';
+import { attemptReply } from '../domain/attempts/answers';
 import { ApiError } from '../domain/errors';
 import { answerIsStored } from '../orchestration/errors';
 import type { AppDeps } from './deps';
 import type { Reply } from './route';
-import { settledReplies, type AttemptFamily, type SettledReply } from './settled-replies';
+import { settledReplies, type ReplySpace, type SettledReply } from './settled-replies';
 
 /** How long an HTTP call waits for its attempt's answer before telling the caller to present it again. */
 export const SYNC_WAIT_MS = 30_000;
 
 export function attemptInProgress(attemptId: string, message: string): ApiError {
   return new ApiError(409, 'attempt_in_progress', message, { attempt_id: attemptId }, { 'Retry-After': '1' });
+}
+
+/**
+ * The engine's answer as the attempt's HTTP answer (its family's, domain/attempts/answers.ts); an outcome
+ * not known yet is attempt_in_progress, worded by the family's door.
+ */
+export function engineReply(attempt: AttemptInput, answer: AttemptAnswer, uncertain: string): AttemptReply {
+  if (answer.status === 'uncertain') throw attemptInProgress(attempt.input.attemptId, uncertain);
+  return attemptReply(attempt, answer);
 }
 
 export interface AwaitOptions<A> {
@@ -70,12 +81,12 @@ export interface SettledRow {
 /** Keeps a settled attempt's serialized reply in this process, so presenting it again costs no round trip. */
 export function rememberSettled(
   deps: AppDeps,
-  family: AttemptFamily,
+  space: ReplySpace,
   row: SettledRow,
   status: number,
   json: Buffer,
 ): Buffer {
-  settledReplies(deps.db, family).remember(row.orgId, row.attemptId, {
+  settledReplies(deps.db, space).remember(row.orgId, row.attemptId, {
     projectId: row.projectId,
     fingerprint: row.fingerprint,
     status,
@@ -85,10 +96,6 @@ export function rememberSettled(
 }
 
 /** The remembered reply of exactly this presentation (organization, project, fingerprint), or undefined. */
-export function settledReply(
-  deps: AppDeps,
-  family: AttemptFamily,
-  row: SettledRow,
-): SettledReply | undefined {
-  return settledReplies(deps.db, family).get(row.orgId, row.attemptId, row.projectId, row.fingerprint);
+export function settledReply(deps: AppDeps, space: ReplySpace, row: SettledRow): SettledReply | undefined {
+  return settledReplies(deps.db, space).get(row.orgId, row.attemptId, row.projectId, row.fingerprint);
 }

@@ -81,7 +81,7 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
   if (row.caller_attempt && SETTLED.has(row.status) && !row.fresh_owed) {
     rememberSettled(
       deps,
-      'consumer_payments',
+      'consumer',
       {
         orgId: row.org_id,
         attemptId: row.attempt_id,
@@ -181,7 +181,7 @@ export async function prepareSpend(
 
 export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<SpendRun> {
   if (req.callerAttempt) {
-    const settled = settledReply(deps, 'consumer_payments', {
+    const settled = settledReply(deps, 'consumer', {
       orgId: req.orgId,
       attemptId: req.attemptId,
       projectId: req.projectId,

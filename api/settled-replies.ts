@@ -60,19 +60,20 @@ export class SettledReplies {
 // NUL cannot occur in an id (the router refuses it), so it separates the two parts unambiguously.
 const keyOf = (orgId: string, attemptId: string): string => `${orgId}\u0000${attemptId}`;
 
-export type AttemptFamily = 'consumer_payments' | 'wallet_execute';
+/** Settled replies are kept per attempt id space (domain/attempts/store.ts). */
+export type ReplySpace = 'consumer' | 'wallet';
 
 // One cache per database: a cached row is a copy of that database's row, and a test gateway's database
 // is its own.
-const perDatabase = new WeakMap<DatabasePool, Record<AttemptFamily, SettledReplies>>();
+const perDatabase = new WeakMap<DatabasePool, Record<ReplySpace, SettledReplies>>();
 
-export function settledReplies(db: DatabasePool, family: AttemptFamily): SettledReplies {
+export function settledReplies(db: DatabasePool, space: ReplySpace): SettledReplies {
   let caches = perDatabase.get(db);
   if (!caches) {
-    caches = { consumer_payments: new SettledReplies(), wallet_execute: new SettledReplies() };
+    caches = { consumer: new SettledReplies(), wallet: new SettledReplies() };
     perDatabase.set(db, caches);
   }
-  return caches[family];
+  return caches[space];
 }
 
 /** A body as Koa would send it (JSON.stringify, UTF-8), so a cached reply is byte-identical to an uncached one. */

@@ -3,14 +3,21 @@
 // the baseline its target names:
 // - the empty-workflow floor on the same Temporal server, with a worker of its own in this process: alone,
 //   and at concurrency 16 with eager start;
-// - both spend families (wallet execute, consumer Pix spend), alone and at concurrency 16, with the CPU
-//   time of this process (API + worker + mocks), of the Temporal server and of PostgreSQL per attempt;
+// - the money families (wallet execute, paid tenant tool call, consumer Pix spend), alone and at
+//   concurrency 16, with the CPU time of this process (API + worker + mocks), of the Temporal server and of
+//   PostgreSQL per attempt, and beside them the workflow activations (workflow tasks plus local activity
+//   results, read from a finished attempt's history) and the PostgreSQL round trips this process made per
+//   attempt, so the next change can see where the time goes;
 // - replays of settled attempts for one caller, warm (the same attempt again) and cold (each attempt once),
-//   beside a bare node:http server answering the same body sizes.
+//   beside a bare node:http server and a bare Koa handler answering the same body through the same
+//   listener settings.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { MCP_UPSTREAM_AUTH } from '../providers/mocks/mcp-upstream';
+import { workflowIds } from '../contracts/workflow-ids';
 import { quietLogger } from '../worker/bundle';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
 import { costed, costLine, type Costed } from './support/cpu';
@@ -18,6 +25,8 @@ import { fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
+import { roundTrips } from './support/round-trips';
+import type { BenchStack } from './support/stack';
 
 const CONCURRENCY = 16;
 const LONE = Number(process.env.BENCH_LONE ?? 100);
@@ -26,6 +35,31 @@ const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 1_000);
 
 const line = (r: Costed) => `${formatResult(r)}   ${costLine(r)}`;
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
+
+/** A load's CPU cost and the PostgreSQL round trips this process (API and worker) made per request. */
+async function tripped(
+  stack: BenchStack,
+  run: () => Promise<LoadResult>,
+): Promise<Costed & { trips: number }> {
+  const before = roundTrips();
+  const result = await costed(stack, run);
+  return { ...result, trips: (roundTrips() - before) / result.requests };
+}
+
+/**
+ * The workflow activations of one finished attempt, from its history: each workflow task is one, and so is
+ * each local activity result (it wakes the workflow inside the task).
+ */
+async function activationsOf(stack: BenchStack, workflowId: string): Promise<string> {
+  const history = await stack.deps.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+  const events = history.events ?? [];
+  const tasks = events.filter((e) => e.workflowTaskStartedEventAttributes).length;
+  const locals = events.filter(
+    (e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity',
+  ).length;
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes).length;
+  return `${tasks + locals} activations (${tasks} workflow tasks, ${locals} local activities, ${scheduled} scheduled activities)`;
+}
 
 async function main(): Promise<void> {
   const stack = await startBenchStack({ poolSize: 40 });
@@ -81,7 +115,7 @@ async function main(): Promise<void> {
     );
   const executeUrls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
   const executes = (label: string, prefix: string, count: number, concurrency: number) =>
-    costed(stack, () =>
+    tripped(stack, () =>
       spawnRotating({
         label,
         url: executeUrls,
@@ -95,6 +129,61 @@ async function main(): Promise<void> {
   await executes('warmup', 'warm', 50, CONCURRENCY);
   const executeLone = await executes('wallet execute, alone', 'lone', LONE, 1);
   const executeLoad = await executes(`wallet execute, c=${CONCURRENCY}`, 'load', TOTAL, CONCURRENCY);
+
+  // Paid tenant tool calls: a priced tool of the upstream MCP mock, one session (agent) and wallet per lane.
+  const server = await stack.request('POST', '/v1/mcp-servers', {
+    key: tenant.key,
+    body: {
+      slug: 'bench-engine',
+      name: 'Bench engine',
+      upstream_url: stack.config.providerUrls.mcp_upstream,
+      upstream_auth: MCP_UPSTREAM_AUTH,
+      platform_fee_bps: 1500,
+      tools: [{ tool_name: 'quote', price: '0.01' }],
+    },
+  });
+  if (server.status !== 201) throw new Error(server.text);
+  const caller = await stack.createTenant();
+  await stack.request('PATCH', `/v1/projects/${caller.projectId}/settings`, {
+    key: caller.key,
+    body: { session_tool_calls_per_minute: 100_000 },
+  });
+  const callerWallets = await fundedWallets(stack, caller, CONCURRENCY, 'paid');
+  const sessionUrls: string[] = [];
+  for (let i = 0; i < CONCURRENCY; i++) {
+    const session = await stack.request('POST', '/v1/sessions', {
+      key: caller.key,
+      body: { servers: ['bench-engine'], agent_id: `bench-agent-${i}` },
+    });
+    sessionUrls.push(`${stack.url}/v1/sessions/${session.body.id}/tool-calls`);
+  }
+  const callerHeaders = { Authorization: `Bearer ${caller.key}`, 'Content-Type': 'application/json' };
+  const paidBodies = (prefix: string, count: number) =>
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        tool: 'bench-engine.quote',
+        arguments: {
+          from: 'SP',
+          to: 'RJ',
+          gateway_payment: { wallet_id: callerWallets[i % CONCURRENCY], attempt_id: `${prefix}-${i}` },
+        },
+      }),
+    );
+  const paidCalls = (label: string, prefix: string, count: number, concurrency: number) =>
+    tripped(stack, () =>
+      spawnRotating({
+        label,
+        url: sessionUrls,
+        method: 'POST',
+        headers: callerHeaders,
+        bodies: paidBodies(prefix, count),
+        total: count,
+        concurrency,
+      }),
+    );
+  await paidCalls('warmup', 'paid-warm', 50, CONCURRENCY);
+  const paidLone = await paidCalls('paid tool call, alone', 'paid-lone', LONE, 1);
+  const paidLoad = await paidCalls(`paid tool call, c=${CONCURRENCY}`, 'paid-load', TOTAL, CONCURRENCY);
 
   // Consumer Pix spends: one consumer per lane, since one mandate's spends serialize on its lock.
   const consumers = await Promise.all(
@@ -111,7 +200,7 @@ async function main(): Promise<void> {
       JSON.stringify(pixSpend(consumers[i % CONCURRENCY], { amount_minor: 1_050 })),
     );
   const spends = (label: string, bodies: string[], concurrency: number) =>
-    costed(stack, () =>
+    tripped(stack, () =>
       spawnRotating({
         label,
         url: spendUrl,
@@ -165,6 +254,41 @@ async function main(): Promise<void> {
     }),
   );
   bare.close();
+  // A bare Koa handler answering the same body, listening as the gateway does (keep-alive kept 65 s).
+  const koa = new Koa();
+  koa.use((ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = fixed;
+  });
+  const koaServer = koa.listen(0, '127.0.0.1');
+  koaServer.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => koaServer.once('listening', resolve));
+  const koaLone = await costed(stack, () =>
+    spawnRotating({
+      label: 'bare Koa handler, same body, alone',
+      url: `http://127.0.0.1:${(koaServer.address() as AddressInfo).port}/`,
+      method: 'POST',
+      headers,
+      bodies: [loneBodies[0]],
+      total: REPLAYS,
+      concurrency: 1,
+      warmup: 100,
+    }),
+  );
+  koaServer.closeAllConnections();
+  koaServer.close();
+
+  const activations = {
+    'wallet execute': await activationsOf(stack, workflowIds.spend(tenant.orgId, 'load-0')),
+    'paid tool call': await activationsOf(stack, workflowIds.toolCharge(caller.orgId, 'paid-load-0')),
+    'consumer Pix spend': await activationsOf(
+      stack,
+      workflowIds.consumerSpend(
+        tenant.orgId,
+        (JSON.parse(loadBodies[0]) as { attempt_id: string }).attempt_id,
+      ),
+    ),
+  };
 
   console.log(machineLine());
   console.log(
@@ -175,31 +299,39 @@ async function main(): Promise<void> {
     floorEager,
     executeLone,
     executeLoad,
+    paidLone,
+    paidLoad,
     spendLone,
     spendLoad,
     bareLone,
+    koaLone,
     cold,
     warm,
   ])
     console.log(line(r));
-  console.log('targets:');
+  console.log("targets (issue 27), against the same run's floor:");
   for (const [family, lone, load] of [
     ['wallet execute', executeLone, executeLoad],
+    ['paid tool call', paidLone, paidLoad],
     ['consumer Pix spend', spendLone, spendLoad],
   ] as const) {
+    const cpu = load.processMs / floorEager.processMs;
     const ratio = load.rps / floorEager.rps;
     console.log(
-      `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms (< 10 ms: ${verdict(load.processMs < 10)}; an empty workflow alone costs this process ${floorEager.processMs.toFixed(1)} ms)`,
+      `- ${family}: ${activations[family]}; ${load.trips.toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
     );
     console.log(
-      `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor (>= 0.9: ${verdict(ratio >= 0.9)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
+      `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms = ${cpu.toFixed(2)}x the empty workflow's ${floorEager.processMs.toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(cpu <= 2)})`,
     );
     console.log(
-      `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 20 (${verdict(lone.p50 <= floorLone.p50 + 20)})`,
+      `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor's ${floorEager.rps.toFixed(1)}/s (>= 0.5: ${verdict(ratio >= 0.5)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
+    );
+    console.log(
+      `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 15 (${verdict(lone.p50 <= floorLone.p50 + 15)})`,
     );
   }
   console.log(
-    `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (< 1: ${verdict(warm.p99 < 1)}), cold p99 ${cold.p99.toFixed(2)} ms (< 3: ${verdict(cold.p99 < 3)}); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
+    `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (<= 1.5x the bare Koa handler's ${koaLone.p99.toFixed(2)} ms: ${verdict(warm.p99 <= 1.5 * koaLone.p99)}), cold p99 ${cold.p99.toFixed(2)} ms (<= 3x: ${verdict(cold.p99 <= 3 * koaLone.p99)}); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
   );
 
   floorWorker.shutdown();

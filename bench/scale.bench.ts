@@ -135,7 +135,7 @@ async function main(): Promise<void> {
       });
       // Counted in PostgreSQL, not from the answers: a spend counts only once its attempt completed.
       const completed = (await db.oneFirst(
-        sql.unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE attempt_id LIKE ${`${prefix}-run-%`} AND status = 'completed'`,
+        sql.unsafe`SELECT count(*)::int AS n FROM attempts WHERE family = 'wallet_execute' AND attempt_id LIKE ${`${prefix}-run-%`} AND status = 'completed'`,
       )) as number;
       rows.push({
         label: `wallet execute, ${n} worker + ${n} API processes`,

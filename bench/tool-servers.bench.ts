@@ -1,5 +1,5 @@
 // Paid tenant tool calls on the real stack: a priced tool of a tenant's upstream MCP server (the mock, official
-// server SDK on loopback) called through `POST /v1/sessions/{id}/tool-calls` (policy, hold, paidToolCall
+// server SDK on loopback) called through `POST /v1/sessions/{id}/tool-calls` (policy, hold, the engine's attempt
 // workflow, upstream tools/call over MCP, debit with the tenant share and platform fee) beside the same upstream
 // call made directly by an MCP client, one at a time (the overhead); then paid calls/s at concurrency 16 (16
 // agents, 16 wallets) beside the Temporal empty-workflow floor measured on the same server in the same run

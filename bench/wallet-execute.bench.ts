@@ -108,7 +108,7 @@ async function main(): Promise<void> {
 
   const completed = await stack.db.oneFirst(
     (await import('slonik')).sql
-      .unsafe`SELECT count(*)::int AS n FROM spend_attempts WHERE status = 'completed'`,
+      .unsafe`SELECT count(*)::int AS n FROM attempts WHERE family = 'wallet_execute' AND status = 'completed'`,
   );
   const rss = process.memoryUsage().rss / 2 ** 20;
 

@@ -14,6 +14,11 @@ export const workflowIds = {
   /** The replay of a call held for approval: one per approval, so approving twice cannot pay twice. */
   spendReplay: (orgId: string, attemptId: string, approvalId: string): string =>
     `spend/${orgId}/${attemptId}/${approvalId}`,
+  /** A paid tool call of a tenant tool server. */
+  toolCharge: (orgId: string, attemptId: string): string => `tool-charge/${orgId}/${attemptId}`,
+  /** An approved paid tool call's replay: one per approval. */
+  toolChargeReplay: (orgId: string, attemptId: string, approvalId: string): string =>
+    `tool-charge/${orgId}/${attemptId}/${approvalId}`,
   approval: (approvalId: string): string => `approval/${approvalId}`,
   /** An approved tool call's replay: one per approval. */
   toolCallReplay: (orgId: string, approvalId: string): string => `tool-call/${orgId}/${approvalId}`,

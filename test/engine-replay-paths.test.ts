@@ -1,7 +1,8 @@
 // Histories of the attempt engine's newer paths, replayed at once on the current bundle and (with
 // RECORD_HISTORIES=1) saved under test/replay/ beside the older ones, so later versions must keep replaying
 // them: a wallet payment found by the provider status call, one held through the provider's silence until it
-// was presented again, and Pix spends pulled through a pix-consent funding source (paid, and refused).
+// was presented again, and Pix spends pulled through a pix-consent funding source (paid, and refused). The
+// wallet paths recorded before the one engine (spend-attempt-provider-*) keep replaying from their files.
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { workflowIds } from '../contracts/workflow-ids';
@@ -53,10 +54,10 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     const { history } = await replayFinished(
       gw,
       workflowIds.spend(tenant.orgId, attempt),
-      name('spend-attempt-provider-status'),
+      name('attempt-wallet-provider-status'),
     );
-    expect(scheduledActivities(history)).toEqual(['paymentStatus']);
-    expect(localActivities(history)).toContain('dispatchPayment');
+    expect(scheduledActivities(history)).toEqual(['lookupAttempt']);
+    expect(localActivities(history)).toContain('sendAttempt');
   });
 
   it("replays a wallet execute held through the provider's silence until it was presented again", async () => {
@@ -78,10 +79,10 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     const { history } = await replayFinished(
       gw,
       workflowIds.spend(tenant.orgId, attempt),
-      name('spend-attempt-provider-uncertain'),
+      name('attempt-wallet-provider-uncertain'),
     );
-    expect(scheduledActivities(history)).toEqual(['paymentStatus', 'paymentStatus']);
-    expect(localActivities(history)).toContain('dispatchPayment');
+    expect(scheduledActivities(history)).toEqual(['lookupAttempt', 'lookupAttempt']);
+    expect(localActivities(history)).toContain('sendAttempt');
   });
 
   /** A consumer whose mandate is bound to a pix-consent funding source; its sub-account holds nothing. */

@@ -1,6 +1,8 @@
 // The money workflows' branches on the real workflow bundle with stub activities, on Temporal's
 // time-skipping server: each branch runs in milliseconds and says which activities it called, so a
 // change of what a branch does to money (settle, release, hold on) shows here before the full stack runs.
+// The one attempt engine (moneyAttempt) is driven for each of its families; spendAttempt, the wallet
+// execute type from before it, keeps its branches while attempts claimed under it may run.
 import { randomBytes } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -14,6 +16,21 @@ import { installRuntime } from '../worker/worker';
 import { consumerSpendAnswerUpdate, consumerSpendRetryUpdate } from '../contracts/consumer-spend-messages';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../contracts/search-attributes';
 import { spendOutcomeUpdate } from '../contracts/spend-messages';
+import type {
+  AttemptAnswer,
+  AttemptInput,
+  AttemptResult,
+  Authorized,
+  Looked,
+  Sent,
+} from '../contracts/attempt';
+import {
+  AttemptResolveFailure,
+  attemptAnswerUpdate,
+  attemptResolveUpdate,
+} from '../contracts/attempt-messages';
+import type { ToolChargeInput } from '../contracts/tool-charge';
+import type { AuditStep } from '../contracts/attempt-audit';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;
@@ -23,6 +40,13 @@ const taskQueue = `branches-${randomBytes(4).toString('hex')}`;
 let current: Record<string, (...args: never[]) => unknown> = {};
 let calls: string[] = [];
 const ACTIVITY_NAMES = [
+  'authorizeAttempt',
+  'sendAttempt',
+  'lookupAttempt',
+  'settleAttempt',
+  'releaseAttempt',
+  'releaseAttemptIfHeld',
+  'finishAttempt',
   'authorizeSpend',
   'dispatchPayment',
   'paymentStatus',
@@ -98,7 +122,289 @@ const unanswered = () => {
 
 const workflowId = (label: string) => `branch-${label}-${randomBytes(4).toString('hex')}`;
 
-describe('spendAttempt (wallet execute)', () => {
+describe('moneyAttempt, the one engine', () => {
+  const spend: SpendInput = {
+    orgId: 'org_1',
+    projectId: 'prj_1',
+    environment: 'test',
+    attemptId: 'att-e1',
+    walletId: 'wal_1',
+    agentId: 'agent-1',
+    amountMinor: '1234',
+    currency: 'BRL',
+    recipient: 'merchant-42',
+    description: 'Office supplies',
+    mandateId: 'mdt_1',
+    purpose: null,
+    preferredMethod: null,
+    targetCurrency: null,
+    metadata: {},
+    requestId: 'req_1',
+  };
+  const charge: ToolChargeInput = {
+    orgId: 'org_1',
+    projectId: 'prj_1',
+    environment: 'test',
+    attemptId: 'att-e2',
+    walletId: 'wal_1',
+    agentId: 'agent-1',
+    toolName: 'freight.quote',
+    upstreamTool: 'quote',
+    arguments: { from: 'SP', to: 'RJ' },
+    serverId: 'tsv_1',
+    serverOrgId: 'org_2',
+    serverProjectId: 'prj_2',
+    payoutWalletId: 'wal_2',
+    feeWalletId: 'wal_3',
+    priceMinor: '25',
+    currency: 'BRL',
+    platformFeeBps: 1500,
+    requestId: 'req_2',
+  };
+  const wallet: AttemptInput = { family: 'wallet_execute', input: spend };
+  const tool: AttemptInput = { family: 'tool_charge', input: charge };
+  const step = (name: string): AuditStep[] => [
+    { timestamp: '2026-01-01T00:00:00.000Z', step: name, status: 'pass', detail: name },
+  ];
+  const steps = {
+    authorizeAttempt: (): Authorized => ({ kind: 'held', holdId: 'hld_1', steps: step('hold') }),
+    settleAttempt: () => ({
+      debitId: '7',
+      paymentId: 'mpay_1',
+      output: null,
+      split: null,
+      steps: step('debit'),
+    }),
+    releaseAttempt: ({ sent }: { sent: Extract<Sent, { status: 'refused' }> }) => ({
+      releaseId: '8',
+      failure: { code: sent.code, message: sent.message },
+      output: null,
+      steps: step('release'),
+    }),
+    releaseAttemptIfHeld: () => ({ releaseId: '9', steps: step('release') }),
+    finishAttempt: () => undefined,
+  };
+  const start = (taskQueue: string, attempt: AttemptInput) =>
+    env.client.workflow.start('moneyAttempt', {
+      taskQueue,
+      workflowId: workflowId('engine'),
+      args: [attempt],
+    });
+  const run = async (taskQueue: string, attempt: AttemptInput) =>
+    (await (await start(taskQueue, attempt)).result()) as AttemptResult;
+  const uncertain = (message: string): Looked => ({ sent: { status: 'uncertain', message }, steps: [] });
+
+  describe.each([
+    ['wallet execute', wallet],
+    ['paid tool call', tool],
+  ])('for a %s', (_family, attempt) => {
+    it('settles the hold once the send succeeded, and stores the result once', async () => {
+      const { result, calls } = await withStubs(
+        { ...steps, sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: 'mpay_1', output: null }) },
+        (q) => run(q, attempt),
+      );
+      expect(result).toMatchObject({ status: 'completed', wallet: { holdId: 'hld_1', debitId: '7' } });
+      expect(result.audit.map((s) => s.step)).toEqual(['hold', 'debit']);
+      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt', 'finishAttempt']);
+    });
+
+    it('releases the hold when the send was refused', async () => {
+      const { result, calls } = await withStubs(
+        {
+          ...steps,
+          sendAttempt: (): Sent => ({
+            status: 'refused',
+            code: 'card_declined',
+            message: 'no',
+            output: null,
+          }),
+        },
+        (q) => run(q, attempt),
+      );
+      expect(result).toMatchObject({
+        status: 'failed',
+        failure: { code: 'card_declined' },
+        wallet: { releaseId: '8' },
+      });
+      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'releaseAttempt', 'finishAttempt']);
+    });
+
+    it('sends nothing when the authorization refused before any hold', async () => {
+      const { result, calls } = await withStubs(
+        {
+          ...steps,
+          authorizeAttempt: (): Authorized => ({
+            kind: 'refused',
+            insufficientFunds: true,
+            failure: null,
+            steps: [],
+          }),
+        },
+        (q) => run(q, attempt),
+      );
+      expect(result).toMatchObject({ status: 'failed', wallet: { insufficientFunds: true, holdId: null } });
+      expect(calls).toEqual(['authorizeAttempt', 'finishAttempt']);
+    });
+
+    it('releases what the authorization may hold when it breaks before the send, and fails the attempt', async () => {
+      const { result, calls } = await withStubs(
+        {
+          ...steps,
+          authorizeAttempt: () => {
+            throw ApplicationFailure.nonRetryable('wallet vanished', 'not_found');
+          },
+        },
+        (q) => run(q, attempt),
+      );
+      expect(result).toMatchObject({
+        status: 'failed',
+        failure: { code: 'attempt_failed' },
+        wallet: { releaseId: '9' },
+      });
+      expect(calls).toEqual(['authorizeAttempt', 'releaseAttemptIfHeld', 'finishAttempt']);
+    });
+
+    it('settles a send whose answer never came once the status lookup finds it made', async () => {
+      const { result, calls } = await withStubs(
+        {
+          ...steps,
+          sendAttempt: unanswered,
+          lookupAttempt: (): Looked => ({
+            sent: { status: 'succeeded', paymentId: 'mpay_2', output: null },
+            steps: [],
+          }),
+        },
+        (q) => run(q, attempt),
+      );
+      expect(result.status).toBe('completed');
+      expect(calls).toEqual([
+        'authorizeAttempt',
+        'sendAttempt',
+        'lookupAttempt',
+        'settleAttempt',
+        'finishAttempt',
+      ]);
+    });
+
+    it('keeps the hold while the lookup cannot say, asking again each time the attempt is presented', async () => {
+      let asked = 0;
+      const stubs = {
+        ...steps,
+        sendAttempt: unanswered,
+        lookupAttempt: (): Looked =>
+          ++asked === 1
+            ? uncertain('status answered 503')
+            : {
+                sent: {
+                  status: 'refused',
+                  code: 'provider_unreachable',
+                  message: 'never received',
+                  output: null,
+                },
+                steps: [],
+              },
+      };
+      const { result, calls } = await withStubs(stubs, async (q) => {
+        const handle = await start(q, attempt);
+        expect(await handle.executeUpdate(attemptAnswerUpdate)).toEqual({
+          status: 'uncertain',
+          detail: 'status answered 503',
+        } satisfies AttemptAnswer);
+        expect(await handle.executeUpdate(attemptAnswerUpdate)).toMatchObject({ status: 'failed' });
+        return (await handle.result()) as AttemptResult;
+      });
+      expect(result).toMatchObject({ status: 'failed', failure: { code: 'provider_unreachable' } });
+      expect(calls).toEqual([
+        'authorizeAttempt',
+        'sendAttempt',
+        'lookupAttempt',
+        'lookupAttempt',
+        'releaseAttempt',
+        'finishAttempt',
+      ]);
+    });
+  });
+
+  it('settles a paid call someone who knows resolved as succeeded, answering the settled result', async () => {
+    const { result, calls } = await withStubs(
+      { ...steps, sendAttempt: unanswered, lookupAttempt: () => uncertain('connection dropped') },
+      async (q) => {
+        const handle = await start(q, tool);
+        expect(await handle.executeUpdate(attemptAnswerUpdate)).toMatchObject({ status: 'uncertain' });
+        const settled = await handle.executeUpdate(attemptResolveUpdate, {
+          args: [{ outcome: 'succeeded', resolvedBy: 'key:k1' }],
+        });
+        expect(settled).toMatchObject({ status: 'completed' });
+        return (await handle.result()) as AttemptResult;
+      },
+    );
+    expect(result.audit.map((s) => s.step)).toEqual(['hold', 'resolve', 'debit']);
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'lookupAttempt',
+      'settleAttempt',
+      'finishAttempt',
+    ]);
+  });
+
+  it('releases a paid call resolved as failed', async () => {
+    const { result, calls } = await withStubs(
+      { ...steps, sendAttempt: unanswered, lookupAttempt: () => uncertain('connection dropped') },
+      async (q) => {
+        const handle = await start(q, tool);
+        await handle.executeUpdate(attemptAnswerUpdate);
+        await handle.executeUpdate(attemptResolveUpdate, {
+          args: [{ outcome: 'failed', resolvedBy: 'key:k1' }],
+        });
+        return (await handle.result()) as AttemptResult;
+      },
+    );
+    expect(result).toMatchObject({ status: 'failed', wallet: { releaseId: '8' } });
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'lookupAttempt',
+      'releaseAttempt',
+      'finishAttempt',
+    ]);
+  });
+
+  it('refuses a resolution of a wallet execute: only its provider says what became of a payment', async () => {
+    let asked = 0;
+    const { calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: unanswered,
+        lookupAttempt: (): Looked =>
+          ++asked === 1
+            ? uncertain('status answered 503')
+            : { sent: { status: 'succeeded', paymentId: 'mpay_4', output: null }, steps: [] },
+      },
+      async (q) => {
+        const handle = await start(q, wallet);
+        await handle.executeUpdate(attemptAnswerUpdate);
+        await expect(
+          handle.executeUpdate(attemptResolveUpdate, {
+            args: [{ outcome: 'failed', resolvedBy: 'user:bob' }],
+          }),
+        ).rejects.toMatchObject({ cause: { type: AttemptResolveFailure.NotUncertain } });
+        expect(await handle.executeUpdate(attemptAnswerUpdate)).toMatchObject({ status: 'completed' });
+        return handle.result();
+      },
+    );
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'lookupAttempt',
+      'lookupAttempt',
+      'settleAttempt',
+      'finishAttempt',
+    ]);
+  });
+});
+
+describe('spendAttempt (wallet execute, the type from before the engine)', () => {
   const input: SpendInput = {
     orgId: 'org_1',
     projectId: 'prj_1',

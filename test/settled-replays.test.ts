@@ -23,7 +23,7 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-/** Runs `action`, counting the statements sent to PostgreSQL that touch an attempts table. */
+/** Runs `action`, counting the statements sent to PostgreSQL that touch the attempts table. */
 async function attemptStatements<T>(
   action: () => Promise<T>,
 ): Promise<{ result: T; statements: number; texts: string[] }> {
@@ -36,7 +36,7 @@ async function attemptStatements<T>(
           .replace(/\s+/g, ' ')
           .trim(),
       )
-      .filter((text) => text.includes('spend_attempts'));
+      .filter((text) => /\battempts\b/.test(text));
     return { result, statements: texts.length, texts };
   } finally {
     spy.mockRestore();

@@ -1,7 +1,9 @@
-// The money workflows replay their histories on the current bundle: every path of spendAttempt,
-// consumerSpendAttempt and approvalHold is driven through HTTP on both Temporal servers, its history
-// replayed at once, and (RECORD_HISTORIES=1, `npm run record-histories`) saved under test/replay/;
-// the saved histories are replayed too, so a change that breaks running workflows fails here.
+// The money workflows replay their histories on the current bundle: every path of the one attempt engine
+// (moneyAttempt, for wallet executes and paid tool calls), consumerSpendAttempt and approvalHold is driven
+// through HTTP on both Temporal servers, its history replayed at once, and (RECORD_HISTORIES=1,
+// `npm run record-histories`) saved under test/replay/; the saved histories are replayed too, among them
+// those of spendAttempt and paidToolCall recorded before the engine, so a change that breaks running
+// workflows fails here.
 import { Worker } from '@temporalio/worker';
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
@@ -17,6 +19,7 @@ import {
   scheduledActivities,
 } from './support/histories';
 import { fund, newWallet } from './support/money';
+import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 
 let n = 0;
 const attemptId = (label: string) => `rpl-${label}-${Date.now()}-${++n}`;
@@ -70,7 +73,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
   });
   const name = (label: string) => `${label}.${server}`;
 
-  describe('spendAttempt', () => {
+  describe('moneyAttempt: wallet execute', () => {
     it('replays a wallet execute that completed', async () => {
       const wallet = await newWallet(gw, tenant);
       await fund(gw, tenant, wallet, 10_000);
@@ -80,15 +83,15 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const { history } = await replayFinished(
         gw,
         workflowIds.spend(tenant.orgId, attempt),
-        name('spend-attempt-completed'),
+        name('attempt-wallet-completed'),
       );
       // The dispatch runs inside the workflow task: nothing is scheduled on the server.
       expect(scheduledActivities(history)).toEqual([]);
       expect(localActivities(history)).toEqual([
-        'authorizeSpend',
-        'dispatchPayment',
-        'settleSpend',
-        'finishSpend',
+        'authorizeAttempt',
+        'sendAttempt',
+        'settleAttempt',
+        'finishAttempt',
       ]);
     });
 
@@ -103,7 +106,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         failure: { code: 'card_declined' },
         wallet: { releaseId: expect.any(String) },
       });
-      await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('spend-attempt-refused'));
+      await replayFinished(gw, workflowIds.spend(tenant.orgId, attempt), name('attempt-wallet-refused'));
     });
   });
 
@@ -114,16 +117,16 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const held = await walletExecute(gw, t, wallet, attempt, 120);
       expect([held.status, held.body.status]).toEqual([403, 'requires-approval']);
       const approvalId = held.body.approval_id as string;
-      await replayFinished(gw, workflowIds.spend(t.orgId, attempt), name('spend-attempt-held'));
+      await replayFinished(gw, workflowIds.spend(t.orgId, attempt), name('attempt-wallet-held'));
       expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
-      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-approved'));
+      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-attempt-approved'));
       const replayed = await replayFinished(
         gw,
         workflowIds.spendReplay(t.orgId, attempt, approvalId),
-        name('spend-attempt-approved-replay'),
+        name('attempt-wallet-approved-replay'),
       );
       expect(scheduledActivities(replayed.history)).toEqual([]);
-      expect(localActivities(replayed.history)).toContain('dispatchPayment');
+      expect(localActivities(replayed.history)).toContain('sendAttempt');
       const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key });
       expect(approval.body).toMatchObject({ status: 'approved', execution_result: { status: 'completed' } });
     });
@@ -142,6 +145,136 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       expect(
         (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0],
       ).toMatchObject({ available_minor: '100000' });
+    });
+  });
+
+  describe('moneyAttempt: paid tool call', () => {
+    let caller: Tenant;
+    let owner: Tenant;
+    let toolServer: { id: string; slug: string };
+    let session: string;
+    beforeAll(async () => {
+      owner = await gw.createTenant();
+      caller = await gw.createTenant();
+      const created = await gw.request('POST', '/v1/mcp-servers', {
+        key: owner.key,
+        body: {
+          slug: `rpl-${server}`,
+          name: 'Replayed charges',
+          upstream_url: (gw.mocks.mcp_upstream as McpUpstreamMock).url,
+          upstream_auth: MCP_UPSTREAM_AUTH,
+          platform_fee_bps: 1500,
+          tools: [
+            { tool_name: 'quote', price: '0.25' },
+            { tool_name: 'fail', price: '0.50' },
+            { tool_name: 'vanish', price: '0.50' },
+          ],
+        },
+      });
+      if (created.status !== 201) throw new Error(created.text);
+      toolServer = created.body;
+      session = (
+        await gw.request('POST', '/v1/sessions', { key: caller.key, body: { servers: [toolServer.slug] } })
+      ).body.id;
+    });
+    const paidCall = async (t: Tenant, inSession: string, tool: string, args: Record<string, unknown>) =>
+      gw.request('POST', `/v1/sessions/${inSession}/tool-calls`, {
+        key: t.key,
+        body: { tool: `${toolServer.slug}.${tool}`, arguments: args },
+      });
+    const fundedWallet = async (t: Tenant) => {
+      const wallet = await newWallet(gw, t);
+      await fund(gw, t, wallet, 10_000);
+      return wallet;
+    };
+
+    it('replays a paid call the upstream answered, debited with the split', async () => {
+      const wallet = await fundedWallet(caller);
+      const attempt = attemptId('charge');
+      const r = await paidCall(caller, session, 'quote', {
+        from: 'SP',
+        to: 'RJ',
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect([r.status, r.body.status]).toEqual([200, 'success']);
+      const { history } = await replayFinished(
+        gw,
+        `tool-charge/${caller.orgId}/${attempt}`,
+        name('attempt-tool-charge-completed'),
+      );
+      expect(scheduledActivities(history)).toEqual(['sendAttempt']);
+    });
+
+    it('replays a paid call the upstream failed, whose hold was released', async () => {
+      const wallet = await fundedWallet(caller);
+      const attempt = attemptId('charge-fail');
+      const r = await paidCall(caller, session, 'fail', {
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect(r.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
+      await replayFinished(gw, `tool-charge/${caller.orgId}/${attempt}`, name('attempt-tool-charge-failed'));
+    });
+
+    it('replays a paid call whose answer never came, resolved by the tenant', async () => {
+      const wallet = await fundedWallet(caller);
+      const attempt = attemptId('charge-lost');
+      const r = await paidCall(caller, session, 'vanish', {
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect(r.body.error.code).toBe('attempt_in_progress');
+      const resolved = await gw.request(
+        'POST',
+        `/v1/mcp-servers/${toolServer.id}/charges/${attempt}/resolve`,
+        {
+          key: owner.key,
+          body: { outcome: 'succeeded' },
+        },
+      );
+      expect(resolved.status).toBe(200);
+      const { history } = await replayFinished(
+        gw,
+        `tool-charge/${caller.orgId}/${attempt}`,
+        name('attempt-tool-charge-resolved'),
+      );
+      expect(scheduledActivities(history)).toEqual(['sendAttempt', 'lookupAttempt']);
+    });
+
+    it('replays a paid call a rule held, its approval, and the call the approval replayed once', async () => {
+      const t = await gw.createTenant();
+      const wallet = await fundedWallet(t);
+      await gw.request('POST', '/v1/policies', {
+        key: t.key,
+        body: {
+          name: 'ask first',
+          type: 'approval-required',
+          tools: [`${toolServer.slug}.quote`],
+          config: {},
+        },
+      });
+      const own = (
+        await gw.request('POST', '/v1/sessions', { key: t.key, body: { servers: [toolServer.slug] } })
+      ).body.id;
+      const attempt = attemptId('charge-held');
+      const held = await paidCall(t, own, 'quote', {
+        from: 'A',
+        to: 'B',
+        gateway_payment: { wallet_id: wallet, attempt_id: attempt },
+      });
+      expect([held.status, held.body.reason]).toEqual([403, 'approval_required']);
+      const approvalId = held.body.approval_id as string;
+      await replayFinished(gw, `tool-charge/${t.orgId}/${attempt}`, name('attempt-tool-charge-held'));
+      expect((await decide(gw, t, approvalId, 'approve')).status).toBe(200);
+      await replayFinished(
+        gw,
+        workflowIds.approval(approvalId),
+        name('approval-hold-attempt-tool-charge-approved'),
+      );
+      const replayed = await replayFinished(
+        gw,
+        `tool-charge/${t.orgId}/${attempt}/${approvalId}`,
+        name('attempt-tool-charge-approved-replay'),
+      );
+      expect(scheduledActivities(replayed.history)).toEqual(['sendAttempt']);
     });
   });
 
@@ -262,6 +395,18 @@ describe('recorded histories under test/replay/', () => {
   // Read when the tests run, after a recording run above has written them.
   it('cover every path of every money workflow, from both servers', () => {
     const paths = [
+      'attempt-wallet-completed',
+      'attempt-wallet-refused',
+      'attempt-wallet-held',
+      'attempt-wallet-approved-replay',
+      'approval-hold-attempt-approved',
+      'attempt-tool-charge-completed',
+      'attempt-tool-charge-failed',
+      'attempt-tool-charge-resolved',
+      'attempt-tool-charge-held',
+      'attempt-tool-charge-approved-replay',
+      'approval-hold-attempt-tool-charge-approved',
+      // Recorded before the one engine: the old workflow types stay registered so these keep replaying.
       'spend-attempt-completed',
       'spend-attempt-refused',
       'spend-attempt-held',
@@ -275,6 +420,12 @@ describe('recorded histories under test/replay/', () => {
       'consumer-spend-insufficient-funds',
       'consumer-spend-held',
       'consumer-spend-approved-replay',
+      'paid-tool-call-completed',
+      'paid-tool-call-failed',
+      'paid-tool-call-resolved',
+      'paid-tool-call-held',
+      'paid-tool-call-approved-replay',
+      'approval-hold-tool-charge-approved',
     ];
     const recorded = recordedHistories();
     const expected = [
@@ -283,7 +434,7 @@ describe('recorded histories under test/replay/', () => {
     ];
     expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
     expect(new Set(recorded.map((r) => r.workflowType))).toEqual(
-      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']),
+      new Set(['moneyAttempt', 'spendAttempt', 'consumerSpendAttempt', 'approvalHold', 'paidToolCall']),
     );
   });
 

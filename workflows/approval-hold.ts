@@ -5,6 +5,7 @@ import {
   ApplicationFailure,
   condition,
   executeChild,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -14,7 +15,7 @@ import type { ApprovalView } from '../contracts/approval-view';
 import { searchAttributes } from '../contracts/search-attributes';
 import { approvalStateQuery, decideUpdate, type DecideInput } from '../contracts/approval-messages';
 import { MoneyFailure } from '../contracts/money-failures';
-import { REPLAYS, type HeldCall } from './replays';
+import { LEGACY_REPLAYS, REPLAYS, type HeldCall } from './replays';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
@@ -80,7 +81,9 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
   }
 
   if ((state as State) === 'approved') {
-    const spec = REPLAYS[input.kind];
+    // Holds started before the one engine replay their call as the old workflow type.
+    const legacy = LEGACY_REPLAYS[input.kind];
+    const spec = legacy && !patched('one-attempt-engine') ? legacy : REPLAYS[input.kind];
     let outcome: { ok: boolean; result: Record<string, unknown> };
     if (!spec) {
       outcome = {
@@ -104,7 +107,7 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
             ...(extra.amountMinor !== undefined ? { amountMinor: extra.amountMinor } : {}),
           }),
         });
-        outcome = spec.outcome(result);
+        outcome = spec.outcome(result, input);
       } catch (error) {
         outcome = {
           ok: false,

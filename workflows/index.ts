@@ -4,7 +4,7 @@ export { workerProbe } from './probe';
 export { consentLifecycle } from './consent-lifecycle';
 export { contactCodeDelivery, contactCodeCheck } from './contact-code';
 export { consumerSpendAttempt } from './consumer-spend-attempt';
-export { spendAttempt } from './spend-attempt';
+export { moneyAttempt } from './attempt';
 export { approvalHold } from './approval-hold';
 export { approvalSweep } from './approval-sweep';
 export { walletReconciliation, reconciliationSweep } from './reconciliation';
@@ -13,9 +13,12 @@ export { webhookDelivery } from './webhook-delivery';
 export { toolCallReplay } from './tool-call-replay';
 export { linkPayment } from './link-payment';
 export { ddaRegistration } from './dda-registration';
-export { paidToolCall } from './paid-tool-call';
 export { platformFeeSweep } from './platform-fee-sweep';
 export { walletTopup } from './wallet-topup';
 export { depositWatch } from './deposit-watch';
 export { provisioningRun } from './provisioning-run';
 export { cardMint } from './card-mint';
+// The workflow types of wallet execute and paid tool calls before the one engine: registered so attempts
+// claimed under them finish and their histories replay. Nothing starts them any more.
+export { spendAttempt } from './legacy/spend-attempt';
+export { paidToolCall } from './legacy/paid-tool-call';

@@ -6,9 +6,12 @@
 import { ApiError } from '../../domain/errors';
 import type { ToolChargeResolution } from '../../contracts/tool-charge';
 import { findCharge, type ChargeListRow } from '../../domain/tool-servers/charge-list';
-import { resolveToolCharge } from '../../orchestration/tool-charges';
+import { ATTEMPT_WORKFLOW } from '../../contracts/attempt';
+import { AttemptResolveFailure } from '../../contracts/attempt-messages';
+import { readAttempt } from '../../domain/attempts/store';
+import { attemptWorkflowId, resolveAttempt } from '../../orchestration/attempts';
+import { resolveLegacyToolCharge } from '../../orchestration/legacy-attempts';
 import { isWorkflowMissing, updateFailure } from '../../orchestration/errors';
-import { ToolChargeResolveFailure } from '../../contracts/tool-charge-messages';
 import { SYNC_WAIT_MS } from '../attempt-engine';
 import type { AppDeps } from '../deps';
 
@@ -52,7 +55,17 @@ export async function resolveHeldCharge(
 ): Promise<ResolvedCharge> {
   const early = settledAnswer(row, resolution);
   if (early) return early;
-  const answer = resolveToolCharge(deps.temporal, row.org_id, row.attempt_id, resolution);
+  // A call claimed under the workflow type from before the engine takes its resolution through its own
+  // message (refused with the same failure types).
+  const attempt = await readAttempt(deps.db, row.org_id, row.attempt_id);
+  const answer: Promise<unknown> =
+    attempt && attempt.workflow_type !== ATTEMPT_WORKFLOW
+      ? resolveLegacyToolCharge(deps.temporal, attempt.workflow_id, resolution)
+      : resolveAttempt(
+          deps.temporal,
+          attemptWorkflowId('tool_charge', row.org_id, row.attempt_id),
+          resolution,
+        );
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'waiting'>((resolve) => {
@@ -65,10 +78,10 @@ export async function resolveHeldCharge(
   } catch (error) {
     const failure = updateFailure(error);
     const known =
-      failure?.type === ToolChargeResolveFailure.NotUncertain ||
-      failure?.type === ToolChargeResolveFailure.ResolvedOtherwise;
+      failure?.type === AttemptResolveFailure.NotUncertain ||
+      failure?.type === AttemptResolveFailure.ResolvedOtherwise;
     if (!known && !isWorkflowMissing(error)) throw error;
-    if (failure?.type === ToolChargeResolveFailure.ResolvedOtherwise) {
+    if (failure?.type === AttemptResolveFailure.ResolvedOtherwise) {
       const first = (failure.details?.[0] as { outcome?: string } | undefined)?.outcome ?? null;
       throw notUncertain({ ...row, resolved_outcome: first as ChargeListRow['resolved_outcome'] });
     }

@@ -1,6 +1,6 @@
 // A priced tool of a tenant tool server, called from the one tool-call path: the call is an attempt of the
-// attempt engine (its id claimed in spend_attempts like a wallet execute's, the bounded wait and the answers
-// read from PostgreSQL are attempt-engine.ts's), run by the paidToolCall workflow. The call carries the
+// attempt engine (family tool_charge: its id claimed in the attempts table beside wallet executes', the
+// bounded wait, the answer and the answers read from PostgreSQL are attempt-engine.ts's). The call carries the
 // price read now, so a later price change never reaches it. A repeat with the same attempt id answers the
 // first outcome; one still running (or whose upstream answer never came) answers 409 attempt_in_progress.
 import { ApiError } from '../../domain/errors';
@@ -12,19 +12,22 @@ import {
   type ToolCallOutcome,
 } from '../../domain/sessions/tool-calls';
 import type { SessionRow } from '../../domain/sessions/sessions';
+import { ATTEMPT_WORKFLOW, type AttemptInput, type AttemptReply } from '../../contracts/attempt';
 import {
   claimAttempt,
+  fingerprint,
   readAttempt,
   releaseClaim,
   replayBytes,
-  requestHash,
-} from '../../domain/spend/attempts';
-import type { ToolChargeInput, ToolChargeOutcome } from '../../contracts/tool-charge';
+  type AttemptRow,
+} from '../../domain/attempts/store';
+import type { ToolChargeInput } from '../../contracts/tool-charge';
 import { splitPayment } from '../../domain/tool-servers/tool-specs';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { getWallet } from '../../domain/wallets/wallets';
-import { runToolCharge, toolChargeWorkflowId } from '../../orchestration/tool-charges';
-import { attemptInProgress, awaitAttempt } from '../attempt-engine';
+import { attemptWorkflowId, runAttempt } from '../../orchestration/attempts';
+import { joinLegacyToolCharge } from '../../orchestration/legacy-attempts';
+import { attemptInProgress, awaitAttempt, engineReply } from '../attempt-engine';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import type { ToolCallAnswer } from './tool-call-answer';
@@ -35,6 +38,12 @@ const UNCERTAIN =
   "The upstream's answer never came; the price stays held until its outcome is known. Present the same attempt_id again";
 
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
+
+/** A finished attempt's stored answer, as first sent. */
+const storedReply = (row: AttemptRow): AttemptReply => ({
+  httpStatus: row.response_status ?? 200,
+  body: JSON.parse(replayBytes(row).toString('utf8')) as Record<string, unknown>,
+});
 
 export async function paidTenantCall(
   deps: AppDeps,
@@ -66,24 +75,25 @@ export async function paidTenantCall(
       currency: server.currency,
     },
   });
-  let outcome: ToolChargeOutcome;
+  let outcome: AttemptReply;
   try {
     // The fingerprint leaves the price out: a retry after a price change is the same call at its first price.
     const claim = await claimAttempt(deps.db, {
+      family: 'tool_charge',
       orgId: principal.orgId,
       projectId: principal.projectId,
+      environment: principal.environment,
       walletId: wallet.id,
       attemptId,
-      hash: requestHash(principal.projectId, wallet.id, { tool: tool.name, arguments: upstreamArgs }),
+      fingerprint: fingerprint(principal.projectId, wallet.id, { tool: tool.name, arguments: upstreamArgs }),
       request,
-      workflowId: toolChargeWorkflowId(principal.orgId, attemptId),
+      workflowType: ATTEMPT_WORKFLOW,
+      workflowId: attemptWorkflowId('tool_charge', principal.orgId, attemptId),
+      amountMinor: priced.price_minor.toString(),
+      currency: server.currency,
     });
     if (claim.row.status !== 'processing') {
-      outcome = {
-        httpStatus: claim.row.response_status ?? 200,
-        status: claim.row.status as ToolChargeOutcome['status'],
-        body: JSON.parse(replayBytes(claim.row).toString('utf8')) as Record<string, unknown>,
-      };
+      outcome = storedReply(claim.row);
     } else {
       if (claim.created && wallet.status !== 'active') {
         await releaseClaim(deps.db, principal.orgId, attemptId);
@@ -116,22 +126,21 @@ export async function paidTenantCall(
         platformFeeBps: server.platform_fee_bps,
         requestId,
       };
-      const answer = runToolCharge(deps.temporal, input).then((done): ToolChargeOutcome => {
-        if (done.status === 'upstream_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
-        return done;
-      });
+      const attempt: AttemptInput = { family: 'tool_charge', input };
+      // A call claimed under the workflow type from before the engine is joined through its own messages.
+      const answer: Promise<AttemptReply> =
+        claim.row.workflow_type === ATTEMPT_WORKFLOW
+          ? runAttempt(deps.temporal, attempt).then((done) => engineReply(attempt, done, UNCERTAIN))
+          : joinLegacyToolCharge(deps.temporal, claim.row.workflow_id).then((done) => {
+              if (done.status === 'upstream_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
+              return done;
+            });
       outcome = await awaitAttempt(answer, {
         attemptId,
         inProgressMessage: IN_PROGRESS,
         stored: async () => {
           const stored = await readAttempt(deps.db, principal.orgId, attemptId);
-          return stored && stored.status !== 'processing'
-            ? {
-                httpStatus: stored.response_status ?? 200,
-                status: stored.status as ToolChargeOutcome['status'],
-                body: JSON.parse(replayBytes(stored).toString('utf8')) as Record<string, unknown>,
-              }
-            : null;
+          return stored && stored.status !== 'processing' ? storedReply(stored) : null;
         },
       });
     }
@@ -142,12 +151,12 @@ export async function paidTenantCall(
   const body = outcome.body;
   const failure = body.failure as { code?: string } | undefined;
   const recorded: ToolCallOutcome =
-    outcome.status === 'completed'
+    body.status === 'completed'
       ? { ok: true, errorCode: null, output: (body.output as Record<string, unknown>) ?? {} }
       : {
           ok: false,
           errorCode:
-            outcome.status === 'denied' || outcome.status === 'requires-approval'
+            body.status === 'denied' || body.status === 'requires-approval'
               ? String(body.reason ?? 'denied')
               : (failure?.code ?? 'failed'),
           output: body,

@@ -1,24 +1,27 @@
 // Wallet execute, for the route and for paying tool calls alike: answers GatewayPaymentResult synchronously
-// from the spend-attempt workflow (Update-with-Start, orchestration/wallet-spend.ts), or from Postgres when
-// the attempt already finished. The attempt's life shared with consumer spends (bounded wait, Temporal
-// errors answered from Postgres, settled replies kept serialized in this process) is attempt-engine.ts.
+// from the engine's attempt workflow (Update-with-Start, orchestration/attempts.ts), or from Postgres when
+// the attempt already finished. The attempt's life shared with the other families (bounded wait, Temporal
+// errors answered from Postgres, the result's answer, settled replies kept serialized in this process) is
+// attempt-engine.ts.
+import { ATTEMPT_WORKFLOW, type AttemptInput } from '../../contracts/attempt';
 import { ApiError } from '../../domain/errors';
 import {
   claimAttempt,
+  fingerprint,
   oweFreshAnswer,
   readAttempt,
   releaseClaim,
   replayBytes,
-  requestHash,
   takeFreshAnswer,
   type AttemptRow,
-} from '../../domain/spend/attempts';
-import type { SpendAnswer, SpendInput } from '../../contracts/spend';
+} from '../../domain/attempts/store';
+import type { SpendInput } from '../../contracts/spend';
 import { isCurrency, toMinorUnits } from '../../contracts/currencies';
 import { getWallet, type WalletRow } from '../../domain/wallets/wallets';
 import { sortableId } from '../../domain/ids';
 import type { WalletExecuteBody } from '../../schema/http/execute';
-import { runWalletSpend, walletSpendWorkflowId } from '../../orchestration/wallet-spend';
+import { attemptWorkflowId, runAttempt } from '../../orchestration/attempts';
+import { joinLegacyWalletSpend } from '../../orchestration/legacy-attempts';
 import { EndpointNotConfigured, providerEndpoint } from '../../domain/providers/endpoints';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -26,6 +29,7 @@ import type { Reply } from '../route';
 import {
   attemptInProgress,
   awaitAttempt,
+  engineReply,
   freshReply,
   rememberSettled,
   replayedReply,
@@ -49,12 +53,12 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
   if (row.fresh_owed) return replayedReply(status, replayBytes(row));
   const json = rememberSettled(
     deps,
-    'wallet_execute',
+    'wallet',
     {
       orgId: row.org_id,
       attemptId: row.attempt_id,
       projectId: row.project_id,
-      fingerprint: row.request_hash,
+      fingerprint: row.fingerprint,
     },
     status,
     replayBytes(row),
@@ -65,7 +69,7 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
 /** A finished attempt's reply to this presentation: fresh if it takes the fresh answer its claimant owed. */
 async function answerOf(deps: AppDeps, row: AttemptRow): Promise<Reply> {
   const reply = stored(deps, row);
-  return row.fresh_owed && (await takeFreshAnswer(deps.db, row.org_id, row.attempt_id))
+  return row.fresh_owed && (await takeFreshAnswer(deps.db, 'wallet', row.org_id, row.attempt_id))
     ? freshReply(reply)
     : reply;
 }
@@ -83,8 +87,8 @@ export async function finishedReply(
 ): Promise<Reply | null> {
   // The fingerprint binds the project and the wallet as well as the body: a hit is this very
   // request, already answered (and its wallet, never deleted but with its project, was found then).
-  const hash = requestHash(principal.projectId, walletId, body);
-  const hit = settledReply(deps, 'wallet_execute', {
+  const hash = fingerprint(principal.projectId, walletId, body);
+  const hit = settledReply(deps, 'wallet', {
     orgId: principal.orgId,
     attemptId,
     projectId: principal.projectId,
@@ -96,7 +100,8 @@ export async function finishedReply(
     finished &&
     finished.status !== 'processing' &&
     finished.project_id === principal.projectId &&
-    finished.request_hash === hash
+    finished.family === 'wallet_execute' &&
+    finished.fingerprint === hash
   )
     return answerOf(deps, finished);
   return null;
@@ -171,7 +176,7 @@ export async function executeWalletPayment(
 }
 
 /**
- * Claims the attempt of this request (or finds it) and runs it as the spend-attempt workflow, answering
+ * Claims the attempt of this request (or finds it) and runs it as the engine's attempt workflow, answering
  * within the engine's bounded wait: wallet execute's own path, and a catalog money tool's call.
  */
 export async function runSpendAttempt(
@@ -182,15 +187,21 @@ export async function runSpendAttempt(
   input: SpendInput,
 ): Promise<Reply> {
   const attemptId = input.attemptId;
-  const workflowId = walletSpendWorkflowId(principal.orgId, attemptId);
+  const attempt: AttemptInput = { family: 'wallet_execute', input };
+  const workflowId = attemptWorkflowId('wallet_execute', principal.orgId, attemptId);
   const claim = await claimAttempt(deps.db, {
+    family: 'wallet_execute',
     orgId: principal.orgId,
     projectId: principal.projectId,
+    environment: principal.environment,
     walletId: wallet.id,
     attemptId,
-    hash: requestHash(principal.projectId, wallet.id, body),
+    fingerprint: fingerprint(principal.projectId, wallet.id, body),
     request: body,
+    workflowType: ATTEMPT_WORKFLOW,
     workflowId,
+    amountMinor: input.amountMinor,
+    currency: input.currency,
   });
   if (claim.row.status !== 'processing') return answerOf(deps, claim.row);
   if (claim.created && wallet.status !== 'active') {
@@ -210,11 +221,18 @@ export async function runSpendAttempt(
     );
   }
   // The workflow may close before the update reaches it: its outcome is then in Postgres (or the
-  // attempt is being finished, and the caller is told to come back).
-  const answer = runWalletSpend(deps.temporal, input).then((done): Reply => {
-    if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
-    return { status: done.httpStatus, body: done.body };
-  });
+  // attempt is being finished, and the caller is told to come back). An attempt claimed under the workflow
+  // type from before the engine is joined through its own messages.
+  const answer: Promise<Reply> =
+    claim.row.workflow_type === ATTEMPT_WORKFLOW
+      ? runAttempt(deps.temporal, attempt).then((done): Reply => {
+          const reply = engineReply(attempt, done, UNCERTAIN);
+          return { status: reply.httpStatus, body: reply.body };
+        })
+      : joinLegacyWalletSpend(deps.temporal, claim.row.workflow_id).then((done): Reply => {
+          if (done.status === 'provider_uncertain') throw attemptInProgress(attemptId, UNCERTAIN);
+          return { status: done.httpStatus, body: done.body };
+        });
   // Only the request that claimed the attempt gets a fresh answer, whichever request's start ran the
   // workflow; every other one (a concurrent duplicate, a retry after a lost answer, another API process)
   // gets the stored reply, byte for byte. A claimant told to come back leaves its fresh answer owed.
@@ -236,7 +254,7 @@ export async function runSpendAttempt(
     });
   } catch (error) {
     if (claim.created && error instanceof ApiError && error.code === 'attempt_in_progress')
-      await oweFreshAnswer(deps.db, principal.orgId, attemptId);
+      await oweFreshAnswer(deps.db, 'wallet', principal.orgId, attemptId);
     throw error;
   }
   if (claim.created || read) return outcome;

@@ -6,6 +6,7 @@ import type { FailingEndpoint } from '../../domain/webhooks/failing-endpoints';
 import type { OpenAnomaly } from '../../domain/reconciliation/open-anomalies';
 import type { PendingApproval } from '../../domain/approvals/pending';
 import type { StuckAttempt } from '../../domain/operations/stuck-attempts';
+import { FAMILY_LABELS } from '../../contracts/attempt';
 import type { ChargeListRow } from '../../domain/tool-servers/charge-list';
 import type { OperatorTopup } from '../../domain/operations/topups';
 import { HELD_CHARGE_HEAD, heldChargeRow } from './console-tool-charges';
@@ -83,7 +84,7 @@ function workflowLink(s: { workflow_id: string }, view: DashboardView): string {
 
 function stuckRow(s: StuckAttempt, view: DashboardView): string {
   return `<tr id="stuck-${e(s.attempt_id)}"><td><code>${e(s.attempt_id)}</code><br><span class="muted">org <code>${e(s.org_id)}</code> project <code>${e(s.project_id)}</code></span></td>
-<td>${s.family === 'wallet_execute' ? 'wallet execute' : 'consumer spend'}</td><td class="status">${e(s.status)}</td>
+<td>${FAMILY_LABELS[s.family]}</td><td class="status">${e(s.status)}</td>
 <td>${e([s.amount, s.currency].filter(Boolean).join(' '))}</td><td>${e(s.payee ?? '')}</td><td>${e(s.created_at)}</td><td>${workflowLink(s, view)}</td></tr>`;
 }
 

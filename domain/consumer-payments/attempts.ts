@@ -1,8 +1,11 @@
-// consumer_spend_attempts: the claim a request makes on its attempt id (with the request fingerprint),
-// the stored answer a replay returns verbatim, and the marks the workflow leaves on the way.
+// A consumer spend's row of the attempts table (family consumer_spend): the claim a request makes on its
+// attempt id (with the request fingerprint), the stored answer a replay returns verbatim, and the marks the workflow leaves on the way.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
+import { afterCommit } from '../../runtime/telemetry/after-commit';
+import { countAttempt } from '../../runtime/telemetry/metrics';
+import { oweFreshAnswer as oweFresh, takeFreshAnswer as takeFresh } from '../attempts/store';
 import type { EventScope } from '../events/record';
 import type { SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
@@ -54,27 +57,13 @@ export const storedAnswer = (row: AttemptRow): SpendAnswer | null =>
       }
     : null;
 
-/** The claimant's wait ran out before the answer: its fresh answer goes to the first to find the answer. */
-export async function oweFreshAnswer(
-  db: CommonQueryMethods,
-  orgId: string,
-  attemptId: string,
-): Promise<void> {
-  await db.query(sql.unsafe`
-    UPDATE consumer_spend_attempts SET fresh_owed = true WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`);
-}
+/** The claimant's wait ran out before the answer: the one idempotency layer's fresh-answer debt. */
+export const oweFreshAnswer = (db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> =>
+  oweFresh(db, 'consumer', orgId, attemptId);
 
 /** Takes the owed fresh answer of an answered attempt; true for exactly one caller. */
-export async function takeFreshAnswer(
-  db: CommonQueryMethods,
-  orgId: string,
-  attemptId: string,
-): Promise<boolean> {
-  const taken = await db.maybeOne(sql.unsafe`
-    UPDATE consumer_spend_attempts SET fresh_owed = false
-    WHERE org_id = ${orgId} AND attempt_id = ${attemptId} AND fresh_owed AND status NOT IN ('processing', 'dispatch_uncertain') RETURNING attempt_id`);
-  return taken !== null;
-}
+export const takeFreshAnswer = (db: CommonQueryMethods, orgId: string, attemptId: string): Promise<boolean> =>
+  takeFresh(db, 'consumer', orgId, attemptId);
 
 /**
  * Claims the attempt id; when it is taken, returns the existing row (created: false) for the caller to
@@ -88,16 +77,16 @@ export async function claimAttempt(
 ): Promise<{ row: AttemptRow; created: boolean }> {
   const claimed = await db.maybeOne(sql.type(claimRow)`
     WITH inserted AS (
-      INSERT INTO consumer_spend_attempts (org_id, attempt_id, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
-        fingerprint, workflow_id, dispatch_key)
-      VALUES (${req.orgId}, ${req.attemptId}, ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
-        ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, ${req.workflowId}, ${req.dispatchKey})
+      INSERT INTO attempts (org_id, attempt_id, family, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
+        fingerprint, workflow_type, workflow_id, dispatch_key)
+      VALUES (${req.orgId}, ${req.attemptId}, 'consumer_spend', ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
+        ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, 'consumerSpendAttempt', ${req.workflowId}, ${req.dispatchKey})
       ON CONFLICT DO NOTHING
       RETURNING ${COLUMNS})
     SELECT ${COLUMNS}, true AS created FROM inserted
     UNION ALL
-    SELECT ${COLUMNS}, false AS created FROM consumer_spend_attempts
-    WHERE org_id = ${req.orgId} AND attempt_id = ${req.attemptId} AND NOT EXISTS (SELECT 1 FROM inserted)`);
+    SELECT ${COLUMNS}, false AS created FROM attempts
+    WHERE family = 'consumer_spend' AND org_id = ${req.orgId} AND attempt_id = ${req.attemptId} AND NOT EXISTS (SELECT 1 FROM inserted)`);
   if (claimed) {
     const { created, ...row } = claimed;
     return { row, created };
@@ -115,7 +104,7 @@ export async function readAttempt(
   return db.maybeOne(
     sql.type(
       attemptRow,
-    )`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${orgId} AND attempt_id = ${attemptId}`,
+    )`SELECT ${COLUMNS} FROM attempts WHERE family = 'consumer_spend' AND org_id = ${orgId} AND attempt_id = ${attemptId}`,
   );
 }
 
@@ -125,7 +114,7 @@ export async function lockAttempt(
   attemptId: string,
 ): Promise<AttemptRow> {
   return tx.one(sql.type(attemptRow)`
-    SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} FOR UPDATE`);
+    SELECT ${COLUMNS} FROM attempts WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} FOR UPDATE`);
 }
 
 export async function findByDispatchKey(
@@ -133,7 +122,9 @@ export async function findByDispatchKey(
   dispatchKey: string,
 ): Promise<AttemptRow | null> {
   return db.maybeOne(
-    sql.type(attemptRow)`SELECT ${COLUMNS} FROM consumer_spend_attempts WHERE dispatch_key = ${dispatchKey}`,
+    sql.type(
+      attemptRow,
+    )`SELECT ${COLUMNS} FROM attempts WHERE family = 'consumer_spend' AND dispatch_key = ${dispatchKey}`,
   );
 }
 
@@ -144,8 +135,8 @@ export async function markHeld(
   mark: { consumerId: string; holdId: string },
 ): Promise<void> {
   await tx.query(sql.unsafe`
-    UPDATE consumer_spend_attempts SET holds_money = true, hold_id = ${mark.holdId}, consumer_id = ${mark.consumerId}, updated_at = now()
-    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
+    UPDATE attempts SET holds_money = true, hold_id = ${mark.holdId}, consumer_id = ${mark.consumerId}, updated_at = now()
+    WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
 }
 
 /** Stores the answer the caller gets (and a replay gets verbatim); `completed` also ends the money hold. */
@@ -164,12 +155,23 @@ export async function storeAnswer(
 ): Promise<void> {
   const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
   await tx.query(sql.unsafe`
-    UPDATE consumer_spend_attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
+    UPDATE attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
       response_text = ${JSON.stringify(answer.body)}, consumer_id = COALESCE(${extra.consumerId ?? null}, consumer_id), provider_payment_id = COALESCE(${extra.providerPaymentId ?? null}, provider_payment_id),
       receipt_id = COALESCE(${extra.receiptId ?? null}, receipt_id), approval_id = COALESCE(${extra.approvalId ?? null}, approval_id),
       holds_money = ${extra.holdsMoney ?? false} AND holds_money, updated_at = now(), finished_at = ${final ? sql.fragment`now()` : sql.fragment`NULL`}
-    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
+    WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
+  // Each stored answer comes with its payment event in the same transaction: counted by what it says.
+  afterCommit(tx, () => countAttempt('consumer_spend', PAYMENT_OUTCOMES[answer.status]));
 }
+
+/** The payment event (and metric outcome) each stored answer comes with. */
+const PAYMENT_OUTCOMES: Record<SpendAnswer['status'], string> = {
+  completed: 'succeeded',
+  failed: 'failed',
+  refused: 'failed',
+  requires_approval: 'requires_approval',
+  dispatch_uncertain: 'uncertain',
+};
 
 /** A person approved the held attempt: its replay workflow runs it, and a caller presenting it joins that run. */
 export async function reopenForApproval(
@@ -179,6 +181,6 @@ export async function reopenForApproval(
   workflowId: string,
 ): Promise<void> {
   await tx.query(sql.unsafe`
-    UPDATE consumer_spend_attempts SET status = 'processing', response_status = NULL, response_body = NULL, response_text = NULL, workflow_id = ${workflowId}, updated_at = now()
-    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'requires_approval'`);
+    UPDATE attempts SET status = 'processing', response_status = NULL, response_body = NULL, response_text = NULL, workflow_id = ${workflowId}, updated_at = now()
+    WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'requires_approval'`);
 }

@@ -1,5 +1,5 @@
 // The card-authorization family of money attempts: the issuer's authorization request is an attempt
-// (`card:<issuer authorization id>` in spend_attempts, claimed through the engine's own claim) whose steps
+// (`card:<issuer authorization id>` in the attempts table, family `card_authorization`, claimed through the engine's own claim) whose steps
 // are the functions below. `authorize` decides within the issuer's deadline (card status and controls, the
 // mandate, the wallet's policies, the available balance) and on approval holds the amount, keyed by that
 // attempt; `settle` debits on capture (partial, or over by up to the network's tolerance), `release` frees
@@ -14,7 +14,7 @@ import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
 import { lockSlot, postLocked } from '../ledger/post';
 import { runGate } from '../policies/gate';
-import { claimAttempt, replayBytes, requestHash } from '../spend/attempts';
+import { claimAttempt, fingerprint, replayBytes } from '../attempts/store';
 import { LIMIT_INTERVALS, type CardControls, type LimitInterval } from '../../schema/http/cards';
 import type { AgentCardRow } from './cards';
 import { controlDecline, needsSpent, overCaptureAllowance } from './controls';
@@ -226,14 +226,20 @@ export async function authorize(
     merchant: request.merchant,
   };
   const claim = await claimAttempt(tx, {
+    family: CARD_FAMILY,
     orgId: card.org_id,
     projectId: card.project_id,
+    environment: card.environment,
     walletId: card.wallet_id,
     attemptId,
-    hash: requestHash(card.project_id, card.wallet_id, body),
+    fingerprint: fingerprint(card.project_id, card.wallet_id, body),
     request: body,
-    // No workflow runs a card decision; the id names the authorization for whoever searches for it.
+    // No workflow runs a card decision (it answers inside the issuer's deadline, in one transaction); the
+    // id names the authorization for whoever searches for it.
+    workflowType: 'cardAuthorization',
     workflowId: `card-authorization/${request.issuer}/${request.issuerAuthorizationId}`,
+    amountMinor: request.amountMinor.toString(),
+    currency: request.currency,
   });
   if (!claim.created) return { reply: replayBytes(claim.row), row: null };
   const decision = await decide(tx, card, request, attemptId);
@@ -250,9 +256,9 @@ export async function authorize(
     RETURNING ${AUTHORIZATION_COLUMNS}`);
   // The attempt's reply is the decision; what follows (captures, reversals) is the authorization's.
   await tx.query(sql.unsafe`
-    UPDATE spend_attempts SET status = ${decision.approved ? 'completed' : 'denied'}, response_status = 200,
+    UPDATE attempts SET status = ${decision.approved ? 'completed' : 'denied'}, response_status = 200,
       response_body = ${sql.jsonb(reply as never)}, response_text = ${text}, finished_at = now()
-    WHERE org_id = ${card.org_id} AND attempt_id = ${attemptId} AND status = 'processing'`);
+    WHERE org_id = ${card.org_id} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'`);
   const data = {
     authorization_id: id,
     card_id: card.id,

@@ -1,12 +1,13 @@
-// Money attempts that should have finished by now: wallet executes still processing, and consumer
-// spends processing or waiting on an uncertain provider dispatch, older than the console's threshold.
-// Each carries its workflow id so the operator can open it in the Temporal UI. Read-only.
+// Money attempts that should have finished by now, of every family: processing, or (a consumer spend)
+// waiting on an uncertain provider dispatch, older than the console's threshold. Each carries its workflow
+// id so the operator can open it in the Temporal UI. Read-only.
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { ATTEMPT_FAMILIES } from '../../contracts/attempt';
 import type { CommonQueryMethods } from '../../runtime/database';
 
 const stuckRow = z.object({
-  family: z.enum(['wallet_execute', 'consumer_spend']),
+  family: z.enum(ATTEMPT_FAMILIES),
   org_id: z.string(),
   project_id: z.string(),
   attempt_id: z.string(),
@@ -25,15 +26,16 @@ export async function listStuckAttempts(
 ): Promise<StuckAttempt[]> {
   const before = sql.fragment`now() - make_interval(secs => ${filter.olderThanMs / 1000})`;
   const org = filter.orgId ? sql.fragment`AND org_id = ${filter.orgId}` : sql.fragment``;
-  // A wallet execute's request holds the amount in major units as the caller sent it; a consumer spend's row holds minor units.
+  // A wallet execute's request holds the amount in major units as the caller sent it; the other families
+  // keep minor units on the row. A paid tool call's payee is the tool it pays.
   const rows = await db.any(sql.type(stuckRow)`
-    (SELECT 'wallet_execute' AS family, org_id, project_id, attempt_id, status, workflow_id,
-       request->>'amount' AS amount, request->>'currency' AS currency, request->>'recipient' AS payee, created_at
-     FROM spend_attempts WHERE status = 'processing' AND created_at < ${before} ${org})
-    UNION ALL
-    (SELECT 'consumer_spend', org_id, project_id, attempt_id, status, workflow_id,
-       amount_minor::text || ' minor', currency, payee, created_at
-     FROM consumer_spend_attempts WHERE status IN ('processing', 'dispatch_uncertain') AND created_at < ${before} ${org})
+    SELECT family, org_id, project_id, attempt_id, status, workflow_id,
+      CASE family WHEN 'wallet_execute' THEN request->>'amount'
+        ELSE coalesce(amount_minor::text, request->>'price_minor') || ' minor' END AS amount,
+      coalesce(currency, request->>'currency') AS currency,
+      CASE family WHEN 'wallet_execute' THEN request->>'recipient' WHEN 'tool_charge' THEN request->>'tool' ELSE payee END AS payee,
+      created_at
+    FROM attempts WHERE status IN ('processing', 'dispatch_uncertain') AND created_at < ${before} ${org}
     ORDER BY created_at, attempt_id
     LIMIT ${filter.limit}`);
   return [...rows];

@@ -98,7 +98,7 @@ export async function reconcile(
       records.length === 0
         ? []
         : await tx.any(sql.type(attemptWallet)`
-      SELECT attempt_id, wallet_id FROM spend_attempts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId}
+      SELECT attempt_id, wallet_id FROM attempts WHERE org_id = ${scope.orgId} AND id_space = 'wallet' AND project_id = ${scope.projectId}
         AND attempt_id = ANY(${sql.array(
           records.map((r) => r.reference),
           'text',

@@ -69,7 +69,7 @@ export function tenantToolSpec(server: ToolServer, tool: ServerToolRow): ToolSpe
       ? `${tool.description} (${minorToPrice(tool.price_minor, server.currency as Currency)} ${server.currency} per call, paid from gateway_payment.wallet_id)`.trim()
       : tool.description,
     movesMoney: priced,
-    // A priced call is an attempt of its own workflow (paidToolCall), run by the tool-call path's tenant branch.
+    // A priced call is an attempt of the engine (family tool_charge), run by the tool-call path's tenant branch.
     attempt: priced,
     inputSchema,
     dispatch: { kind: 'tenant', server, tool },

@@ -31,7 +31,7 @@ const eventsCommitted = new Counter({
 
 const attempts = new Counter({
   name: 'gateway_attempts_total',
-  help: 'Money attempts that reached an outcome, by family (wallet_execute, consumer_spend) and outcome',
+  help: 'Money attempts that reached an outcome, by family (wallet_execute, tool_charge, consumer_spend) and outcome',
   labelNames: ['family', 'outcome'] as const,
   registers: [registry],
 });
@@ -111,18 +111,20 @@ export async function scrape(source?: ScrapeSource): Promise<string> {
   return registry.metrics();
 }
 
-/** Counts one committed event; ledger posts by kind and payment outcomes by family are read from it. */
+/** Counts one committed event; ledger posts by kind are read from it. */
 export function countEvent(type: string, data: unknown): void {
   eventsCommitted.inc({ type });
-  const fields = (data ?? {}) as { kind?: unknown; rail?: unknown };
+  const fields = (data ?? {}) as { kind?: unknown };
   if (type === 'ledger.entry_posted' && typeof fields.kind === 'string')
     ledgerPosts.inc({ kind: fields.kind });
-  // Consumer spends name their rail; wallet executes do not.
-  if (type.startsWith('payment.'))
-    attempts.inc({
-      family: fields.rail ? 'consumer_spend' : 'wallet_execute',
-      outcome: type.slice('payment.'.length),
-    });
+}
+
+/**
+ * Counts one money attempt that reached an outcome (its payment event's suffix: succeeded, failed, denied,
+ * requires_approval, uncertain), by its family as the attempts table spells it.
+ */
+export function countAttempt(family: string, outcome: string): void {
+  attempts.inc({ family, outcome });
 }
 
 /** Counts one recorded webhook delivery attempt and how long its receiver took. */

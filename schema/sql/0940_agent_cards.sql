@@ -27,7 +27,7 @@ ALTER TABLE issuer_mint_flows
   ADD COLUMN issuer_card_id text;
 
 -- One authorization request of the issuer, keyed by the issuer's own id. Its money is an attempt in
--- spend_attempts (`card:<issuer authorization id>`), which owns the hold.
+-- the attempts table (`card:<issuer authorization id>`, family card_authorization), which owns the hold.
 CREATE TABLE card_authorizations (
   id text PRIMARY KEY CHECK (id ~ '^cauth_[0-9A-Za-z]+$'),
   org_id text NOT NULL,

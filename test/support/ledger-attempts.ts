@@ -23,17 +23,17 @@ export async function startAttempt(
   attemptId = `att_${randomBytes(6).toString('hex')}`,
 ): Promise<string> {
   await gw.db.query(sql.unsafe`
-    INSERT INTO spend_attempts (org_id, attempt_id, project_id, wallet_id, request_hash, request, workflow_id)
-    VALUES (${t.orgId}, ${attemptId}, ${t.projectId}, ${walletId}, ${`hash-${attemptId}`}, ${sql.jsonb({})},
-            ${`spend/${t.orgId}/${attemptId}`})`);
+    INSERT INTO attempts (org_id, attempt_id, family, project_id, wallet_id, fingerprint, request, workflow_type, workflow_id)
+    VALUES (${t.orgId}, ${attemptId}, 'wallet_execute', ${t.projectId}, ${walletId}, ${`hash-${attemptId}`}, ${sql.jsonb({})},
+            'moneyAttempt', ${`spend/${t.orgId}/${attemptId}`})`);
   return attemptId;
 }
 
 /** Marks the attempt finished, with its stored reply, as the engine does when it answers. */
 export async function finishAttempt(gw: Gateway, t: Tenant, attemptId: string): Promise<void> {
   await gw.db.query(sql.unsafe`
-    UPDATE spend_attempts SET status = 'completed', response_status = 200, response_body = ${sql.jsonb({})}, finished_at = now()
-    WHERE org_id = ${t.orgId} AND attempt_id = ${attemptId}`);
+    UPDATE attempts SET status = 'completed', response_status = 200, response_body = ${sql.jsonb({})}, finished_at = now()
+    WHERE org_id = ${t.orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId}`);
 }
 
 /** One step of an attempt on the wallet's ledger, committed when it resolves; refusals reject with the ledger's ApiError. */

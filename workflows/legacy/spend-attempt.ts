@@ -1,3 +1,5 @@
+// Frozen: the wallet execute workflow type from before the one engine (workflows/attempt.ts). It stays registered
+// so that attempts claimed under it finish and its recorded histories replay; nothing starts it now.
 // The spend attempt: policy evaluation and hold (one transaction), dispatch to the payment provider, then
 // debit or release, and the outcome stored for idempotent replays. Every step lands in the audit trail.
 // A dispatch whose answer never came is settled by asking the provider what became of its idempotency key:
@@ -13,8 +15,8 @@ import {
   proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
-import { startAttemptApprovalHold } from './attempt-approval-hold';
-import type { Activities } from '../activities';
+import { startAttemptApprovalHold } from '../attempt-approval-hold';
+import type { Activities } from '../../activities';
 import type {
   AuditStep,
   Authorization,
@@ -23,8 +25,8 @@ import type {
   SpendInput,
   SpendOutcome,
   WalletSteps,
-} from '../contracts/spend';
-import { spendOutcomeQuery, spendOutcomeUpdate } from '../contracts/spend-messages';
+} from '../../contracts/spend';
+import { spendOutcomeQuery, spendOutcomeUpdate } from '../../contracts/spend-messages';
 
 // Ledger steps are short, idempotent Postgres transactions: local activities run them inside the workflow
 // task (results recorded as markers), saving a server round trip per step; a crash simply re-runs them.

@@ -1,3 +1,5 @@
+// Frozen: the paid tool call workflow type from before the one engine (workflows/attempt.ts). It stays registered
+// so that attempts claimed under it finish and its recorded histories replay; nothing starts it now.
 // A paid tool call of a tenant tool server, one workflow per (organization, attempt id): the policy gate and
 // a hold on the caller's wallet for the price the call was authorized at (one transaction), the upstream
 // tools/call, then the debit with the tenant's share and the platform fee credited (one transaction) when the
@@ -13,23 +15,23 @@ import {
   proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import { TOOL_CHARGE_KIND } from '../contracts/tool-charge';
-import { startAttemptApprovalHold } from './attempt-approval-hold';
-import type { AuditStep } from '../contracts/attempt-audit';
+import type { Activities } from '../../activities';
+import { TOOL_CHARGE_KIND } from '../../contracts/tool-charge';
+import { startAttemptApprovalHold } from '../attempt-approval-hold';
+import type { AuditStep } from '../../contracts/attempt-audit';
 import type {
   ToolChargeAnswer,
   ToolChargeInput,
   ToolChargeOutcome,
   ToolChargeResolution,
   UpstreamResult,
-} from '../contracts/tool-charge';
+} from '../../contracts/tool-charge';
 import {
   ToolChargeResolveFailure,
   toolChargeOutcomeUpdate,
   toolChargeResolveSignal,
   toolChargeResolveUpdate,
-} from '../contracts/tool-charge-messages';
+} from '../../contracts/tool-charge-messages';
 
 // Ledger steps are short, idempotent transactions: local activities, retried as the spend attempt's are.
 const ledger = proxyLocalActivities<Activities>({

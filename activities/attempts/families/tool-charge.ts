@@ -1,0 +1,142 @@
+// A paid call of a tenant tool server as a family of the engine: the policy gate and a hold on the caller's
+// wallet for the price the call was authorized at, the upstream tools/call (sent once: MCP has no
+// idempotency key, so nobody can be asked what became of a lost answer; the charge turns uncertain and waits
+// for the tenant or an operator to resolve it), then the debit with the tenant's share and the platform fee
+// credited in the same transaction, or the release.
+import { appendStep, type AuditStep } from '../../../contracts/attempt-audit';
+import type { Sent } from '../../../contracts/attempt';
+import { markToolChargeUncertain } from '../../../domain/tool-servers/charge-resolution';
+import {
+  authorizeToolCharge,
+  releaseToolCharge,
+  releaseToolChargeIfHeld,
+  settleToolCharge,
+} from '../../../domain/tool-servers/charges';
+import { serverEndpoint } from '../../../domain/tool-servers/upstream-auth';
+import { callTenantTool } from '../../../providers/mcp-client/dispatch';
+import type { AttemptFamilySteps } from '../family';
+
+function steps(): [AuditStep[], (name: string, status: AuditStep['status'], detail: string) => void] {
+  const list: AuditStep[] = [];
+  return [list, (name, status, detail) => appendStep(list, name, status, detail)];
+}
+
+export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
+  async authorize(deps, input) {
+    const auth = await authorizeToolCharge(deps.db, input);
+    const [audit, step] = steps();
+    switch (auth.kind) {
+      case 'wallet_not_active':
+        step('hold', 'fail', `wallet_not_active: the wallet is ${auth.status}`);
+        return {
+          kind: 'refused',
+          insufficientFunds: false,
+          failure: { code: 'wallet_not_active', message: `The wallet is ${auth.status}` },
+          steps: audit,
+        };
+      case 'denied': {
+        const { kind: _kind, ...denial } = auth;
+        step('policy', 'fail', `${auth.reason} by ${auth.ruleType} rule ${auth.ruleId}`);
+        return { kind: 'denied', denial, steps: audit };
+      }
+      case 'requires_approval': {
+        const { reason, ruleType, ruleId, ruleName } = auth;
+        step('policy', 'fail', `approval_required by rule ${auth.ruleId}`);
+        step('approval', 'pass', `held as ${auth.approvalId} until ${auth.expiresAt}`);
+        step('hold', 'skip', 'no funds held while waiting for a decision');
+        return {
+          kind: 'requires_approval',
+          denial: { reason, ruleType, ruleId, ruleName },
+          approvalId: auth.approvalId,
+          expiresAt: auth.expiresAt,
+          steps: audit,
+        };
+      }
+      case 'insufficient_funds':
+        step('policy', 'pass', 'allowed');
+        step('hold', 'fail', `insufficient funds: ${auth.available} available`);
+        return {
+          kind: 'refused',
+          insufficientFunds: true,
+          failure: { code: 'insufficient_funds', message: 'The wallet cannot cover the price' },
+          steps: audit,
+        };
+      case 'held':
+        step('policy', 'pass', input.approvalId ? `allowed after approval ${input.approvalId}` : 'allowed');
+        step('hold', 'pass', `held ${input.priceMinor} ${input.currency} as ${auth.holdId}`);
+        return { kind: 'held', holdId: auth.holdId, steps: audit };
+    }
+  },
+
+  /** The server's URL is read now (it may have been deleted since: calls in flight finish). */
+  async send(deps, input): Promise<Sent> {
+    const endpoint = await serverEndpoint(deps.db, input.serverId);
+    if (!endpoint)
+      return {
+        status: 'refused',
+        code: 'server_unknown',
+        message: 'The tool server no longer exists',
+        output: null,
+      };
+    const result = await callTenantTool(deps, {
+      serverId: input.serverId,
+      upstreamUrl: endpoint.upstreamUrl,
+      environment: endpoint.environment,
+      tool: input.upstreamTool,
+      arguments: input.arguments,
+    });
+    if (result.status === 'succeeded') return { status: 'succeeded', paymentId: null, output: result.output };
+    if (result.status === 'failed')
+      return { status: 'refused', code: result.code, message: result.message, output: result.output ?? null };
+    return result;
+  },
+
+  /** Nobody can be asked: the charge turns uncertain (once, with its event) until someone resolves it. */
+  async lookup(deps, input, unknown) {
+    const [audit, step] = steps();
+    if (unknown.round === 0) {
+      step('dispatch', 'fail', `outcome unknown: ${unknown.message}; the hold stays until it is known`);
+      await markToolChargeUncertain(deps.db, input);
+    }
+    return { sent: { status: 'uncertain', message: unknown.message }, steps: audit };
+  },
+
+  async settle(deps, { input, sent, resolution }) {
+    const [audit, step] = steps();
+    step('dispatch', 'pass', `upstream ${input.upstreamTool} answered`);
+    const split = await settleToolCharge(deps.db, input, resolution);
+    step(
+      'debit',
+      'pass',
+      `debited entry ${split.debitId}; tenant ${split.tenantShareMinor}, platform fee ${split.feeMinor}`,
+    );
+    return {
+      debitId: split.debitId,
+      paymentId: null,
+      output: resolution
+        ? { resolved: 'succeeded', resolved_by: resolution.resolvedBy }
+        : (sent.output ?? {}),
+      split: { tenantShareMinor: split.tenantShareMinor, feeMinor: split.feeMinor },
+      steps: audit,
+    };
+  },
+
+  async release(deps, { input, sent, resolution }) {
+    const [audit, step] = steps();
+    const failure = resolution
+      ? { code: 'upstream_failed', message: `resolved as failed by ${resolution.resolvedBy}` }
+      : { code: sent.code, message: sent.message };
+    step('dispatch', 'fail', `${failure.code}: ${failure.message}`);
+    const releaseId = await releaseToolCharge(deps.db, input, resolution);
+    step('release', 'pass', `released entry ${releaseId}`);
+    return { releaseId, failure, output: resolution ? null : sent.output, steps: audit };
+  },
+
+  async releaseIfHeld(deps, input, message) {
+    const [audit, step] = steps();
+    const releaseId = await releaseToolChargeIfHeld(deps.db, input);
+    step('hold', 'fail', `the call broke before the upstream call: ${message}`);
+    if (releaseId) step('release', 'pass', `released entry ${releaseId}`);
+    return { releaseId, steps: audit };
+  },
+};

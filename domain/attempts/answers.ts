@@ -1,0 +1,50 @@
+// An attempt's result as its HTTP answer, for every family of the engine: the one place a domain result
+// becomes a status and a body (GatewayPaymentResult, with the policy-denial fields when a rule denied or
+// held it, and a paid tool call's charge). Pure: the worker stores the answer with the result, the API
+// answers with it, and an approval's replay records it.
+import type { AttemptInput, AttemptReply, AttemptResult } from '../../contracts/attempt';
+
+/** The answer's status word: the contract spells a held attempt `requires-approval`. */
+const STATUS_WORDS = {
+  completed: 'completed',
+  failed: 'failed',
+  denied: 'denied',
+  requires_approval: 'requires-approval',
+} as const;
+
+/** What each family adds to the common body, after the wallet steps. */
+function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, unknown> {
+  if (attempt.family === 'wallet_execute')
+    return r.status === 'completed' ? { payment: { provider_payment_id: r.providerPaymentId } } : {};
+  const { input } = attempt;
+  const charge = { tool: input.toolName, price_minor: input.priceMinor, currency: input.currency };
+  if (r.status !== 'completed') return { charge };
+  // The settled charge keeps its place in the body, with the split beside the price.
+  return {
+    charge: { ...charge, tenant_share_minor: r.split?.tenantShareMinor, fee_minor: r.split?.feeMinor },
+    output: r.output,
+  };
+}
+
+export function attemptReply(attempt: AttemptInput, r: AttemptResult): AttemptReply {
+  const body: Record<string, unknown> = {
+    requestId: attempt.input.requestId,
+    attempt_id: r.attemptId,
+    status: STATUS_WORDS[r.status],
+    audit: r.audit,
+    wallet: r.wallet,
+    ...familyFields(attempt, r),
+  };
+  if (r.approval) body.approval = { id: r.approval.id, status: 'pending', expires_at: r.approval.expiresAt };
+  if (r.failure) body.failure = r.failure;
+  if (r.status === 'failed' && r.output) body.output = r.output;
+  if (!r.denial) return { httpStatus: 200, body };
+  const denial = {
+    reason: r.denial.reason,
+    ruleType: r.denial.ruleType,
+    ruleId: r.denial.ruleId,
+    ruleName: r.denial.ruleName,
+  };
+  const approval = r.approval ? { approval_id: r.approval.id, expires_at: r.approval.expiresAt } : {};
+  return { httpStatus: 403, body: { ...denial, ...approval, ...body } };
+}
