@@ -5,6 +5,7 @@ import { deref, escapePointer, isObject, refuseDocument, type Json, type JsonObj
 import { SchemaDefs, type ConversionBudget } from './json-schema';
 
 export type ParameterPlace = 'path' | 'query' | 'header' | 'cookie';
+// Cookie parameters are read (so a document declaring them is taken) but never become arguments.
 
 /** Where one argument goes: a parameter's place and its name on the wire. */
 export interface OperationParam {
@@ -37,6 +38,7 @@ export const MAX_TOOLS = 300;
 export const TOOL_NAME_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
 const MAX_DESCRIPTION = 1000;
 /** Headers HTTP or the gateway sets itself; OpenAPI says such parameters are ignored. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const OWN_HEADERS = new Set(['accept', 'content-type', 'authorization', 'content-length', 'host']);
 
 /** snake_case within the tool-name pattern: `findPetsByStatus` → `find_pets_by_status`. */
@@ -145,7 +147,9 @@ function toolOf(
   for (const { param, pointer } of parametersOf(doc, pathItem, operation, where)) {
     const place = param.in as ParameterPlace;
     const name = param.name as string;
-    if (place === 'header' && OWN_HEADERS.has(name.toLowerCase())) continue;
+    // Cookies are the gateway's to withhold, and a header needs a name HTTP can carry.
+    if (place === 'cookie') continue;
+    if (place === 'header' && (OWN_HEADERS.has(name.toLowerCase()) || !HEADER_NAME.test(name))) continue;
     if (credential.has(`${place}:${name.toLowerCase()}`)) continue;
     if (place === 'path' && !path.includes(`{${name}}`)) continue;
     let arg = name === 'body' || properties[name] !== undefined ? `${name}_${place}` : name;
