@@ -20,7 +20,11 @@ const MAX_DEPTH = 64;
 const MAX_NODES = 500_000;
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 
-export function refuseDocument(reason: string, message: string, extra: Record<string, unknown> = {}): ApiError {
+export function refuseDocument(
+  reason: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): ApiError {
   return new ApiError(422, 'invalid_document', message, { reason, ...extra });
 }
 
@@ -114,7 +118,8 @@ function atPointer(root: JsonObject, pointer: string): Json | undefined {
 export function deref(doc: OpenApiDocument, value: Json | undefined, where: string): JsonObject | undefined {
   let node = value;
   for (let hops = 0; isObject(node) && typeof node.$ref === 'string'; hops++) {
-    if (hops >= 32) throw refuseDocument('invalid_reference', `References loop at ${where}`, { pointer: where });
+    if (hops >= 32)
+      throw refuseDocument('invalid_reference', `References loop at ${where}`, { pointer: where });
     node = resolveRef(doc, node.$ref, where);
   }
   return isObject(node) ? node : undefined;
@@ -129,8 +134,12 @@ export function resolveRef(doc: OpenApiDocument, ref: string, where: string): Js
     );
   const found = atPointer(doc.root, ref.slice(1));
   if (found === undefined)
-    throw refuseDocument('invalid_reference', `${where} refers to ${ref.slice(0, 200)}, which does not exist`, {
-      pointer: where,
-    });
+    throw refuseDocument(
+      'invalid_reference',
+      `${where} refers to ${ref.slice(0, 200)}, which does not exist`,
+      {
+        pointer: where,
+      },
+    );
   return found;
 }

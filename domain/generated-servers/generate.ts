@@ -76,7 +76,8 @@ function baseUrlsOf(doc: OpenApiDocument, options: GenerateOptions): BaseUrls {
     }))
     .filter((c): c is { url: string; sandbox: boolean } => c.url !== null);
   // A document without servers is served from where it was fetched (OpenAPI's default is `/`).
-  if (servers.length === 0 && options.documentUrl) candidates.push({ url: new URL('/', options.documentUrl).href.replace(/\/+$/, ''), sandbox: false });
+  if (servers.length === 0 && options.documentUrl)
+    candidates.push({ url: new URL('/', options.documentUrl).href.replace(/\/+$/, ''), sandbox: false });
   const sandbox = candidates.find((c) => c.sandbox)?.url ?? null;
   const live = candidates.find((c) => !c.sandbox)?.url ?? null;
   return {
@@ -87,11 +88,17 @@ function baseUrlsOf(doc: OpenApiDocument, options: GenerateOptions): BaseUrls {
 
 function verifyOf(tools: DraftTool[], auth: GeneratedAuth): GeneratedDraft['verify'] {
   const reads = tools.filter(
-    (t) => t.operation.method === 'GET' && !(Array.isArray(t.inputSchema.required) && t.inputSchema.required.length > 0),
+    (t) =>
+      t.operation.method === 'GET' &&
+      !(Array.isArray(t.inputSchema.required) && t.inputSchema.required.length > 0),
   );
-  const secured = reads.find((t) => t.operation.security.some((req) => auth.schemes.every((s) => req.includes(s)) && req.length > 0));
+  const secured = reads.find((t) =>
+    t.operation.security.some((req) => auth.schemes.every((s) => req.includes(s)) && req.length > 0),
+  );
   const chosen = auth.auth_type === 'none' ? reads[0] : (secured ?? reads[0]);
-  return chosen && !chosen.operation.path.includes('{') ? { method: 'GET', path: chosen.operation.path } : null;
+  return chosen && !chosen.operation.path.includes('{')
+    ? { method: 'GET', path: chosen.operation.path }
+    : null;
 }
 
 /** Every tool's schema compiles as the tool-call path will compile it, or the document is refused now. */
@@ -102,9 +109,13 @@ function checkSchemas(tools: DraftTool[]): void {
     try {
       ajv.compile(tool.inputSchema);
     } catch (error) {
-      throw refuseDocument('invalid_schema', `The schema of ${tool.operationKey} is not usable: ${(error as Error).message.slice(0, 300)}`, {
-        operation: tool.operationKey,
-      });
+      throw refuseDocument(
+        'invalid_schema',
+        `The schema of ${tool.operationKey} is not usable: ${(error as Error).message.slice(0, 300)}`,
+        {
+          operation: tool.operationKey,
+        },
+      );
     }
   }
 }

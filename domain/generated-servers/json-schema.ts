@@ -3,7 +3,14 @@
 // `nullable` and boolean exclusive bounds become 2020-12's, a tuple `items` becomes `prefixItems`, a
 // pattern no Unicode regular expression accepts is dropped, and each referenced schema is carried once
 // under `$defs` (so recursive schemas stay finite).
-import { isObject, refuseDocument, resolveRef, type Json, type JsonObject, type OpenApiDocument } from './document';
+import {
+  isObject,
+  refuseDocument,
+  resolveRef,
+  type Json,
+  type JsonObject,
+  type OpenApiDocument,
+} from './document';
 
 const SCHEMA_ONE = ['additionalProperties', 'not', 'propertyNames', 'contains', 'unevaluatedProperties'];
 const SCHEMA_LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
@@ -88,9 +95,13 @@ export class SchemaDefs {
     this.keys.set(ref, key);
     this.defs[key] = {};
     if (++this.chain > MAX_REFERENCE_CHAIN)
-      throw refuseDocument('too_deep', `Schema references chain deeper than ${MAX_REFERENCE_CHAIN} at ${where}`, {
-        pointer: where,
-      });
+      throw refuseDocument(
+        'too_deep',
+        `Schema references chain deeper than ${MAX_REFERENCE_CHAIN} at ${where}`,
+        {
+          pointer: where,
+        },
+      );
     this.defs[key] = this.convert(target, ref);
     this.chain--;
     return key;
@@ -98,10 +109,11 @@ export class SchemaDefs {
 
   convert(schema: Json | undefined, where: string): JsonObject {
     if (--this.budget.nodes < 0)
-      throw refuseDocument('too_large', 'The document\'s schemas are too large to turn into tools');
+      throw refuseDocument('too_large', "The document's schemas are too large to turn into tools");
     if (schema === true || schema === undefined) return {};
     if (schema === false) return { not: {} };
-    if (!isObject(schema)) throw refuseDocument('invalid_schema', `${where} is not a schema`, { pointer: where });
+    if (!isObject(schema))
+      throw refuseDocument('invalid_schema', `${where} is not a schema`, { pointer: where });
     if (typeof schema.$ref === 'string') {
       const ref: JsonObject = { $ref: `#/$defs/${this.refer(schema.$ref, where)}` };
       // 3.0 ignores a reference's siblings; 3.1 keeps a description beside it.
@@ -118,7 +130,10 @@ export class SchemaDefs {
       if (types.length === 0) delete out.type;
       else out.type = types.length === 1 ? types[0] : types;
     }
-    if (out.required !== undefined && !(Array.isArray(out.required) && out.required.every((r) => typeof r === 'string')))
+    if (
+      out.required !== undefined &&
+      !(Array.isArray(out.required) && out.required.every((r) => typeof r === 'string'))
+    )
       delete out.required;
     if (out.enum !== undefined && !(Array.isArray(out.enum) && out.enum.length > 0)) delete out.enum;
     for (const bound of ['minimum', 'maximum', 'multipleOf'])

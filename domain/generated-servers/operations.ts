@@ -1,7 +1,15 @@
 // One tool per operation of an OpenAPI document: its name (the operationId in snake_case, or one made of
 // the method and path), its description (summary and description), its input schema (each parameter a
 // property, the request body under `body`), and how its arguments go back onto the wire.
-import { deref, escapePointer, isObject, refuseDocument, type Json, type JsonObject, type OpenApiDocument } from './document';
+import {
+  deref,
+  escapePointer,
+  isObject,
+  refuseDocument,
+  type Json,
+  type JsonObject,
+  type OpenApiDocument,
+} from './document';
 import { SchemaDefs, type ConversionBudget } from './json-schema';
 
 export type ParameterPlace = 'path' | 'query' | 'header' | 'cookie';
@@ -92,14 +100,23 @@ function parametersOf(doc: OpenApiDocument, pathItem: JsonObject, operation: Jso
     [operation.parameters, `${where}/parameters`],
   ] as const) {
     if (list === undefined) continue;
-    if (!Array.isArray(list)) throw refuseDocument('invalid_parameters', `${base} must be a list`, { pointer: base });
+    if (!Array.isArray(list))
+      throw refuseDocument('invalid_parameters', `${base} must be a list`, { pointer: base });
     list.forEach((raw, i) => {
       const pointer = `${base}/${i}`;
       const param = deref(doc, raw, pointer);
-      if (!param || typeof param.name !== 'string' || !['path', 'query', 'header', 'cookie'].includes(param.in as string))
-        throw refuseDocument('invalid_parameter', `${pointer} needs a \`name\` and an \`in\` of path, query, header or cookie`, {
-          pointer,
-        });
+      if (
+        !param ||
+        typeof param.name !== 'string' ||
+        !['path', 'query', 'header', 'cookie'].includes(param.in as string)
+      )
+        throw refuseDocument(
+          'invalid_parameter',
+          `${pointer} needs a \`name\` and an \`in\` of path, query, header or cookie`,
+          {
+            pointer,
+          },
+        );
       byKey.set(`${param.in as string}:${param.name}`, { param, pointer });
     });
   }
@@ -156,7 +173,11 @@ function toolOf(
     for (let n = 2; properties[arg] !== undefined; n++) arg = `${name}_${place}_${n}`;
     const content = isObject(param.content) ? Object.values(param.content).find(isObject) : undefined;
     const schema = defs.convert(param.schema ?? content?.schema, `${pointer}/schema`);
-    if (typeof param.description === 'string' && schema.description === undefined && schema.$ref === undefined)
+    if (
+      typeof param.description === 'string' &&
+      schema.description === undefined &&
+      schema.$ref === undefined
+    )
       schema.description = param.description;
     properties[arg] = schema;
     if (place === 'path' || param.required === true) required.push(arg);
@@ -172,7 +193,10 @@ function toolOf(
   }
   const body = bodyOf(doc, operation, where);
   if (body) {
-    const schema = body.encoding === 'text' && body.schema === undefined ? { type: 'string' } : defs.convert(body.schema, body.pointer);
+    const schema =
+      body.encoding === 'text' && body.schema === undefined
+        ? { type: 'string' }
+        : defs.convert(body.schema, body.pointer);
     if (body.description && schema.description === undefined && schema.$ref === undefined)
       schema.description = body.description;
     properties.body = schema;
@@ -222,7 +246,8 @@ export function toolsOf(doc: OpenApiDocument, credential: Set<string>): DraftToo
       found.push(toolOf(doc, budget, method, path, pathItem, operation, credential));
     }
   }
-  if (found.length === 0) throw refuseDocument('no_operations', 'The document has no operations to make tools of');
+  if (found.length === 0)
+    throw refuseDocument('no_operations', 'The document has no operations to make tools of');
   const taken = new Set<string>();
   return found.map(({ preferred, ...tool }) => ({ ...tool, name: uniqueName(preferred, taken) }));
 }

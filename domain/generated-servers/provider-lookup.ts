@@ -28,17 +28,15 @@ const built = new Map<string, GeneratedEntry>();
 
 function entryOf(snapshot: unknown, owner: GeneratedOwner): GeneratedEntry {
   const server = providerOf(publishedSnapshot.parse(snapshot), owner);
-  const tools = server.tools.map(
-    (tool): ToolSpec => ({
-      name: `${server.id}.${tool.name}`,
-      serverId: server.id,
-      description: tool.description,
-      movesMoney: false,
-      attempt: false,
-      inputSchema: tool.input_schema,
-      dispatch: { kind: 'provider', server, tool },
-    }),
-  );
+  const tools = server.tools.map((tool): ToolSpec => ({
+    name: `${server.id}.${tool.name}`,
+    serverId: server.id,
+    description: tool.description,
+    movesMoney: false,
+    attempt: false,
+    inputSchema: tool.input_schema,
+    dispatch: { kind: 'provider', server, tool },
+  }));
   return { server, tools };
 }
 
@@ -87,7 +85,12 @@ export async function publishedGenerated(
     if (entry)
       out.set(row.slug, {
         ...entry,
-        owner: { serverId: row.id, version: row.published_version!, orgId: row.org_id, projectId: row.project_id },
+        owner: {
+          serverId: row.id,
+          version: row.published_version!,
+          orgId: row.org_id,
+          projectId: row.project_id,
+        },
       });
   }
   return out;

@@ -30,7 +30,8 @@ function describeScheme({ name, scheme }: DeclaredScheme): Record<string, unknow
 }
 
 const headerKey = (s: JsonObject) => s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string';
-const bearer = (s: JsonObject) => s.type === 'http' && typeof s.scheme === 'string' && s.scheme.toLowerCase() === 'bearer';
+const bearer = (s: JsonObject) =>
+  s.type === 'http' && typeof s.scheme === 'string' && s.scheme.toLowerCase() === 'bearer';
 
 /** The auth of one requirement (all its schemes together), or null when the gateway cannot send it. */
 function authOfRequirement(schemes: DeclaredScheme[]): GeneratedAuth | null {
@@ -42,7 +43,12 @@ function authOfRequirement(schemes: DeclaredScheme[]): GeneratedAuth | null {
         auth_type: 'api_key',
         schemes: [name],
         fields: [
-          { name: 'api_key', kind: 'api_key', label: `API key (the ${scheme.name as string} header)`, header_name: header },
+          {
+            name: 'api_key',
+            kind: 'api_key',
+            label: `API key (the ${scheme.name as string} header)`,
+            header_name: header,
+          },
         ],
       };
     }
@@ -58,7 +64,12 @@ function authOfRequirement(schemes: DeclaredScheme[]): GeneratedAuth | null {
         schemes: [name],
         fields: [
           { name: 'certificate', kind: 'certificate', label: 'Client certificate (PEM)', header_name: null },
-          { name: 'private_key', kind: 'private_key', label: 'Certificate private key (PEM)', header_name: null },
+          {
+            name: 'private_key',
+            kind: 'private_key',
+            label: 'Certificate private key (PEM)',
+            header_name: null,
+          },
         ],
       };
   }
@@ -69,8 +80,18 @@ function authOfRequirement(schemes: DeclaredScheme[]): GeneratedAuth | null {
       auth_type: 'two_header',
       schemes: schemes.map((s) => s.name),
       fields: [
-        { name: 'client_id', kind: 'client_id', label: `The ${schemes[0].scheme.name as string} header`, header_name: first },
-        { name: 'client_secret', kind: 'client_secret', label: `The ${schemes[1].scheme.name as string} header`, header_name: second },
+        {
+          name: 'client_id',
+          kind: 'client_id',
+          label: `The ${schemes[0].scheme.name as string} header`,
+          header_name: first,
+        },
+        {
+          name: 'client_secret',
+          kind: 'client_secret',
+          label: `The ${schemes[1].scheme.name as string} header`,
+          header_name: second,
+        },
       ],
     };
   }
@@ -100,9 +121,13 @@ export function authOf(doc: OpenApiDocument, operations: JsonObject[], chosen?: 
   if (chosen !== undefined) {
     const one = declared.get(chosen);
     if (!one)
-      throw refuseDocument('unknown_security_scheme', `The document declares no security scheme "${chosen}"`, {
-        declared: [...declared.keys()],
-      });
+      throw refuseDocument(
+        'unknown_security_scheme',
+        `The document declares no security scheme "${chosen}"`,
+        {
+          declared: [...declared.keys()],
+        },
+      );
     const auth = authOfRequirement([one]);
     if (!auth) throw unsupported([one]);
     return auth;
@@ -110,9 +135,13 @@ export function authOf(doc: OpenApiDocument, operations: JsonObject[], chosen?: 
   const requirements = requirementsOf(doc, operations).filter((req) => req.length > 0);
   const unknown = requirements.flat().find((name) => !declared.has(name));
   if (unknown)
-    throw refuseDocument('unknown_security_scheme', `A security requirement names "${unknown}", which is not declared`, {
-      declared: [...declared.keys()],
-    });
+    throw refuseDocument(
+      'unknown_security_scheme',
+      `A security requirement names "${unknown}", which is not declared`,
+      {
+        declared: [...declared.keys()],
+      },
+    );
   for (const req of requirements) {
     const auth = authOfRequirement(req.map((name) => declared.get(name)!));
     if (auth) return auth;

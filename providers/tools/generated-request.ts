@@ -17,7 +17,8 @@ function encodeBody(
   body: NonNullable<GeneratedOperation['body']>,
   value: unknown,
 ): { bytes: Buffer; contentType: string } {
-  if (body.encoding === 'json') return { bytes: Buffer.from(JSON.stringify(value)), contentType: body.contentType };
+  if (body.encoding === 'json')
+    return { bytes: Buffer.from(JSON.stringify(value)), contentType: body.contentType };
   if (body.encoding === 'form' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const form = new URLSearchParams();
     for (const [name, inner] of Object.entries(value as Record<string, unknown>))
@@ -31,9 +32,16 @@ function encodeBody(
 function headerValue(arg: string, value: unknown): string {
   const out = text(value);
   if (/[^\t\x20-\x7e\x80-\xff]/.test(out))
-    throw new ApiError(400, 'invalid_body', `The argument ${arg} is sent as a header and cannot hold control characters`, {
-      issues: [{ path: `/arguments/${arg}`, message: 'holds characters a header cannot carry', keyword: 'header' }],
-    });
+    throw new ApiError(
+      400,
+      'invalid_body',
+      `The argument ${arg} is sent as a header and cannot hold control characters`,
+      {
+        issues: [
+          { path: `/arguments/${arg}`, message: 'holds characters a header cannot carry', keyword: 'header' },
+        ],
+      },
+    );
   return out;
 }
 
