@@ -20,6 +20,7 @@ import { startKycMock } from './kyc';
 import { startDdaMock } from './dda';
 import { startX402WalletsMock } from './x402-wallets';
 import { startMcpUpstreamMock } from './mcp-upstream';
+import { startPetstoreMock } from './petstore';
 import type { RunningMock } from './running-mock';
 
 export type MockStarter = () => Promise<RunningMock>;
@@ -47,6 +48,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   x402_wallets: () => startX402WalletsMock(),
   // A tenant's upstream MCP server (tenant tool servers).
   mcp_upstream: () => startMcpUpstreamMock(),
+  // The public Swagger Petstore 3.0, serving its own OpenAPI document: a project's generated server.
+  petstore: () => startPetstoreMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {
