@@ -20,6 +20,16 @@ const MAX_DEPTH = 64;
 const MAX_NODES = 500_000;
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** NUL and unpaired UTF-16 surrogates: PostgreSQL's text and jsonb refuse them, so the document does. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** At most `max` UTF-16 units, never ending inside a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 export function refuseDocument(
   reason: string,
   message: string,
@@ -52,13 +62,20 @@ function asJson(value: unknown): Json {
       throw refuseDocument('too_large', `The document has more than ${MAX_NODES} values`);
     if (depth > MAX_DEPTH)
       throw refuseDocument('too_deep', `The document nests deeper than ${MAX_DEPTH} levels`, { pointer });
-    if (node === null || typeof node === 'boolean' || typeof node === 'string') return node;
+    if (typeof node === 'string') {
+      if (UNSTORABLE.test(node))
+        throw refuseDocument('invalid_text', 'The document holds NUL or an unpaired surrogate in a string', { pointer });
+      return node;
+    }
+    if (node === null || typeof node === 'boolean') return node;
     if (typeof node === 'number') return Number.isFinite(node) ? node : null;
     if (node instanceof Date) return node.toISOString();
     if (Array.isArray(node)) return node.map((item, i) => walk(item, depth + 1, `${pointer}/${i}`));
     if (typeof node === 'object') {
       const out: JsonObject = {};
       for (const [key, inner] of Object.entries(node as Record<string, unknown>)) {
+        if (UNSTORABLE.test(key))
+          throw refuseDocument('invalid_text', 'The document holds NUL or an unpaired surrogate in a key', { pointer });
         if (RESERVED.has(key))
           throw refuseDocument('reserved_key', `The document uses the reserved key name "${key}"`, {
             pointer: `${pointer}/${key}`,
@@ -85,8 +102,8 @@ export function readDocument(input: unknown): OpenApiDocument {
   }
   const dialect = /^3\.0\.\d+$/.test(openapi) ? '3.0' : /^3\.1\.\d+$/.test(openapi) ? '3.1' : null;
   if (!dialect)
-    throw refuseDocument('unsupported_version', `OpenAPI ${openapi.slice(0, 40)} is not 3.0.x or 3.1.x`, {
-      openapi: openapi.slice(0, 40),
+    throw refuseDocument('unsupported_version', `OpenAPI ${clip(openapi, 40)} is not 3.0.x or 3.1.x`, {
+      openapi: clip(openapi, 40),
     });
   if (!isObject(root.info) || typeof root.info.title !== 'string' || typeof root.info.version !== 'string')
     throw refuseDocument('invalid_info', 'The document needs `info.title` and `info.version` strings', {
@@ -103,7 +120,12 @@ export function readDocument(input: unknown): OpenApiDocument {
 function atPointer(root: JsonObject, pointer: string): Json | undefined {
   let node: Json | undefined = root;
   for (const raw of pointer.split('/').slice(1)) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, key)) node = node[key];
     else return undefined;
@@ -129,14 +151,14 @@ export function resolveRef(doc: OpenApiDocument, ref: string, where: string): Js
   if (!ref.startsWith('#/'))
     throw refuseDocument(
       'external_reference',
-      `Only references inside the document are followed; ${where} names ${ref.slice(0, 200)}`,
+      `Only references inside the document are followed; ${where} names ${clip(ref, 200)}`,
       { pointer: where },
     );
   const found = atPointer(doc.root, ref.slice(1));
   if (found === undefined)
     throw refuseDocument(
       'invalid_reference',
-      `${where} refers to ${ref.slice(0, 200)}, which does not exist`,
+      `${where} refers to ${clip(ref, 200)}, which does not exist`,
       {
         pointer: where,
       },

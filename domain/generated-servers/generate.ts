@@ -3,7 +3,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { randomToken } from '../ids';
-import { isObject, refuseDocument, type JsonObject, type OpenApiDocument } from './document';
+import { clip, isObject, refuseDocument, type JsonObject, type OpenApiDocument } from './document';
 import { toolsOf, type DraftTool } from './operations';
 import { authOf, credentialParams, type GeneratedAuth } from './security';
 
@@ -126,14 +126,14 @@ export function generateDraft(doc: OpenApiDocument, options: GenerateOptions): G
   const tools = toolsOf(doc, credentialParams(auth));
   checkSchemas(tools);
   const title = (info.title as string).trim() || 'Generated server';
-  const described = typeof info.description === 'string' ? info.description.trim().slice(0, 2000) : '';
+  const described = typeof info.description === 'string' ? clip(info.description.trim(), 2000) : '';
   return {
-    name: options.name ?? title.slice(0, 200),
+    name: options.name ?? clip(title, 200),
     description: options.description !== undefined ? options.description : described || null,
     source: {
       openapi: doc.openapi,
-      title: title.slice(0, 200),
-      document_version: (info.version as string).slice(0, 100),
+      title: clip(title, 200),
+      document_version: clip(info.version as string, 100),
       url: options.documentUrl ?? null,
     },
     auth,

@@ -2,6 +2,7 @@
 // the method and path), its description (summary and description), its input schema (each parameter a
 // property, the request body under `body`), and how its arguments go back onto the wire.
 import {
+  clip,
   deref,
   escapePointer,
   isObject,
@@ -83,7 +84,7 @@ function describe(operation: JsonObject, key: string): string {
   const summary = typeof operation.summary === 'string' ? operation.summary.trim() : '';
   const detail = typeof operation.description === 'string' ? operation.description.trim() : '';
   const text = [summary, detail && detail !== summary ? detail : ''].filter(Boolean).join('\n\n') || key;
-  return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
+  return text.length > MAX_DESCRIPTION ? `${clip(text, MAX_DESCRIPTION - 1)}…` : text;
 }
 
 function securityOf(value: Json | undefined): string[][] | undefined {
@@ -231,7 +232,7 @@ export function toolsOf(doc: OpenApiDocument, credential: Set<string>): DraftToo
   const found: Array<ReturnType<typeof toolOf>> = [];
   for (const [path, rawItem] of Object.entries(paths)) {
     if (!path.startsWith('/'))
-      throw refuseDocument('invalid_paths', `The path "${path.slice(0, 200)}" does not start with "/"`, {
+      throw refuseDocument('invalid_paths', `The path "${clip(path, 200)}" does not start with "/"`, {
         pointer: `/paths/${escapePointer(path)}`,
       });
     const pathItem = deref(doc, rawItem, `/paths/${escapePointer(path)}`);

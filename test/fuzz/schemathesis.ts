@@ -266,6 +266,13 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '422'],
   },
+  // A generated server's document: whether it is an OpenAPI document the gateway can make tools of
+  // (references, operations, security schemes, text the database stores), or whether its URL answers one.
+  {
+    operations: ['POST /v1/generate/servers'],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '422'],
+  },
   // A closed or unknown gateway session is answered before the MCP transport reads its headers.
   {
     operations: ['GET /v1/sessions/{id}/mcp', 'DELETE /v1/sessions/{id}/mcp'],
