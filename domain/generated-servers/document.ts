@@ -21,6 +21,7 @@ const MAX_NODES = 500_000;
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** NUL and unpaired UTF-16 surrogates: PostgreSQL's text and jsonb refuse them, so the document does. */
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** At most `max` UTF-16 units, never ending inside a surrogate pair. */
@@ -64,7 +65,9 @@ function asJson(value: unknown): Json {
       throw refuseDocument('too_deep', `The document nests deeper than ${MAX_DEPTH} levels`, { pointer });
     if (typeof node === 'string') {
       if (UNSTORABLE.test(node))
-        throw refuseDocument('invalid_text', 'The document holds NUL or an unpaired surrogate in a string', { pointer });
+        throw refuseDocument('invalid_text', 'The document holds NUL or an unpaired surrogate in a string', {
+          pointer,
+        });
       return node;
     }
     if (node === null || typeof node === 'boolean') return node;
@@ -75,7 +78,9 @@ function asJson(value: unknown): Json {
       const out: JsonObject = {};
       for (const [key, inner] of Object.entries(node as Record<string, unknown>)) {
         if (UNSTORABLE.test(key))
-          throw refuseDocument('invalid_text', 'The document holds NUL or an unpaired surrogate in a key', { pointer });
+          throw refuseDocument('invalid_text', 'The document holds NUL or an unpaired surrogate in a key', {
+            pointer,
+          });
         if (RESERVED.has(key))
           throw refuseDocument('reserved_key', `The document uses the reserved key name "${key}"`, {
             pointer: `${pointer}/${key}`,
@@ -156,12 +161,8 @@ export function resolveRef(doc: OpenApiDocument, ref: string, where: string): Js
     );
   const found = atPointer(doc.root, ref.slice(1));
   if (found === undefined)
-    throw refuseDocument(
-      'invalid_reference',
-      `${where} refers to ${clip(ref, 200)}, which does not exist`,
-      {
-        pointer: where,
-      },
-    );
+    throw refuseDocument('invalid_reference', `${where} refers to ${clip(ref, 200)}, which does not exist`, {
+      pointer: where,
+    });
   return found;
 }
