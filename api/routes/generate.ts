@@ -82,7 +82,10 @@ export const generateRoutes: AnyRoute[] = [
       "Send the document (`document`: JSON, or JSON or YAML text) or where to fetch it (`document_url`). Each operation becomes a tool: named from its operationId in snake_case (or from its method and path when it has none; a repeated name gets `_2`), described by its summary and description, taking each parameter as an argument of its own name (`<name>_<in>` when two share a name) and the request body as `body`. Cookie parameters and the header the credential fills are not arguments. The auth comes from `securitySchemes`: an API key in a header or an HTTP bearer token is `api_key`, two header keys required together `two_header`, mutual TLS `cert`, none at all `none`; the first requirement (in document order) the gateway can send is chosen unless `security_scheme` names one. Base URLs come from `servers` (one that says sandbox, staging, test or dev is the test environment's, the first other live's; one server serves both) unless `base_urls` states them. The draft is reviewed with `GET /v1/generate/servers/{id}`, edited, then published. Nothing is stored when the document is refused.",
     body: GeneratedServerCreate,
     responses: {
-      201: { description: 'The draft with its tools', schema: GeneratedServerDetail },
+      201: {
+        description: 'The draft with its tools; `Location` names it',
+        schema: GeneratedServerDetail,
+      },
       400: noProject,
       409: {
         description: '`slug_conflict`: a catalog server, tool server or generated server has the slug',
@@ -97,7 +100,11 @@ export const generateRoutes: AnyRoute[] = [
     noProjectError,
     async handler({ deps, principal, body }) {
       const { server, tools } = await generateServer(deps, principal, body);
-      return { status: 201, body: presentGeneratedServerDetail(server, tools) };
+      return {
+        status: 201,
+        body: presentGeneratedServerDetail(server, tools),
+        headers: { Location: `/v1/generate/servers/${server.id}` },
+      };
     },
   }),
   route<unknown, unknown, { id: string }, 'key'>({

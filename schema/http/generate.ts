@@ -100,6 +100,27 @@ export const GeneratedServerCreate = {
     { required: ['document'], not: { required: ['document_url'] } },
     { required: ['document_url'], not: { required: ['document'] } },
   ],
+  examples: [
+    {
+      document: {
+        openapi: '3.1.0',
+        info: { title: 'Pet shelter', version: '1.0.0' },
+        servers: [{ url: 'https://sandbox.shelter.example/v1', description: 'Sandbox' }],
+        paths: {
+          '/pets/{petId}': {
+            get: {
+              operationId: 'getPet',
+              summary: 'Read one pet',
+              parameters: [{ name: 'petId', in: 'path', required: true, schema: { type: 'integer' } }],
+              responses: { '200': { description: 'The pet' } },
+            },
+          },
+        },
+        components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
+        security: [{ key: [] }],
+      },
+    },
+  ],
 } as const;
 export type GeneratedServerCreateBody = FromSchema<typeof GeneratedServerCreate>;
 
