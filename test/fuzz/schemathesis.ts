@@ -267,11 +267,12 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     statuses: [...POSITIVE, '422'],
   },
   // A generated server's document: whether it is an OpenAPI document the gateway can make tools of
-  // (references, operations, security schemes, text the database stores), or whether its URL answers one.
+  // (references, operations, security schemes), or whether its URL answers one; and text inside the
+  // document sent as free-form JSON (a NUL at any depth).
   {
     operations: ['POST /v1/generate/servers'],
     check: 'positive_data_acceptance',
-    statuses: [...POSITIVE, '422'],
+    statuses: [...POSITIVE, '400', '422'],
   },
   // A closed or unknown gateway session is answered before the MCP transport reads its headers.
   {
