@@ -228,7 +228,7 @@ function toolOf(
 /** Every operation of the document, in document order; names made unique by a numeric suffix. */
 export function toolsOf(doc: OpenApiDocument, credential: Set<string>): DraftTool[] {
   const paths = isObject(doc.root.paths) ? doc.root.paths : {};
-  const budget: ConversionBudget = { nodes: 1_000_000 };
+  const budget: ConversionBudget = { nodes: 400_000 };
   const found: Array<ReturnType<typeof toolOf>> = [];
   for (const [path, rawItem] of Object.entries(paths)) {
     if (!path.startsWith('/'))
