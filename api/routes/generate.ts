@@ -22,7 +22,7 @@ import {
   GeneratedServerList,
   GeneratedServerParams,
   GeneratedServerVersions,
-  GeneratedToolAnswer,
+  GeneratedTool,
   GeneratedToolEdit,
   GeneratedToolParams,
   type GeneratedServerCreateBody,
@@ -161,7 +161,7 @@ export const generateRoutes: AnyRoute[] = [
     params: GeneratedToolParams,
     body: GeneratedToolEdit,
     responses: {
-      200: { description: 'The tool', schema: GeneratedToolAnswer },
+      200: { description: 'The tool', schema: GeneratedTool },
       400: noProject,
       404: { description: '`not_found` (the server), `tool_not_found`', schema: ErrorEnvelope },
       409: {

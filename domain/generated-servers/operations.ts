@@ -44,7 +44,6 @@ export interface DraftTool {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 export const MAX_TOOLS = 300;
-export const TOOL_NAME_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
 const MAX_DESCRIPTION = 1000;
 /** Headers HTTP or the gateway sets itself; OpenAPI says such parameters are ignored. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;

@@ -240,8 +240,6 @@ export const GeneratedServerDetail: JsonSchema = {
   },
 };
 
-export const GeneratedToolAnswer: JsonSchema = GeneratedTool;
-
 export const GeneratedServerVersions: JsonSchema = {
   type: 'object',
   required: ['versions'],
