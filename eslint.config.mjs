@@ -65,6 +65,7 @@ const FOLDERS = Object.keys(LAYERS);
 // inbound TED and Pix lookups, MCP handshakes, deposit addresses, the OTP sender check), or map a provider's
 // failure to its answer (providers/provider-failure.ts). No other API file may import providers/.
 const API_PROVIDER_CALLS = [
+  'api/flows/cards.ts',
   'api/flows/contact-verification.ts',
   'api/flows/dda-boletos.ts',
   'api/flows/generated-server.ts',

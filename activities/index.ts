@@ -15,6 +15,8 @@ import { linkPaymentActivities } from './link-payments';
 import { ddaActivities } from './dda';
 import { toolChargeActivities } from './tool-charges';
 import { topupActivities } from './topups';
+import { provisioningActivities } from './provisioning';
+import { cardActivities } from './cards';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -32,6 +34,8 @@ export function createActivities(deps: ActivityDeps) {
     ...ddaActivities(deps),
     ...toolChargeActivities(deps),
     ...topupActivities(deps),
+    ...provisioningActivities(deps),
+    ...cardActivities(deps),
   };
 }
 

@@ -87,9 +87,10 @@ export interface RouteDefinition<
   responses: Record<number, ResponseSpec>;
   /**
    * Renders a refused body, query or params in the route's own protocol instead of the envelope:
-   * OAuth's `{error, error_description}`, an HTML page for pages a person sees, or a webhook's receipt.
+   * OAuth's `{error, error_description}`, an HTML page for pages a person sees, or a webhook's receipt;
+   * or answers a rule the document states with the contract's own code (`input.body`: the parsed body).
    */
-  onInputError?(error: ApiError, ctx: Koa.Context): Reply;
+  onInputError?(error: ApiError, ctx: Koa.Context, input: { body: unknown }): Reply;
   /** The refusal of a credential that resolves to no project, where the spec gives the route its own (a 400). */
   noProjectError?(): ApiError;
   handler(input: HandlerInput<TBody, TQuery, TParams, PrincipalFor<A>>): Promise<Reply> | Reply;

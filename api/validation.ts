@@ -78,6 +78,29 @@ export function check(validate: ValidateFunction, value: unknown, kind: InputKin
   throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
 }
 
+/**
+ * A body refused by the validator where some issues break rules the document states but whose refusal
+ * the contract names with its own code, answered by a check the handler runs once the rest is valid:
+ * when those are the only issues, `own` answers as that check does; otherwise the other issues answer
+ * alone, as before the document stated the rule.
+ */
+export function answerOwnRefusals(
+  error: ApiError,
+  owned: (issue: ValidationIssue) => boolean,
+  own: () => void,
+): never {
+  const issues = (error.details?.issues ?? []) as ValidationIssue[];
+  const rest = issues.filter((issue) => !owned(issue));
+  if (error.code !== CODES.body || rest.length === issues.length) throw error;
+  if (rest.length === 0) own();
+  else
+    throw new ApiError(400, error.code, `${NOUNS.body} is invalid: ${rest[0].path} ${rest[0].message}`, {
+      ...error.details,
+      issues: rest,
+    });
+  throw error;
+}
+
 /** A lone half of a UTF-16 surrogate pair: JSON can spell it (`"\\ud800"`), but no UTF-8 text, and so no PostgreSQL text, can hold it. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -18,7 +18,9 @@ export type EventArea =
   | 'ledger'
   | 'oauth'
   | 'webhooks'
-  | 'payment_links';
+  | 'payment_links'
+  | 'provisioning'
+  | 'cards';
 
 export interface EventTypeSpec {
   area: EventArea;
@@ -206,6 +208,34 @@ export const EVENT_CATALOG = {
       'An operator adjusted a wallet by hand (`fund`, `reconcile`, `reverse` or `fee`): the entry, the operator (`actor`) and the `reason`.',
   },
 
+  // Provisioning runs: sandbox accounts opened at catalog providers (`data.run_id`, `data.provider`).
+  'provisioning_run.created': {
+    area: 'provisioning',
+    description: 'A provisioning run started signing the project up for a sandbox account at a provider.',
+  },
+  'provisioning_run.awaiting_verification': {
+    area: 'provisioning',
+    description:
+      'The provider sent a verification code (`sent_to`, masked); the run waits for it until `expires_at`.',
+  },
+  'provisioning_run.succeeded': {
+    area: 'provisioning',
+    description:
+      "The sandbox account's credential is sealed in the vault as the project's connection (`connection_id`).",
+  },
+  'provisioning_run.failed': {
+    area: 'provisioning',
+    description: 'The run ended without an account (`code`: `signup_refused`, `provider_unavailable`, …).',
+  },
+  'provisioning_run.canceled': {
+    area: 'provisioning',
+    description: 'The run was canceled before it finished.',
+  },
+  'provisioning_run.expired': {
+    area: 'provisioning',
+    description: 'No verification code came before the pause expired; a code sent now is refused with 410.',
+  },
+
   // OAuth grants to clients.
   'oauth_grant.created': {
     area: 'oauth',
@@ -255,6 +285,43 @@ export const EVENT_CATALOG = {
     area: 'tools',
     description:
       'A held paid call was resolved: `outcome` `succeeded` debited the price with the splits, `failed` released it (`resolved_by`).',
+  },
+  // Agent cards: virtual cards whose authorizations the gateway decides, and the issuer's later messages.
+  'card.created': {
+    area: 'cards',
+    description:
+      'A mint flow issued a virtual card bound to a wallet (`card_id`, `mint_flow_id`, `wallet_id`).',
+  },
+  'card.updated': {
+    area: 'cards',
+    description: "A card's status changed (`status`: `active`, `frozen` or `closed`).",
+  },
+  'card.authorization.approved': {
+    area: 'cards',
+    description:
+      "The gateway approved an issuer's authorization request and held its amount on the card's wallet (`authorization_id`, `amount_minor`, `hold_id`).",
+  },
+  'card.authorization.declined': {
+    area: 'cards',
+    description:
+      "The gateway declined an issuer's authorization request; nothing was held (`decline_reason`).",
+  },
+  'card.authorization.reversed': {
+    area: 'cards',
+    description: 'The merchant reversed an authorization; its hold was released (`released_minor`).',
+  },
+  'card.authorization.expired': {
+    area: 'cards',
+    description: 'An authorization lapsed uncaptured; its hold was released (`released_minor`).',
+  },
+  'card.transaction.captured': {
+    area: 'cards',
+    description:
+      'The issuer captured (cleared) an authorization: the wallet was debited (`amount_minor`, `ledger_minor`, `unfunded_minor` beyond tolerance).',
+  },
+  'card.transaction.refunded': {
+    area: 'cards',
+    description: 'A merchant refunded a card purchase; the wallet was credited (`amount_minor`).',
   },
 } as const satisfies Record<string, EventTypeSpec>;
 

@@ -32,4 +32,8 @@ export const workflowIds = {
   walletTopup: (orgId: string, topupId: string): string => `topup/${orgId}/${topupId}`,
   /** The watcher of a USDC wallet's deposit address: one per wallet. */
   depositWatch: (walletId: string): string => `deposit-watch/${walletId}`,
+  /** One provisioning run of a sandbox account at a provider. */
+  provisioningRun: (runId: string): string => `provisioning/${runId}`,
+  /** One card's mint flow. */
+  cardMint: (flowId: string): string => `card-mint/${flowId}`,
 };

@@ -1,7 +1,8 @@
 // What can go wrong reaching a catalog provider, classified once, and the one answer each door gives for
 // it: tool calls and the proxy answer in the error envelope (a provider that fails is 502 `provider_error`,
 // retriable, its status and words in `details`; a missing connection 424 `not_connected`; a server nobody
-// knows 404 `server_unknown`; the gateway's own refusals keep their codes), verify-connection in its
+// knows 404 `server_unknown`; the gateway's own refusals keep their codes; a tenant tool server's upstream
+// failing the call is a provider failure too), verify-connection in its
 // `ok`-shaped bodies. Credential values never reach an answer: provider bodies arrive here already
 // scrubbed by the proxy core or are read through providerWords.
 import { ApiError, FlatError } from '../domain/errors';
@@ -35,7 +36,12 @@ export type ProviderFailure =
       grant?: true;
     }
   /** The provider answered something other than success. */
-  | { kind: 'provider_status'; serverId: string; status: number; words: string; response?: unknown };
+  | { kind: 'provider_status'; serverId: string; status: number; words: string; response?: unknown }
+  /**
+   * A tenant tool server's MCP upstream failed the call: its tool answered an error, refused the call or
+   * the credential, gave no answer in time or none at all (`code`: the recorded `upstream_*` code).
+   */
+  | { kind: 'upstream_failed'; serverId: string; code: string; message: string; output?: unknown };
 
 const REFUSAL_STATUS: Record<Refusal, number> = {
   proxy_path_invalid: 400,
@@ -75,6 +81,21 @@ export function failureOfStatus(
 ): ProviderFailure {
   const kind = status === 401 || status === 403 ? 'credential_rejected' : 'provider_status';
   return { kind, serverId, status, words, ...(response !== undefined ? { response } : {}) };
+}
+
+/**
+ * The failure a tenant tool server's recorded `upstream_*` code stands for: a host the gateway will not
+ * reach is its own refusal, as for catalog providers; anything else the upstream failing the call.
+ */
+export function failureOfUpstream(
+  serverId: string,
+  code: string,
+  message: string,
+  output?: unknown,
+): ProviderFailure {
+  if (code === 'upstream_forbidden_address')
+    return { kind: 'refused', serverId, code: 'proxy_destination_forbidden', message };
+  return { kind: 'upstream_failed', serverId, code, message, ...(output !== undefined ? { output } : {}) };
 }
 
 const WHY: Record<Extract<ProviderFailure, { kind: 'unreachable' }>['reason'], string> = {
@@ -126,6 +147,18 @@ export function providerFailureError(failure: ProviderFailure): ApiError {
           ...(failure.response !== undefined ? { provider_response: failure.response } : {}),
         },
       );
+    case 'upstream_failed':
+      return new ApiError(
+        502,
+        'provider_error',
+        `The tool server's upstream failed the call: ${failure.message}`,
+        {
+          server_id: failure.serverId,
+          reason: failure.code,
+          provider_message: failure.message,
+          ...(failure.output !== undefined ? { provider_response: failure.output } : {}),
+        },
+      );
   }
 }
 
@@ -165,5 +198,7 @@ export function verifyFailure(failure: ProviderFailure): FlatError {
         status: failure.status,
         detail: failure.words,
       });
+    case 'upstream_failed':
+      return fail(502, failure.serverId, 'provider_unreachable', { detail: failure.message });
   }
 }

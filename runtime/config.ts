@@ -51,6 +51,10 @@ export interface WebhookSettings {
 /** The secret `npm run dev` and the tests share with the mock provider; production sets PROVIDER_DDA_WEBHOOK_SECRET. */
 export const DEV_DDA_WEBHOOK_SECRET = 'gateway-dev-dda-webhook-secret';
 
+/** The card issuer's sandbox credentials `npm run dev` and the tests share with its mock; production sets both. */
+export const DEV_ISSUER_WEBHOOK_SECRET = 'gateway-dev-issuer-webhook-secret';
+export const DEV_ISSUER_API_KEY = 'isk_test_gateway_dev';
+
 /** The credential vault's key service (GATEWAY_VAULT_KEY_SERVICE) and the keys it needs. */
 export type VaultSettings =
   | { keyService: 'local'; localKeys: KeyRing }
@@ -87,6 +91,8 @@ export interface Config {
   providerTimeoutMs: number;
   /** The secret the DDA provider signs its webhooks with (PROVIDER_DDA_WEBHOOK_SECRET; a development value when unset). */
   ddaWebhookSecret: string;
+  /** The card issuer's API key and the secret it signs its messages with (PROVIDER_ISSUER_API_KEY, PROVIDER_ISSUER_WEBHOOK_SECRET). */
+  issuer: { apiKey: string; webhookSecret: string };
   /** Server-sent event streams: heartbeat interval and how long a stream stays open after its terminal event. */
   sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -316,6 +322,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     providerLiveUrls: providerUrls(env, 'live'),
     providerTimeoutMs: int(env, 'PROVIDER_TIMEOUT_MS', 10_000, 50, 120_000),
     ddaWebhookSecret: optional(env, 'PROVIDER_DDA_WEBHOOK_SECRET') ?? DEV_DDA_WEBHOOK_SECRET,
+    issuer: {
+      apiKey: optional(env, 'PROVIDER_ISSUER_API_KEY') ?? DEV_ISSUER_API_KEY,
+      webhookSecret: optional(env, 'PROVIDER_ISSUER_WEBHOOK_SECRET') ?? DEV_ISSUER_WEBHOOK_SECRET,
+    },
     sse: {
       heartbeatMs: int(env, 'GATEWAY_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),
       closeDelayMs: int(env, 'GATEWAY_SSE_CLOSE_DELAY_MS', 5_000, 0, 600_000),

@@ -80,6 +80,17 @@ describe('refusals before anything starts', () => {
     expect(await attempts(tenant.orgId)).toBe(before);
   });
 
+  it('answers a malformed approval hash beside another bad field with that field alone, as invalid_body', async () => {
+    const result = await execute(
+      pixBody({ signature: 'abc', approval: { items_hash: 'xyz', batch_hash: 'b'.repeat(64) } }),
+    );
+    expect(result.status).toBe(400);
+    expect(result.body.error.code).toBe('invalid_body');
+    const paths = result.body.error.details.issues.map((issue: { path: string }) => issue.path);
+    expect(paths).toContain('/signature');
+    expect(paths).not.toContain('/approval/items_hash');
+  });
+
   it.each([
     ['without attempt_id', { attempt_id: undefined }, 'attempt_id_required'],
     [

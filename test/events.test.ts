@@ -158,6 +158,7 @@ describe('the event catalog', () => {
     const areas = new Set(Object.values(EVENT_CATALOG).map((spec) => spec.area));
     expect([...areas].sort()).toEqual([
       'approvals',
+      'cards',
       'commerce',
       'consents',
       'consumers',
@@ -167,6 +168,7 @@ describe('the event catalog', () => {
       'oauth',
       'payment_links',
       'payments',
+      'provisioning',
       'receipts',
       'tools',
       'wallets',

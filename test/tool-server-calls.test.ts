@@ -102,6 +102,45 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(types).toEqual(['tool_call.succeeded']);
   });
 
+  it('answers a free tool its upstream fails as a provider failure, recorded with its event', async () => {
+    const freeServer = await gw.request('POST', '/v1/mcp-servers', {
+      key: tenant.key,
+      body: {
+        slug: `free-fail-${temporal}`,
+        name: 'Free failures',
+        upstream_url: upstream.url,
+        upstream_auth: MCP_UPSTREAM_AUTH,
+        platform_fee_bps: 0,
+        tools: [{ tool_name: 'fail', price: '0' }],
+      },
+    });
+    expect(freeServer.status).toBe(201);
+    const opened = await gw.request('POST', '/v1/sessions', {
+      key: caller.key,
+      body: { servers: [freeServer.body.slug] },
+    });
+    const r = await call(`${freeServer.body.slug}.fail`, {}, caller, opened.body.id);
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({
+      code: 'provider_error',
+      details: {
+        server_id: freeServer.body.slug,
+        reason: 'upstream_tool_error',
+        provider_response: expect.any(Object),
+        tool_call_id: expect.any(String),
+      },
+    });
+    const types = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`
+      SELECT type FROM events WHERE data->>'tool_call_id' = ${r.body.error.details.tool_call_id}`);
+    expect(types).toEqual(['tool_call.failed']);
+    const recorded = await gw.request(
+      'GET',
+      `/v1/sessions/${opened.body.id}/tool-calls/${r.body.error.details.tool_call_id}`,
+      { key: caller.key },
+    );
+    expect(recorded.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
+  });
+
   it('charges a priced call: held, debited on success, tenant share and platform fee credited, summing to the price', async () => {
     const wallet = await fundedWallet(1_000);
     const before = upstream.calls.quote ?? 0;
@@ -218,8 +257,21 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     const wallet = await fundedWallet(1_000);
     const before = upstream.calls.fail ?? 0;
     const r = await call(`${server.slug}.fail`, { gateway_payment: { wallet_id: wallet } });
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
+    // The upstream failing the call is a provider failure: 502 provider_error, the call recorded all the same.
+    expect(r.status).toBe(502);
+    expect(r.body.error).toMatchObject({
+      code: 'provider_error',
+      details: { server_id: server.slug, reason: 'upstream_tool_error', tool_call_id: expect.any(String) },
+    });
+    const recorded = await gw.request(
+      'GET',
+      `/v1/sessions/${session}/tool-calls/${r.body.error.details.tool_call_id}`,
+      { key: caller.key },
+    );
+    expect(recorded.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
+    const types = await gw.db.anyFirst(sql.type(z.object({ type: z.string() }))`
+      SELECT type FROM events WHERE data->>'tool_call_id' = ${recorded.body.id}`);
+    expect(types).toEqual(['tool_call.failed']);
     expect(upstream.calls.fail).toBe(before + 1);
     expect(await balance(caller, wallet)).toMatchObject({ balance_minor: '1000', available_minor: '1000' });
     expect((await entries(wallet)).map((e) => e.kind)).toEqual(['fund', 'hold', 'release']);
@@ -232,7 +284,11 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     upstream.slowMs = 3_000;
     try {
       const r = await call(`${server.slug}.slow`, { gateway_payment: { wallet_id: wallet } });
-      expect(r.body).toMatchObject({ status: 'error', error_code: 'upstream_timed_out' });
+      expect(r.status).toBe(502);
+      expect(r.body.error).toMatchObject({
+        code: 'provider_error',
+        details: { reason: 'upstream_timed_out' },
+      });
     } finally {
       gw.config.providerTimeoutMs = timeout;
     }
@@ -258,7 +314,11 @@ describe.each(TEMPORAL_SERVERS)('paid tool calls on the %s Temporal server', (te
     expect(resolved.status).toBe(200);
     expect(resolved.body).toMatchObject({ attempt_id: id, status: 'failed' });
     const settled = await call(`${server.slug}.vanish`, args);
-    expect(settled.body).toMatchObject({ status: 'error', error_code: 'upstream_failed' });
+    expect(settled.status).toBe(502);
+    expect(settled.body.error).toMatchObject({
+      code: 'provider_error',
+      details: { reason: 'upstream_failed', tool_call_id: expect.any(String) },
+    });
     expect(await balance(caller, wallet)).toMatchObject({ balance_minor: '1000', available_minor: '1000' });
   });
 

@@ -17,3 +17,5 @@ export { paidToolCall } from './paid-tool-call';
 export { platformFeeSweep } from './platform-fee-sweep';
 export { walletTopup } from './wallet-topup';
 export { depositWatch } from './deposit-watch';
+export { provisioningRun } from './provisioning-run';
+export { cardMint } from './card-mint';

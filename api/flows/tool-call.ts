@@ -28,6 +28,7 @@ import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
 import { gatewayPorts } from '../../providers/tools/gateway-ports';
 import { asToolOutcome, callTenantTool } from '../../providers/mcp-client/dispatch';
+import { failureOfUpstream, providerFailureError } from '../../providers/provider-failure';
 import { startApprovalHold } from '../../orchestration/approvals';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -113,13 +114,33 @@ async function callInSession(
   const { rules } = await enforceCallLimits(deps.db, session);
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
-    return paidTenantCall(deps, principal, session, tool, request.arguments, requestId);
+    return upstreamFailureAnswered(
+      await paidTenantCall(deps, principal, session, tool, request.arguments, requestId),
+      tool.serverId,
+    );
   // A catalog provider's money tool is a wallet spend attempt that pays through the provider's tool.
   if (tool.movesMoney && tool.dispatch.kind === 'provider')
     return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
     : gatedCall(deps, principal, session, tool, request.arguments, rules);
+}
+
+/**
+ * A paid tenant call its upstream failed (recorded under the upstream's `upstream_*` code, its hold
+ * released) is a provider failure, answered as catalog providers' are: 502 `provider_error`.
+ */
+function upstreamFailureAnswered(answer: ToolCallAnswer, serverId: string): ToolCallAnswer {
+  const { call } = answer;
+  if (call.status !== 'error' || !call.error_code?.startsWith('upstream_')) return answer;
+  const stored = (call.output ?? {}) as { failure?: { message?: string }; output?: unknown };
+  const refusal = providerFailureError(
+    failureOfUpstream(serverId, call.error_code, stored.failure?.message ?? call.error_code, stored.output),
+  );
+  throw new ApiError(refusal.status, refusal.code, refusal.message, {
+    ...refusal.details,
+    tool_call_id: toolCallId(call),
+  });
 }
 
 /**
@@ -288,6 +309,7 @@ async function dispatch(
         tool: tool.dispatch.tool.tool_name,
         arguments: args,
       }),
+      tool.serverId,
     );
   }
   return runGatewayOperation(

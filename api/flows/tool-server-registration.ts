@@ -65,17 +65,22 @@ const priceIssue = (index: number, currency: string) =>
     ],
   });
 
+/** Each tool's price in minor units of the server's currency; the first beyond its decimals (or too large) is refused. */
+export function toolPrices(body: Pick<McpServerCreateBody, 'currency' | 'tools'>): bigint[] {
+  const currency = (body.currency ?? 'BRL') as Currency;
+  return body.tools.map((tool, index) => {
+    const minor = priceToMinor(tool.price, currency);
+    if (minor === null) throw priceIssue(index, currency);
+    return minor;
+  });
+}
+
 export async function registerToolServer(
   deps: AppDeps,
   principal: Principal,
   body: McpServerCreateBody,
 ): Promise<Reply> {
-  const currency = (body.currency ?? 'BRL') as Currency;
-  const prices = body.tools.map((tool, index) => {
-    const minor = priceToMinor(tool.price, currency);
-    if (minor === null) throw priceIssue(index, currency);
-    return minor;
-  });
+  const prices = toolPrices(body);
   const names = body.tools.map((t) => t.tool_name);
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice)
@@ -143,7 +148,7 @@ export async function registerToolServer(
     category: body.category ?? null,
     upstreamUrl: body.upstream_url,
     consumerId: body.consumer_id ?? null,
-    currency,
+    currency: (body.currency ?? 'BRL') as Currency,
     platformFeeBps: body.platform_fee_bps,
     auth,
     tools,

@@ -1,9 +1,15 @@
 // Shapes catalog servers for responses: the spec's CatalogRow, the detail with tools, the auth schema.
-import { userFields, type CatalogServer } from '../../domain/providers/catalog';
+import { engineStatus, userFields, type CatalogServer } from '../../domain/providers/catalog';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { catalogEndpoint, type ProviderEndpoints } from '../../domain/providers/endpoints';
 
-export function presentCatalogRow(s: CatalogServer, endpoints: ProviderEndpoints) {
+/** `quarantined`: the providers whose provisioning is quarantined now. */
+export function presentCatalogRow(
+  s: CatalogServer,
+  endpoints: ProviderEndpoints,
+  quarantined: ReadonlySet<string>,
+) {
+  const status = engineStatus(s, quarantined);
   const sandboxUrl = catalogEndpoint(endpoints, s, 'test');
   return {
     id: s.id,
@@ -22,14 +28,18 @@ export function presentCatalogRow(s: CatalogServer, endpoints: ProviderEndpoints
     provider_logo_url: s.provider_logo_url,
     provider_logo_fallback_url: s.provider_logo_fallback_url,
     subaccount_provisionable: s.subaccount_provisionable,
-    engine_provisionable: s.engine_status === 'available',
-    engine_status: s.engine_status,
+    engine_provisionable: status === 'available',
+    engine_status: status,
   };
 }
 
-export function presentCatalogServer(s: CatalogServer, endpoints: ProviderEndpoints) {
+export function presentCatalogServer(
+  s: CatalogServer,
+  endpoints: ProviderEndpoints,
+  quarantined: ReadonlySet<string>,
+) {
   return {
-    ...presentCatalogRow(s, endpoints),
+    ...presentCatalogRow(s, endpoints, quarantined),
     tools: s.tools.map((t) => ({
       name: t.name,
       description: t.description,

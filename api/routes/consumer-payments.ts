@@ -23,6 +23,9 @@ import { executeConsumerSpend } from '../flows/consumer-spend';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 import { route, type AnyRoute, type Reply } from '../route';
+import { answerOwnRefusals } from '../validation';
+import type { ApiError } from '../../domain/errors';
+import { checkApproval } from '../../domain/consumer-payments/prepare';
 import { openEventStream } from '../sse/event-stream';
 
 const tags = ['Consumer payments'];
@@ -133,6 +136,15 @@ function stream(deps: AppDeps, run: SpendRun): Reply {
   };
 }
 
+/** A malformed approval hash is the contract's `invalid_approval_hash`, checked once the rest of the body is valid. */
+function approvalHashRefusal(error: ApiError, _ctx: unknown, input: { body: unknown }): never {
+  return answerOwnRefusals(
+    error,
+    (issue) => /^\/approval\/(items|batch)_hash$/.test(issue.path) && issue.keyword === 'pattern',
+    () => checkApproval((input.body as SpendBodyValues).approval),
+  );
+}
+
 export const consumerPaymentRoutes: AnyRoute[] = [
   route<SpendBodyValues, unknown, Record<string, string>, 'key'>({
     method: 'post',
@@ -145,6 +157,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description:
       'One durable spend attempt per `attempt_id` (workflow `consumer-spend/<org>/<attempt_id>`). TED is selected by `ted`. Without `attempt_id` the request is its own payment and is never replayed.',
     body: SpendBody,
+    onInputError: approvalHashRefusal,
     responses,
     async handler({ deps, principal, body, requestId }) {
       return executeConsumerSpend(deps, principal, body, body.mandate, requestId);
@@ -161,6 +174,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description:
       'text/event-stream. Events: `audit` (one per step, as it happens: {timestamp, step, status, detail}), `heartbeat` every 15 s, then one terminal `outcome` ({http_status, replay, body}: the body execute would answer) or `error`; the stream closes 5 s after the terminal event. Refusals found before the attempt starts answer as plain JSON errors.',
     body: SpendBody,
+    onInputError: approvalHashRefusal,
     responses: { ...responses, 200: { description: 'Server-sent events', contentType: 'text/event-stream' } },
     async handler({ deps, principal, body, requestId }) {
       const run = await startSpend(deps, await prepareSpend(deps, principal, body, body.mandate, requestId));
@@ -178,6 +192,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description:
       'The mandate comes from the path; the caller still presents its `signature` and `agent_id`, checked exactly as on execute.',
     body: MandateSpendBody,
+    onInputError: approvalHashRefusal,
     responses,
     async handler({ deps, principal, body, params, requestId }) {
       const mandate = await wiredSeams(deps.config.encryptionKeys).mandates.registered(

@@ -25,6 +25,7 @@ import { approvalRoutes } from './approvals';
 import { reconciliationRoutes } from './reconciliation';
 import { providerRoutes } from './providers';
 import { connectionRoutes } from './connections';
+import { provisioningRoutes } from './provisioning';
 import { oauthConnectionRoutes } from './oauth-connections';
 import { consoleRoutes } from './console';
 import { sessionRoutes } from './sessions';
@@ -35,6 +36,7 @@ import { proxyExecuteRoutes } from './proxy-execute';
 import { paymentLinkRoutes } from './payment-links';
 import { payRoutes } from './pay';
 import { issuerRoutes } from './issuer';
+import { cardRoutes } from './cards';
 import { generateRoutes } from './generate';
 import { verificationStreamRoutes } from '../sse/verification-stream';
 import { cartRoutes } from './cart';
@@ -72,6 +74,7 @@ export function allRoutes(): AnyRoute[] {
     ...codehostRoutes,
     ...providerRoutes,
     ...connectionRoutes,
+    ...provisioningRoutes,
     ...oauthConnectionRoutes,
     ...consoleRoutes,
     ...sessionRoutes,
@@ -82,6 +85,7 @@ export function allRoutes(): AnyRoute[] {
     ...paymentLinkRoutes,
     ...payRoutes,
     ...issuerRoutes,
+    ...cardRoutes,
     ...generateRoutes,
     ...verificationStreamRoutes,
     ...cartRoutes,

@@ -113,6 +113,8 @@ async function ensurePixKey(deps: AppDeps, row: ProposalRow, environment: Enviro
   }
 }
 
+const DIGITS_REQUIRED = 'document_number must hold the CPF or CNPJ digits';
+
 async function pollStatus(
   deps: AppDeps,
   principal: Principal,
@@ -120,7 +122,7 @@ async function pollStatus(
   query: KycStatusQueryValues,
 ): Promise<Reply> {
   const claim = documentDigits(query.document_number);
-  if (!claim) return bareBadRequest('document_number must hold the CPF or CNPJ digits');
+  if (!claim) return bareBadRequest(DIGITS_REQUIRED);
   const tenant = tenantOf(principal);
   const found = await findProposal(deps.db, proposalId);
   if (!found) throw refuse(404, 'not_found', 'Proposal not found');
@@ -178,7 +180,13 @@ export const kycRoutes: AnyRoute[] = [
         schema: ErrorEnvelope,
       },
     },
-    onInputError: () => bareBadRequest('document_number is required'),
+    onInputError: (error) => {
+      const issues = (error.details?.issues ?? []) as Array<{ path: string; keyword: string }>;
+      const noDigits =
+        issues.length > 0 &&
+        issues.every((issue) => issue.path === '/document_number' && issue.keyword === 'pattern');
+      return bareBadRequest(noDigits ? DIGITS_REQUIRED : 'document_number is required');
+    },
     handler: ({ deps, principal, params, query }) => pollStatus(deps, principal, params.proposalId, query),
   }),
 ];

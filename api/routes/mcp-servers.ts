@@ -28,13 +28,15 @@ import {
   McpServerValidation,
   McpToolParams,
   McpToolUpdate,
+  PRICE_PATTERN,
   type McpServerCreateBody,
   type McpServerUpdateBody,
   type McpServerValidateBody,
   type McpToolUpdateBody,
 } from '../../schema/http/mcp-servers';
 import type { Principal } from '../principal';
-import { registerToolServer, shake } from '../flows/tool-server-registration';
+import { registerToolServer, shake, toolPrices } from '../flows/tool-server-registration';
+import { answerOwnRefusals } from '../validation';
 import { mcpServerChargeRoutes } from './mcp-server-charges';
 import { route, type AnyRoute } from '../route';
 
@@ -77,6 +79,17 @@ export const mcpServerRoutes: AnyRoute[] = [
     description:
       "The upstream is called (handshake and tool list) and each named tool must be one it lists; its input schema is the upstream's. `upstream_auth.value` is sealed in the vault and never returned. The tenant's share of each paid call is credited to `payout_wallet_id`, the platform fee accrues in `fee_wallet_id`.",
     body: McpServerCreate,
+    // A price beyond its currency's decimals keeps the registration's own refusal, with the price named.
+    onInputError: (error, _ctx, input) =>
+      answerOwnRefusals(
+        error,
+        (issue) =>
+          (issue.keyword === 'if' && issue.path === '/') ||
+          (issue.keyword === 'pattern' &&
+            /^\/tools\/[0-9]+\/price$/.test(issue.path) &&
+            issue.message !== `must match pattern "${PRICE_PATTERN}"`),
+        () => toolPrices(input.body as McpServerCreateBody),
+      ),
     responses: {
       201: { description: 'The server', schema: McpServer },
       400: envelope('`invalid_body` (a price beyond the currency, a tool twice), `upstream_url_forbidden`'),

@@ -2,6 +2,7 @@
 // fills in to connect it. Scope `servers:read`.
 import { catalogServers, filterCatalog } from '../../domain/providers/catalog';
 import { requireServer } from '../../domain/providers/resolve';
+import { quarantinedProviders } from '../../domain/provisioning/quarantine';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
   AuthSchema,
@@ -35,13 +36,14 @@ export const providerRoutes: AnyRoute[] = [
       200: { description: 'The matching servers', schema: CatalogList },
       400: { description: '`invalid_query` with details.issues', schema: ErrorEnvelope },
     },
-    handler({ deps, query }) {
+    async handler({ deps, query }) {
       const matching = filterCatalog(query);
+      const quarantined = await quarantinedProviders(deps.db);
       return {
         body: {
           total: catalogServers().length,
           filtered: matching.length,
-          servers: matching.map((s) => presentCatalogRow(s, deps.config)),
+          servers: matching.map((s) => presentCatalogRow(s, deps.config, quarantined)),
         },
       };
     },
@@ -60,9 +62,8 @@ export const providerRoutes: AnyRoute[] = [
       404: unknown,
     },
     async handler({ deps, principal, params }) {
-      return {
-        body: presentCatalogServer(await requireServer(deps.db, principal, params.slug), deps.config),
-      };
+      const server = await requireServer(deps.db, principal, params.slug);
+      return { body: presentCatalogServer(server, deps.config, await quarantinedProviders(deps.db)) };
     },
   }),
   route<unknown, unknown, { slug: string }, 'key'>({

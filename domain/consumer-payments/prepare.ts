@@ -6,12 +6,12 @@ import { ApiError } from '../errors';
 import { resolvePixPayee } from '../pix/payee';
 import { canonicalize } from '../canonical-json';
 import { parseTedPayee, payeeOfDestination } from '../ted/payee';
-import type { SpendBodyValues } from '../../schema/http/consumer-payments';
+import { APPROVAL_HASH, type SpendBodyValues } from '../../schema/http/consumer-payments';
 import type { AuditStep, SpendRequest } from '../../contracts/consumer-spend';
 
 export type PreparedPayee = Pick<SpendRequest, 'rail' | 'payeeCanonical' | 'pix' | 'ted'>;
 
-const HASH = /^(sha256:)?[0-9a-f]{64}$/;
+const HASH = new RegExp(APPROVAL_HASH);
 // RFC 3339 date-time with a mandatory offset (Z or ±hh:mm).
 const RFC3339 =
   /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|([+-])(\d{2}):(\d{2}))$/;

@@ -90,7 +90,6 @@ export function providerOf(snapshot: PublishedSnapshot, owner: GeneratedOwner): 
     provider_logo_url: 'about:blank',
     provider_logo_fallback_url: 'about:blank',
     subaccount_provisionable: false,
-    engine_status: 'none',
     endpoints: {},
     fields: snapshot.auth.fields,
     verify: snapshot.verify,

@@ -56,6 +56,17 @@ const tool = z.object({
 });
 export type CatalogTool = z.infer<typeof tool>;
 
+/**
+ * How a provisioning run opens a sandbox account at the provider for a test project: `signup_api`, the
+ * provider's sign-up API at `signup_path` under its sandbox base URL (sign-up, an optional verification
+ * code, then an issued API key), the key stored as the connection's field `credential_field`.
+ */
+const provisioning = z.object({
+  method: z.literal('signup_api'),
+  signup_path: z.string().regex(/^(\/[a-z0-9_-]+)+$/),
+  credential_field: z.string(),
+});
+
 const server = z.object({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/),
   name: z.string(),
@@ -75,7 +86,7 @@ const server = z.object({
   provider_logo_url: z.string().url(),
   provider_logo_fallback_url: z.string().url(),
   subaccount_provisionable: z.boolean(),
-  engine_status: z.enum(['none', 'available', 'quarantined']),
+  provisioning: provisioning.optional(),
   /**
    * live: the provider's own base URL; test_mock: the name of its sandbox endpoint (PROVIDER_<NAME>_URL,
    * a mock server in dev and tests), whose PROVIDER_<NAME>_LIVE_URL replaces `live` when set.
@@ -124,6 +135,12 @@ function loadCatalog(): { version: number; servers: Map<string, CatalogServer> }
       throw new Error(
         `catalog: ${entry.id}.${unpriced.name} needs a money block exactly when it moves money`,
       );
+    if (
+      entry.provisioning &&
+      (!entry.endpoints.test_mock ||
+        !entry.fields.some((f) => f.name === entry.provisioning?.credential_field))
+    )
+      throw new Error(`catalog: ${entry.id} provisions into a field it lacks, or has no sandbox`);
     servers.set(entry.id, entry);
   }
   return { version: parsed.version, servers };
@@ -171,4 +188,12 @@ export function connectRoute(server: Pick<CatalogServer, 'id' | 'auth_type'>): s
   return server.auth_type === 'oauth'
     ? `POST /v1/providers/${server.id}/oauth/authorize`
     : `POST /v1/providers/${server.id}/connections`;
+}
+
+export type EngineStatus = 'none' | 'available' | 'quarantined';
+
+/** What the catalog says of provisioning a server: none without a descriptor, else whether it is quarantined. */
+export function engineStatus(server: CatalogServer, quarantined: ReadonlySet<string>): EngineStatus {
+  if (!server.provisioning) return 'none';
+  return quarantined.has(server.id) ? 'quarantined' : 'available';
 }

@@ -87,18 +87,43 @@ export async function createConnection(
   input: NewConnection,
 ): Promise<ConnectionRow> {
   const id = sortableId('conn');
-  const sealed = Object.keys(input.secrets).length
-    ? await withVault(() =>
-        sealSecret(keys, connectionContext(tenant.orgId, tenant.projectId, id), input.secrets),
-      )
-    : null;
-  return db.one(sql.type(connectionRow)`
+  const sealed = await sealConnection(keys, tenant, id, input.secrets);
+  return db.one(sql.type(connectionRow)`${insertConnection(tenant, id, input, sealed)} RETURNING ${COLUMNS}`);
+}
+
+/** Seals a new connection's credential under its own id (before any row exists); null when it has none. */
+export function sealConnection(
+  keys: KeyService,
+  tenant: Tenant,
+  id: string,
+  secrets: SecretFields,
+): Promise<SealedSecret | null> {
+  if (!Object.keys(secrets).length) return Promise.resolve(null);
+  return withVault(() => sealSecret(keys, connectionContext(tenant.orgId, tenant.projectId, id), secrets));
+}
+
+function insertConnection(tenant: Tenant, id: string, input: NewConnection, sealed: SealedSecret | null) {
+  return sql.fragment`
     INSERT INTO provider_connections (id, org_id, project_id, provider, rail, status, environment, auth_type, label, settings,
       secret_fields, secret_ciphertext, secret_wrapped_key, secret_key_ref)
     VALUES (${id}, ${tenant.orgId}, ${tenant.projectId}, ${input.server.id}, ${input.server.rail}, 'active', ${input.environment},
       ${input.server.auth_type}, ${input.label}, ${sql.jsonb(input.settings)}, ${sql.array(Object.keys(input.secrets).sort(), 'text')},
-      ${sealed?.ciphertext ?? null}, ${sealed?.wrappedKey ?? null}, ${sealed?.keyRef ?? null})
-    RETURNING ${COLUMNS}`);
+      ${sealed?.ciphertext ?? null}, ${sealed?.wrappedKey ?? null}, ${sealed?.keyRef ?? null})`;
+}
+
+/**
+ * Stores a credential the gateway obtained itself (a provisioning run's issued key) as a connection whose
+ * id the caller derives from its own key, in the caller's transaction: a retried store finds the row its
+ * first try wrote and writes nothing more. `sealed` comes from `sealConnection` with the same id.
+ */
+export async function storeObtainedConnection(
+  tx: CommonQueryMethods,
+  tenant: Tenant,
+  id: string,
+  input: NewConnection,
+  sealed: SealedSecret | null,
+): Promise<void> {
+  await tx.query(sql.unsafe`${insertConnection(tenant, id, input, sealed)} ON CONFLICT (id) DO NOTHING`);
 }
 
 export async function listConnections(

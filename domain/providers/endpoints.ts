@@ -10,7 +10,8 @@ export interface ProviderEndpoints {
 }
 
 /** The gateway's own providers, by the name in their variables (`pix_psp` is PROVIDER_PIX_PSP_URL). */
-type ProviderName = 'payments' | 'pix_psp' | 'ted' | 'dda' | 'kyc' | 'browser_worker' | 'x402_wallets';
+type ProviderName =
+  'payments' | 'pix_psp' | 'ted' | 'dda' | 'kyc' | 'browser_worker' | 'x402_wallets' | 'issuer';
 
 /** The variable that configures a provider's endpoint for an environment. */
 function endpointVariable(name: string, environment: Environment): string {

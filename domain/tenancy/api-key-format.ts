@@ -1,5 +1,5 @@
 // API key values: `csk_live_` or `csk_test_` plus 32 random characters (41 in all), stored only as a peppered hash.
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Environment } from '../../contracts/environment';
 import { randomToken } from '../ids';
 
@@ -16,8 +16,12 @@ export function keyEnvironment(value: string): Environment | undefined {
   return match ? (match[1] as Environment) : undefined;
 }
 
+// The pepper imported once as a key object: importing it anew made every request pay for it.
+let imported: { pepper: string; key: KeyObject } | undefined;
+
 export function hashApiKey(value: string, pepper: string): string {
-  return createHmac('sha256', pepper).update(value).digest('hex');
+  if (imported?.pepper !== pepper) imported = { pepper, key: createSecretKey(Buffer.from(pepper, 'utf8')) };
+  return createHmac('sha256', imported.key).update(value).digest('hex');
 }
 
 /** What may be shown about a key after creation: its prefix and last four characters. */

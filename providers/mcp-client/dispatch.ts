@@ -7,6 +7,8 @@ import type { Environment } from '../../domain/tenancy/api-key-format';
 import { keyServiceFor } from '../../domain/vault/select';
 import type { VaultSettings } from '../../runtime/config';
 import type { DatabasePool } from '../../runtime/database';
+import type { ApiError } from '../../domain/errors';
+import { failureOfUpstream, providerFailureError } from '../provider-failure';
 import { callUpstream, type UpstreamCallOutcome } from './upstream';
 
 export interface TenantDispatchDeps {
@@ -18,6 +20,8 @@ export interface TenantToolOutcome {
   ok: boolean;
   output: Record<string, unknown>;
   errorCode: string | null;
+  /** A failure's answer (provider-failure.ts): the REST door throws it once the call is recorded. */
+  refusal?: ApiError;
 }
 
 export async function callTenantTool(
@@ -38,16 +42,19 @@ export async function callTenantTool(
   );
 }
 
-export function asToolOutcome(outcome: UpstreamCallOutcome): TenantToolOutcome {
+/**
+ * The upstream's answer as a tool outcome, recorded under the upstream's own code (`upstream_tool_error`, …);
+ * a failure also carries the answer the REST door gives it, 502 `provider_error` as for catalog providers.
+ */
+export function asToolOutcome(outcome: UpstreamCallOutcome, serverId: string): TenantToolOutcome {
   if (outcome.status === 'succeeded') return { ok: true, errorCode: null, output: outcome.output };
   const code = outcome.status === 'failed' ? outcome.code : 'upstream_outcome_unknown';
+  const upstream = outcome.status === 'failed' ? outcome.output : undefined;
   return {
     ok: false,
     errorCode: code,
-    output: {
-      error: { code, message: outcome.message },
-      ...(outcome.status === 'failed' && outcome.output ? { upstream: outcome.output } : {}),
-    },
+    output: { error: { code, message: outcome.message }, ...(upstream ? { upstream } : {}) },
+    refusal: providerFailureError(failureOfUpstream(serverId, code, outcome.message, upstream)),
   };
 }
 
@@ -74,5 +81,6 @@ export async function dispatchTenantToolBySlug(
       tool: call.tool,
       arguments: call.arguments,
     }),
+    call.slug,
   );
 }

@@ -20,6 +20,7 @@ import { startKycMock } from './kyc';
 import { startDdaMock } from './dda';
 import { startX402WalletsMock } from './x402-wallets';
 import { startMcpUpstreamMock } from './mcp-upstream';
+import { startIssuerMock } from './issuer';
 import { startPetstoreMock } from './petstore';
 import type { RunningMock } from './running-mock';
 
@@ -46,6 +47,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   browser_worker: () => startBrowserWorkerMock(),
   kyc: () => startKycMock(),
   x402_wallets: () => startX402WalletsMock(),
+  // The card issuer: cards, their display page, and the authorization requests and later messages it sends.
+  issuer: () => startIssuerMock(),
   // A tenant's upstream MCP server (tenant tool servers).
   mcp_upstream: () => startMcpUpstreamMock(),
   // The public Swagger Petstore 3.0, serving its own OpenAPI document: a project's generated server.

@@ -16,6 +16,8 @@ interface PreludeVerification {
 export interface PreludeMock extends RunningMock {
   verifications: PreludeVerification[];
   authorizations: string[];
+  /** The `metadata.correlation_id` of every create, refused ones too, in order. */
+  correlationIds: string[];
   faults: FaultQueue;
   /** The next create answers `status: blocked` with this reason. */
   blockNext(reason: string): void;
@@ -31,6 +33,7 @@ const error = (status: number, code: string, message: string) => ({
 export async function startPreludeMock(options: { port?: number } = {}): Promise<PreludeMock> {
   const verifications: PreludeVerification[] = [];
   const authorizations: string[] = [];
+  const correlationIds: string[] = [];
   const faults = new FaultQueue();
   let blocked: string | undefined;
   const open = (target: string) =>
@@ -40,9 +43,14 @@ export async function startPreludeMock(options: { port?: number } = {}): Promise
     const auth = String(request.headers.authorization ?? '');
     if (!/^Bearer \S+$/.test(auth)) return error(401, 'unauthorized', 'missing or invalid API key');
     authorizations.push(auth);
-    const body = (request.body ?? {}) as { target?: { type?: string; value?: string }; code?: string };
+    const body = (request.body ?? {}) as {
+      target?: { type?: string; value?: string };
+      code?: string;
+      metadata?: { correlation_id?: string };
+    };
     const target = body.target?.value;
     if (request.method === 'POST' && request.path === '/v2/verification') {
+      if (body.metadata?.correlation_id) correlationIds.push(body.metadata.correlation_id);
       const fault = faults.take();
       if (fault) return fault;
       if (!target || !['phone_number', 'email_address'].includes(body.target?.type ?? ''))
@@ -113,6 +121,7 @@ export async function startPreludeMock(options: { port?: number } = {}): Promise
     ...server,
     verifications,
     authorizations,
+    correlationIds,
     faults,
     blockNext: (reason) => {
       blocked = reason;

@@ -4,6 +4,9 @@ import { BigintString, ErrorEnvelope } from './common';
 
 const Text = (max: number): JsonSchema => ({ type: 'string', minLength: 1, maxLength: max });
 
+/** A lower-case hex SHA-256 digest, optionally `sha256:`-prefixed (refused as `invalid_approval_hash`). */
+export const APPROVAL_HASH = '^(sha256:)?[0-9a-f]{64}$';
+
 export const SpendApproval: JsonSchema = {
   type: 'object',
   additionalProperties: false,
@@ -11,8 +14,8 @@ export const SpendApproval: JsonSchema = {
   description:
     'A sealed claim by the caller (hex SHA-256 digests, optionally `sha256:`-prefixed); sealed into the receipt chain, never verified.',
   properties: {
-    items_hash: { type: 'string', maxLength: 100 },
-    batch_hash: { type: 'string', maxLength: 100 },
+    items_hash: { type: 'string', maxLength: 100, pattern: APPROVAL_HASH },
+    batch_hash: { type: 'string', maxLength: 100, pattern: APPROVAL_HASH },
   },
 };
 

@@ -35,3 +35,21 @@ export const MintFlow: JsonSchema = {
     updated_at: Timestamp,
   },
 };
+
+/** What the card issuer sends (api/routes/issuer.ts reads the object by type). */
+export const IssuerEvent: JsonSchema = {
+  type: 'object',
+  required: ['id', 'type', 'data'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 255 },
+    type: { type: 'string', minLength: 1, maxLength: 255 },
+    sequence: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+    data: { type: 'object', required: ['object'], properties: { object: { type: 'object' } } },
+  },
+};
+export interface IssuerEventBody {
+  id: string;
+  type: string;
+  sequence?: number;
+  data: { object: Record<string, unknown> };
+}

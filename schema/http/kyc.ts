@@ -15,8 +15,9 @@ export const KycStatusQuery: JsonSchema = {
       type: 'string',
       minLength: 1,
       maxLength: 32,
+      pattern: '[0-9]',
       description:
-        "A claim: the CPF or CNPJ of the proposal's verified document (punctuation ignored); a different one is refused before the provider is asked.",
+        "A claim: the CPF or CNPJ of the proposal's verified document (punctuation ignored, so it holds at least one digit); a different one is refused before the provider is asked.",
     },
     consumer_id: {
       type: 'string',

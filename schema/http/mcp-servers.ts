@@ -1,7 +1,7 @@
 // Tenant tool servers: request schemas (validated) and response schemas (documented). Prices travel as
 // decimal strings in the server's currency and are stored as bigint minor units; the rules the schema cannot
 // say (decimals beyond the currency's, a tool the upstream does not list) answer their own codes.
-import { CURRENCY_CODES } from '../../contracts/currencies';
+import { CURRENCIES, CURRENCY_CODES } from '../../contracts/currencies';
 import { BigintString, Timestamp } from './common';
 import type { JsonSchema } from './json-schema';
 
@@ -28,12 +28,31 @@ const UpstreamAuth: JsonSchema = {
     value: { type: 'string', minLength: 1, maxLength: 4096, description: 'Secret; never returned.' },
   },
 };
+/** A decimal price's form in any currency; each currency's own decimals are stated per server below. */
+export const PRICE_PATTERN = '^[0-9]{1,20}(\\.[0-9]{1,18})?$';
 const Price: JsonSchema = {
   type: 'string',
-  pattern: '^[0-9]{1,20}(\\.[0-9]{1,18})?$',
+  pattern: PRICE_PATTERN,
   description:
     "Decimal price per call in the server's currency (`0` is free); no more decimals than the currency has minor units.",
 };
+/** A price with no more significant decimals than `currency` has minor units (zeros past them are fine). */
+function pricePattern(currency: keyof typeof CURRENCIES): string {
+  const exponent = CURRENCIES[currency].exponent;
+  return `^[0-9]{1,20}(\\.[0-9]{1,${exponent}}0{0,${18 - exponent}})?$`;
+}
+
+/** Each currency's price rule, stated for the tools of a server in it (absent, the currency is BRL). */
+const PricesByCurrency: JsonSchema[] = CURRENCY_CODES.filter((code) => CURRENCIES[code].exponent < 18).map(
+  (code) => ({
+    if:
+      code === 'BRL'
+        ? { properties: { currency: { const: code } } }
+        : { required: ['currency'], properties: { currency: { const: code } } },
+    then: { properties: { tools: { items: { properties: { price: { pattern: pricePattern(code) } } } } } },
+  }),
+);
+
 const ToolName: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
 
 export const McpServerValidate: JsonSchema = {
@@ -51,6 +70,7 @@ export const McpServerCreate: JsonSchema = {
   type: 'object',
   required: ['slug', 'name', 'upstream_url', 'platform_fee_bps', 'tools'],
   additionalProperties: false,
+  allOf: PricesByCurrency,
   properties: {
     slug: Slug,
     name: { type: 'string', minLength: 1, maxLength: 120 },

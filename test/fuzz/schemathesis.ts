@@ -228,7 +228,8 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     statuses: [...POSITIVE, '400'],
   },
   // Check digits of a CPF or CNPJ, a Pix key or BR Code, an amount's decimals against the currency
-  // of its wallet or server, a contact target against its channel, a mandate's canonical text; rules
+  // of its wallet (stored, not in the body), a price too large for its currency's minor units or a tool
+  // its upstream does not list, a contact target against its channel, a mandate's canonical text; rules
   // across fields or items (a date range's order, a rail listed once); text inside free-form JSON.
   {
     operations: [
@@ -240,7 +241,6 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
       'GET /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'DELETE /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'POST /v1/consumers/{consumerId}/dda/subscriptions',
-      'GET /v1/kyc/onboard/{proposalId}/status',
       'POST /v1/consumer-payments/execute',
       'POST /v1/consumer-payments/execute-stream',
       'POST /v1/wallets/{id}/execute',
@@ -273,6 +273,16 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     ],
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '422'],
+  },
+  // Provisioning turns on the catalog and stored runs: a provider without a provisioning descriptor (or
+  // in quarantine), and a verification code the provider refuses while the run keeps waiting.
+  {
+    operations: [
+      'POST /v1/providers/{slug}/provisioning-runs',
+      'POST /v1/provisioning-runs/{id}/verification',
+    ],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '410', '422'],
   },
   // A closed or unknown gateway session is answered before the MCP transport reads its headers.
   {

@@ -35,7 +35,7 @@ export async function replayFinished<R = unknown>(
   gw: Gateway,
   workflowId: string,
   name: string,
-  options: { skipTime?: boolean } = {},
+  options: { skipTime?: boolean; dir?: string } = {},
 ): Promise<{ history: History; result: R }> {
   const client = options.skipTime ? gw.env.client : gw.deps.temporal.client;
   const handle = client.workflow.getHandle(workflowId);
@@ -43,7 +43,7 @@ export async function replayFinished<R = unknown>(
   const history = await handle.fetchHistory();
   await Worker.runReplayHistory(replayBundle(), history, workflowId);
   if (RECORDING) {
-    writeFileSync(path.join(REPLAY_DIR, `${name}.json`), toJson(history));
+    writeFileSync(path.join(options.dir ?? REPLAY_DIR, `${name}.json`), toJson(history));
   }
   return { history, result };
 }
@@ -54,16 +54,24 @@ export interface RecordedHistory {
   history: History;
 }
 
-/** Every JSON history under test/replay/ (the older binary `.history` files belong to their own tests). */
-export function recordedHistories(): RecordedHistory[] {
-  return readdirSync(REPLAY_DIR)
+/** Every JSON history in `dir` (the older binary `.history` files belong to their own tests). */
+export function recordedHistories(dir = REPLAY_DIR): RecordedHistory[] {
+  return readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => {
-      const history = fromJson(readFileSync(path.join(REPLAY_DIR, file), 'utf8'));
+      const history = fromJson(readFileSync(path.join(dir, file), 'utf8'));
       return { name: file.replace(/\.json$/, ''), workflowType: workflowTypeOf(history), history };
     });
 }
+
+/** Every JSON history under test/replay/ and each of its folders: what the coverage checks read. */
+export const everyRecordedHistory = (): RecordedHistory[] => [
+  ...recordedHistories(REPLAY_DIR),
+  ...readdirSync(REPLAY_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => recordedHistories(path.join(REPLAY_DIR, entry.name))),
+];
 
 /** The activity types a history scheduled, in order: what a test reads to know which path it recorded. */
 export const scheduledActivities = (history: History): string[] =>
@@ -81,3 +89,50 @@ export const localActivities = (history: History): string[] =>
     const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string };
     return parsed.activity_type ? [parsed.activity_type] : [];
   });
+
+/** The platform workflows' recordings (every workflow but the money ones), beside the money workflows'. */
+export const PLATFORM_REPLAY_DIR = path.join(REPLAY_DIR, 'platform');
+
+// Fields replay never reads (which worker polled and its build, the server's task and request ids): left
+// out of a recording, which is replayed in its saved form, so a field it needs cannot go missing unnoticed.
+const UNREAD = new Set(['identity', 'binaryChecksum', 'workerVersion', 'taskId', 'requestId']);
+const withoutUnread = (value: unknown): unknown => {
+  if (Array.isArray(value)) return value.map(withoutUnread);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !UNREAD.has(key))
+      .map(([key, inner]) => [key, withoutUnread(inner)]),
+  );
+};
+const toCompactJson = (history: History): string =>
+  `${JSON.stringify(withoutUnread(History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String })))}\n`;
+
+/**
+ * Waits for the workflow to close (completed or failed), trims its history to what replay reads, replays
+ * that on the current bundle, and saves it as `platform/name.json` when recording. Waiting is as in
+ * `replayFinished`: `skipTime` lets the time-skipping server skip its clock to the workflow's timers.
+ */
+export async function recordFinished<R = unknown>(
+  gw: Gateway,
+  workflowId: string,
+  name: string,
+  options: { skipTime?: boolean } = {},
+): Promise<{ history: History; result?: R; failure?: Error }> {
+  const client = options.skipTime ? gw.env.client : gw.deps.temporal.client;
+  const handle = client.workflow.getHandle(workflowId);
+  const outcome = await handle.result().then(
+    (result: R) => ({ result }),
+    (failure: Error) => ({ failure }),
+  );
+  const text = toCompactJson(await handle.fetchHistory());
+  const history = fromJson(text);
+  await Worker.runReplayHistory(replayBundle(), history, workflowId);
+  if (RECORDING) writeFileSync(path.join(PLATFORM_REPLAY_DIR, `${name}.json`), text);
+  return { history, ...outcome };
+}
+
+/** The workflow types the worker registers: every function the bundle's entry exports. */
+export async function registeredWorkflowTypes(): Promise<string[]> {
+  return Object.keys(await import('../../workflows')).sort();
+}

@@ -1,0 +1,152 @@
+// What the issuer sends the gateway, applied exactly once and in the issuer's order. The authorization
+// request is answered at once; every later message (capture, reversal, expiry, refund) is kept by the
+// issuer's message id, so a duplicate finds its row, and applied only after the messages numbered before
+// it within its authorization: one that overtakes its predecessors waits in card_issuer_messages until
+// they arrive. All of an authorization's messages pass one advisory lock, so two never interleave.
+import { sql } from 'slonik';
+import { z } from 'zod';
+import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
+import { withLedgerErrors } from '../ledger/conflicts';
+import type { Environment } from '../tenancy/api-key-format';
+import { ledgerTransactionSettings } from '../ledger/post';
+import { lockCardOfIssuer } from './cards';
+import {
+  AUTHORIZATION_COLUMNS,
+  authorizationRow,
+  authorize,
+  release,
+  refund,
+  settle,
+  type AuthorizationRequest,
+  type AuthorizationRow,
+} from './authorization-family';
+
+export type LaterMessage =
+  | { type: 'capture' | 'refund'; issuerTransactionId: string; amountMinor: bigint }
+  | { type: 'reversal' | 'expiry' };
+
+export interface IssuerMessage {
+  issuer: string;
+  messageId: string;
+  issuerAuthorizationId: string;
+  sequence: number;
+  message: LaterMessage;
+}
+
+const storedMessage = z.object({ sequence: z.number(), type: z.string(), payload: z.record(z.unknown()) });
+
+async function lockAuthorizationKey(
+  tx: DatabaseTransactionConnection,
+  issuer: string,
+  id: string,
+): Promise<void> {
+  await tx.query(
+    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`card-authorization:${issuer}:${id}`}, 0))`,
+  );
+}
+
+async function findAuthorization(
+  tx: DatabaseTransactionConnection,
+  issuer: string,
+  issuerAuthorizationId: string,
+): Promise<AuthorizationRow | null> {
+  return tx.maybeOne(sql.type(authorizationRow)`
+    SELECT ${AUTHORIZATION_COLUMNS} FROM card_authorizations
+    WHERE issuer = ${issuer} AND issuer_authorization_id = ${issuerAuthorizationId}`);
+}
+
+/** Applies the authorization's waiting messages that come next in its order; returns how many. */
+async function drain(
+  tx: DatabaseTransactionConnection,
+  row: AuthorizationRow,
+  environment: Environment,
+): Promise<number> {
+  let current = row;
+  let applied = 0;
+  for (;;) {
+    const next = await tx.maybeOne(sql.type(storedMessage)`
+      SELECT sequence, type, payload FROM card_issuer_messages
+      WHERE issuer = ${current.issuer} AND issuer_authorization_id = ${current.issuer_authorization_id}
+        AND sequence = ${current.applied_seq + 1} AND applied_at IS NULL`);
+    if (!next) return applied;
+    // A declined authorization held nothing: whatever the issuer says of it later moves no money.
+    if (current.approved) {
+      if (next.type === 'reversal' || next.type === 'expiry')
+        await release(tx, current, environment, next.type);
+      else {
+        const money = {
+          issuerTransactionId: String(next.payload.issuer_transaction_id),
+          amountMinor: BigInt(String(next.payload.amount_minor)),
+        };
+        if (next.type === 'capture') await settle(tx, current, environment, money);
+        else await refund(tx, current, environment, money);
+      }
+    }
+    await tx.query(sql.unsafe`
+      UPDATE card_issuer_messages SET applied_at = now()
+      WHERE issuer = ${current.issuer} AND issuer_authorization_id = ${current.issuer_authorization_id} AND sequence = ${next.sequence}`);
+    current = await tx.one(sql.type(authorizationRow)`
+      UPDATE card_authorizations SET applied_seq = ${next.sequence}, updated_at = now() WHERE id = ${current.id}
+      RETURNING ${AUTHORIZATION_COLUMNS}`);
+    applied += 1;
+  }
+}
+
+/**
+ * Answers an authorization request: the reply's bytes (a duplicate gets the first reply's), after applying
+ * any later message of the same authorization that overtook it. A card the gateway does not know is declined
+ * without a trace: it names no tenant.
+ */
+export async function answerAuthorizationRequest(
+  db: DatabasePool,
+  request: AuthorizationRequest,
+): Promise<{ reply: Buffer; replayed: boolean }> {
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      await lockAuthorizationKey(tx, request.issuer, request.issuerAuthorizationId);
+      const card = await lockCardOfIssuer(tx, request.issuer, request.issuerCardId);
+      if (!card)
+        return {
+          reply: Buffer.from(JSON.stringify({ approved: false, decline_reason: 'card_unknown' }), 'utf8'),
+          replayed: false,
+        };
+      const { reply, row } = await authorize(tx, card, request);
+      if (row) await drain(tx, row, card.environment);
+      return { reply, replayed: row === null };
+    }),
+  );
+}
+
+export type Receipt = 'applied' | 'waiting' | 'duplicate';
+
+/** Keeps a later message once and applies it with whatever it unblocks; `waiting` until its turn comes. */
+export async function receiveIssuerMessage(db: DatabasePool, input: IssuerMessage): Promise<Receipt> {
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      await lockAuthorizationKey(tx, input.issuer, input.issuerAuthorizationId);
+      const payload =
+        input.message.type === 'capture' || input.message.type === 'refund'
+          ? {
+              issuer_transaction_id: input.message.issuerTransactionId,
+              amount_minor: input.message.amountMinor.toString(),
+            }
+          : {};
+      const kept = await tx.maybeOne(sql.type(z.object({ sequence: z.number() }))`
+        INSERT INTO card_issuer_messages (issuer, message_id, issuer_authorization_id, sequence, type, payload)
+        VALUES (${input.issuer}, ${input.messageId}, ${input.issuerAuthorizationId}, ${input.sequence},
+          ${input.message.type}, ${sql.jsonb(payload)})
+        ON CONFLICT DO NOTHING RETURNING sequence`);
+      if (!kept) return 'duplicate';
+      const row = await findAuthorization(tx, input.issuer, input.issuerAuthorizationId);
+      if (!row) return 'waiting';
+      const before = row.applied_seq;
+      const environment = await tx.oneFirst(sql.type(z.object({ environment: z.enum(['live', 'test']) }))`
+        SELECT environment FROM issuer_cards WHERE id = ${row.card_id}`);
+      await drain(tx, row, environment);
+      const after = await findAuthorization(tx, input.issuer, input.issuerAuthorizationId);
+      return after!.applied_seq >= input.sequence && before < input.sequence ? 'applied' : 'waiting';
+    }),
+  );
+}
