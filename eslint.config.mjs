@@ -68,6 +68,7 @@ const API_PROVIDER_CALLS = [
   'api/flows/cards.ts',
   'api/flows/contact-verification.ts',
   'api/flows/dda-boletos.ts',
+  'api/flows/generated-server.ts',
   'api/flows/provider-money-call.ts',
   'api/flows/tool-call.ts',
   'api/flows/tool-server-registration.ts',

@@ -1,7 +1,7 @@
 // The provider catalog through HTTP: browsing with filters, one server with its tools, the auth schema
 // per environment, refusals of bad queries and unknown slugs, and the servers:read scope.
 import { AUTH_TYPES } from '../contracts/provider-auth-types';
-import { catalogServerExists } from '../domain/providers/catalog';
+import { catalogServerExists } from '../domain/providers/resolve';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
 let gw: Gateway;

@@ -21,7 +21,7 @@ export function presentCatalogRow(
     tools_count: s.tools.length,
     status: s.status,
     description: s.description,
-    sandbox_available: s.endpoints.test_mock !== undefined,
+    sandbox_available: s.endpoints.test_mock !== undefined || Boolean(s.generated?.baseUrls.test),
     sandbox_url: sandboxUrl || null,
     provider_docs_url: s.provider_docs_url,
     provider_homepage: s.provider_homepage,

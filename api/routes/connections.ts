@@ -1,6 +1,5 @@
 // Provider connections: a project stores a server's credential once (sealed in the vault), then lists,
 // reads (never the secret), rotates and deletes it. Another project's connection is 404.
-import { catalogServer } from '../../domain/providers/catalog';
 import {
   createConnection,
   deleteConnection,
@@ -10,7 +9,7 @@ import {
 } from '../../domain/providers/connections';
 import { checkCredential } from '../../domain/providers/credential-rules';
 import { rewrapConnections } from '../../domain/providers/rewrap-connections';
-import { requireServer, serverUnknown } from '../../domain/providers/resolve';
+import { requireServer } from '../../domain/providers/resolve';
 import { keyServiceFor } from '../../domain/vault/select';
 import { VaultUnavailable } from '../../domain/vault/key-service';
 import { ApiError } from '../../domain/errors';
@@ -130,8 +129,7 @@ export const connectionRoutes: AnyRoute[] = [
     },
     async handler({ deps, principal, params, body }) {
       const existing = await getConnection(deps.db, principal, params.id);
-      const server = catalogServer(existing.provider);
-      if (!server) throw serverUnknown(existing.provider);
+      const server = await requireServer(deps.db, principal, existing.provider);
       const checked = checkCredential(server, principal.environment, body.credentials);
       const row = await rotateConnection(
         deps.db,

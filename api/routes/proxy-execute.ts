@@ -4,6 +4,7 @@
 // gateway's own refusals, are answered in the envelope as providers/provider-failure.ts names them.
 import { ApiError } from '../../domain/errors';
 import { catalogServer } from '../../domain/providers/catalog';
+import { ownGeneratedProvider } from '../../domain/generated-servers/provider-lookup';
 import { currentConnectionSealed } from '../../domain/providers/connections';
 import { getSession, requireActive } from '../../domain/sessions/sessions';
 import { keyServiceFor } from '../../domain/vault/select';
@@ -57,7 +58,9 @@ function presentBody(answer: ProxyAnswer): {
 }
 
 async function execute(deps: AppDeps, principal: Principal, sessionId: string, body: ProxyExecuteRequest) {
-  const server = catalogServer(body.server_id);
+  // A catalog provider, or the project's own published generated server.
+  const server =
+    catalogServer(body.server_id) ?? (await ownGeneratedProvider(deps.db, principal, body.server_id));
   // The session and the project's connection are read together: one round trip less on every call.
   const [session, current] = await Promise.all([
     getSession(deps.db, principal.orgId, principal.projectId, sessionId),

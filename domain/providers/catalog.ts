@@ -1,9 +1,9 @@
 // The provider catalog: the versioned data file catalog.json beside this module, checked once at load,
 // and the lookups every other area uses (by slug, filtered listing, does a server exist).
-// Generated providers (per-project servers) are a second source behind `generatedServerOf`.
+// Generated providers (per-project servers) are a second source, resolved in resolve.ts.
 import { z } from 'zod';
 import { AUTH_TYPES } from '../../contracts/provider-auth-types';
-import type { CommonQueryMethods } from '../../runtime/database';
+import type { GeneratedOperation } from '../generated-servers/operations';
 import catalogFile from './catalog.json';
 
 const field = z.object({
@@ -106,7 +106,20 @@ const server = z.object({
   verify: z.object({ method: z.enum(['GET', 'POST']), path: z.string() }).nullable(),
   tools: z.array(tool).min(1),
 });
-export type CatalogServer = z.infer<typeof server>;
+/**
+ * What a project's published generated server adds to the catalog's shape (the catalog file never has
+ * it): whose it is, which version serves, its base URL per environment, and the HTTP operation each tool
+ * stands for (a catalog tool is `POST /tools/<name>`; a generated one is its document's operation).
+ */
+export interface GeneratedProvider {
+  serverId: string;
+  version: number;
+  orgId: string;
+  projectId: string;
+  baseUrls: { live: string | null; test: string | null };
+  operations: Record<string, GeneratedOperation>;
+}
+export type CatalogServer = z.infer<typeof server> & { generated?: GeneratedProvider };
 
 const catalogSchema = z.object({ version: z.number().int().positive(), servers: z.array(server) });
 
@@ -159,28 +172,6 @@ export function filterCatalog(filter: CatalogFilter): CatalogServer[] {
           text.toLowerCase().includes(q),
         )),
   );
-}
-
-/** A generated provider belongs to one project; `null` owner means no such generated server. */
-export interface GeneratedServerRef {
-  ownerOrgId: string;
-  ownerProjectId: string;
-}
-
-/**
- * The seam for generated providers: a `generated_servers` table does not exist yet, so none is found.
- * When it lands, this looks the slug up there and the routes already answer another project's with 404.
- */
-export async function generatedServerOf(
-  _db: CommonQueryMethods,
-  _slug: string,
-): Promise<GeneratedServerRef | null> {
-  return null;
-}
-
-/** For other areas (webhook triggers' `server_id`): is this slug a catalog server (or, later, a generated one)? */
-export async function catalogServerExists(db: CommonQueryMethods, slug: string): Promise<boolean> {
-  return CATALOG.servers.has(slug) || (await generatedServerOf(db, slug)) !== null;
 }
 
 /** The fields the account supplies when it connects (OAuth tokens are filled by the gateway). */

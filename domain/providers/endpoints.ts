@@ -52,12 +52,14 @@ export function requireEndpoint(
 /**
  * A catalog server's base URL for an environment; '' when it has none. The sandbox is the endpoint its
  * `test_mock` names; live is PROVIDER_<test_mock>_LIVE_URL when set (a staging twin), else the catalog's own.
+ * A generated server has its own per environment, from its document or as its project set them.
  */
 export function catalogEndpoint(
   config: ProviderEndpoints,
   server: CatalogServer,
   environment: Environment,
 ): string {
+  if (server.generated) return server.generated.baseUrls[environment] ?? '';
   const name = server.endpoints.test_mock;
   if (environment === 'live')
     return (name ? config.providerLiveUrls[name] : undefined) ?? server.endpoints.live ?? '';

@@ -1,8 +1,9 @@
-// Which server a slug names for one project: a catalog server, another project's generated server
-// (invisible: 404), or nothing (`server_unknown`).
+// Which server a slug names for one project: a catalog server or the project's own published generated
+// server, another project's generated server (invisible: 404), or nothing (`server_unknown`).
 import { ApiError } from '../errors';
 import type { CommonQueryMethods } from '../../runtime/database';
-import { catalogServer, generatedServerOf, type CatalogServer } from './catalog';
+import { generatedServerOf, publishedGenerated } from '../generated-servers/provider-lookup';
+import { catalogServer, type CatalogServer } from './catalog';
 
 export type ResolvedServer =
   { kind: 'catalog'; server: CatalogServer } | { kind: 'foreign_generated' } | { kind: 'unknown' };
@@ -15,9 +16,12 @@ export async function resolveServer(
   const server = catalogServer(slug);
   if (server) return { kind: 'catalog', server };
   const generated = await generatedServerOf(db, slug);
-  if (generated && (generated.ownerOrgId !== tenant.orgId || generated.ownerProjectId !== tenant.projectId))
+  if (!generated) return { kind: 'unknown' };
+  if (generated.orgId !== tenant.orgId || generated.projectId !== tenant.projectId)
     return { kind: 'foreign_generated' };
-  return { kind: 'unknown' };
+  // The project's own: a provider once published; a draft is not one yet.
+  const published = (await publishedGenerated(db, [slug])).get(slug);
+  return published ? { kind: 'catalog', server: published.server } : { kind: 'unknown' };
 }
 
 export const serverUnknown = (slug: string): ApiError =>
@@ -32,4 +36,9 @@ export async function requireServer(
   const resolved = await resolveServer(db, tenant, slug);
   if (resolved.kind !== 'catalog') throw serverUnknown(slug);
   return resolved.server;
+}
+
+/** For other areas (webhook triggers' `server_id`): is this slug a catalog server or a generated one? */
+export async function catalogServerExists(db: CommonQueryMethods, slug: string): Promise<boolean> {
+  return catalogServer(slug) !== undefined || (await generatedServerOf(db, slug)) !== null;
 }

@@ -123,7 +123,10 @@ async function insertToolServer(
           consumer_id: input.consumerId,
         });
     }
-    const taken = await tx.exists(sql.unsafe`SELECT 1 FROM tool_servers WHERE slug = ${input.slug}`);
+    // Sessions name tool servers and generated servers alike by slug: one namespace for both.
+    const taken = await tx.exists(sql.unsafe`
+      SELECT 1 FROM tool_servers WHERE slug = ${input.slug}
+      UNION ALL SELECT 1 FROM generated_servers WHERE slug = ${input.slug}`);
     if (taken)
       throw new ApiError(409, 'slug_conflict', `The slug "${input.slug}" is taken`, { slug: input.slug });
     const meta = { tool_server_id: input.id, consumer_id: input.consumerId };

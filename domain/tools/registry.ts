@@ -1,7 +1,8 @@
-// The one registry of tools a session can call: the gateway's own operations (server `gateway`) and the
-// tools of catalog providers. A tool's name is what policies match (`tools` globs), what REST names in
+// The one registry of tools a session can call: the gateway's own operations (server `gateway`), the
+// tools of catalog providers, and (looked up in PostgreSQL) tenant tool servers and generated servers. A tool's name is what policies match (`tools` globs), what REST names in
 // `tool` and what MCP lists: `wallet.execute` for the gateway's, `<server>.<tool>` for a provider's.
 import type { CommonQueryMethods } from '../../runtime/database';
+import { publishedGenerated } from '../generated-servers/provider-lookup';
 import { catalogServer, catalogServers, type CatalogServer, type CatalogTool } from '../providers/catalog';
 import { publishedToolServers } from '../tool-servers/servers';
 import { PAYMENT_ARGUMENT, PaymentArgument, tenantToolSpecs } from '../tool-servers/tool-specs';
@@ -94,17 +95,26 @@ export function allTools(): ToolSpec[] {
 const tenantIds = (servers: string[]) =>
   servers.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id));
 
-/** Every tool of a session's servers, tenant tool servers included (they live in PostgreSQL), in server order. */
+/**
+ * Every tool of a session's servers, tenant tool servers and the project's generated servers included
+ * (they live in PostgreSQL), in server order. A session names only its own project's generated servers:
+ * opening it checked them.
+ */
 export async function resolveSessionTools(
   db: CommonQueryMethods,
   environment: 'live' | 'test',
   servers: string[],
 ): Promise<ToolSpec[]> {
   const slugs = tenantIds(servers);
-  const tenant = slugs.length > 0 ? await publishedToolServers(db, environment, slugs) : [];
+  const [tenant, generated] =
+    slugs.length > 0
+      ? await Promise.all([publishedToolServers(db, environment, slugs), publishedGenerated(db, slugs)])
+      : [[], new Map()];
   return servers.flatMap(
     (id) =>
-      toolsOfServer(id) ?? tenantToolSpecs(tenant.find((s) => s.slug === id) ?? ({ tools: [] } as never)),
+      toolsOfServer(id) ??
+      generated.get(id)?.tools ??
+      tenantToolSpecs(tenant.find((s) => s.slug === id) ?? ({ tools: [] } as never)),
   );
 }
 
@@ -120,6 +130,11 @@ export async function findSessionTool(
   const dot = name.indexOf('.');
   const slug = dot > 0 ? name.slice(0, dot) : '';
   if (!slug || !tenantIds(servers).includes(slug)) return undefined;
-  const [server] = await publishedToolServers(db, environment, [slug]);
+  const [generated, [server]] = await Promise.all([
+    publishedGenerated(db, [slug]),
+    publishedToolServers(db, environment, [slug]),
+  ]);
+  const own = generated.get(slug);
+  if (own) return own.tools.find((tool) => tool.name === name);
   return server ? tenantToolSpecs(server).find((tool) => tool.name === name) : undefined;
 }

@@ -1,9 +1,11 @@
 // The servers a project's sessions can open: the gateway's own tools, always, and each catalog provider
-// the project has connected (or that needs no credential). A session refuses any other server id.
+// or published generated server of the project that it has connected (or that needs no credential), and
+// tenants' published tool servers. A session refuses any other server id.
 import { catalogServer, catalogServers, connectRoute, type CatalogServer } from '../providers/catalog';
 import { listConnections, type Tenant } from '../providers/connections';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
+import { projectGenerated } from '../generated-servers/provider-lookup';
 import { publishedToolServers } from '../tool-servers/servers';
 import { tenantToolSpecs } from '../tool-servers/tool-specs';
 import { GATEWAY_SERVER_ID, toolsOfServer } from './registry';
@@ -19,7 +21,11 @@ export interface OpenableServer {
   tools: ToolSpec[];
 }
 
-function providerServer(server: CatalogServer, connectionId: string | null): OpenableServer {
+function providerServer(
+  server: CatalogServer,
+  connectionId: string | null,
+  tools = toolsOfServer(server.id) ?? [],
+): OpenableServer {
   return {
     id: server.id,
     name: server.name,
@@ -27,7 +33,7 @@ function providerServer(server: CatalogServer, connectionId: string | null): Ope
     description: server.description,
     category: server.category,
     connection_id: connectionId,
-    tools: toolsOfServer(server.id) ?? [],
+    tools,
   };
 }
 
@@ -46,11 +52,18 @@ export async function openableServers(
   tenant: Tenant & { environment: 'live' | 'test' },
 ): Promise<OpenableServer[]> {
   const active = new Map<string, string>();
-  for (const row of await listConnections(db, tenant, {}))
+  const [connections, generated] = await Promise.all([
+    listConnections(db, tenant, {}),
+    projectGenerated(db, tenant),
+  ]);
+  for (const row of connections)
     if (row.status === 'active' && !active.has(row.provider)) active.set(row.provider, row.id);
-  const providers = catalogServers()
-    .filter((server) => server.auth_type === 'none' || active.has(server.id))
-    .map((server) => providerServer(server, active.get(server.id) ?? null))
+  const providers = [
+    ...catalogServers().map((server) => ({ server, tools: toolsOfServer(server.id) ?? [] })),
+    ...generated,
+  ]
+    .filter(({ server }) => server.auth_type === 'none' || active.has(server.id))
+    .map(({ server, tools }) => providerServer(server, active.get(server.id) ?? null, tools))
     .filter((server) => server.tools.length > 0);
   // Tenants' published tool servers of this environment, whichever project published them.
   const published = (await publishedToolServers(db, tenant.environment))
@@ -77,9 +90,10 @@ export async function requireOpenable(
   tenant: Tenant & { environment: 'live' | 'test' },
   requested: string[],
 ): Promise<string[]> {
-  const servers = await openableServers(db, tenant);
+  const [servers, generated] = await Promise.all([openableServers(db, tenant), projectGenerated(db, tenant)]);
   const openable = new Set(servers.map((s) => s.id));
   const published = new Set(servers.filter((s) => s.kind === 'tool_server').map((s) => s.id));
+  for (const { server } of generated) published.add(server.id);
   const unique = [...new Set(requested)];
   const unknown = unique.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id) && !published.has(id));
   if (unknown.length > 0)

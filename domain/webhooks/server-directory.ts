@@ -1,7 +1,7 @@
 // A trigger may narrow itself to one server; naming a server nobody publishes is `unknown_server` (400).
 // The directory is the catalog (its providers and the project's generated servers) and the tenant tool
 // servers of the environment, whose events name their slug as `server_id`.
-import { catalogServerExists } from '../providers/catalog';
+import { catalogServerExists } from '../providers/resolve';
 import { toolServerSlugExists } from '../tool-servers/servers';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';

@@ -21,6 +21,7 @@ import { startDdaMock } from './dda';
 import { startX402WalletsMock } from './x402-wallets';
 import { startMcpUpstreamMock } from './mcp-upstream';
 import { startIssuerMock } from './issuer';
+import { startPetstoreMock } from './petstore';
 import type { RunningMock } from './running-mock';
 
 export type MockStarter = () => Promise<RunningMock>;
@@ -50,6 +51,8 @@ export const MOCK_PROVIDERS: Record<string, MockStarter> = {
   issuer: () => startIssuerMock(),
   // A tenant's upstream MCP server (tenant tool servers).
   mcp_upstream: () => startMcpUpstreamMock(),
+  // The public Swagger Petstore 3.0, serving its own OpenAPI document: a project's generated server.
+  petstore: () => startPetstoreMock(),
 };
 
 export async function startAllMocks(): Promise<Record<string, RunningMock>> {

@@ -1,9 +1,10 @@
-// A provider tool call on the wire: `POST <base>/tools/<tool>` with the arguments as JSON, through the proxy
-// core, so the connection's vault credential is injected and never seen by the caller. The answer is
+// A provider tool call on the wire: `POST <base>/tools/<tool>` with the arguments as JSON (a generated
+// server's tool: its document's operation, built by generated-request.ts), through the proxy core, so the connection's vault credential is injected and never seen by the caller. The answer is
 // turned into a tool outcome: the provider's JSON on 2xx, else the failure's answer (provider-failure.ts),
 // recorded under its code. Used by the API (a call made now, which answers the failure once recorded) and
 // by the approval replay's activity (a held call made after a person approved it).
 import { catalogServer, type CatalogServer } from '../../domain/providers/catalog';
+import { ownGeneratedProvider } from '../../domain/generated-servers/provider-lookup';
 import { currentConnectionSealed, type Tenant } from '../../domain/providers/connections';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { keyServiceFor } from '../../domain/vault/select';
@@ -20,6 +21,7 @@ import {
   type ProviderFailure,
 } from '../provider-failure';
 import { dispatchTenantToolBySlug } from '../mcp-client/dispatch';
+import { generatedRequest } from './generated-request';
 
 export interface ToolDispatchDeps {
   db: DatabasePool;
@@ -105,7 +107,8 @@ export async function dispatchProviderTool(
   deps: ToolDispatchDeps,
   call: ProviderToolCall,
 ): Promise<ProviderToolOutcome> {
-  const server: CatalogServer | undefined = catalogServer(call.serverId);
+  const server: CatalogServer | undefined =
+    catalogServer(call.serverId) ?? (await ownGeneratedProvider(deps.db, call.tenant, call.serverId));
   if (!server) {
     // Not a catalog provider: a tenant's published tool server (an approved call's replay comes this way).
     const tenant = await dispatchTenantToolBySlug(deps, {
@@ -118,12 +121,22 @@ export async function dispatchProviderTool(
   }
   let answer: ProxyAnswer | null;
   try {
-    answer = await sendToProvider(deps, call.tenant, call.environment, server, {
-      method: 'POST',
-      path: `/tools/${call.tool}`,
-      headers: { 'content-type': 'application/json' },
-      body: Buffer.from(JSON.stringify(call.arguments)),
-    });
+    const operation = server.generated?.operations[call.tool];
+    if (server.generated && !operation) return failed({ kind: 'server_unknown', serverId: call.serverId });
+    answer = await sendToProvider(
+      deps,
+      call.tenant,
+      call.environment,
+      server,
+      operation
+        ? generatedRequest(operation, call.arguments)
+        : {
+            method: 'POST',
+            path: `/tools/${call.tool}`,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from(JSON.stringify(call.arguments)),
+          },
+    );
   } catch (error) {
     const failure = failureOfError(server.id, error);
     if (!failure) throw error;

@@ -206,6 +206,14 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     check: 'positive_data_acceptance',
     statuses: [...POSITIVE, '400', '406'],
   },
+  // A generated server's document: whether it is an OpenAPI document the gateway can make tools of
+  // (references, operations, security schemes), or whether its URL answers one; and text inside the
+  // document sent as free-form JSON (a NUL at any depth).
+  {
+    operations: ['POST /v1/generate/servers'],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '400', '422'],
+  },
   // A structured intent is answered; a free-form one needs an extractor, and without one is the spec's 501.
   {
     operations: ['POST /v1/meta-tools/discover'],
