@@ -16,6 +16,7 @@ import { ddaActivities } from './dda';
 import { toolChargeActivities } from './tool-charges';
 import { topupActivities } from './topups';
 import { provisioningActivities } from './provisioning';
+import { kycActivities } from './kyc';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -34,6 +35,7 @@ export function createActivities(deps: ActivityDeps) {
     ...toolChargeActivities(deps),
     ...topupActivities(deps),
     ...provisioningActivities(deps),
+    ...kycActivities(deps),
   };
 }
 

@@ -34,4 +34,6 @@ export const workflowIds = {
   depositWatch: (walletId: string): string => `deposit-watch/${walletId}`,
   /** One provisioning run of a sandbox account at a provider. */
   provisioningRun: (runId: string): string => `provisioning/${runId}`,
+  /** One KYC onboarding, named by the provider's proposal id. */
+  kycOnboarding: (proposalId: string): string => `kyc/${proposalId}`,
 };

@@ -18,3 +18,4 @@ export { platformFeeSweep } from './platform-fee-sweep';
 export { walletTopup } from './wallet-topup';
 export { depositWatch } from './deposit-watch';
 export { provisioningRun } from './provisioning-run';
+export { kycOnboarding } from './kyc-onboarding';
