@@ -1,17 +1,28 @@
-// KYC onboardings' workflows: one started per proposal when its onboarding is recorded, and prompted by
-// the provider's verified webhooks. A webhook for a finished onboarding changes nothing.
-import { WorkflowNotFoundError } from '@temporalio/client';
+// KYC onboardings' workflows: one per proposal, started when its onboarding is recorded and prompted by
+// the provider's verified webhooks. A webhook that finds no run (it overtook the start, or the run was
+// lost) starts one with its prompt (Signal-with-Start), so no prompt is dropped; the caller passes it on
+// only while the proposal is not final.
 import type { kycOnboarding } from '../workflows/kyc-onboarding';
 import { kycProviderNoticeSignal, type KycOnboardingInput } from '../contracts/kyc-messages';
 import { workflowIds } from '../contracts/workflow-ids';
 import { searchAttributes } from '../contracts/search-attributes';
-import { signal, start, type Orchestrator } from './temporal';
+import { signalWithStart, start, type Orchestrator } from './temporal';
 
 export interface KycOnboardingScope {
   orgId: string;
   projectId: string;
   environment: string;
-  consumerId: string;
+  consumerId?: string;
+}
+
+function startOptions(input: KycOnboardingInput, scope: KycOnboardingScope) {
+  return {
+    workflowId: workflowIds.kycOnboarding(input.proposalId),
+    args: [input] as [KycOnboardingInput],
+    // A later run may follow one that ended before the proposal did.
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const,
+    typedSearchAttributes: searchAttributes({ ...scope, kycProposalId: input.proposalId }),
+  };
 }
 
 export async function startKycOnboarding(
@@ -19,27 +30,27 @@ export async function startKycOnboarding(
   input: KycOnboardingInput,
   scope: KycOnboardingScope,
 ): Promise<void> {
+  // One run at a time per proposal: a repeated start joins the running one.
   await start<typeof kycOnboarding>(o, 'kycOnboarding', {
-    workflowId: workflowIds.kycOnboarding(input.proposalId),
-    args: [input],
-    // One onboarding per proposal, ever: a proposal's id is never reused.
+    ...startOptions(input, scope),
     workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    typedSearchAttributes: searchAttributes({ ...scope, kycProposalId: input.proposalId }),
   });
 }
 
-/** Prompts an onboarding to look at the provider; false when its workflow has already finished. */
+/** Prompts the proposal's onboarding to look at the provider now. */
 export async function noteKycProviderNotice(
   o: Orchestrator,
-  proposalId: string,
+  input: KycOnboardingInput,
+  scope: KycOnboardingScope,
   notice: { eventId: string; status: string | null },
-): Promise<boolean> {
-  try {
-    await signal(o, workflowIds.kycOnboarding(proposalId), kycProviderNoticeSignal, notice);
-    return true;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
+): Promise<void> {
+  await signalWithStart<typeof kycOnboarding, [{ eventId: string; status: string | null }]>(
+    o,
+    'kycOnboarding',
+    {
+      ...startOptions(input, scope),
+      signal: kycProviderNoticeSignal,
+      signalArgs: [notice],
+    },
+  );
 }

@@ -283,7 +283,8 @@ describe('recorded histories under test/replay/', () => {
     ];
     expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
     expect(new Set(recorded.map((r) => r.workflowType))).toEqual(
-      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']),
+      // kycOnboarding's are recorded by test/kyc-onboarding.test.ts.
+      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold', 'kycOnboarding']),
     );
   });
 

@@ -30,7 +30,8 @@ import {
   KYC_TIMESTAMP_HEADER,
   verifyKycWebhook,
 } from '../../domain/kyc/webhook-signature';
-import { noteKycProviderNotice, startKycOnboarding } from '../../orchestration/kyc';
+import { noteKycProviderNotice, startKycOnboarding, type KycOnboardingScope } from '../../orchestration/kyc';
+import type { KycOnboardingInput } from '../../contracts/kyc-messages';
 import {
   configuredKycProvider,
   KycOwnershipRefused,
@@ -196,6 +197,24 @@ function presentOnboarding(row: ProposalRow) {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** The onboarding workflow's input and search scope for a proposal, with the configured waits. */
+function workflowOf(deps: AppDeps, row: ProposalRow): [KycOnboardingInput, KycOnboardingScope] {
+  return [
+    {
+      proposalId: row.id,
+      pollInitialSeconds: deps.config.kyc.pollInitialSeconds,
+      pollMaxSeconds: deps.config.kyc.pollMaxSeconds,
+      pixRetrySeconds: deps.config.kyc.pixRetrySeconds,
+    },
+    {
+      orgId: row.org_id,
+      projectId: row.project_id,
+      environment: row.environment,
+      consumerId: row.consumer_id ?? undefined,
+    },
+  ];
 }
 
 const invalidBody = (message: string, details: Record<string, unknown>) =>
@@ -416,17 +435,17 @@ export const kycRoutes: AnyRoute[] = [
       const ignored = { body: { received: true, applied: false } };
       if (!body.event_id || !body.proposal_id) return ignored;
       const row = await findProposal(deps.db, body.proposal_id);
-      if (!row?.onboarding_started_at) return ignored;
+      if (!row?.onboarding_started_at || isFinal(row.status)) return ignored;
       // A replay or a duplicate delivery of an event already taken is acknowledged, not applied.
       const receipt = { eventId: body.event_id, proposalId: row.id, status: body.status ?? null };
       if (!(await noteWebhookReceipt(deps.db, receipt)))
         return { body: { received: true, applied: false, duplicate: true } };
       try {
-        const running = await noteKycProviderNotice(deps.temporal, row.id, {
+        await noteKycProviderNotice(deps.temporal, ...workflowOf(deps, row), {
           eventId: body.event_id,
           status: body.status ?? null,
         });
-        return { body: { received: true, applied: running } };
+        return { body: { received: true, applied: true } };
       } catch (error) {
         // Not passed on: the provider's retry of this event must not be taken for a duplicate.
         await forgetWebhookReceipt(deps.db, receipt.eventId);
