@@ -15,7 +15,8 @@ import { KYC_SIGNATURE_HEADER, KYC_TIMESTAMP_HEADER, signKycWebhook } from '../d
 import type { KycMock, KycScript } from '../providers/mocks/kyc';
 import { createConsumer } from './support/consents';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
-import { replayFinished } from './support/histories';
+import { Worker } from '@temporalio/worker';
+import { recordedHistories, replayBundle, replayFinished } from './support/histories';
 
 let serial = 0;
 /** A fresh CPF with matching check digits, so each onboarding has its own document at the provider. */
@@ -351,5 +352,32 @@ describe.each(TEMPORAL_SERVERS)('KYC onboarding on the %s server', (server) => {
     const foreign = await read(standing.proposalId, globex.key);
     expect([foreign.status, foreign.body.error.code]).toEqual([404, 'not_found']);
     await handleOf(standing.proposalId).terminate('test over');
+  });
+});
+
+describe('recorded kycOnboarding histories under test/replay/', () => {
+  const paths = [
+    'approved',
+    'documentscopy',
+    'rejected',
+    'lost-webhook',
+    'duplicate-webhook',
+    'pix-key-retried',
+  ];
+  const recorded = () => recordedHistories().filter((r) => r.workflowType === 'kycOnboarding');
+
+  it('cover every path, from both servers', () => {
+    expect(recorded().map((r) => r.name)).toEqual(
+      expect.arrayContaining(paths.flatMap((p) => TEMPORAL_SERVERS.map((s) => `kyc-onboarding-${p}.${s}`))),
+    );
+  });
+
+  it('replay on the current workflow bundle without a determinism error', async () => {
+    const failures: string[] = [];
+    const histories = recorded().map((r) => ({ workflowId: r.name, history: r.history }));
+    for await (const result of Worker.runReplayHistories(replayBundle(), histories)) {
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.name}: ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
   });
 });
