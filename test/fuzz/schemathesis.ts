@@ -233,6 +233,7 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
       'DELETE /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'POST /v1/consumers/{consumerId}/dda/subscriptions',
       'GET /v1/kyc/onboard/{proposalId}/status',
+      'POST /v1/kyc/onboardings',
       'POST /v1/consumer-payments/execute',
       'POST /v1/consumer-payments/execute-stream',
       'POST /v1/wallets/{id}/execute',
