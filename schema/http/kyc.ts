@@ -1,4 +1,5 @@
 // The deprecated KYC onboarding status poll: its query and its answer.
+import type { FromSchema } from 'json-schema-to-ts';
 import type { JsonSchema } from './json-schema';
 
 export const KycStatusParams: JsonSchema = {
@@ -52,7 +53,7 @@ export const KycStatus: JsonSchema = {
 };
 
 // KYC onboarding: starting one for a consumer, and reading it (the deprecated poll's replacement).
-export const KycOnboardingCreate: JsonSchema = {
+export const KycOnboardingCreate = {
   type: 'object',
   additionalProperties: false,
   required: ['consumer_id', 'document_number', 'name'],
@@ -80,15 +81,9 @@ export const KycOnboardingCreate: JsonSchema = {
     email: { type: 'string', format: 'email', maxLength: 254 },
     phone: { type: 'string', pattern: '^\\+[1-9][0-9]{7,14}$', description: 'E.164, e.g. `+5511987654321`.' },
   },
-};
-export interface KycOnboardingCreateBody {
-  consumer_id: string;
-  document_number: string;
-  name: string;
-  birth_date?: string;
-  email?: string;
-  phone?: string;
-}
+} as const satisfies JsonSchema;
+/** The start's body, typed from the schema that validates it. */
+export type KycOnboardingCreateBody = FromSchema<typeof KycOnboardingCreate>;
 
 export const KycOnboardingParams: JsonSchema = {
   type: 'object',
