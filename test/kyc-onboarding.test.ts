@@ -4,7 +4,7 @@
 // the provider's hosted page; a rejection with its reason; a lost webhook recovered by the workflow's own
 // look; a duplicated and a replayed webhook applied once; a worker restarted mid-onboarding resuming
 // without a second account; and the refusals of the start. Finished histories are replayed at once and,
-// with RECORD_HISTORIES=1, saved under test/replay/.
+// with RECORD_HISTORIES=1, saved under test/replay/platform/.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
@@ -16,7 +16,7 @@ import type { KycMock, KycScript } from '../providers/mocks/kyc';
 import { createConsumer } from './support/consents';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { Worker } from '@temporalio/worker';
-import { recordedHistories, replayBundle, replayFinished } from './support/histories';
+import { PLATFORM_REPLAY_DIR, recordedHistories, recordFinished, replayBundle } from './support/histories';
 
 let serial = 0;
 /** A fresh CPF with matching check digits, so each onboarding has its own document at the provider. */
@@ -99,12 +99,16 @@ describe.each(TEMPORAL_SERVERS)('KYC onboarding on the %s server', (server) => {
     return { proposalId: res.body.id as string, consumerId: consumer.id, document, started: res.body };
   }
 
-  const finished = (proposalId: string, label: string) =>
-    replayFinished<KycOnboardingResult>(
+  /** Waits for the onboarding's workflow to finish; its history is replayed and, when recording, saved. */
+  async function finished(proposalId: string, label: string) {
+    const { result, failure } = await recordFinished<KycOnboardingResult>(
       gw,
       workflowIds.kycOnboarding(proposalId),
       `kyc-onboarding-${label}.${server}`,
     );
+    if (failure) throw failure;
+    return { result: result! };
+  }
 
   it('approves by webhook: one account, one pix-partner funding source, the verified document and a Pix key; later reads create nothing', async () => {
     const { proposalId, consumerId, document, started } = await start({ outcome: 'hold' });
@@ -355,7 +359,7 @@ describe.each(TEMPORAL_SERVERS)('KYC onboarding on the %s server', (server) => {
   });
 });
 
-describe('recorded kycOnboarding histories under test/replay/', () => {
+describe('recorded kycOnboarding histories under test/replay/platform/', () => {
   const paths = [
     'approved',
     'documentscopy',
@@ -364,7 +368,8 @@ describe('recorded kycOnboarding histories under test/replay/', () => {
     'duplicate-webhook',
     'pix-key-retried',
   ];
-  const recorded = () => recordedHistories().filter((r) => r.workflowType === 'kycOnboarding');
+  const recorded = () =>
+    recordedHistories(PLATFORM_REPLAY_DIR).filter((r) => r.workflowType === 'kycOnboarding');
 
   it('cover every path, from both servers', () => {
     expect(recorded().map((r) => r.name)).toEqual(

@@ -283,8 +283,7 @@ describe('recorded histories under test/replay/', () => {
     ];
     expect(recorded.map((r) => r.name)).toEqual(expect.arrayContaining(expected));
     expect(new Set(recorded.map((r) => r.workflowType))).toEqual(
-      // kycOnboarding's are recorded by test/kyc-onboarding.test.ts.
-      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold', 'kycOnboarding']),
+      new Set(['spendAttempt', 'consumerSpendAttempt', 'approvalHold']),
     );
   });
 
