@@ -4,7 +4,7 @@
 // the provider's hosted page; a rejection with its reason; a lost webhook recovered by the workflow's own
 // look; a duplicated and a replayed webhook applied once; a worker restarted mid-onboarding resuming
 // without a second account; and the refusals of the start. Finished histories are replayed at once and,
-// with RECORD_HISTORIES=1, saved under test/replay/platform/.
+// with RECORD_HISTORIES=1, saved under test/replay/kyc/.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { SEARCH_ATTRIBUTES } from '../contracts/search-attributes';
@@ -16,7 +16,11 @@ import type { KycMock, KycScript } from '../providers/mocks/kyc';
 import { createConsumer } from './support/consents';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { Worker } from '@temporalio/worker';
-import { PLATFORM_REPLAY_DIR, recordedHistories, recordFinished, replayBundle } from './support/histories';
+import path from 'node:path';
+import { recordedHistories, REPLAY_DIR, replayBundle, replayFinished } from './support/histories';
+
+/** The onboarding's recordings, in their own folder beside the other workflows'. */
+const KYC_REPLAY_DIR = path.join(REPLAY_DIR, 'kyc');
 
 let serial = 0;
 /** A fresh CPF with matching check digits, so each onboarding has its own document at the provider. */
@@ -100,15 +104,10 @@ describe.each(TEMPORAL_SERVERS)('KYC onboarding on the %s server', (server) => {
   }
 
   /** Waits for the onboarding's workflow to finish; its history is replayed and, when recording, saved. */
-  async function finished(proposalId: string, label: string) {
-    const { result, failure } = await recordFinished<KycOnboardingResult>(
-      gw,
-      workflowIds.kycOnboarding(proposalId),
-      `kyc-onboarding-${label}.${server}`,
-    );
-    if (failure) throw failure;
-    return { result: result! };
-  }
+  const finished = (proposalId: string, label: string) =>
+    replayFinished<KycOnboardingResult>(gw, workflowIds.kycOnboarding(proposalId), `${label}.${server}`, {
+      dir: KYC_REPLAY_DIR,
+    });
 
   it('approves by webhook: one account, one pix-partner funding source, the verified document and a Pix key; later reads create nothing', async () => {
     const { proposalId, consumerId, document, started } = await start({ outcome: 'hold' });
@@ -359,7 +358,7 @@ describe.each(TEMPORAL_SERVERS)('KYC onboarding on the %s server', (server) => {
   });
 });
 
-describe('recorded kycOnboarding histories under test/replay/platform/', () => {
+describe('recorded kycOnboarding histories under test/replay/kyc/', () => {
   const paths = [
     'approved',
     'documentscopy',
@@ -368,12 +367,11 @@ describe('recorded kycOnboarding histories under test/replay/platform/', () => {
     'duplicate-webhook',
     'pix-key-retried',
   ];
-  const recorded = () =>
-    recordedHistories(PLATFORM_REPLAY_DIR).filter((r) => r.workflowType === 'kycOnboarding');
+  const recorded = () => recordedHistories(KYC_REPLAY_DIR).filter((r) => r.workflowType === 'kycOnboarding');
 
   it('cover every path, from both servers', () => {
     expect(recorded().map((r) => r.name)).toEqual(
-      expect.arrayContaining(paths.flatMap((p) => TEMPORAL_SERVERS.map((s) => `kyc-onboarding-${p}.${s}`))),
+      expect.arrayContaining(paths.flatMap((p) => TEMPORAL_SERVERS.map((s) => `${p}.${s}`))),
     );
   });
 
