@@ -18,6 +18,7 @@ import { toolChargeActivities } from './tool-charges';
 import { topupActivities } from './topups';
 import { provisioningActivities } from './provisioning';
 import { cardActivities } from './cards';
+import { kycActivities } from './kyc';
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -38,6 +39,7 @@ export function createActivities(deps: ActivityDeps) {
     ...topupActivities(deps),
     ...provisioningActivities(deps),
     ...cardActivities(deps),
+    ...kycActivities(deps),
   };
 }
 

@@ -20,7 +20,8 @@ export type EventArea =
   | 'webhooks'
   | 'payment_links'
   | 'provisioning'
-  | 'cards';
+  | 'cards'
+  | 'kyc';
 
 export interface EventTypeSpec {
   area: EventArea;
@@ -255,6 +256,39 @@ export const EVENT_CATALOG = {
   'payment_link.payment_expired': {
     area: 'payment_links',
     description: 'A link payment was not paid in time; its reserved use of the link was released.',
+  },
+
+  // KYC onboarding: one consumer's application for an account at the KYC provider (`proposal_id`, `consumer_id`).
+  'kyc.onboarding.started': {
+    area: 'kyc',
+    description: 'An onboarding was started: the proposal is open at the KYC provider and `pending`.',
+  },
+  'kyc.onboarding.pending': {
+    area: 'kyc',
+    description:
+      'An onboarding went back to `pending` (the provider is processing it, e.g. after the document check).',
+  },
+  'kyc.onboarding.documentscopy_pending': {
+    area: 'kyc',
+    description: 'The holder must finish the document check at `hosted_url`.',
+  },
+  'kyc.onboarding.approved': {
+    area: 'kyc',
+    description:
+      "An onboarding was approved: the account is open (`account`), its `pix-partner` funding source created (`funding_source_id`) and the consumer's document verified.",
+  },
+  'kyc.onboarding.rejected': {
+    area: 'kyc',
+    description: "The KYC provider rejected an onboarding (`reason` is the provider's).",
+  },
+  'kyc.pix_key.registered': {
+    area: 'kyc',
+    description: "An approved onboarding's account got its Pix key (`pix_key`, `pix_key_type`).",
+  },
+  'kyc.pix_key.registration_failed': {
+    area: 'kyc',
+    description:
+      "An approved account's Pix key could not be registered (`reason`, `attempt`); the account is usable and the registration is retried on its own schedule.",
   },
 
   // Webhooks themselves.

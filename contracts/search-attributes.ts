@@ -14,6 +14,7 @@ export const SEARCH_ATTRIBUTES = {
   Rail: defineSearchAttributeKey('Rail', SearchAttributeType.KEYWORD),
   EventType: defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD),
   AmountMinor: defineSearchAttributeKey('AmountMinor', SearchAttributeType.INT),
+  KycProposalId: defineSearchAttributeKey('KycProposalId', SearchAttributeType.KEYWORD),
 } as const;
 
 // Names and types as the CLI's --search-attribute flag spells them.
@@ -27,6 +28,7 @@ export const SEARCH_ATTRIBUTE_FLAGS: Record<keyof typeof SEARCH_ATTRIBUTES, 'Key
   Rail: 'Keyword',
   EventType: 'Keyword',
   AmountMinor: 'Int',
+  KycProposalId: 'Keyword',
 };
 
 /** What an operator filters a workflow by: the tenant always, the rest where it applies. */
@@ -39,6 +41,7 @@ export interface SearchAttributeValues {
   attemptId?: string;
   rail?: string;
   eventType?: string;
+  kycProposalId?: string;
   /** A filter for operators, not the amount: clamped so a value near 2^63 cannot overflow the attribute's int64. */
   amountMinor?: string | number | bigint;
 }
@@ -59,6 +62,8 @@ export function searchAttributes(values: SearchAttributeValues): SearchAttribute
   if (values.rail !== undefined) pairs.push({ key: SEARCH_ATTRIBUTES.Rail, value: values.rail });
   if (values.eventType !== undefined)
     pairs.push({ key: SEARCH_ATTRIBUTES.EventType, value: values.eventType });
+  if (values.kycProposalId !== undefined)
+    pairs.push({ key: SEARCH_ATTRIBUTES.KycProposalId, value: values.kycProposalId });
   if (values.amountMinor !== undefined)
     pairs.push({
       key: SEARCH_ATTRIBUTES.AmountMinor,

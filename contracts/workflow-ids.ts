@@ -41,4 +41,6 @@ export const workflowIds = {
   provisioningRun: (runId: string): string => `provisioning/${runId}`,
   /** One card's mint flow. */
   cardMint: (flowId: string): string => `card-mint/${flowId}`,
+  /** One KYC onboarding, named by the provider's proposal id. */
+  kycOnboarding: (proposalId: string): string => `kyc/${proposalId}`,
 };

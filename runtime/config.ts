@@ -50,6 +50,7 @@ export interface WebhookSettings {
 
 /** The secret `npm run dev` and the tests share with the mock provider; production sets PROVIDER_DDA_WEBHOOK_SECRET. */
 export const DEV_DDA_WEBHOOK_SECRET = 'gateway-dev-dda-webhook-secret';
+export const DEV_KYC_WEBHOOK_SECRET = 'gateway-dev-kyc-webhook-secret';
 
 /** The card issuer's sandbox credentials `npm run dev` and the tests share with its mock; production sets both. */
 export const DEV_ISSUER_WEBHOOK_SECRET = 'gateway-dev-issuer-webhook-secret';
@@ -93,6 +94,7 @@ export interface Config {
   ddaWebhookSecret: string;
   /** The card issuer's API key and the secret it signs its messages with (PROVIDER_ISSUER_API_KEY, PROVIDER_ISSUER_WEBHOOK_SECRET). */
   issuer: { apiKey: string; webhookSecret: string };
+  kyc: KycSettings;
   /** Server-sent event streams: heartbeat interval and how long a stream stays open after its terminal event. */
   sse: { heartbeatMs: number; closeDelayMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -110,6 +112,17 @@ export interface Config {
   /** The x402 rail of payment links: the chain and asset it settles on; unset, the rail is off. */
   x402: X402Settings | undefined;
   topups: TopupSettings;
+}
+
+export interface KycSettings {
+  /** The secret the KYC provider signs its status webhooks with (PROVIDER_KYC_WEBHOOK_SECRET; a development value when unset). */
+  webhookSecret: string;
+  /** The first quiet wait before an onboarding asks the provider unprompted (GATEWAY_KYC_POLL_SECONDS); it doubles. */
+  pollInitialSeconds: number;
+  /** The ceiling of that backoff (GATEWAY_KYC_POLL_MAX_SECONDS). */
+  pollMaxSeconds: number;
+  /** The first wait before a failed Pix key registration is tried again (GATEWAY_KYC_PIX_RETRY_SECONDS); it doubles. */
+  pixRetrySeconds: number;
 }
 
 export interface TopupSettings {
@@ -325,6 +338,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     issuer: {
       apiKey: optional(env, 'PROVIDER_ISSUER_API_KEY') ?? DEV_ISSUER_API_KEY,
       webhookSecret: optional(env, 'PROVIDER_ISSUER_WEBHOOK_SECRET') ?? DEV_ISSUER_WEBHOOK_SECRET,
+    },
+    kyc: {
+      webhookSecret: optional(env, 'PROVIDER_KYC_WEBHOOK_SECRET') ?? DEV_KYC_WEBHOOK_SECRET,
+      pollInitialSeconds: int(env, 'GATEWAY_KYC_POLL_SECONDS', 30, 1, 3_600),
+      pollMaxSeconds: int(env, 'GATEWAY_KYC_POLL_MAX_SECONDS', 900, 1, 86_400),
+      pixRetrySeconds: int(env, 'GATEWAY_KYC_PIX_RETRY_SECONDS', 60, 1, 86_400),
     },
     sse: {
       heartbeatMs: int(env, 'GATEWAY_SSE_HEARTBEAT_MS', 15_000, 10, 600_000),

@@ -22,3 +22,4 @@ export { cardMint } from './card-mint';
 // claimed under them finish and their histories replay. Nothing starts them any more.
 export { spendAttempt } from './legacy/spend-attempt';
 export { paidToolCall } from './legacy/paid-tool-call';
+export { kycOnboarding } from './kyc-onboarding';

@@ -127,14 +127,17 @@ export async function updateConsumer(
 }
 
 /**
- * Marks a consumer verified after a contact check. When the consumer's partner account attested a
- * holder document, that document is recorded with its source; otherwise the document fields are kept.
+ * Marks a consumer verified after a contact check or an approved KYC onboarding. When a partner account
+ * attested a holder document, that document is recorded with its source; otherwise the document fields
+ * are kept. The evidence names the contact verification or the KYC proposal that proved it.
  */
 export async function markConsumerVerified(
   tx: CommonQueryMethods,
   tenant: Tenant,
   id: string,
-  evidence: { document: string | null; documentSource: string; verificationId: string },
+  evidence: { document: string | null; documentSource: string } & (
+    { verificationId: string } | { kycProposalId: string }
+  ),
 ): Promise<ConsumerRow> {
   const current = await findConsumer(tx, tenant, id, { forUpdate: true });
   if (!current) throw notFound('Consumer');
@@ -153,7 +156,9 @@ export async function markConsumerVerified(
     await recordEvent(tx, tenant, 'consumer.verified', {
       consumer_id: id,
       document_source: row.document_source,
-      contact_verification_id: evidence.verificationId,
+      ...('verificationId' in evidence
+        ? { contact_verification_id: evidence.verificationId }
+        : { kyc_proposal_id: evidence.kycProposalId }),
     });
   }
   return row;

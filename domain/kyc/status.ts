@@ -7,6 +7,8 @@ export interface ProviderProposal {
   /** The provider's own status word, or null when it reports none. */
   status: string | null;
   documentscopyUrl: string | null;
+  /** Why the provider rejected the proposal, when it did and said. */
+  rejectionReason?: string | null;
 }
 
 /**

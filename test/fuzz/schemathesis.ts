@@ -241,6 +241,7 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
       'GET /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'DELETE /v1/consumers/{consumerId}/dda/subscriptions/{document}',
       'POST /v1/consumers/{consumerId}/dda/subscriptions',
+      'POST /v1/kyc/onboardings',
       'POST /v1/consumer-payments/execute',
       'POST /v1/consumer-payments/execute-stream',
       'POST /v1/wallets/{id}/execute',
