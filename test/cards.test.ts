@@ -284,7 +284,7 @@ describe.each(TEMPORAL_SERVERS)('agent cards on the %s server', (server) => {
     const attempts = await gw.db.any(sql.type(
       z.object({ attempt_id: z.string(), status: z.string(), response_body: z.any() }),
     )`
-      SELECT attempt_id, status, response_body FROM spend_attempts WHERE org_id = ${t.orgId} AND wallet_id = ${walletId}`);
+      SELECT attempt_id, status, response_body FROM attempts WHERE org_id = ${t.orgId} AND wallet_id = ${walletId} AND family = 'card_authorization'`);
     expect(attempts.map((x) => [x.attempt_id, x.status, x.response_body.approved]).sort()).toEqual(
       records.map((r) => [`card:${r.id}`, r.approved ? 'completed' : 'denied', r.approved]).sort(),
     );

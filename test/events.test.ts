@@ -163,6 +163,7 @@ describe('the event catalog', () => {
       'consents',
       'consumers',
       'contact_verification',
+      'kyc',
       'ledger',
       'mandates',
       'oauth',

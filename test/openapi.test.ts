@@ -142,7 +142,9 @@ describe('the answers each operation documents', () => {
       const s = schema as Record<string, unknown>;
       const numeric = s.type === 'integer' || s.type === 'number';
       if (numeric && s.maximum === undefined && s.exclusiveMaximum === undefined) unbounded.push(at);
-      for (const [key, inner] of Object.entries(s)) walk(inner, `${at}/${key}`);
+      // Examples are instances, not schemas (a generated server's example document holds its own).
+      for (const [key, inner] of Object.entries(s))
+        if (key !== 'examples' && key !== 'example') walk(inner, `${at}/${key}`);
     };
     for (const { name, op } of await operations()) {
       const full = op as unknown as { parameters?: unknown[]; requestBody?: unknown };

@@ -20,7 +20,7 @@ export type IdSpace = 'wallet' | 'consumer';
 export const attemptRow = z.object({
   org_id: z.string(),
   attempt_id: z.string(),
-  family: z.enum(['wallet_execute', 'tool_charge']),
+  family: z.enum(['wallet_execute', 'tool_charge', 'card_authorization']),
   project_id: z.string(),
   wallet_id: z.string(),
   fingerprint: z.string(),
