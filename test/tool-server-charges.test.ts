@@ -226,7 +226,11 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
     expect(await entries(wallet)).toEqual(['fund:1000', 'hold:-50', 'release:50']);
     expect(await entries(server.payout_wallet_id)).toEqual(payoutBefore);
     const settled = await call(`${server.slug}.vanish`, args);
-    expect(settled.body).toMatchObject({ status: 'error', error_code: 'upstream_failed' });
+    expect(settled.status).toBe(502);
+    expect(settled.body.error).toMatchObject({
+      code: 'provider_error',
+      details: { reason: 'upstream_failed' },
+    });
     expect((await resolve(attemptId, { outcome: 'failed' })).status).toBe(200);
     expect((await resolve(attemptId, { outcome: 'succeeded' })).status).toBe(409);
   });

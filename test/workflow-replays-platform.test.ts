@@ -657,11 +657,8 @@ describe('platform workflow paths that wait out their timers, on the time-skippi
   });
 });
 
-/**
- * Registered workflows with no recorded history yet. `paidToolCall` is the money family whose paths are
- * recorded with the other money workflows (test/workflow-replays.test.ts); until then it is named here.
- */
-const UNRECORDED = ['paidToolCall'];
+/** Registered workflows with no recorded history yet: none; a new workflow lands with its recordings. */
+const UNRECORDED: string[] = [];
 
 describe('recorded histories under test/replay/platform/', () => {
   // Read when the tests run, after a recording run above has written them.

@@ -211,7 +211,11 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const r = await paidCall(caller, session, 'fail', {
         gateway_payment: { wallet_id: wallet, attempt_id: attempt },
       });
-      expect(r.body).toMatchObject({ status: 'error', error_code: 'upstream_tool_error' });
+      expect(r.status).toBe(502);
+      expect(r.body.error).toMatchObject({
+        code: 'provider_error',
+        details: { reason: 'upstream_tool_error' },
+      });
       await replayFinished(gw, `tool-charge/${caller.orgId}/${attempt}`, name('attempt-tool-charge-failed'));
     });
 

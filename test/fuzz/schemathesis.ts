@@ -180,6 +180,19 @@ export const FUZZ_ALLOWANCES: Allowance[] = [
     check: 'not_a_server_error',
     statuses: ['2xx', '3xx', '4xx', '501'],
   },
+  // A provider's auth type (stored for a generated one) decides which credential fields a connection
+  // needs and whether it connects through OAuth; and the spec's own 501 `verify_unsupported` answers a
+  // provider that offers no credential check.
+  {
+    operations: ['POST /v1/providers/{slug}/connections', 'POST /v1/providers/{slug}/oauth/authorize'],
+    check: 'positive_data_acceptance',
+    statuses: [...POSITIVE, '400'],
+  },
+  {
+    operations: ['POST /v1/providers/{slug}/verify-connection'],
+    check: 'not_a_server_error',
+    statuses: ['2xx', '3xx', '4xx', '501'],
+  },
   // Ids, cursors and names that must exist: a stored OAuth client, code or flow state; a webhook
   // endpoint as `before`; a catalog or tenant tool server; a meta-tool operation; a consent's surface;
   // a policy's stored type; the MCP transport's session (a message before initialize).
