@@ -99,7 +99,7 @@ it('writes JSON lines with the request id, org, project and attempt id of their 
   expect(delivered[0].headers['webhook-signature']).toBeTruthy();
   await until(
     async () => jsonLines(),
-    (lines) => lines.some((line) => line.activity === 'finishSpend' && line.message === 'activity completed'),
+    (lines) => lines.some((line) => line.activity === 'finishAttempt' && line.message === 'activity completed'),
     "the spend's last activity to be logged",
   );
 
@@ -118,7 +118,7 @@ it('writes JSON lines with the request id, org, project and attempt id of their 
   });
   // The worker's lines for the spend's activities name the attempt and the organization.
   const dispatch = jsonLines().find(
-    (line) => line.activity === 'dispatchPayment' && line.message === 'activity completed',
+    (line) => line.activity === 'sendAttempt' && line.message === 'activity completed',
   )!;
   expect(dispatch).toMatchObject({ level: 'debug', attempt_id: attemptId, org_id: t.orgId });
   // The refused request is logged without its query string.

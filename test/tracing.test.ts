@@ -1,6 +1,6 @@
 // OpenTelemetry traces through HTTP, on both Temporal servers: one wallet execute is one trace, from the
 // API's server span (named by route, with the request id) through the Temporal client's update-with-start,
-// the spendAttempt workflow, its activities and the call to the payment provider, which name the attempt.
+// the moneyAttempt workflow, its activities and the call to the payment provider, which name the attempt.
 // Spans are collected in memory.
 import { Client } from '@temporalio/client';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -66,7 +66,7 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
 
     const spans = await until(
       () => exporter.getFinishedSpans(),
-      (all) => all.some((span) => span.name === 'RunWorkflow:spendAttempt'),
+      (all) => all.some((span) => span.name === 'RunWorkflow:moneyAttempt'),
       'the workflow span',
     );
     const root = spans.find((span) => span.name === 'POST /v1/wallets/:id/execute')!;
@@ -85,24 +85,24 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
     const names = inTrace.map((span) => span.name);
     expect(names).toEqual(
       expect.arrayContaining([
-        'UpdateWithStartWorkflow:spendOutcome',
-        'RunWorkflow:spendAttempt',
-        'HandleUpdate:spendOutcome',
-        'StartActivity:authorizeSpend',
-        'RunActivity:authorizeSpend',
-        'StartActivity:dispatchPayment',
-        'RunActivity:dispatchPayment',
-        'RunActivity:settleSpend',
-        'RunActivity:finishSpend',
+        'UpdateWithStartWorkflow:attemptAnswer',
+        'RunWorkflow:moneyAttempt',
+        'HandleUpdate:attemptAnswer',
+        'StartActivity:authorizeAttempt',
+        'RunActivity:authorizeAttempt',
+        'StartActivity:sendAttempt',
+        'RunActivity:sendAttempt',
+        'RunActivity:settleAttempt',
+        'RunActivity:finishAttempt',
       ]),
     );
     // Every span of the trace hangs off another span of it: one tree, rooted at the request.
     const ids = new Set(inTrace.map((span) => span.spanContext().spanId));
     for (const span of inTrace) if (span !== root) expect(ids.has(parentOf(span)!)).toBe(true);
 
-    const workflow = inTrace.find((span) => span.name === 'RunWorkflow:spendAttempt')!;
+    const workflow = inTrace.find((span) => span.name === 'RunWorkflow:moneyAttempt')!;
     expect(workflow.attributes['gateway.attempt_id']).toBe(attemptId);
-    const dispatch = inTrace.find((span) => span.name === 'RunActivity:dispatchPayment')!;
+    const dispatch = inTrace.find((span) => span.name === 'RunActivity:sendAttempt')!;
     expect(dispatch.attributes['gateway.attempt_id']).toBe(attemptId);
     const providerUrl = new URL(gw.mocks.payments.url);
     const providerCall = inTrace.find((span) => span.name === `HTTP POST ${providerUrl.host}`)!;

@@ -29,7 +29,12 @@ export const interceptors = (): WorkflowInterceptors => {
     return otel;
   };
   const annotate = (arg: unknown) => {
-    const ids = (arg ?? {}) as { attemptId?: unknown; orgId?: unknown };
+    // The attempt engine's workflow and activities take `{ family, input }`; other workflows their ids flat.
+    const outer = (arg ?? {}) as { input?: unknown };
+    const ids = (outer.input && typeof outer.input === 'object' ? outer.input : outer) as {
+      attemptId?: unknown;
+      orgId?: unknown;
+    };
     const span = trace.getActiveSpan();
     if (typeof ids.attemptId === 'string') span?.setAttribute('gateway.attempt_id', ids.attemptId);
     if (typeof ids.orgId === 'string') span?.setAttribute('gateway.org_id', ids.orgId);
