@@ -99,7 +99,8 @@ it('writes JSON lines with the request id, org, project and attempt id of their 
   expect(delivered[0].headers['webhook-signature']).toBeTruthy();
   await until(
     async () => jsonLines(),
-    (lines) => lines.some((line) => line.activity === 'finishAttempt' && line.message === 'activity completed'),
+    (lines) =>
+      lines.some((line) => line.activity === 'finishAttempt' && line.message === 'activity completed'),
     "the spend's last activity to be logged",
   );
 
