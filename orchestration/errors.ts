@@ -12,8 +12,9 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 
 // gRPC statuses of a call cut short while the workflow moved on (the server answers an update it aborted
-// because the workflow closed with UNAVAILABLE, and the client gives up after its retries). Any other
-// service error is a real fault and goes up.
+// because the workflow closed with UNAVAILABLE, refuses more than its limit of in-flight updates on one
+// workflow with RESOURCE_EXHAUSTED, and the client gives up after its retries). Any other service error is
+// a real fault and goes up.
 const TRANSIENT_GRPC: ReadonlySet<number> = new Set([
   4, // DEADLINE_EXCEEDED
   8, // RESOURCE_EXHAUSTED
@@ -33,7 +34,11 @@ export function answerIsStored(error: unknown): boolean {
     error instanceof WorkflowExecutionAlreadyStartedError ||
     error instanceof WorkflowUpdateFailedError ||
     error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
-    (error instanceof ServiceError && isGrpcServiceError(error.cause) && TRANSIENT_GRPC.has(error.cause.code))
+    (error instanceof ServiceError &&
+      isGrpcServiceError(error.cause) &&
+      TRANSIENT_GRPC.has(error.cause.code)) ||
+    // Update-with-Start rethrows the failing operation's status as the bare gRPC error, unwrapped.
+    (isGrpcServiceError(error) && TRANSIENT_GRPC.has(error.code))
   );
 }
 
