@@ -17,8 +17,6 @@ import {
   CardMintFlow,
   CardParams,
   MintFlowParams,
-  type CardCreateBody,
-  type CardListQueryValues,
 } from '../../schema/http/cards';
 import { displayCard, issueCard, moveCard, type CardMove } from '../flows/cards';
 import { presentAuthorization, presentCard, presentMintFlow } from '../presenters/cards';
@@ -34,7 +32,7 @@ const badId = envelope('`invalid_params`: the id is not an `icrd_` id');
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId });
 
 function moveRoute(move: CardMove, summary: string, description: string): AnyRoute {
-  return route<unknown, unknown, { id: string }, 'key'>({
+  return route({
     method: 'post',
     path: `/v1/cards/:id/${move}`,
     auth: 'key',
@@ -59,7 +57,7 @@ function moveRoute(move: CardMove, summary: string, description: string): AnyRou
 }
 
 export const cardRoutes: AnyRoute[] = [
-  route<CardCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/cards',
     auth: 'key',
@@ -97,7 +95,7 @@ export const cardRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, CardListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/cards',
     auth: 'key',
@@ -125,7 +123,7 @@ export const cardRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/cards/:id',
     auth: 'key',
@@ -156,7 +154,7 @@ export const cardRoutes: AnyRoute[] = [
     'Close a card for good',
     'Cancels the card at the issuer, then here (`card.updated`); captures and refunds of earlier authorizations still apply.',
   ),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/cards/:id/display',
     auth: 'key',
@@ -180,7 +178,7 @@ export const cardRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, { limit: number }, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/cards/:id/authorizations',
     auth: 'key',
@@ -206,7 +204,7 @@ export const cardRoutes: AnyRoute[] = [
       return { body: { authorizations: views.map(presentAuthorization) } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/card-mint-flows/:id',
     auth: 'key',

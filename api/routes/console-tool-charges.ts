@@ -16,7 +16,8 @@ import { check, compile } from '../validation';
 
 // Checked against the operator API's own body schema, so the console cannot drift from its rules.
 const validateResolution = compile(ToolChargeResolve, 'body');
-const text = (maxLength: number): JsonSchema => ({ type: 'string', maxLength });
+const text = <const N extends number>(maxLength: N) =>
+  ({ type: 'string', maxLength }) as const satisfies JsonSchema;
 
 function refusedPost(
   deps: AppDeps,
@@ -31,7 +32,7 @@ function refusedPost(
 }
 
 export const consoleToolChargeRoutes: AnyRoute[] = [
-  route<{ outcome?: string; csrf?: string }, unknown, { orgId: string; id: string }, 'public'>({
+  route({
     method: 'post',
     path: '/console/orgs/:orgId/tool-charges/:id/resolve',
     auth: 'public',

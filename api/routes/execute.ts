@@ -1,12 +1,12 @@
 // POST /v1/wallets/{id}/execute: the route's declaration; the payment itself is flows/wallet-execute.ts.
 import { ErrorEnvelope } from '../../schema/http/common';
-import { GatewayPaymentResult, WalletExecute, type WalletExecuteBody } from '../../schema/http/execute';
+import { GatewayPaymentResult, WalletExecute } from '../../schema/http/execute';
 import { PolicyDenial } from '../../schema/http/policies';
 import { executeWalletPayment } from '../flows/wallet-execute';
 import { route, type AnyRoute } from '../route';
 
 export const executeRoutes: AnyRoute[] = [
-  route<WalletExecuteBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/wallets/:id/execute',
     auth: 'key',

@@ -25,9 +25,6 @@ import {
   GeneratedTool,
   GeneratedToolEdit,
   GeneratedToolParams,
-  type GeneratedServerCreateBody,
-  type GeneratedServerEditBody,
-  type GeneratedToolEditBody,
 } from '../../schema/http/generate';
 import { generateServer } from '../flows/generated-server';
 import {
@@ -49,7 +46,7 @@ const notFound = {
 };
 
 export const generateRoutes: AnyRoute[] = [
-  route<unknown, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/generate/servers',
     auth: 'key',
@@ -70,7 +67,7 @@ export const generateRoutes: AnyRoute[] = [
       return { body: { servers: servers.map(presentGeneratedServer) } };
     },
   }),
-  route<GeneratedServerCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/generate/servers',
     auth: 'key',
@@ -107,7 +104,7 @@ export const generateRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/generate/servers/:id',
     auth: 'key',
@@ -127,7 +124,7 @@ export const generateRoutes: AnyRoute[] = [
       return { body: presentGeneratedServerDetail(server, await listGeneratedTools(deps.db, server.id)) };
     },
   }),
-  route<GeneratedServerEditBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/generate/servers/:id',
     auth: 'key',
@@ -149,7 +146,7 @@ export const generateRoutes: AnyRoute[] = [
       return { body: presentGeneratedServerDetail(server, await listGeneratedTools(deps.db, server.id)) };
     },
   }),
-  route<GeneratedToolEditBody, unknown, { id: string; tool: string }, 'key'>({
+  route({
     method: 'patch',
     path: '/v1/generate/servers/:id/tools/:tool',
     auth: 'key',
@@ -176,7 +173,7 @@ export const generateRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/generate/servers/:id/publish',
     auth: 'key',
@@ -202,7 +199,7 @@ export const generateRoutes: AnyRoute[] = [
       return { body: presentGeneratedServerDetail(server, await listGeneratedTools(deps.db, server.id)) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/generate/servers/:id/versions',
     auth: 'key',

@@ -12,13 +12,7 @@ import {
 } from '../../domain/issuer/issuer-messages';
 import { ISSUER_SIGNATURE_HEADER, verifyIssuerMessage } from '../../domain/issuer/webhook-signature';
 import { ErrorEnvelope } from '../../schema/http/common';
-import {
-  IssuedCard,
-  IssuerEvent,
-  IssuerRecordParams,
-  MintFlow,
-  type IssuerEventBody,
-} from '../../schema/http/issuer';
+import { IssuedCard, IssuerEvent, IssuerRecordParams, MintFlow } from '../../schema/http/issuer';
 import { DEPRECATION_HEADERS } from '../deprecation';
 import { ISSUER } from '../flows/cards';
 import { route, type AnyRoute } from '../route';
@@ -61,7 +55,7 @@ function laterMessage(
 }
 
 export const issuerRoutes: AnyRoute[] = [
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/issuer/cards/:id',
     auth: 'key',
@@ -90,7 +84,7 @@ export const issuerRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<IssuerEventBody, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: ISSUER_WEBHOOK_PATH,
     auth: 'public',

@@ -320,7 +320,7 @@ async function startOnboarding(
   return { status: created ? 201 : 200, body: presentOnboarding(row) };
 }
 
-const KycWebhookBody: JsonSchema = {
+const KycWebhookBody = {
   type: 'object',
   properties: {
     event_id: { type: 'string', maxLength: 128 },
@@ -328,16 +328,10 @@ const KycWebhookBody: JsonSchema = {
     proposal_id: { type: 'string', maxLength: 128 },
     status: { type: ['string', 'null'], maxLength: 32 },
   },
-};
-interface KycWebhook {
-  event_id?: string;
-  event?: string;
-  proposal_id?: string;
-  status?: string | null;
-}
+} as const satisfies JsonSchema;
 
 export const kycRoutes: AnyRoute[] = [
-  route<KycOnboardingCreateBody, unknown, Record<string, string>, 'key'>({
+  route({
     method: 'post',
     path: '/v1/kyc/onboardings',
     auth: 'key',
@@ -379,7 +373,7 @@ export const kycRoutes: AnyRoute[] = [
         `${publicOrigin(deps.config, ctx)}${KYC_WEBHOOK_PATH}`,
       ),
   }),
-  route<unknown, unknown, { proposalId: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/kyc/onboardings/:proposalId',
     auth: 'key',
@@ -404,7 +398,7 @@ export const kycRoutes: AnyRoute[] = [
       return { body: presentOnboarding(row) };
     },
   }),
-  route<KycWebhook, unknown, Record<string, string>, 'public'>({
+  route({
     method: 'post',
     path: KYC_WEBHOOK_PATH,
     auth: 'public',
@@ -455,7 +449,7 @@ export const kycRoutes: AnyRoute[] = [
       }
     },
   }),
-  route<unknown, KycStatusQueryValues, { proposalId: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/kyc/onboard/:proposalId/status',
     auth: 'key',

@@ -15,8 +15,6 @@ import {
   ToolChargeListQuery,
   ToolChargeParams,
   ToolChargeResolve,
-  type ToolChargeListQueryValues,
-  type ToolChargeResolveBody,
 } from '../../schema/http/mcp-server-charges';
 import { resolveHeldCharge } from '../flows/tool-charge-resolution';
 import { route, type AnyRoute } from '../route';
@@ -26,7 +24,7 @@ const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, env
 const envelope = (description: string) => ({ description, schema: ErrorEnvelope });
 
 export const mcpServerChargeRoutes: AnyRoute[] = [
-  route<unknown, ToolChargeListQueryValues, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/mcp-servers/:id/charges',
     auth: 'key',
@@ -58,7 +56,7 @@ export const mcpServerChargeRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<ToolChargeResolveBody, unknown, { id: string; attempt_id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/mcp-servers/:id/charges/:attempt_id/resolve',
     auth: 'key',

@@ -10,8 +10,6 @@ import {
   ToolCharge,
   ToolChargeList,
   ToolChargeResolve,
-  type OperatorToolChargeListQueryValues,
-  type ToolChargeResolveBody,
 } from '../../schema/http/mcp-server-charges';
 import { resolveHeldCharge } from '../flows/tool-charge-resolution';
 import { route, type AnyRoute } from '../route';
@@ -19,7 +17,7 @@ import { route, type AnyRoute } from '../route';
 const tags = ['Operator'];
 
 export const operatorToolChargeRoutes: AnyRoute[] = [
-  route<unknown, OperatorToolChargeListQueryValues, Record<string, string>, 'operator'>({
+  route({
     method: 'get',
     path: '/v1/ops/tool-charges',
     auth: 'operator',
@@ -44,7 +42,7 @@ export const operatorToolChargeRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<ToolChargeResolveBody, unknown, { orgId: string; id: string }, 'operator'>({
+  route({
     method: 'post',
     path: '/v1/orgs/:orgId/tool-charges/:id/resolve',
     auth: 'operator',

@@ -31,9 +31,7 @@ import {
   ProvisioningRunList,
   ProvisioningRunListQuery,
   ProvisioningRunParams,
-  type ProvisioningCodeBody,
   type ProvisioningRunCreateBody,
-  type ProvisioningRunListQueryValues,
 } from '../../schema/http/provisioning';
 import { presentHistory, presentRun } from '../presenters/provisioning-run';
 import type { AppDeps } from '../deps';
@@ -96,7 +94,7 @@ async function startRun(deps: AppDeps, principal: Principal, slug: string, body:
 }
 
 export const provisioningRoutes: AnyRoute[] = [
-  route<ProvisioningRunCreateBody, unknown, { slug: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/providers/:slug/provisioning-runs',
     auth: 'key',
@@ -131,7 +129,7 @@ export const provisioningRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, ProvisioningRunListQueryValues, Record<string, string>, 'key'>({
+  route({
     method: 'get',
     path: '/v1/provisioning-runs',
     auth: 'key',
@@ -156,7 +154,7 @@ export const provisioningRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/provisioning-runs/:id',
     auth: 'key',
@@ -170,7 +168,7 @@ export const provisioningRoutes: AnyRoute[] = [
       return { body: presentRun(await getRun(deps.db, principal, params.id)) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/provisioning-runs/:id/history',
     auth: 'key',
@@ -185,7 +183,7 @@ export const provisioningRoutes: AnyRoute[] = [
       return { body: presentHistory(run.id, await runSteps(deps.db, run.id)) };
     },
   }),
-  route<ProvisioningCodeBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/provisioning-runs/:id/verification',
     auth: 'key',
@@ -238,7 +236,7 @@ export const provisioningRoutes: AnyRoute[] = [
       }
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/provisioning-runs/:id/cancel',
     auth: 'key',
@@ -264,7 +262,7 @@ export const provisioningRoutes: AnyRoute[] = [
       return { body: presentRun(after) };
     },
   }),
-  route<unknown, unknown, { slug: string }, 'operator'>({
+  route({
     method: 'delete',
     path: '/v1/ops/provider-quarantines/:slug',
     auth: 'operator',

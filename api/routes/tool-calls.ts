@@ -15,9 +15,6 @@ import {
   ToolCallList,
   ToolCallListQuery,
   ToolCallParams,
-  type ToolCallCreateBody,
-  type ToolCallFinalizeBody,
-  type ToolCallListQueryValues,
 } from '../../schema/http/sessions';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
@@ -30,7 +27,7 @@ const badRequest = {
 };
 
 export const toolCallRoutes: AnyRoute[] = [
-  route<ToolCallCreateBody, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/sessions/:id/tool-calls',
     auth: 'key',
@@ -101,7 +98,7 @@ export const toolCallRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, ToolCallListQueryValues, { id: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/sessions/:id/tool-calls',
     auth: 'key',
@@ -130,7 +127,7 @@ export const toolCallRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<unknown, unknown, { id: string; callId: string }, 'key'>({
+  route({
     method: 'get',
     path: '/v1/sessions/:id/tool-calls/:callId',
     auth: 'key',
@@ -152,7 +149,7 @@ export const toolCallRoutes: AnyRoute[] = [
       };
     },
   }),
-  route<ToolCallFinalizeBody, unknown, { id: string; callId: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/sessions/:id/tool-calls/:callId/finalize',
     auth: 'key',

@@ -7,20 +7,24 @@ import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { recordEvent } from '../events/record';
 import { sortableId } from '../ids';
 import type { Environment } from '../tenancy/api-key-format';
-import { MINT_STEPS, type CardControls } from '../../schema/http/cards';
+import { MINT_STEPS } from '../../schema/http/cards';
 import type { IssuerScope } from './cards';
 
 export type MintStep = (typeof MINT_STEPS)[number];
 
-/** What the caller asked for, as validated. */
-export interface CardRequest {
-  wallet_id: string;
-  mandate_id: string | null;
-  currency: string;
-  controls: CardControls;
-  expires_at: string | null;
-  metadata: Record<string, string>;
-}
+/**
+ * What the caller asked for, as the create route's schema validated it; the flow's row holds it as JSON.
+ * Controls and metadata pass through to the card as given.
+ */
+const cardRequest = z.object({
+  wallet_id: z.string(),
+  mandate_id: z.string().nullable(),
+  currency: z.string(),
+  controls: z.record(z.unknown()),
+  expires_at: z.string().nullable(),
+  metadata: z.record(z.unknown()),
+});
+export type CardRequest = z.infer<typeof cardRequest>;
 
 /** What the issuer says of the card it created: no number, no CVC. */
 export interface MintedCard {
@@ -50,7 +54,7 @@ export type AgentMintFlowRow = z.infer<typeof agentMintFlowRow>;
 const COLUMNS = sql.fragment`id, org_id, project_id, environment, issuer, status, step, card_id, issuer_card_id,
   failure_reason, request, created_at, updated_at`;
 
-export const requestOf = (flow: AgentMintFlowRow): CardRequest => flow.request as unknown as CardRequest;
+export const requestOf = (flow: AgentMintFlowRow): CardRequest => cardRequest.parse(flow.request);
 
 export async function openAgentMintFlow(
   db: CommonQueryMethods,
@@ -119,7 +123,7 @@ export async function finishMint(db: DatabasePool, flowId: string, card: MintedC
       VALUES (${cardId}, ${flow.org_id}, ${flow.project_id}, ${flow.environment}, ${flow.issuer}, ${card.issuerCardId},
         ${card.last4}, ${card.network}, 'active', ${request.wallet_id}, ${request.mandate_id}, ${request.currency},
         ${sql.jsonb(request.controls as never)}, ${card.expMonth}, ${card.expYear}, ${request.expires_at},
-        ${sql.jsonb(request.metadata)})`);
+        ${sql.jsonb(request.metadata as never)})`);
     await tx.query(sql.unsafe`
       UPDATE issuer_mint_flows SET status = 'minted', step = 'minted', card_id = ${cardId}, updated_at = now()
       WHERE id = ${flowId}`);

@@ -2,6 +2,8 @@
 // creates a virtual card (idempotent by the mint flow's id), sets a card's status, and opens a display
 // session on the issuer's own page, the only place a card's number and CVC are ever shown. Failures are
 // typed: the issuer refusing (4xx, with its code) and the issuer failing or not answering.
+import { z } from 'zod';
+
 export class IssuerRefused extends Error {
   constructor(
     readonly code: string,
@@ -19,13 +21,21 @@ export class IssuerUnavailable extends Error {
   }
 }
 
-export interface IssuedCard {
-  id: string;
-  last4: string;
-  brand: string;
-  exp_month: number;
-  exp_year: number;
-  status: 'active' | 'inactive' | 'canceled';
+const issuedCard = z.object({
+  id: z.string(),
+  last4: z.string(),
+  brand: z.string(),
+  exp_month: z.number(),
+  exp_year: z.number(),
+  status: z.enum(['active', 'inactive', 'canceled']),
+});
+export type IssuedCard = z.infer<typeof issuedCard>;
+
+/** The card an answer carries; an answer that is not one is the issuer failing, like no answer at all. */
+function cardOf(answer: Record<string, unknown>): IssuedCard {
+  const card = issuedCard.safeParse(answer);
+  if (!card.success) throw new IssuerUnavailable('The issuer answered something other than a card');
+  return card.data;
 }
 
 export interface IssuerProvider {
@@ -74,16 +84,10 @@ export function issuerProvider(options: {
       await call('/v1/webhook_endpoints', { url, enabled_events: ['*'] });
     },
     async createCard(idempotencyKey, input) {
-      return (await call(
-        '/v1/issuing/cards',
-        { type: 'virtual', ...input },
-        idempotencyKey,
-      )) as unknown as IssuedCard;
+      return cardOf(await call('/v1/issuing/cards', { type: 'virtual', ...input }, idempotencyKey));
     },
     async setStatus(cardId, status) {
-      return (await call(`/v1/issuing/cards/${encodeURIComponent(cardId)}`, {
-        status,
-      })) as unknown as IssuedCard;
+      return cardOf(await call(`/v1/issuing/cards/${encodeURIComponent(cardId)}`, { status }));
     },
     async displaySession(cardId) {
       const session = await call(`/v1/issuing/cards/${encodeURIComponent(cardId)}/display_sessions`, {});

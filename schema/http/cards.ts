@@ -1,7 +1,7 @@
 // Agent cards (`icrd_`), their mint flows (`imf_`) and authorizations: request schemas (validated) and
 // response schemas (documented). A card's number and CVC appear nowhere here: only the issuer's own display
 // page shows them.
-import type { JsonSchema } from './json-schema';
+import { Nullable, type JsonSchema, type SchemaValue } from './json-schema';
 import { BigintString, Metadata, Timestamp } from './common';
 
 /** Periods a spending limit sums over (UTC calendar windows). */
@@ -9,47 +9,43 @@ export const LIMIT_INTERVALS = ['daily', 'weekly', 'monthly', 'all_time'] as con
 export type LimitInterval = (typeof LIMIT_INTERVALS)[number];
 export const SPENDING_LIMIT_INTERVALS = ['per_authorization', ...LIMIT_INTERVALS] as const;
 
-/** A card's controls, as stored and shown: amounts in minor units as decimal strings. */
-export interface CardControls {
-  /** `per_authorization` caps one authorization; the others what the card's authorizations add up to. */
-  spending_limits?: Array<{ interval: (typeof SPENDING_LIMIT_INTERVALS)[number]; amount_minor: string }>;
-  /** Merchant category codes (ISO 18245 MCC, four digits) the card may pay; absent: any. */
-  allowed_categories?: string[];
-  blocked_categories?: string[];
-  /** Merchant network ids the card may pay; absent: any. */
-  allowed_merchants?: string[];
-}
-
 export const MINT_STEPS = ['requested', 'endpoint_registered', 'card_created', 'minted', 'failed'] as const;
 
-const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-const MinorAmount: JsonSchema = {
+const MinorAmount = {
   type: 'string',
   pattern: '^[1-9][0-9]{0,14}$',
   description: 'An amount in minor units, as decimal digits.',
-};
-const Mcc: JsonSchema = {
+} as const satisfies JsonSchema;
+const Mcc = {
   type: 'string',
   pattern: '^[0-9]{4}$',
   description: 'A merchant category code (ISO 18245).',
-};
+} as const satisfies JsonSchema;
 
-export const CardId: JsonSchema = { type: 'string', pattern: '^icrd_[0-9A-Za-z]{1,64}$' };
-export const MintFlowId: JsonSchema = { type: 'string', pattern: '^imf_[0-9A-Za-z]{1,64}$' };
+export const CardId = { type: 'string', pattern: '^icrd_[0-9A-Za-z]{1,64}$' } as const satisfies JsonSchema;
+export const MintFlowId = {
+  type: 'string',
+  pattern: '^imf_[0-9A-Za-z]{1,64}$',
+} as const satisfies JsonSchema;
 
-export const CardParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: CardId } };
-export const MintFlowParams: JsonSchema = {
+export const CardParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: CardId },
+} as const satisfies JsonSchema;
+export const MintFlowParams = {
   type: 'object',
   required: ['id'],
   properties: { id: MintFlowId },
-};
+} as const satisfies JsonSchema;
 
-export const SpendingControls: JsonSchema = {
+export const SpendingControls = {
   type: 'object',
   additionalProperties: false,
   description:
     "Checked by the gateway on every authorization, before the wallet's policies and balance. Limits count approved authorizations: held while pending, captured once closed; periods are UTC calendar days, weeks (from Monday) and months.",
   properties: {
+    // `per_authorization` caps one authorization; the others what the card's authorizations add up to.
     spending_limits: {
       type: 'array',
       maxItems: 10,
@@ -60,6 +56,7 @@ export const SpendingControls: JsonSchema = {
         properties: { interval: { enum: [...SPENDING_LIMIT_INTERVALS] }, amount_minor: MinorAmount },
       },
     },
+    // Absent lists allow any category or merchant.
     allowed_categories: {
       type: 'array',
       maxItems: 100,
@@ -75,9 +72,11 @@ export const SpendingControls: JsonSchema = {
       description: "Only these merchants (the network's merchant id) are approved.",
     },
   },
-};
+} as const satisfies JsonSchema;
+/** A card's controls, as stored and shown: amounts in minor units as decimal strings. */
+export type CardControls = SchemaValue<typeof SpendingControls>;
 
-export const CardCreate: JsonSchema = {
+export const CardCreate = {
   type: 'object',
   required: ['wallet_id'],
   additionalProperties: false,
@@ -105,16 +104,10 @@ export const CardCreate: JsonSchema = {
     },
     metadata: Metadata,
   },
-};
-export interface CardCreateBody {
-  wallet_id: string;
-  mandate_id?: string;
-  spending_controls?: CardControls;
-  expires_at?: string;
-  metadata?: Record<string, string>;
-}
+} as const satisfies JsonSchema;
+export type CardCreateBody = SchemaValue<typeof CardCreate>;
 
-export const Card: JsonSchema = {
+export const Card = {
   type: 'object',
   required: [
     'id',
@@ -151,9 +144,9 @@ export const Card: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const CardList: JsonSchema = {
+export const CardList = {
   type: 'object',
   required: ['cards', 'next_before'],
   properties: {
@@ -163,9 +156,9 @@ export const CardList: JsonSchema = {
       description: 'Pass as `before` for the next page; null on the last.',
     }),
   },
-};
+} as const satisfies JsonSchema;
 
-export const CardListQuery: JsonSchema = {
+export const CardListQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -173,14 +166,9 @@ export const CardListQuery: JsonSchema = {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
     before: CardId,
   },
-};
-export interface CardListQueryValues {
-  wallet_id?: string;
-  limit: number;
-  before?: string;
-}
+} as const satisfies JsonSchema;
 
-export const CardMintFlow: JsonSchema = {
+export const CardMintFlow = {
   type: 'object',
   required: ['id', 'object', 'issuer', 'status', 'step', 'card_id', 'created_at', 'updated_at'],
   properties: {
@@ -202,9 +190,9 @@ export const CardMintFlow: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const CardDisplay: JsonSchema = {
+export const CardDisplay = {
   type: 'object',
   required: ['url', 'expires_at'],
   properties: {
@@ -216,9 +204,9 @@ export const CardDisplay: JsonSchema = {
     },
     expires_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-const CardTransaction: JsonSchema = {
+const CardTransaction = {
   type: 'object',
   required: [
     'id',
@@ -241,9 +229,9 @@ const CardTransaction: JsonSchema = {
     },
     created_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const CardAuthorization: JsonSchema = {
+export const CardAuthorization = {
   type: 'object',
   required: [
     'id',
@@ -282,10 +270,10 @@ export const CardAuthorization: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const CardAuthorizationList: JsonSchema = {
+export const CardAuthorizationList = {
   type: 'object',
   required: ['authorizations'],
   properties: { authorizations: { type: 'array', items: CardAuthorization } },
-};
+} as const satisfies JsonSchema;

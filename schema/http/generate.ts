@@ -1,13 +1,12 @@
 // Generated servers: the generate, edit and publish inputs (validated, their types derived from them) and
 // the listing, detail and version shapes (documented).
-import type { FromSchema } from 'json-schema-to-ts';
 import { AUTH_TYPES } from '../../contracts/provider-auth-types';
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 import { Timestamp } from './common';
 
 const Nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
-export const GeneratedServer: JsonSchema = {
+export const GeneratedServer = {
   type: 'object',
   required: ['id', 'name', 'version', 'description', 'status', 'tool_count', 'created_at', 'updated_at'],
   properties: {
@@ -23,20 +22,20 @@ export const GeneratedServer: JsonSchema = {
     created_at: Timestamp,
     updated_at: Timestamp,
   },
-};
+} as const satisfies JsonSchema;
 
-export const GeneratedServerList: JsonSchema = {
+export const GeneratedServerList = {
   type: 'object',
   required: ['servers'],
   properties: { servers: { type: 'array', items: GeneratedServer } },
-};
+} as const satisfies JsonSchema;
 
 const BaseUrl = {
   anyOf: [
     { type: 'string', format: 'uri', pattern: '^https?://[^/?#\\s]+(/[^?#\\s]*)?$', maxLength: 2048 },
     { type: 'null' },
   ],
-} as const;
+} as const satisfies JsonSchema;
 
 const BaseUrls = {
   type: 'object',
@@ -44,14 +43,14 @@ const BaseUrls = {
   properties: { live: BaseUrl, test: BaseUrl },
   description:
     'The base URL a key of each environment reaches (http or https, no query); null takes the environment away.',
-} as const;
+} as const satisfies JsonSchema;
 
 const ServerName = {
   type: 'string',
   minLength: 1,
   maxLength: 200,
   pattern: '^[^\\u0000-\\u001f\\u007f]+$',
-} as const;
+} as const satisfies JsonSchema;
 const Description = { type: ['string', 'null'], maxLength: 2000, pattern: '^[^\\u0000]*$' } as const;
 export const TOOL_NAME = '^[a-z][a-z0-9_]{0,63}$';
 
@@ -121,16 +120,15 @@ export const GeneratedServerCreate = {
       },
     },
   ],
-} as const;
-export type GeneratedServerCreateBody = FromSchema<typeof GeneratedServerCreate>;
+} as const satisfies JsonSchema;
+export type GeneratedServerCreateBody = SchemaValue<typeof GeneratedServerCreate>;
 
 export const GeneratedServerEdit = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
   properties: { name: ServerName, description: Description, base_urls: BaseUrls },
-} as const;
-export type GeneratedServerEditBody = FromSchema<typeof GeneratedServerEdit>;
+} as const satisfies JsonSchema;
 
 export const GeneratedToolEdit = {
   type: 'object',
@@ -141,25 +139,24 @@ export const GeneratedToolEdit = {
     description: { type: 'string', minLength: 1, maxLength: 1000, pattern: '^[^\\u0000]*$' },
     exposed: { type: 'boolean', description: 'Whether the tool is published and callable.' },
   },
-} as const;
-export type GeneratedToolEditBody = FromSchema<typeof GeneratedToolEdit>;
+} as const satisfies JsonSchema;
 
-export const GeneratedServerParams: JsonSchema = {
+export const GeneratedServerParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', pattern: '^gsrv_[0-9A-Za-z]{1,64}$' } },
-};
+} as const satisfies JsonSchema;
 
-export const GeneratedToolParams: JsonSchema = {
+export const GeneratedToolParams = {
   type: 'object',
   required: ['id', 'tool'],
   properties: {
     id: { type: 'string', pattern: '^gsrv_[0-9A-Za-z]{1,64}$' },
     tool: { type: 'string', pattern: TOOL_NAME },
   },
-};
+} as const satisfies JsonSchema;
 
-export const GeneratedTool: JsonSchema = {
+export const GeneratedTool = {
   type: 'object',
   required: ['name', 'operation', 'description', 'exposed', 'input_schema'],
   properties: {
@@ -172,15 +169,15 @@ export const GeneratedTool: JsonSchema = {
       description: 'JSON Schema of the arguments: the parameters, and `body`.',
     },
   },
-};
+} as const satisfies JsonSchema;
 
 const Nullables = (names: string[]) =>
   Object.fromEntries(names.map((name) => [name, Nullable({ type: 'string' })]));
 
-export const GeneratedServerDetail: JsonSchema = {
+export const GeneratedServerDetail = {
   type: 'object',
   required: [
-    ...(GeneratedServer.required as string[]),
+    ...GeneratedServer.required,
     'slug',
     'published_version',
     'published_at',
@@ -191,7 +188,7 @@ export const GeneratedServerDetail: JsonSchema = {
     'tools',
   ],
   properties: {
-    ...(GeneratedServer.properties as Record<string, JsonSchema>),
+    ...GeneratedServer.properties,
     slug: Nullable({ type: 'string' }),
     published_version: Nullable({ type: 'integer', minimum: 1 }),
     published_at: Nullable(Timestamp),
@@ -238,9 +235,9 @@ export const GeneratedServerDetail: JsonSchema = {
     }),
     tools: { type: 'array', items: GeneratedTool },
   },
-};
+} as const satisfies JsonSchema;
 
-export const GeneratedServerVersions: JsonSchema = {
+export const GeneratedServerVersions = {
   type: 'object',
   required: ['versions'],
   properties: {
@@ -257,4 +254,4 @@ export const GeneratedServerVersions: JsonSchema = {
       },
     },
   },
-};
+} as const satisfies JsonSchema;

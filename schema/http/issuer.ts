@@ -37,7 +37,7 @@ export const MintFlow = {
 } as const satisfies JsonSchema;
 
 /** What the card issuer sends (api/routes/issuer.ts reads the object by type). */
-export const IssuerEvent: JsonSchema = {
+export const IssuerEvent = {
   type: 'object',
   required: ['id', 'type', 'data'],
   properties: {
@@ -46,10 +46,4 @@ export const IssuerEvent: JsonSchema = {
     sequence: { type: 'integer', minimum: 1, maximum: 1_000_000 },
     data: { type: 'object', required: ['object'], properties: { object: { type: 'object' } } },
   },
-};
-export interface IssuerEventBody {
-  id: string;
-  type: string;
-  sequence?: number;
-  data: { object: Record<string, unknown> };
-}
+} as const satisfies JsonSchema;

@@ -82,13 +82,13 @@ export const KycOnboardingCreate = {
 /** The start's body, typed from the schema that validates it. */
 export type KycOnboardingCreateBody = SchemaValue<typeof KycOnboardingCreate>;
 
-export const KycOnboardingParams: JsonSchema = {
+export const KycOnboardingParams = {
   type: 'object',
   required: ['proposalId'],
   properties: { proposalId: { type: 'string', minLength: 1, maxLength: 128 } },
-};
+} as const satisfies JsonSchema;
 
-export const KycOnboarding: JsonSchema = {
+export const KycOnboarding = {
   type: 'object',
   required: [
     'id',
@@ -136,4 +136,4 @@ export const KycOnboarding: JsonSchema = {
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
-};
+} as const satisfies JsonSchema;

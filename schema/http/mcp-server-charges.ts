@@ -24,7 +24,6 @@ export const ToolChargeListQuery = {
   additionalProperties: false,
   properties: { status: StatusFilter, ...Page },
 } as const satisfies JsonSchema;
-export type ToolChargeListQueryValues = SchemaValue<typeof ToolChargeListQuery>;
 
 export const OperatorToolChargeListQuery = {
   type: 'object',
@@ -35,7 +34,6 @@ export const OperatorToolChargeListQuery = {
     ...Page,
   },
 } as const satisfies JsonSchema;
-export type OperatorToolChargeListQueryValues = SchemaValue<typeof OperatorToolChargeListQuery>;
 
 export const ToolChargeParams = {
   type: 'object',
@@ -69,7 +67,6 @@ export const ToolChargeResolve = {
     },
   },
 } as const satisfies JsonSchema;
-export type ToolChargeResolveBody = SchemaValue<typeof ToolChargeResolve>;
 
 export const ToolCharge = {
   type: 'object',

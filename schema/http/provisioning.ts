@@ -1,7 +1,6 @@
 // Provisioning runs (a sandbox account opened at a catalog provider for a test project): request schemas
 // (validated, their types derived from them) and response schemas (documented).
-import type { FromSchema } from 'json-schema-to-ts';
-import type { JsonSchema } from './json-schema';
+import type { JsonSchema, SchemaValue } from './json-schema';
 import { Timestamp } from './common';
 import { ProviderSlug } from './providers';
 
@@ -28,7 +27,7 @@ export const ProvisioningRunCreate = {
     },
   },
 } as const satisfies JsonSchema;
-export type ProvisioningRunCreateBody = FromSchema<typeof ProvisioningRunCreate>;
+export type ProvisioningRunCreateBody = SchemaValue<typeof ProvisioningRunCreate>;
 
 export const ProvisioningCode = {
   type: 'object',
@@ -42,7 +41,6 @@ export const ProvisioningCode = {
     },
   },
 } as const satisfies JsonSchema;
-export type ProvisioningCodeBody = FromSchema<typeof ProvisioningCode>;
 
 export const ProvisioningRunParams = {
   type: 'object',
@@ -64,12 +62,6 @@ export const ProvisioningRunListQuery = {
     },
   },
 } as const satisfies JsonSchema;
-export interface ProvisioningRunListQueryValues {
-  provider?: string;
-  status?: (typeof STATUSES)[number];
-  limit: number;
-  starting_after?: string;
-}
 
 export const ProvisioningRun: JsonSchema = {
   type: 'object',

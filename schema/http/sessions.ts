@@ -265,8 +265,3 @@ export const ToolCallFinalize = {
     },
   },
 } as const satisfies JsonSchema;
-
-// The types the tool-call routes take, as their schemas admit them.
-export type ToolCallCreateBody = SchemaValue<typeof ToolCallCreate>;
-export type ToolCallListQueryValues = SchemaValue<typeof ToolCallListQuery>;
-export type ToolCallFinalizeBody = SchemaValue<typeof ToolCallFinalize>;
