@@ -1,9 +1,10 @@
 // The `config` object of each policy type, as JSON Schemas (validated on create and update, published in
-// the OpenAPI document) and as TypeScript types the evaluator reads. `config` is free-form beyond the keys
-// a type needs: unknown keys are kept. `configUsable` tells the evaluator whether a stored config can be read.
+// the OpenAPI document) and the TypeScript types derived from them that the evaluator reads. `config` is
+// free-form beyond the keys a type needs: unknown keys are kept. `usableConfig` gives the evaluator a stored
+// config it can read, typed by its rule's type.
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
-import type { JsonSchema } from './http/json-schema';
-import { CURRENCY_CODES, type Currency } from '../contracts/currencies';
+import type { JsonSchema, SchemaValue } from './http/json-schema';
+import { CURRENCY_CODES } from '../contracts/currencies';
 
 export const POLICY_TYPES = [
   'allow',
@@ -15,34 +16,20 @@ export const POLICY_TYPES = [
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
-export const BUDGET_WINDOWS = { hour: 3_600, day: 86_400, week: 604_800, month: 2_592_000 } as const;
+const BUDGET_WINDOW_NAMES = ['hour', 'day', 'week', 'month'] as const;
+export const BUDGET_WINDOWS: Record<(typeof BUDGET_WINDOW_NAMES)[number], number> = {
+  hour: 3_600,
+  day: 86_400,
+  week: 604_800,
+  month: 2_592_000,
+};
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
 
-export interface BudgetConfig {
-  currency: Currency;
-  cap_minor: string;
-  window: keyof typeof BUDGET_WINDOWS;
-}
-export interface RateLimitConfig {
-  max_calls: number;
-  window_seconds: number;
-}
-export interface TimeWindowConfig {
-  timezone: string;
-  days: Weekday[];
-  start: string;
-  end: string;
-}
-export interface ApprovalConfig {
-  above_minor?: string;
-  currency?: Currency;
-}
+const Digits = { type: 'string', pattern: '^[0-9]{1,30}$' } as const satisfies JsonSchema;
+const Clock = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' } as const satisfies JsonSchema;
 
-const Digits: JsonSchema = { type: 'string', pattern: '^[0-9]{1,30}$' };
-const Clock: JsonSchema = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' };
-
-export const POLICY_CONFIG_SCHEMAS: Record<PolicyType, JsonSchema> = {
+export const POLICY_CONFIG_SCHEMAS = {
   allow: {
     title: 'AllowPolicyConfig',
     type: 'object',
@@ -67,7 +54,7 @@ export const POLICY_CONFIG_SCHEMAS: Record<PolicyType, JsonSchema> = {
       currency: { enum: [...CURRENCY_CODES] },
       cap_minor: Digits,
       window: {
-        enum: Object.keys(BUDGET_WINDOWS),
+        enum: [...BUDGET_WINDOW_NAMES],
         description: 'Rolling: hour 3600 s, day 86400 s, week 7 days, month 30 days.',
       },
     },
@@ -104,7 +91,17 @@ export const POLICY_CONFIG_SCHEMAS: Record<PolicyType, JsonSchema> = {
     properties: { above_minor: Digits, currency: { enum: [...CURRENCY_CODES] } },
     dependentRequired: { above_minor: ['currency'], currency: ['above_minor'] },
   },
-};
+} as const satisfies Record<PolicyType, JsonSchema>;
+
+/** Each type's config as its schema admits it; keys the schema does not name are kept, typed `unknown`. */
+export type PolicyConfig<T extends PolicyType> = SchemaValue<(typeof POLICY_CONFIG_SCHEMAS)[T]>;
+export type BudgetConfig = PolicyConfig<'budget'>;
+export type RateLimitConfig = PolicyConfig<'rate-limit'>;
+export type TimeWindowConfig = PolicyConfig<'time-window'>;
+export type ApprovalConfig = PolicyConfig<'approval-required'>;
+
+/** A rule's type with the config it was found usable with: switching on `type` narrows `config`. */
+export type UsableConfig = { [T in PolicyType]: { type: T; config: PolicyConfig<T> } }[PolicyType];
 
 /** IANA zone names are checked by the runtime's time-zone database, which JSON Schema cannot express. */
 export function isTimeZone(name: string): boolean {
@@ -118,21 +115,38 @@ export function isTimeZone(name: string): boolean {
 
 /** Types whose config has keys the evaluator needs: a rule of these types cannot be created without a config. */
 export const CONFIG_REQUIRED: readonly PolicyType[] = POLICY_TYPES.filter(
-  (type) => ((POLICY_CONFIG_SCHEMAS[type].required as string[] | undefined) ?? []).length > 0,
+  (type) => 'required' in POLICY_CONFIG_SCHEMAS[type],
 );
 
 // Its own validator: no defaults filled and no coercion, because it judges stored rows and must not change them.
 const storedAjv = new Ajv2020({ allErrors: false, strict: false });
-const storedValidators = Object.fromEntries(
-  POLICY_TYPES.map((type) => [type, storedAjv.compile(POLICY_CONFIG_SCHEMAS[type])]),
-) as Record<PolicyType, ValidateFunction>;
+const storedValidators: { [T in PolicyType]: ValidateFunction<PolicyConfig<T>> } = {
+  allow: storedAjv.compile(POLICY_CONFIG_SCHEMAS.allow),
+  deny: storedAjv.compile(POLICY_CONFIG_SCHEMAS.deny),
+  budget: storedAjv.compile(POLICY_CONFIG_SCHEMAS.budget),
+  'rate-limit': storedAjv.compile(POLICY_CONFIG_SCHEMAS['rate-limit']),
+  'time-window': storedAjv.compile(POLICY_CONFIG_SCHEMAS['time-window']),
+  'approval-required': storedAjv.compile(POLICY_CONFIG_SCHEMAS['approval-required']),
+};
 
 /**
- * Whether the evaluator can read a stored config: the same schema create and update apply, and a time zone the
- * runtime knows. Rules written before configs were checked (or straight into the table) may fail it.
+ * A stored config the evaluator can read, typed by its rule's type; null when it cannot: the same schema
+ * create and update apply, and a time zone the runtime knows. Rules written before configs were checked
+ * (or straight into the table) may fail it.
  */
-export function configUsable(type: PolicyType, config: unknown): boolean {
-  if (!storedValidators[type](config)) return false;
-  if (type === 'time-window' && !isTimeZone((config as TimeWindowConfig).timezone)) return false;
-  return true;
+export function usableConfig(type: PolicyType, config: unknown): UsableConfig | null {
+  switch (type) {
+    case 'allow':
+      return storedValidators.allow(config) ? { type, config } : null;
+    case 'deny':
+      return storedValidators.deny(config) ? { type, config } : null;
+    case 'budget':
+      return storedValidators.budget(config) ? { type, config } : null;
+    case 'rate-limit':
+      return storedValidators['rate-limit'](config) ? { type, config } : null;
+    case 'time-window':
+      return storedValidators['time-window'](config) && isTimeZone(config.timezone) ? { type, config } : null;
+    case 'approval-required':
+      return storedValidators['approval-required'](config) ? { type, config } : null;
+  }
 }

@@ -1,16 +1,9 @@
 // Policy evaluation, pure: rules run in `order`; allow and deny end evaluation on a match; budget,
 // rate-limit, time-window and approval-required are constraints that either stop the call or let
 // evaluation continue. No deciding rule means allow. Usage counters are loaded by the caller. A stored
-// rule is never trusted to be well-formed: evaluation reads a config only after `configUsable` passed it.
-import type {
-  ApprovalConfig,
-  BudgetConfig,
-  PolicyType,
-  RateLimitConfig,
-  TimeWindowConfig,
-  Weekday,
-} from '../../schema/policy-config';
-import { configUsable, WEEKDAYS } from '../../schema/policy-config';
+// rule is never trusted to be well-formed: evaluation reads a config only as `usableConfig` typed it.
+import type { ApprovalConfig, PolicyType, TimeWindowConfig, Weekday } from '../../schema/policy-config';
+import { usableConfig, WEEKDAYS } from '../../schema/policy-config';
 import { matchesAny } from './glob';
 
 export interface Rule {
@@ -97,37 +90,33 @@ export function evaluate(rules: Rule[], ctx: CallContext, usage: Usage): Decisio
   const ordered = [...rules].sort((a, b) => a.order - b.order || a.id.localeCompare(b.id));
   for (const rule of ordered) {
     if (!ruleApplies(rule, ctx)) continue;
+    // Allow and deny read no config, so theirs never matters.
+    if (rule.type === 'allow') return { decision: 'allow', rule };
+    if (rule.type === 'deny') return { decision: 'deny', rule, reason: 'denied_by_rule' };
     // A constraint whose config cannot be read fails closed: skipping it would let a broken budget, rate
     // limit, time window or approval rule wave spends through, so the call is denied and the reason tells
-    // the tenant which rule to fix. Allow and deny read no config, so theirs never matters.
-    if (rule.type !== 'allow' && rule.type !== 'deny' && !configUsable(rule.type, rule.config)) {
-      return { decision: 'deny', rule, reason: 'rule_config_invalid' };
-    }
-    switch (rule.type) {
-      case 'allow':
-        return { decision: 'allow', rule };
-      case 'deny':
-        return { decision: 'deny', rule, reason: 'denied_by_rule' };
+    // the tenant which rule to fix.
+    const usable = usableConfig(rule.type, rule.config);
+    if (!usable) return { decision: 'deny', rule, reason: 'rule_config_invalid' };
+    switch (usable.type) {
       case 'budget': {
-        const config = rule.config as unknown as BudgetConfig;
+        const { config } = usable;
         if (ctx.amountMinor === null || ctx.currency !== config.currency) break;
         const spent = usage.spent.get(rule.id) ?? 0n;
         if (spent + ctx.amountMinor > BigInt(config.cap_minor))
           return { decision: 'deny', rule, reason: 'budget_exceeded' };
         break;
       }
-      case 'rate-limit': {
-        const config = rule.config as unknown as RateLimitConfig;
-        if ((usage.calls.get(rule.id) ?? 0) + 1 > config.max_calls)
+      case 'rate-limit':
+        if ((usage.calls.get(rule.id) ?? 0) + 1 > usable.config.max_calls)
           return { decision: 'deny', rule, reason: 'rate_limited' };
         break;
-      }
       case 'time-window':
-        if (!insideTimeWindow(rule.config as unknown as TimeWindowConfig, ctx.now))
+        if (!insideTimeWindow(usable.config, ctx.now))
           return { decision: 'deny', rule, reason: 'outside_time_window' };
         break;
       case 'approval-required':
-        if (!ctx.approved && approvalNeeded(rule.config as ApprovalConfig, ctx))
+        if (!ctx.approved && approvalNeeded(usable.config, ctx))
           return { decision: 'hold', rule, reason: 'approval_required' };
         break;
     }

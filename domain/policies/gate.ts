@@ -7,7 +7,7 @@ import type { CommonQueryMethods } from '../../runtime/database';
 import { sortableId } from '../ids';
 import {
   BUDGET_WINDOWS,
-  configUsable,
+  usableConfig,
   type BudgetConfig,
   type RateLimitConfig,
 } from '../../schema/policy-config';
@@ -77,23 +77,13 @@ export async function runGate(
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
     // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
-    if (!ruleApplies(rule, ctx) || !configUsable(rule.type, rule.config)) continue;
-    if (rule.type === 'budget')
-      usage.spent.set(
-        rule.id,
-        await budgetSpend(tx, orgId, projectId, rule.config as unknown as BudgetConfig, rule.agents),
-      );
-    if (rule.type === 'rate-limit')
+    const usable = ruleApplies(rule, ctx) ? usableConfig(rule.type, rule.config) : null;
+    if (usable?.type === 'budget')
+      usage.spent.set(rule.id, await budgetSpend(tx, orgId, projectId, usable.config, rule.agents));
+    if (usable?.type === 'rate-limit')
       usage.calls.set(
         rule.id,
-        await allowedCalls(
-          tx,
-          orgId,
-          projectId,
-          ctx.agentId,
-          rule.config as unknown as RateLimitConfig,
-          rule.tools,
-        ),
+        await allowedCalls(tx, orgId, projectId, ctx.agentId, usable.config, rule.tools),
       );
   }
   const decision = evaluate(rules, ctx, usage);
