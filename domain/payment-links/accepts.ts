@@ -1,19 +1,20 @@
 // The rules of a link's Accept list that a schema cannot say: each rail at most once, amounts within the
 // rail's decimals and above zero, and a pay_to that names a real destination. Pure: the caller resolves
 // anything that needs the database (a provisioned consumer) before or after.
+import { z } from 'zod';
 import { ApiError } from '../errors';
 import { classifyPixKey } from '../pix/pix-key';
 
-export type Rail = 'x402' | 'pix';
-
-/** An Accept as stored and shown: the spec's response shape. */
-export interface Accept {
-  rail: Rail;
-  currency: 'USDC' | 'BRL';
-  amount_atomic: string;
-  pay_to: string;
-  pay_to_kind: 'byo' | 'provisioned';
-}
+/** An Accept as stored and shown: the spec's response shape, read back from a link's row. */
+export const acceptRow = z.object({
+  rail: z.enum(['x402', 'pix']),
+  currency: z.enum(['USDC', 'BRL']),
+  amount_atomic: z.string(),
+  pay_to: z.string(),
+  pay_to_kind: z.enum(['byo', 'provisioned']),
+});
+export type Accept = z.infer<typeof acceptRow>;
+export type Rail = Accept['rail'];
 
 export type AcceptRequest =
   | {

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError } from '../errors';
 import { prefixedId, randomToken } from '../ids';
-import type { Accept } from './accepts';
+import { acceptRow, type Accept } from './accepts';
 
 export const linkRow = z.object({
   id: z.string(),
@@ -15,15 +15,7 @@ export const linkRow = z.object({
   slug: z.string(),
   title: z.string(),
   description: z.string().nullable(),
-  accepts: z.array(
-    z.object({
-      rail: z.enum(['x402', 'pix']),
-      currency: z.enum(['USDC', 'BRL']),
-      amount_atomic: z.string(),
-      pay_to: z.string(),
-      pay_to_kind: z.enum(['byo', 'provisioned']),
-    }),
-  ),
+  accepts: z.array(acceptRow),
   environment: z.enum(['live', 'test']),
   one_time: z.boolean(),
   status: z.enum(['active', 'paid', 'expired', 'void']),
@@ -82,7 +74,7 @@ export async function createLink(
         WITH l AS (
           INSERT INTO payment_links (id, org_id, project_id, slug, title, description, accepts, environment, one_time, max_uses, expires_at, redirect_url, metadata)
           VALUES (${prefixedId('pl', 21)}, ${scope.orgId}, ${scope.projectId}, ${slug}, ${input.title}, ${input.description},
-                  ${sql.jsonb(input.accepts as unknown as Parameters<typeof sql.jsonb>[0])}, ${input.environment}, ${input.oneTime},
+                  ${sql.jsonb(input.accepts)}, ${input.environment}, ${input.oneTime},
                   ${input.maxUses}, ${input.expiresAt}, ${input.redirectUrl}, ${sql.jsonb(input.metadata as Parameters<typeof sql.jsonb>[0])})
           RETURNING *)
         SELECT ${COLUMNS} FROM l`);
