@@ -13,6 +13,8 @@ export async function runWorkflowBounded<W extends Workflow = Workflow>(
 ): Promise<WorkflowResultType<W>> {
   const { timeoutMs, ...start } = options;
   try {
+    // Omit over the Temporal SDK's conditional start-options type loses it for a generic W; the fields
+    // are the same.
     return await execute<W>(o, workflowType, {
       ...start,
       workflowExecutionTimeout: timeoutMs,

@@ -69,6 +69,8 @@ export function update<R>(
   ...args: unknown[]
 ): Promise<R> {
   const target = o.client.workflow.getHandle(workflowId);
+  // The Temporal SDK types executeUpdate's args by the definition's own tuple, which this implementation
+  // signature cannot name; the overloads above have matched them.
   return args.length === 0
     ? target.executeUpdate(definition as UpdateDefinition<R, []>)
     : target.executeUpdate(definition as unknown as UpdateDefinition<R, [unknown, ...unknown[]]>, {

@@ -64,7 +64,8 @@ export async function migrate(pool: DatabasePool, dir = MIGRATIONS_DIR): Promise
           continue;
         }
         await connection.transaction(async (tx) => {
-          // Migration files are trusted repository content, so their text is the one raw SQL we run.
+          // Migration files are trusted repository content, so their text is the one raw SQL we run; slonik's
+          // sql.unsafe is only a template tag, so the text goes in as a one-part template.
           await tx.query(sql.unsafe([file.text] as unknown as TemplateStringsArray));
           await tx.query(sql.unsafe`
             INSERT INTO schema_migrations (version, name, checksum) VALUES (${file.version}, ${file.name}, ${file.checksum})`);

@@ -44,6 +44,8 @@ const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
     if (list.length === 0 || list.some((entry) => isPrivateAddress(entry.address))) {
       return callback(new RefusedAddress(`${hostname} resolves to a private address`), '', 0);
     }
+    // @types/node's LookupFunction names only the one-address callback; with `all`, Node's agent expects
+    // the list.
     if ((options as { all?: boolean }).all)
       return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);
     callback(null, list[0].address, list[0].family);
