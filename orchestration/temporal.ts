@@ -20,6 +20,28 @@ export type StartOptions<W extends Workflow> = Omit<WorkflowStartOptions<W>, 'ta
 
 const onQueue = <O extends object>(o: Orchestrator, options: O) => ({ ...options, taskQueue: o.taskQueue });
 
+// Waits on the same workflow's same argument-less update from this process share one call: a crowd of
+// presentations of one attempt costs the server one update instead of one each (it refuses more than ten
+// in flight on a workflow), and each caller still gets the answer. Keyed per client, so two clients
+// (two namespaces) never share.
+const waits = new WeakMap<Client, Map<string, Promise<unknown>>>();
+
+function shared<R>(
+  o: Orchestrator,
+  workflowId: string,
+  updateName: string,
+  call: () => Promise<R>,
+): Promise<R> {
+  let inFlight = waits.get(o.client);
+  if (!inFlight) waits.set(o.client, (inFlight = new Map()));
+  const key = `${workflowId}\u0000${updateName}`;
+  const running = inFlight.get(key) as Promise<R> | undefined;
+  if (running) return running;
+  const answer = call().finally(() => inFlight.delete(key));
+  inFlight.set(key, answer);
+  return answer;
+}
+
 export function start<W extends Workflow>(
   o: Orchestrator,
   workflowType: string,
@@ -72,7 +94,9 @@ export function update<R>(
   // The Temporal SDK types executeUpdate's args by the definition's own tuple, which this implementation
   // signature cannot name; the overloads above have matched them.
   return args.length === 0
-    ? target.executeUpdate(definition as UpdateDefinition<R, []>)
+    ? shared(o, workflowId, definition.name, () =>
+        target.executeUpdate(definition as UpdateDefinition<R, []>),
+      )
     : target.executeUpdate(definition as unknown as UpdateDefinition<R, [unknown, ...unknown[]]>, {
         args: args as [unknown, ...unknown[]],
       });
@@ -94,7 +118,11 @@ export function handle<W extends Workflow = Workflow>(
   return o.client.workflow.getHandle<W>(workflowId);
 }
 
-/** Starts the workflow or joins the running one with the same id, then waits on its answer update, in one Update-with-Start call: a round trip saved where the server implements it. */
+/**
+ * Starts the workflow or joins the running one with the same id, then waits on its answer update, in one
+ * Update-with-Start call: a round trip saved where the server implements it. A start that joins one already
+ * in flight from this process shares its wait (the conflict policy would join the first start anyway).
+ */
 export function updateWithStart<W extends Workflow, R>(
   o: Orchestrator,
   workflowType: string,
@@ -103,11 +131,13 @@ export function updateWithStart<W extends Workflow, R>(
   },
   definition: UpdateDefinition<R, []>,
 ): Promise<R> {
-  const operation = new WithStartWorkflowOperation<W>(
-    workflowType,
-    onQueue(o, options) as WorkflowStartOptions<W> & {
-      workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']>;
-    },
-  );
-  return o.client.workflow.executeUpdateWithStart(definition, { startWorkflowOperation: operation });
+  return shared(o, options.workflowId, definition.name, () => {
+    const operation = new WithStartWorkflowOperation<W>(
+      workflowType,
+      onQueue(o, options) as WorkflowStartOptions<W> & {
+        workflowIdConflictPolicy: NonNullable<WorkflowStartOptions['workflowIdConflictPolicy']>;
+      },
+    );
+    return o.client.workflow.executeUpdateWithStart(definition, { startWorkflowOperation: operation });
+  });
 }

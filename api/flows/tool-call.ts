@@ -24,6 +24,7 @@ import {
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
 import { gateToolCall, quickToolGate, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
 import { findSessionTool } from '../../domain/tools/registry';
+import { ownArchivedGenerated } from '../../domain/generated-servers/provider-lookup';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import { dispatchProviderTool } from '../../providers/tools/dispatch';
 import { gatewayPorts } from '../../providers/tools/gateway-ports';
@@ -102,6 +103,10 @@ async function callInSession(
   requireActive(session);
   const tool = await findSessionTool(deps.db, principal.environment, session.servers, request.tool);
   if (!tool) {
+    // A session that listed an archived generated server's tools learns the server is gone, not the tool.
+    const slug = request.tool.slice(0, Math.max(0, request.tool.indexOf('.')));
+    if (session.servers.includes(slug) && (await ownArchivedGenerated(deps.db, principal, slug)))
+      throw providerFailureError({ kind: 'server_unknown', serverId: slug });
     throw new ApiError(404, 'tool_not_found', `The session's servers publish no tool "${request.tool}"`, {
       tool: request.tool,
       servers: session.servers,

@@ -1,9 +1,11 @@
 // Discovery for agents: `POST /v1/tools/search` ranks the registry's tools for an intent, through the
 // configured classifier (GATEWAY_TOOL_CLASSIFIER_URL) when there is one, else, or when it fails, through
-// the lexical BM25 ranking; either way 200. `POST /v1/meta-tools/discover` resolves an intent (structured,
+// the lexical BM25 ranking; either way 200. The caller's project's own generated providers rank beside
+// the catalog's, for that project only. `POST /v1/meta-tools/discover` resolves an intent (structured,
 // or free-form through the configured extractor) to the tool and rail that should carry it.
 import { performance } from 'node:perf_hooks';
 import { ApiError } from '../../domain/errors';
+import { projectGenerated } from '../../domain/generated-servers/provider-lookup';
 import { discover, type DiscoverIntent } from '../../domain/tools/discover';
 import { allTools } from '../../domain/tools/registry';
 import { searchTools } from '../../domain/tools/search';
@@ -30,7 +32,7 @@ export const discoveryRoutes: AnyRoute[] = [
     tags: ['Discovery'],
     operationId: 'searchTools',
     summary: 'Find the tools that fit an intent',
-    description: `Ranks every tool of the registry (the gateway's own, the catalog providers' and tenants' published tool servers of the caller's environment). With a classifier configured it answers \`source: llm\`; without one, or when it fails, a BM25 ranking over tool names, descriptions and input schemas answers \`source: fallback\`. \`limit\` has a ceiling of ${TOOL_SEARCH_CEILING}.`,
+    description: `Ranks every tool of the registry (the gateway's own, the catalog providers', tenants' published tool servers of the caller's environment, and the project's own published generated providers, archived ones excepted). With a classifier configured it answers \`source: llm\`; without one, or when it fails, a BM25 ranking over tool names, descriptions and input schemas answers \`source: fallback\`. \`limit\` has a ceiling of ${TOOL_SEARCH_CEILING}.`,
     body: ToolSearch,
     responses: {
       200: { description: 'The ranked hits', schema: ToolSearchResult },
@@ -40,10 +42,16 @@ export const discoveryRoutes: AnyRoute[] = [
       const started = performance.now();
       const limit = Math.min(body.limit, TOOL_SEARCH_CEILING);
       const settings = deps.config.toolClassifier;
-      // Tenants' published tool servers of the caller's environment rank beside the catalog.
-      const tenantTools = (await publishedToolServers(deps.db, principal.environment)).flatMap(
-        tenantToolSpecs,
-      );
+      // Tenants' published tool servers of the caller's environment, and the project's own generated
+      // providers, rank beside the catalog.
+      const [published, generated] = await Promise.all([
+        publishedToolServers(deps.db, principal.environment),
+        projectGenerated(deps.db, principal),
+      ]);
+      const tenantTools = [
+        ...published.flatMap(tenantToolSpecs),
+        ...generated.flatMap((entry) => entry.tools),
+      ];
       let answer:
         | {
             hits: Array<{ tool_name: string; confidence: number; rationale: string }>;
@@ -88,7 +96,7 @@ export const discoveryRoutes: AnyRoute[] = [
     operationId: 'discoverMetaTool',
     summary: 'Resolve an intent to the tool and rail that should carry it',
     description:
-      "A structured intent is resolved directly; a free-form one (`intent` as text) goes through the configured extractor (the classifier endpoint). Only rails of connected providers are eligible; each is scored from what the gateway has measured: the project's recorded tool calls of that route (success rate, median latency, fees paid) and the catalog's rail fee for `amount_minor` (`cost_minor` is their sum), weighing latency more when `urgency` is `high`. Equal scores go to the cheaper route, then to the one with more recorded calls.",
+      "A structured intent is resolved directly; a free-form one (`intent` as text) goes through the configured extractor (the classifier endpoint). Only rails of connected providers are eligible; each is scored from what the gateway has measured: the project's recorded tool calls of that route (success rate, median latency, fees paid) and the catalog's rail fee for `amount_minor` (`cost_minor` is their sum), weighing latency more when `urgency` is `high`. Equal scores go to the cheaper route, then to the one with more recorded calls. Tools that carry no rail (a generated provider's, like a catalog provider's other tools) are found with `POST /v1/tools/search`.",
     body: MetaToolDiscover,
     responses: {
       200: { description: 'The recommended route and score-ordered alternatives', schema: MetaToolDiscovery },

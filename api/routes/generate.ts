@@ -1,10 +1,12 @@
 // Generated servers of the caller's project: generate one from an OpenAPI document, list them, review one
-// with its tools, edit it and its tools, publish it as a new version, list its versions. Once published it
-// is a provider of the project (the providers, connections, sessions and proxy routes find it by slug).
+// with its tools, edit it and its tools, publish it as a new version, list its versions, archive and
+// unarchive it. Once published, until archived, it is a provider of the project (the providers,
+// connections, sessions, tool search and proxy routes find it by slug).
 // A credential that resolves to no project (the service credential without x-service-project) is a 400
 // here, not the flat 500 of other routes.
 import { ApiError } from '../../domain/errors';
 import {
+  archiveGeneratedServer,
   editGeneratedServer,
   editGeneratedTool,
   getGeneratedServer,
@@ -12,6 +14,7 @@ import {
   listGeneratedTools,
   listGeneratedVersions,
   publishGeneratedServer,
+  unarchiveGeneratedServer,
 } from '../../domain/generated-servers/servers';
 import { snapshotOf } from '../../domain/generated-servers/snapshot';
 import { ErrorEnvelope } from '../../schema/http/common';
@@ -189,7 +192,8 @@ export const generateRoutes: AnyRoute[] = [
       400: noProject,
       404: notFound,
       409: {
-        description: '`no_exposed_tools`; `not_publishable` (a server not generated from a document)',
+        description:
+          '`no_exposed_tools`; `not_publishable` (a server not generated from a document); `server_archived` (unarchive it first)',
         schema: ErrorEnvelope,
       },
     },
@@ -216,6 +220,50 @@ export const generateRoutes: AnyRoute[] = [
     noProjectError,
     async handler({ deps, principal, params }) {
       return { body: { versions: await listGeneratedVersions(deps.db, principal, params.id) } };
+    },
+  }),
+  route<unknown, unknown, { id: string }, 'key'>({
+    method: 'post',
+    path: '/v1/generate/servers/:id/archive',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'archiveGeneratedServer',
+    summary: 'Retire a generated server as a provider; it stays readable with `status: archived`',
+    description:
+      "As archiving a product: the server, its versions and its slug stay (no other server takes the slug), it is listed and read with `status: archived`, and it can be edited and unarchived, but not published. Its tools leave sessions (REST and MCP listings), tool search and the providers list; the providers routes, new sessions, tool calls and `proxy_execute` on it answer 404 `server_unknown`, also in sessions opened before. The project's connections to it are kept, readable and deletable, but unusable until it is unarchived. Archiving an archived server changes nothing.",
+    params: GeneratedServerParams,
+    responses: {
+      200: { description: 'The archived server', schema: GeneratedServerDetail },
+      400: noProject,
+      404: notFound,
+    },
+    noProjectError,
+    async handler({ deps, principal, params }) {
+      const server = await archiveGeneratedServer(deps.db, principal, params.id);
+      return { body: presentGeneratedServerDetail(server, await listGeneratedTools(deps.db, server.id)) };
+    },
+  }),
+  route<unknown, unknown, { id: string }, 'key'>({
+    method: 'post',
+    path: '/v1/generate/servers/:id/unarchive',
+    auth: 'key',
+    scope: 'unmapped',
+    tags,
+    operationId: 'unarchiveGeneratedServer',
+    summary: 'Serve an archived generated server again',
+    description:
+      'It returns to `published`, serving its newest published version with the connections it had (or to `draft` when it was never published); sessions that name it call its tools again. Unarchiving a server that is not archived changes nothing.',
+    params: GeneratedServerParams,
+    responses: {
+      200: { description: 'The server, published or draft again', schema: GeneratedServerDetail },
+      400: noProject,
+      404: notFound,
+    },
+    noProjectError,
+    async handler({ deps, principal, params }) {
+      const server = await unarchiveGeneratedServer(deps.db, principal, params.id);
+      return { body: presentGeneratedServerDetail(server, await listGeneratedTools(deps.db, server.id)) };
     },
   }),
 ];

@@ -1,5 +1,7 @@
 // The provider catalog: list with filters, one server with its tools, and the auth schema a project
-// fills in to connect it. Scope `servers:read`.
+// fills in to connect it. The project's own published generated providers (not archived) are listed
+// beside the catalog's, to that project only. Scope `servers:read`.
+import { projectGenerated } from '../../domain/generated-servers/provider-lookup';
 import { catalogServers, filterCatalog } from '../../domain/providers/catalog';
 import { requireServer } from '../../domain/providers/resolve';
 import { quarantinedProviders } from '../../domain/provisioning/quarantine';
@@ -30,17 +32,23 @@ export const providerRoutes: AnyRoute[] = [
     tags,
     operationId: 'listProviders',
     summary: 'Browse the provider catalog, filtered by category, country or text',
+    description:
+      "The catalog's servers, then the calling project's own published generated providers, newest first (category `generated`, country `ZZ`; archived ones and other projects' never appear). `total` counts every server this project can see, `filtered` those matching the filters.",
     query: CatalogListQuery,
     responses: {
       200: { description: 'The matching servers', schema: CatalogList },
       400: { description: '`invalid_query` with details.issues', schema: ErrorEnvelope },
     },
-    async handler({ deps, query }) {
-      const matching = filterCatalog(query);
-      const quarantined = await quarantinedProviders(deps.db);
+    async handler({ deps, principal, query }) {
+      const [generated, quarantined] = await Promise.all([
+        projectGenerated(deps.db, principal),
+        quarantinedProviders(deps.db),
+      ]);
+      const visible = [...catalogServers(), ...generated.map((entry) => entry.server)];
+      const matching = filterCatalog(query, visible);
       return {
         body: {
-          total: catalogServers().length,
+          total: visible.length,
           filtered: matching.length,
           servers: matching.map((s) => presentCatalogRow(s, deps.config, quarantined)),
         },

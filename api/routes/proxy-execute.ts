@@ -4,7 +4,7 @@
 // gateway's own refusals, are answered in the envelope as providers/provider-failure.ts names them.
 import { ApiError } from '../../domain/errors';
 import { catalogServer } from '../../domain/providers/catalog';
-import { ownGeneratedProvider } from '../../domain/generated-servers/provider-lookup';
+import { ownArchivedGenerated, ownGeneratedProvider } from '../../domain/generated-servers/provider-lookup';
 import { currentConnectionSealed } from '../../domain/providers/connections';
 import { getSession, requireActive } from '../../domain/sessions/sessions';
 import { keyServiceFor } from '../../domain/vault/select';
@@ -74,6 +74,9 @@ async function execute(deps: AppDeps, principal: Principal, sessionId: string, b
       servers: session.servers,
     });
   }
+  // The project's archived generated server is gone as a provider: 404 as tool calls on it answer.
+  if (!server && (await ownArchivedGenerated(deps.db, principal, body.server_id)))
+    throw providerFailureError({ kind: 'server_unknown', serverId: body.server_id });
   if (!server)
     throw new ApiError(
       400,
@@ -152,7 +155,8 @@ export const proxyExecuteRoutes: AnyRoute[] = [
         schema: { anyOf: [ErrorEnvelope, ForbiddenScope] },
       },
       404: {
-        description: "`not_found` (no such session in the caller's project), `server_not_in_session`",
+        description:
+          "`not_found` (no such session in the caller's project), `server_not_in_session`, `server_unknown` (a generated server of the project archived since the session opened)",
         schema: ErrorEnvelope,
       },
       409: { description: '`session_closed` (details.close_reason)', schema: ErrorEnvelope },

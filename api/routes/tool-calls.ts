@@ -55,7 +55,7 @@ export const toolCallRoutes: AnyRoute[] = [
       },
       404: {
         description:
-          '`not_found` (session, or the wallet of `wallet.execute`), `tool_not_found` (no server of the session publishes it), `server_unknown` (the server left the catalog)',
+          '`not_found` (session, or the wallet of `wallet.execute`), `tool_not_found` (no server of the session publishes it), `server_unknown` (the server left the catalog, or is a generated server of the project archived since the session opened)',
         schema: ErrorEnvelope,
       },
       409: {

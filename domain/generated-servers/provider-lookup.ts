@@ -1,5 +1,6 @@
 // Generated servers as providers, by slug: whose a slug is (another project's answers 404 on every
 // providers route), and the newest published version as a catalog-shaped server with its session tools.
+// An archived server serves as nothing: it is no provider, and its slug is only recognised as retired.
 // Versions never change once written, so each is built once per process and kept (a bounded cache):
 // the tool schemas stay the same objects, which the validator and the MCP listing cache by identity.
 import { sql } from 'slonik';
@@ -20,6 +21,7 @@ const slugRow = z.object({
   org_id: z.string(),
   project_id: z.string(),
   published_version: z.number().nullable(),
+  archived: z.boolean(),
 });
 const versionRow = z.object({ server_id: z.string(), version: z.number(), snapshot: z.record(z.unknown()) });
 
@@ -42,18 +44,18 @@ function entryOf(snapshot: unknown, owner: GeneratedOwner): GeneratedEntry {
 
 async function rowsBySlug(db: CommonQueryMethods, slugs: readonly string[]) {
   return db.any(sql.type(slugRow)`
-    SELECT id, slug, org_id, project_id, published_version FROM generated_servers
+    SELECT id, slug, org_id, project_id, published_version, status = 'archived' AS archived FROM generated_servers
     WHERE slug = ANY(${sql.array([...slugs], 'text')})`);
 }
 
-/** The published generated servers among these slugs, whoever owns them (callers check the owner). */
+/** The serving (published, not archived) generated servers among these slugs, whoever owns them (callers check the owner). */
 export async function publishedGenerated(
   db: CommonQueryMethods,
   slugs: readonly string[],
 ): Promise<Map<string, GeneratedEntry & { owner: GeneratedOwner }>> {
   const out = new Map<string, GeneratedEntry & { owner: GeneratedOwner }>();
   if (slugs.length === 0) return out;
-  const rows = (await rowsBySlug(db, slugs)).filter((row) => row.published_version !== null);
+  const rows = (await rowsBySlug(db, slugs)).filter((row) => row.published_version !== null && !row.archived);
   const missing = rows.filter((row) => !built.has(`${row.id}@${row.published_version}`));
   if (missing.length > 0) {
     const versions = await db.any(sql.type(versionRow)`
@@ -105,7 +107,7 @@ export async function generatedServerOf(
   return row ? { orgId: row.org_id, projectId: row.project_id } : null;
 }
 
-/** The project's own published generated servers, newest first: what its sessions can open. */
+/** The project's own serving generated servers, newest first: what its sessions can open and it can find. */
 export async function projectGenerated(
   db: CommonQueryMethods,
   tenant: { orgId: string; projectId: string },
@@ -113,6 +115,7 @@ export async function projectGenerated(
   const slugs = await db.anyFirst(sql.type(z.object({ slug: z.string() }))`
     SELECT slug FROM generated_servers
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND published_version IS NOT NULL
+      AND status <> 'archived'
     ORDER BY created_at DESC, id DESC`);
   const found = await publishedGenerated(db, slugs);
   return slugs.flatMap((slug) => {
@@ -131,4 +134,17 @@ export async function ownGeneratedProvider(
   return entry && entry.owner.orgId === tenant.orgId && entry.owner.projectId === tenant.projectId
     ? entry.server
     : undefined;
+}
+
+/**
+ * Whether the slug names one of the tenant's own archived generated servers: a session that listed its
+ * tools, or a raw request to it, is answered 404 `server_unknown` rather than as a tool it never had.
+ */
+export async function ownArchivedGenerated(
+  db: CommonQueryMethods,
+  tenant: { orgId: string; projectId: string },
+  slug: string,
+): Promise<boolean> {
+  const [row] = await rowsBySlug(db, [slug]);
+  return Boolean(row?.archived && row.org_id === tenant.orgId && row.project_id === tenant.projectId);
 }

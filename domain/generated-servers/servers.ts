@@ -1,7 +1,8 @@
 // Generated servers of one organization and project in PostgreSQL: created from a draft with its tools
 // in one transaction, listed, read with their tools, edited (name, description, base URLs; each tool's
-// name, description and whether it is exposed), published as a new immutable version, and the versions
-// listed. The provider side (a published version looked up by slug) is in provider-lookup.ts.
+// name, description and whether it is exposed), published as a new immutable version, the versions
+// listed, archived (retired as a provider, still readable) and unarchived. The provider side (a published
+// version looked up by slug) is in provider-lookup.ts.
 import { sql, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
@@ -227,6 +228,8 @@ export async function publishGeneratedServer(
       WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id}
       FOR UPDATE`);
     if (!locked) throw notFound();
+    if (locked.status === 'archived')
+      throw new ApiError(409, 'server_archived', 'Unarchive the server before publishing it', { id });
     if (!locked.slug)
       throw new ApiError(409, 'not_publishable', 'This server was not generated from a document', { id });
     const tools = (await listGeneratedTools(tx, id)).filter((tool) => tool.exposed);
@@ -253,4 +256,38 @@ export async function listGeneratedVersions(
   return db.any(sql.type(versionRow)`
     SELECT version, jsonb_array_length(snapshot->'tools') AS tool_count, published_at
     FROM generated_server_versions WHERE server_id = ${id} ORDER BY version DESC`);
+}
+
+/**
+ * Retires the server as a provider: its tools leave sessions, search and the providers list, and calls on
+ * it answer 404 `server_unknown`, while the server, its versions, its slug and the project's connections
+ * to it stay. Archiving an archived server changes nothing.
+ */
+export async function archiveGeneratedServer(
+  db: CommonQueryMethods,
+  scope: GeneratedServerScope,
+  id: string,
+): Promise<GeneratedServerDetailRow> {
+  const row = await db.maybeOne(sql.type(detailRow)`
+    UPDATE generated_servers SET status = 'archived', updated_at = now()
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id} AND status <> 'archived'
+    RETURNING ${DETAIL}`);
+  return row ?? getGeneratedServer(db, scope, id);
+}
+
+/**
+ * Serves the server again as it was before its archive: its newest published version, or a draft when it
+ * was never published. Unarchiving a server that is not archived changes nothing.
+ */
+export async function unarchiveGeneratedServer(
+  db: CommonQueryMethods,
+  scope: GeneratedServerScope,
+  id: string,
+): Promise<GeneratedServerDetailRow> {
+  const row = await db.maybeOne(sql.type(detailRow)`
+    UPDATE generated_servers SET updated_at = now(),
+      status = CASE WHEN published_version IS NULL THEN 'draft' ELSE 'published' END
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${id} AND status = 'archived'
+    RETURNING ${DETAIL}`);
+  return row ?? getGeneratedServer(db, scope, id);
 }

@@ -161,9 +161,10 @@ export interface CatalogFilter {
   q?: string;
 }
 
-export function filterCatalog(filter: CatalogFilter): CatalogServer[] {
+/** The servers that match the filter: the catalog's, or the given ones (a project's generated providers). */
+export function filterCatalog(filter: CatalogFilter, servers = catalogServers()): CatalogServer[] {
   const q = filter.q?.trim().toLowerCase();
-  return catalogServers().filter(
+  return servers.filter(
     (s) =>
       (!filter.category || s.category === filter.category) &&
       (!filter.country || s.country === filter.country) &&

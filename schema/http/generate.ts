@@ -17,7 +17,11 @@ export const GeneratedServer = {
       description: 'The number of the newest published version (`0` until the first publish).',
     },
     description: { type: ['string', 'null'] },
-    status: { enum: ['draft', 'published', 'archived'] },
+    status: {
+      enum: ['draft', 'published', 'archived'],
+      description:
+        '`draft` until the first publish; `published`: a provider of the project; `archived`: retired, no provider until unarchived.',
+    },
     tool_count: { type: 'integer', minimum: 0, description: 'Tools exposed.' },
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -80,7 +80,10 @@ export const CatalogList = {
   type: 'object',
   required: ['total', 'filtered', 'servers'],
   properties: {
-    total: { type: 'integer', description: 'Servers in the catalog.' },
+    total: {
+      type: 'integer',
+      description: "Servers the project can see: the catalog's and its own published generated providers.",
+    },
     filtered: { type: 'integer', description: 'Servers matching the query.' },
     servers: { type: 'array', items: CatalogRow },
   },
