@@ -222,7 +222,7 @@ export const generateRoutes: AnyRoute[] = [
       return { body: { versions: await listGeneratedVersions(deps.db, principal, params.id) } };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/generate/servers/:id/archive',
     auth: 'key',
@@ -244,7 +244,7 @@ export const generateRoutes: AnyRoute[] = [
       return { body: presentGeneratedServerDetail(server, await listGeneratedTools(deps.db, server.id)) };
     },
   }),
-  route<unknown, unknown, { id: string }, 'key'>({
+  route({
     method: 'post',
     path: '/v1/generate/servers/:id/unarchive',
     auth: 'key',
