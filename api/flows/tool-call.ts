@@ -8,11 +8,18 @@
 // the call recorded with outcome and timing, and its tool_call.* event → a provider's failure answered
 // as the error providers/provider-failure.ts names for it (502 provider_error, 424 not_connected, …).
 import { ApiError } from '../../domain/errors';
+import { catalogServer } from '../../domain/providers/catalog';
+import type { SealedConnection } from '../../domain/providers/connections';
 import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
 import type { Rule } from '../../domain/policies/evaluate';
 import { enforceCallLimits } from '../../domain/sessions/limits';
-import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
+import {
+  getSession,
+  getSessionForCall,
+  requireActive,
+  type SessionRow,
+} from '../../domain/sessions/sessions';
 import {
   finishToolCall,
   finishToolCallInActiveSession,
@@ -85,7 +92,7 @@ export async function callTool(
     deps,
     principal,
     typeof session === 'string'
-      ? await getSession(deps.db, principal.orgId, principal.projectId, session)
+      ? await getSessionForCall(deps.db, principal.orgId, principal.projectId, session)
       : session,
     request,
     requestId,
@@ -111,7 +118,7 @@ async function callInSession(
   // Links are the account's own writes: the REST route's rule holds for its tool too.
   if (tool.dispatch.kind === 'gateway' && tool.dispatch.operation === 'payment_link_create')
     await requireLinkWriter(deps, principal);
-  const { rules } = await enforceCallLimits(deps.db, session);
+  const { rules, connections } = await enforceCallLimits(deps.db, session, connectedServers(session));
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
     return upstreamFailureAnswered(
@@ -123,8 +130,15 @@ async function callInSession(
     return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
-    : gatedCall(deps, principal, session, tool, request.arguments, rules);
+    : gatedCall(deps, principal, session, tool, request.arguments, rules, connections);
 }
+
+/** The session's catalog servers that take a credential: their connections are read with the call's count. */
+const connectedServers = (session: SessionRow): string[] =>
+  session.servers.filter((id) => {
+    const server = catalogServer(id);
+    return server !== undefined && server.auth_type !== 'none';
+  });
 
 /**
  * A paid tenant call its upstream failed (recorded under the upstream's `upstream_*` code, its hold
@@ -185,6 +199,7 @@ async function gatedCall(
   tool: ToolSpec,
   args: Record<string, unknown>,
   rules: Rule[],
+  connections: Map<string, SealedConnection>,
 ): Promise<ToolCallAnswer> {
   const scope = scopeOf(principal);
   const quick = quickToolGate(scope, session.agent_id, tool.name, rules);
@@ -254,7 +269,7 @@ async function gatedCall(
   }
   let outcome: ToolCallOutcome & { refusal?: ApiError };
   try {
-    outcome = await dispatch(deps, principal, tool, args);
+    outcome = await dispatch(deps, principal, tool, args, connections);
   } catch (error) {
     // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
     const code = error instanceof ApiError ? error.code : 'internal_error';
@@ -290,6 +305,7 @@ async function dispatch(
   principal: Principal,
   tool: ToolSpec,
   args: Record<string, unknown>,
+  connections: Map<string, SealedConnection>,
 ): Promise<ToolCallOutcome & { refusal?: ApiError }> {
   if (tool.dispatch.kind === 'provider') {
     return dispatchProviderTool(deps, {
@@ -298,6 +314,8 @@ async function dispatch(
       serverId: tool.serverId,
       tool: tool.dispatch.tool.name,
       arguments: args,
+      // Read with the call's count a moment ago; absent (none stored, or a generated server) it is read there.
+      connection: connections.get(tool.serverId) ?? (catalogServer(tool.serverId) ? null : undefined),
     });
   }
   if (tool.dispatch.kind === 'tenant') {

@@ -16,6 +16,7 @@ import {
   createSession,
   findOpenSessionOfKey,
   getSession,
+  getSessionForCall,
   requireActive,
   type SessionRow,
 } from '../../domain/sessions/sessions';
@@ -61,6 +62,9 @@ async function resumeOrOpen(deps: AppDeps, principal: Principal): Promise<Sessio
     createSession(tx, principal, { servers, agentId: null, metadata: { opened_by: 'mcp' } }),
   );
 }
+
+const isToolCall = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
 
 async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
   ctx.respond = false;
@@ -194,8 +198,10 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
     ...(method === 'post' ? { body: JsonRpcBody } : { headers: McpSessionHeader }),
     responses: RESPONSES,
     async handler({ deps, ctx, principal, params, body, requestId }) {
+      // A tools/call has its session checked open again by the statement that counts it: it may come from the cache.
+      const read = isToolCall(body) ? getSessionForCall : getSession;
       const session = withSession
-        ? await getSession(deps.db, principal.orgId, principal.projectId, params.id!)
+        ? await read(deps.db, principal.orgId, principal.projectId, params.id!)
         : await resumeOrOpen(deps, principal);
       requireActive(session);
       await serve(deps, ctx, principal, session, body, requestId);

@@ -5,9 +5,10 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
-import { FlatError } from '../errors';
+import { FlatError, notFound } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
-import type { SessionRow } from './sessions';
+import { requireActive, sessionRow, type SessionRow } from './sessions';
+import { connectionsOf, currentConnectionsJson, type SealedConnection } from '../providers/connections';
 import type { Rule } from '../policies/evaluate';
 import { rulesJson, rulesOf } from '../policies/policies';
 
@@ -50,25 +51,44 @@ export async function withinSessionQuota<T>(
 }
 
 const windowRow = z.object({
-  calls: z.number(),
-  retry_after: z.number(),
+  status: sessionRow.shape.status,
+  close_reason: z.string().nullable(),
+  calls: z.number().nullable(),
+  retry_after: z.number().nullable(),
   settings: z.record(z.unknown()),
   rules: z.unknown(),
+  connections: z.unknown(),
 });
 
 type Counted = z.infer<typeof windowRow>;
 
-/** Counts `n` calls of the session in its current minute: the window's count after them, the limit and the rules. */
-async function countCalls(db: DatabasePool, session: SessionRow, n: number): Promise<Counted> {
-  // One round trip: the count, the project's limit and its rules come back from one statement.
-  const counted = await db.one(sql.type(windowRow)`
-    WITH counted AS (
-      INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), ${n})
+/**
+ * Counts `n` calls of the session in its current minute, while it is open: the session's status as it
+ * stands (a closed session counts nothing), the window's count after them, the limit, the rules and the
+ * current connections of `providers`.
+ */
+async function countCalls(
+  db: DatabasePool,
+  session: SessionRow,
+  providers: string[],
+  n: number,
+): Promise<Counted> {
+  // One round trip: the session's status, the count, the project's limit, its rules and the connections the
+  // calls may use come back from one statement.
+  const counted = await db.maybeOne(sql.type(windowRow)`
+    WITH s AS (
+      SELECT status, close_reason FROM sessions WHERE org_id = ${session.org_id} AND id = ${session.id}
+    ), counted AS (
+      INSERT INTO session_call_windows (session_id, window_start, calls)
+      SELECT ${session.id}, date_trunc('minute', now()), ${n} FROM s WHERE s.status = 'active'
       ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + ${n}
       RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
     )
-    SELECT counted.calls, counted.retry_after, p.settings, ${rulesJson(session.org_id, session.project_id)} AS rules
-    FROM counted, projects p WHERE p.org_id = ${session.org_id} AND p.id = ${session.project_id}`);
+    SELECT s.status, s.close_reason, counted.calls, counted.retry_after, p.settings,
+      ${rulesJson(session.org_id, session.project_id)} AS rules,
+      ${providers.length > 0 ? currentConnectionsJson({ orgId: session.org_id, projectId: session.project_id }, providers) : sql.fragment`'[]'::jsonb`} AS connections
+    FROM s LEFT JOIN counted ON true, projects p WHERE p.org_id = ${session.org_id} AND p.id = ${session.project_id}`);
+  if (!counted) throw notFound('Session');
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
   if (counted.calls === n)
     await db.query(
@@ -89,7 +109,7 @@ interface Waiting {
  */
 const waitingBySession = new Map<string, Waiting[]>();
 
-function countCall(db: DatabasePool, session: SessionRow): Promise<Counted> {
+function countCall(db: DatabasePool, session: SessionRow, providers: string[]): Promise<Counted> {
   return new Promise((resolve, reject) => {
     const waiting = waitingBySession.get(session.id);
     if (waiting) {
@@ -98,11 +118,14 @@ function countCall(db: DatabasePool, session: SessionRow): Promise<Counted> {
     }
     waitingBySession.set(session.id, []);
     const run = (batch: Waiting[]): void => {
-      countCalls(db, session, batch.length)
+      countCalls(db, session, providers, batch.length)
         .then(
           (counted) =>
             batch.forEach((call, i) =>
-              call.resolve({ ...counted, calls: counted.calls - batch.length + 1 + i }),
+              call.resolve({
+                ...counted,
+                calls: counted.calls === null ? null : counted.calls - batch.length + 1 + i,
+              }),
             ),
           (error: unknown) => batch.forEach((call) => call.reject(error)),
         )
@@ -122,12 +145,21 @@ function countCall(db: DatabasePool, session: SessionRow): Promise<Counted> {
 
 /**
  * Counts this call in the session's current minute; past the limit it is refused with when to come back.
- * Answers the project's policy rules as they stand, read by the same statement for the call's gate.
+ * The session is checked open by the same statement (a session closed since the caller read it is the
+ * 409 of requireActive), which answers the project's policy rules as they stand, for the call's gate, and
+ * the current connections of `providers` (catalog servers of the session), for its dispatch.
  */
-export async function enforceCallLimits(db: DatabasePool, session: SessionRow): Promise<{ rules: Rule[] }> {
-  const counted = await countCall(db, session);
+export async function enforceCallLimits(
+  db: DatabasePool,
+  session: SessionRow,
+  providers: string[] = [],
+): Promise<{ rules: Rule[]; connections: Map<string, SealedConnection> }> {
+  const counted = await countCall(db, session, providers);
+  requireActive({ ...session, status: counted.status, close_reason: counted.close_reason });
   const limit = Number(effectiveSettings(counted.settings).session_tool_calls_per_minute);
-  if (counted.calls <= limit) return { rules: rulesOf(counted.rules) };
+  if (counted.calls !== null && counted.calls <= limit)
+    return { rules: rulesOf(counted.rules), connections: connectionsOf(counted.connections) };
+  const retryAfter = counted.retry_after ?? 60;
   throw new FlatError(
     429,
     {
@@ -136,8 +168,8 @@ export async function enforceCallLimits(db: DatabasePool, session: SessionRow): 
       setting: 'session_tool_calls_per_minute',
       limit,
       window_seconds: 60,
-      retry_after_seconds: counted.retry_after,
+      retry_after_seconds: retryAfter,
     },
-    { 'Retry-After': String(counted.retry_after) },
+    { 'Retry-After': String(retryAfter) },
   );
 }
