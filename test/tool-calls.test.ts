@@ -359,6 +359,55 @@ describe('the session rate limit', () => {
   });
 });
 
+describe('a session closed by another API process after this one served it', () => {
+  it('refuses the next call with 409 session_closed before any provider is reached, and records nothing', async () => {
+    const session = await openSession();
+    expect((await call(session, 'pix-psp.pix_key_lookup', { pix_key: 'ana@example.com' })).status).toBe(200);
+    // Another process closes it: this one hears of it only from PostgreSQL.
+    await gw.db.query(sql.unsafe`
+      UPDATE sessions SET status = 'closed', close_reason = 'closed_by_caller', closed_at = now() WHERE id = ${session}`);
+    const accepted = pix.counts.accepted;
+    const r = await call(session, 'pix-psp.pix_key_lookup', { pix_key: 'ana@example.com' });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toMatchObject({
+      code: 'session_closed',
+      details: { close_reason: 'closed_by_caller' },
+    });
+    expect(pix.counts.accepted).toBe(accepted);
+    expect(await calls(session)).toHaveLength(1);
+    expect((await events(session)).map((e) => e.type)).toEqual(['tool_call.succeeded']);
+  });
+});
+
+describe('a connection replaced after a call used it', () => {
+  it('sends the next call with the current connection, and answers 424 once there is none', async () => {
+    const tenant = await gw.createTenant();
+    const connect = async () => {
+      const r = await gw.request('POST', '/v1/providers/pix-psp/connections', {
+        key: tenant.key,
+        body: { credentials: API_KEY_SANDBOX },
+      });
+      if (r.status !== 201) throw new Error(r.text);
+      return r.body.id as string;
+    };
+    const first = await connect();
+    const session = await openSession(tenant, { servers: ['pix-psp'] });
+    const lookup = () => call(session, 'pix-psp.pix_key_lookup', { pix_key: 'ana@example.com' }, tenant.key);
+    expect((await lookup()).status).toBe(200);
+    expect((await gw.request('DELETE', `/v1/connections/${first}`, { key: tenant.key })).status).toBeLessThan(
+      300,
+    );
+    const accepted = pix.counts.accepted;
+    const gone = await lookup();
+    expect(gone.status).toBe(424);
+    expect(gone.body.error.code).toBe('not_connected');
+    expect(pix.counts.accepted).toBe(accepted);
+    await connect();
+    expect((await lookup()).status).toBe(200);
+    expect(pix.counts.accepted).toBe(accepted + 1);
+  });
+});
+
 describe('revoking the key of a session with a call in flight', () => {
   it("fails the call in flight and withholds the provider's answer", async () => {
     const doomed = await gw.createKey(t.projectId, { name: 'doomed' });

@@ -8,18 +8,25 @@
 // the call recorded with outcome and timing, and its tool_call.* event → a provider's failure answered
 // as the error providers/provider-failure.ts names for it (502 provider_error, 424 not_connected, …).
 import { ApiError } from '../../domain/errors';
+import { catalogServer } from '../../domain/providers/catalog';
+import type { SealedConnection } from '../../domain/providers/connections';
 import { sortableId } from '../../domain/ids';
 import { flatDenial } from '../../domain/policies/denial';
 import type { Rule } from '../../domain/policies/evaluate';
 import { enforceCallLimits } from '../../domain/sessions/limits';
-import { getSession, requireActive, type SessionRow } from '../../domain/sessions/sessions';
+import {
+  getSession,
+  getSessionForCall,
+  requireActive,
+  type SessionRow,
+} from '../../domain/sessions/sessions';
 import {
   finishToolCall,
   finishToolCallInActiveSession,
   openToolCall,
   toolCallId,
+  type NewToolCall,
   type ToolCallOutcome,
-  type ToolCallRow,
 } from '../../domain/sessions/tool-calls';
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
 import { gateToolCall, quickToolGate, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
@@ -86,7 +93,7 @@ export async function callTool(
     deps,
     principal,
     typeof session === 'string'
-      ? await getSession(deps.db, principal.orgId, principal.projectId, session)
+      ? await getSessionForCall(deps.db, principal.orgId, principal.projectId, session)
       : session,
     request,
     requestId,
@@ -116,7 +123,16 @@ async function callInSession(
   // Links are the account's own writes: the REST route's rule holds for its tool too.
   if (tool.dispatch.kind === 'gateway' && tool.dispatch.operation === 'payment_link_create')
     await requireLinkWriter(deps, principal);
-  const { rules } = await enforceCallLimits(deps.db, session);
+  // A gated call's row is opened by the statement that counts it (paying calls open theirs by attempt id).
+  const gated =
+    !(tool.movesMoney && (tool.dispatch.kind === 'tenant' || tool.dispatch.kind === 'provider')) &&
+    !tool.attempt;
+  const { rules, connections, opened } = await enforceCallLimits(
+    deps.db,
+    session,
+    connectedServers(session),
+    gated ? newGatedCall(principal, session, tool, request.arguments) : undefined,
+  );
   // A tenant's priced tool is a paid call of its own workflow; its free tools pass the gate like any other.
   if (tool.movesMoney && tool.dispatch.kind === 'tenant')
     return upstreamFailureAnswered(
@@ -126,10 +142,41 @@ async function callInSession(
   // A catalog provider's money tool is a wallet spend attempt that pays through the provider's tool.
   if (tool.movesMoney && tool.dispatch.kind === 'provider')
     return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
-  return tool.attempt
-    ? payingCall(deps, principal, session, tool, request.arguments, requestId)
-    : gatedCall(deps, principal, session, tool, request.arguments, rules);
+  if (tool.attempt) return payingCall(deps, principal, session, tool, request.arguments, requestId);
+  // Opened whenever the call is within the limit and its session open, which enforceCallLimits has just checked.
+  if (opened === null) throw new Error('a gated tool call was counted without its row');
+  return gatedCall(deps, principal, session, tool, request.arguments, { rules, connections, seq: opened });
 }
+
+function newGatedCall(
+  principal: Principal,
+  session: SessionRow,
+  tool: ToolSpec,
+  args: Record<string, unknown>,
+): NewToolCall {
+  return {
+    orgId: principal.orgId,
+    projectId: principal.projectId,
+    sessionId: session.id,
+    serverId: tool.serverId,
+    toolName: tool.name,
+    input: args,
+    attemptId: null,
+    routing:
+      tool.dispatch.kind === 'provider'
+        ? { provider: tool.serverId }
+        : tool.dispatch.kind === 'tenant'
+          ? { tool_server_id: tool.dispatch.server.id }
+          : { gateway: tool.name },
+  };
+}
+
+/** The session's catalog servers that take a credential: their connections are read with the call's count. */
+const connectedServers = (session: SessionRow): string[] =>
+  session.servers.filter((id) => {
+    const server = catalogServer(id);
+    return server !== undefined && server.auth_type !== 'none';
+  });
 
 /**
  * A paid tenant call its upstream failed (recorded under the upstream's `upstream_*` code, its hold
@@ -189,29 +236,13 @@ async function gatedCall(
   session: SessionRow,
   tool: ToolSpec,
   args: Record<string, unknown>,
-  rules: Rule[],
+  counted: { rules: Rule[]; connections: Map<string, SealedConnection>; seq: bigint },
 ): Promise<ToolCallAnswer> {
   const scope = scopeOf(principal);
-  const quick = quickToolGate(scope, session.agent_id, tool.name, rules);
-  const { row } = await openToolCall(
-    deps.db,
-    {
-      orgId: principal.orgId,
-      projectId: principal.projectId,
-      sessionId: session.id,
-      serverId: tool.serverId,
-      toolName: tool.name,
-      input: args,
-      attemptId: null,
-      routing:
-        tool.dispatch.kind === 'provider'
-          ? { provider: tool.serverId }
-          : tool.dispatch.kind === 'tenant'
-            ? { tool_server_id: tool.dispatch.server.id }
-            : { gateway: tool.name },
-    },
-    quick?.record,
-  );
+  const { connections, seq } = counted;
+  const row = { seq };
+  // The evaluation row of a quick gate rides the statement that finishes the call.
+  const quick = quickToolGate(scope, session.agent_id, tool.name, counted.rules);
   const held: HeldToolCall = {
     sessionId: session.id,
     serverId: tool.serverId,
@@ -226,12 +257,15 @@ async function gatedCall(
           : tool.name,
   };
   const gate = quick?.gate ?? (await gateToolCall(deps.db, scope, session.agent_id, held));
+  const evaluation = quick?.record;
   if (gate.kind === 'deny') {
-    const call = await finishToolCall(deps.db, scope, row.seq, {
-      ok: false,
-      output: { error: { code: gate.denial.reason } },
-      errorCode: gate.denial.reason,
-    });
+    const call = await finishToolCall(
+      deps.db,
+      scope,
+      row.seq,
+      { ok: false, output: { error: { code: gate.denial.reason } }, errorCode: gate.denial.reason },
+      evaluation,
+    );
     return { status: 403, call, denial: { ...flatDenial(gate.denial), tool_call_id: toolCallId(call) } };
   }
   if (gate.kind === 'hold') {
@@ -259,19 +293,25 @@ async function gatedCall(
   }
   let outcome: ToolCallOutcome & { refusal?: ApiError };
   try {
-    outcome = await dispatch(deps, principal, tool, args);
+    outcome = await dispatch(deps, principal, tool, args, connections);
   } catch (error) {
     // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
     const code = error instanceof ApiError ? error.code : 'internal_error';
-    await finishToolCall(deps.db, scope, row.seq, {
-      ok: false,
-      output: { error: { code, ...(error instanceof ApiError ? { message: error.message } : {}) } },
-      errorCode: code,
-    });
+    await finishToolCall(
+      deps.db,
+      scope,
+      row.seq,
+      {
+        ok: false,
+        output: { error: { code, ...(error instanceof ApiError ? { message: error.message } : {}) } },
+        errorCode: code,
+      },
+      evaluation,
+    );
     throw error;
   }
   // A key revoked while the call was in flight ended the session: the call fails and its answer is withheld.
-  const call = await finishToolCallInActiveSession(deps.db, scope, row.seq, outcome);
+  const call = await finishToolCallInActiveSession(deps.db, scope, row.seq, outcome, evaluation);
   if (!call) {
     const now = await getSession(deps.db, principal.orgId, principal.projectId, session.id);
     await finishToolCall(deps.db, scope, row.seq, {
@@ -295,6 +335,7 @@ async function dispatch(
   principal: Principal,
   tool: ToolSpec,
   args: Record<string, unknown>,
+  connections: Map<string, SealedConnection>,
 ): Promise<ToolCallOutcome & { refusal?: ApiError }> {
   if (tool.dispatch.kind === 'provider') {
     return dispatchProviderTool(deps, {
@@ -303,6 +344,8 @@ async function dispatch(
       serverId: tool.serverId,
       tool: tool.dispatch.tool.name,
       arguments: args,
+      // Read with the call's count a moment ago; absent (none stored, or a generated server) it is read there.
+      connection: connections.get(tool.serverId) ?? (catalogServer(tool.serverId) ? null : undefined),
     });
   }
   if (tool.dispatch.kind === 'tenant') {

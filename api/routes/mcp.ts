@@ -9,13 +9,13 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import { toWebRequest } from '@modelcontextprotocol/node';
 import type Koa from 'koa';
 import { withinSessionQuota } from '../../domain/sessions/limits';
 import {
   createSession,
   findOpenSessionOfKey,
   getSession,
+  getSessionForCall,
   requireActive,
   type SessionRow,
 } from '../../domain/sessions/sessions';
@@ -62,6 +62,9 @@ async function resumeOrOpen(deps: AppDeps, principal: Principal): Promise<Sessio
   );
 }
 
+const isToolCall = (body: unknown): boolean =>
+  typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
+
 async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
@@ -69,14 +72,18 @@ async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  // A JSON answer (every tools/call and tools/list on the current protocol) is whole already: status,
+  // headers and body leave in one write.
+  if (!response.body || !headers['content-type']?.startsWith('text/event-stream')) {
+    const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+    res.writeHead(response.status, { ...headers, 'content-length': String(body?.length ?? 0) });
+    res.end(body);
+    return;
+  }
   res.writeHead(response.status, headers);
   // Status and headers go out now: a stream (GET's server-to-client SSE) may carry no event for a long
   // time, and clients and proxies that wait for the headers would hang until the first one.
   res.flushHeaders();
-  if (!response.body) {
-    res.end();
-    return;
-  }
   const reader = response.body.getReader();
   const closed = new Promise<void>((resolve) => res.once('close', resolve));
   void closed.then(() => reader.cancel().catch(() => undefined));
@@ -89,6 +96,24 @@ async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
   res.end();
 }
 
+/**
+ * The request as the SDK's web-standard handlers take it. Its body is never read: the route has parsed it
+ * and hands it over as `parsedBody`, so it is not serialized again into a stream nobody drains.
+ */
+function webRequest(ctx: Koa.Context): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined || name.startsWith(':') || BODY_HEADERS.has(name)) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, value);
+  }
+  return new Request(`http://${ctx.req.headers.host ?? 'localhost'}${ctx.req.url ?? '/'}`, {
+    method: ctx.method,
+    headers,
+  });
+}
+const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
+
 async function serve(
   deps: AppDeps,
   ctx: Koa.Context,
@@ -97,7 +122,7 @@ async function serve(
   body: unknown,
   requestId: string,
 ): Promise<void> {
-  const request = await toWebRequest(ctx.req, ctx.method === 'POST' ? body : undefined);
+  const request = webRequest(ctx);
   const allowed = allowedHosts(deps);
   const refused =
     hostHeaderValidationResponse(request, allowed.hosts) ??
@@ -194,8 +219,10 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
     ...(method === 'post' ? { body: JsonRpcBody } : { headers: McpSessionHeader }),
     responses: RESPONSES,
     async handler({ deps, ctx, principal, params, body, requestId }) {
+      // A tools/call has its session checked open again by the statement that counts it: it may come from the cache.
+      const read = isToolCall(body) ? getSessionForCall : getSession;
       const session = withSession
-        ? await getSession(deps.db, principal.orgId, principal.projectId, params.id!)
+        ? await read(deps.db, principal.orgId, principal.projectId, params.id!)
         : await resumeOrOpen(deps, principal);
       requireActive(session);
       await serve(deps, ctx, principal, session, body, requestId);

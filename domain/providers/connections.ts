@@ -1,7 +1,7 @@
 // Provider connections: a project's stored credential for one catalog server. The credential is sealed
 // (domain/vault) under a context naming organization, project and connection before any row is written,
 // so a key-service failure writes nothing; reads never carry the sealed columns out of this module.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
@@ -234,7 +234,7 @@ export async function currentConnectionSealed(
   db: CommonQueryMethods,
   tenant: Tenant,
   provider: string,
-): Promise<{ connection: ConnectionRow; sealed: SealedSecret | null } | null> {
+): Promise<SealedConnection | null> {
   const row = await db.maybeOne(sql.type(connectionRow.merge(sealedRow))`
     SELECT ${COLUMNS}, secret_ciphertext, secret_wrapped_key, secret_key_ref FROM provider_connections
     WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND provider = ${provider}
@@ -242,6 +242,42 @@ export async function currentConnectionSealed(
   if (!row) return null;
   const { secret_ciphertext, secret_wrapped_key, secret_key_ref, ...connection } = row;
   return { connection, sealed: sealedOf({ secret_ciphertext, secret_wrapped_key, secret_key_ref }) };
+}
+
+/** What a caller about to open a connection's credential holds: the row and its sealed credential, apart. */
+export interface SealedConnection {
+  connection: ConnectionRow;
+  sealed: SealedSecret | null;
+}
+
+/**
+ * The current connection of each of `providers` (as currentConnectionSealed picks it), as one jsonb value
+ * another statement can carry: the tool-call path reads them with its call count, saving a round trip.
+ */
+export function currentConnectionsJson(tenant: Tenant, providers: string[]): FragmentSqlToken {
+  return sql.fragment`(SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]'::jsonb) FROM (
+    SELECT DISTINCT ON (provider) ${COLUMNS}, secret_ciphertext, secret_wrapped_key, secret_key_ref FROM provider_connections
+    WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND provider = ANY(${sql.array(providers, 'text')})
+    ORDER BY provider, status = 'active' DESC, created_at DESC, id DESC) c)`;
+}
+
+// jsonb renders timestamps its own way; the rows read here carry them as every other read does (ISO 8601).
+const iso = z.string().transform((value) => new Date(value).toISOString());
+const jsonConnection = connectionRow
+  .extend({ created_at: iso, updated_at: iso, rotated_at: iso.nullable(), last_verified_at: iso.nullable() })
+  .merge(sealedRow);
+
+/** currentConnectionsJson's value → each provider's current connection; a provider absent has none. */
+export function connectionsOf(json: unknown): Map<string, SealedConnection> {
+  return new Map(
+    z
+      .array(jsonConnection)
+      .parse(json)
+      .map(({ secret_ciphertext, secret_wrapped_key, secret_key_ref, ...connection }) => [
+        connection.provider,
+        { connection, sealed: sealedOf({ secret_ciphertext, secret_wrapped_key, secret_key_ref }) },
+      ]),
+  );
 }
 
 /**

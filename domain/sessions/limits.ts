@@ -2,12 +2,15 @@
 // project (`session_max_active`, checked under a per-project lock while the new one is written) and tool
 // calls per session per clock minute (`session_tool_calls_per_minute`, an atomic per-window counter).
 // Refusals are the spec's flat bodies with the limit fields at top level.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
-import { FlatError } from '../errors';
+import { FlatError, notFound } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
-import type { SessionRow } from './sessions';
+import { requireActive, sessionRow, type SessionRow } from './sessions';
+import { openToolCallInsert, type NewToolCall } from './tool-calls';
+import { SETTINGS } from '../../contracts/project-settings';
+import { connectionsOf, currentConnectionsJson, type SealedConnection } from '../providers/connections';
 import type { Rule } from '../policies/evaluate';
 import { rulesJson, rulesOf } from '../policies/policies';
 
@@ -50,34 +53,82 @@ export async function withinSessionQuota<T>(
 }
 
 const windowRow = z.object({
-  calls: z.number(),
-  retry_after: z.number(),
-  settings: z.record(z.unknown()),
+  status: sessionRow.shape.status,
+  close_reason: z.string().nullable(),
+  calls: z.number().nullable(),
+  retry_after: z.number().nullable(),
+  per_minute: z.number(),
   rules: z.unknown(),
+  connections: z.unknown(),
+  opened: z.array(z.string().nullable()),
 });
 
-type Counted = z.infer<typeof windowRow>;
+type Counted = Omit<z.infer<typeof windowRow>, 'opened'> & { opened: bigint | null };
 
-/** Counts `n` calls of the session in its current minute: the window's count after them, the limit and the rules. */
-async function countCalls(db: DatabasePool, session: SessionRow, n: number): Promise<Counted> {
-  // One round trip: the count, the project's limit and its rules come back from one statement.
-  const counted = await db.one(sql.type(windowRow)`
-    WITH counted AS (
-      INSERT INTO session_call_windows (session_id, window_start, calls) VALUES (${session.id}, date_trunc('minute', now()), ${n})
+/** The project's effective per-session minute limit, as effectiveSettings reads it, in SQL. */
+function perMinute(orgId: string, projectId: string): FragmentSqlToken {
+  const key = 'session_tool_calls_per_minute';
+  return sql.fragment`SELECT CASE WHEN settings ? ${key} THEN (settings->>${key})::float8 ELSE ${Number(SETTINGS[key].default)} END AS per_minute
+    FROM projects WHERE org_id = ${orgId} AND id = ${projectId}`;
+}
+
+/**
+ * Counts the batch's calls of the session in its current minute, while it is open: the session's status as
+ * it stands (a closed session counts nothing), the window's count after them, the limit, the rules, the
+ * current connections of `providers`, and the seq of the row each call that asks for one opened (only a
+ * call within the limit opens one: a refused call is not recorded).
+ */
+async function countCalls(
+  db: DatabasePool,
+  session: SessionRow,
+  providers: string[],
+  batch: Array<NewToolCall | undefined>,
+): Promise<Counted[]> {
+  const n = batch.length;
+  const opens = batch.flatMap((call, i) =>
+    call
+      ? [
+          sql.fragment`, ${sql.identifier([`open_${i}`])} AS (${openToolCallInsert(
+            call,
+            sql.fragment`(SELECT c.calls - ${n - 1 - i} <= l.per_minute FROM counted c, lim l)`,
+          )})`,
+        ]
+      : [],
+  );
+  const opened = batch.map((call, i) =>
+    call ? sql.fragment`(SELECT seq::text FROM ${sql.identifier([`open_${i}`])})` : sql.fragment`NULL::text`,
+  );
+  // One round trip: the session's status, the count, the project's limit, its rules, the connections the
+  // calls may use and the calls' own rows come back from one statement.
+  const counted = await db.maybeOne(sql.type(windowRow)`
+    WITH s AS (
+      SELECT status, close_reason FROM sessions WHERE org_id = ${session.org_id} AND id = ${session.id}
+    ), counted AS (
+      INSERT INTO session_call_windows (session_id, window_start, calls)
+      SELECT ${session.id}, date_trunc('minute', now()), ${n} FROM s WHERE s.status = 'active'
       ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + ${n}
       RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
-    )
-    SELECT counted.calls, counted.retry_after, p.settings, ${rulesJson(session.org_id, session.project_id)} AS rules
-    FROM counted, projects p WHERE p.org_id = ${session.org_id} AND p.id = ${session.project_id}`);
+    ), lim AS (${perMinute(session.org_id, session.project_id)})${opens.length > 0 ? sql.join(opens, sql.fragment``) : sql.fragment``}
+    SELECT s.status, s.close_reason, counted.calls, counted.retry_after, lim.per_minute,
+      ${rulesJson(session.org_id, session.project_id)} AS rules,
+      ${providers.length > 0 ? currentConnectionsJson({ orgId: session.org_id, projectId: session.project_id }, providers) : sql.fragment`'[]'::jsonb`} AS connections,
+      ARRAY[${sql.join(opened, sql.fragment`, `)}]::text[] AS opened
+    FROM s LEFT JOIN counted ON true, lim`);
+  if (!counted) throw notFound('Session');
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
   if (counted.calls === n)
     await db.query(
       sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`,
     );
-  return counted;
+  return batch.map((_, i) => ({
+    ...counted,
+    calls: counted.calls === null ? null : counted.calls - n + 1 + i,
+    opened: counted.opened[i] ? BigInt(counted.opened[i]!) : null,
+  }));
 }
 
 interface Waiting {
+  open: NewToolCall | undefined;
   resolve: (counted: Counted) => void;
   reject: (error: unknown) => void;
 }
@@ -89,21 +140,28 @@ interface Waiting {
  */
 const waitingBySession = new Map<string, Waiting[]>();
 
-function countCall(db: DatabasePool, session: SessionRow): Promise<Counted> {
+function countCall(
+  db: DatabasePool,
+  session: SessionRow,
+  providers: string[],
+  open: NewToolCall | undefined,
+): Promise<Counted> {
   return new Promise((resolve, reject) => {
     const waiting = waitingBySession.get(session.id);
     if (waiting) {
-      waiting.push({ resolve, reject });
+      waiting.push({ open, resolve, reject });
       return;
     }
     waitingBySession.set(session.id, []);
     const run = (batch: Waiting[]): void => {
-      countCalls(db, session, batch.length)
+      countCalls(
+        db,
+        session,
+        providers,
+        batch.map((call) => call.open),
+      )
         .then(
-          (counted) =>
-            batch.forEach((call, i) =>
-              call.resolve({ ...counted, calls: counted.calls - batch.length + 1 + i }),
-            ),
+          (counted) => batch.forEach((call, i) => call.resolve(counted[i])),
           (error: unknown) => batch.forEach((call) => call.reject(error)),
         )
         .finally(() => {
@@ -116,18 +174,33 @@ function countCall(db: DatabasePool, session: SessionRow): Promise<Counted> {
           run(next);
         });
     };
-    run([{ resolve, reject }]);
+    run([{ open, resolve, reject }]);
   });
 }
 
 /**
  * Counts this call in the session's current minute; past the limit it is refused with when to come back.
- * Answers the project's policy rules as they stand, read by the same statement for the call's gate.
+ * The session is checked open by the same statement (a session closed since the caller read it is the
+ * 409 of requireActive), which answers the project's policy rules as they stand, for the call's gate, and
+ * the current connections of `providers` (catalog servers of the session), for its dispatch. `open`: the
+ * call's row, opened by the same statement when the call is within the limit (its seq is `opened`).
  */
-export async function enforceCallLimits(db: DatabasePool, session: SessionRow): Promise<{ rules: Rule[] }> {
-  const counted = await countCall(db, session);
-  const limit = Number(effectiveSettings(counted.settings).session_tool_calls_per_minute);
-  if (counted.calls <= limit) return { rules: rulesOf(counted.rules) };
+export async function enforceCallLimits(
+  db: DatabasePool,
+  session: SessionRow,
+  providers: string[] = [],
+  open?: NewToolCall,
+): Promise<{ rules: Rule[]; connections: Map<string, SealedConnection>; opened: bigint | null }> {
+  const counted = await countCall(db, session, providers, open);
+  requireActive({ ...session, status: counted.status, close_reason: counted.close_reason });
+  const limit = counted.per_minute;
+  if (counted.calls !== null && counted.calls <= limit)
+    return {
+      rules: rulesOf(counted.rules),
+      connections: connectionsOf(counted.connections),
+      opened: counted.opened,
+    };
+  const retryAfter = counted.retry_after ?? 60;
   throw new FlatError(
     429,
     {
@@ -136,8 +209,8 @@ export async function enforceCallLimits(db: DatabasePool, session: SessionRow): 
       setting: 'session_tool_calls_per_minute',
       limit,
       window_seconds: 60,
-      retry_after_seconds: counted.retry_after,
+      retry_after_seconds: retryAfter,
     },
-    { 'Retry-After': String(counted.retry_after) },
+    { 'Retry-After': String(retryAfter) },
   );
 }

@@ -66,9 +66,40 @@ export async function getSession(
   return row;
 }
 
+/**
+ * Open sessions as this process last read them, for the tool-call path. What it takes from a cached row
+ * never changes (owner, agent, servers); whether the session is still open is checked again by the
+ * statement that counts the call (limits.ts), so a session closed by another process is refused there.
+ */
+const openSessions = new Map<string, SessionRow>();
+const OPEN_SESSIONS_HELD = 10_000;
+
+/** A session of the caller's project about to take a tool call: from this process's cache when it is there. */
+export async function getSessionForCall(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<SessionRow> {
+  const cached = openSessions.get(id);
+  if (cached && cached.org_id === orgId && cached.project_id === projectId) return cached;
+  const row = await getSession(db, orgId, projectId, id);
+  if (row.status === 'active') {
+    if (openSessions.size >= OPEN_SESSIONS_HELD) openSessions.clear();
+    openSessions.set(id, row);
+  } else openSessions.delete(id);
+  return row;
+}
+
+/** A session found closed is no longer answered from the cache. */
+export function forgetOpenSession(id: string): void {
+  openSessions.delete(id);
+}
+
 /** The session must still be open for a new call; a closed one answers 409 with why it closed. */
 export function requireActive(row: SessionRow): void {
   if (row.status === 'active') return;
+  forgetOpenSession(row.id);
   throw new ApiError(
     409,
     'session_closed',
@@ -104,6 +135,7 @@ export async function closeSession(
     UPDATE sessions SET status = 'closed', close_reason = 'closed_by_caller', closed_at = now()
     WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id} AND status = 'active'
     RETURNING ${COLUMNS}`);
+  forgetOpenSession(id);
   return closed ?? getSession(db, orgId, projectId, id);
 }
 

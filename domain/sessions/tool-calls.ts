@@ -54,16 +54,13 @@ export interface NewToolCall {
 
 /**
  * Opens the call's row. With an attempt id the same call presented again finds its earlier row
- * (`created: false`), so a paying call is recorded once however often it is retried. `alongside`: another
- * insert the same statement makes (the call's policy evaluation).
+ * (`created: false`), so a paying call is recorded once however often it is retried.
  */
 export async function openToolCall(
   db: CommonQueryMethods,
   call: NewToolCall,
-  alongside?: FragmentSqlToken,
 ): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.maybeOne(sql.type(toolCallRow)`
-    ${alongside ? sql.fragment`WITH alongside AS (${alongside})` : sql.fragment``}
     INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
     VALUES (${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
             ${call.attemptId}, ${sql.jsonb(call.routing as never)})
@@ -73,6 +70,19 @@ export async function openToolCall(
   const existing = await db.one(sql.type(toolCallRow)`
     SELECT ${COLUMNS} FROM tool_calls WHERE session_id = ${call.sessionId} AND attempt_id = ${call.attemptId}`);
   return { row: existing, created: false };
+}
+
+/**
+ * The insert that opens a call's row, for another statement to carry (the call's count, limits.ts): made
+ * only where `when` holds, answering the row's seq. A call with an attempt id opens through openToolCall.
+ */
+export function openToolCallInsert(call: NewToolCall, when: FragmentSqlToken): FragmentSqlToken {
+  return sql.fragment`
+    INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
+    SELECT ${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
+           NULL, ${sql.jsonb(call.routing as never)}
+    WHERE ${when}
+    RETURNING seq`;
 }
 
 export interface ToolCallOutcome {
@@ -85,7 +95,8 @@ export interface ToolCallOutcome {
 }
 
 /**
- * running → success | error, once, with its event written by the same statement. A call already finished
+ * running → success | error, once, with its event written by the same statement (and `alongside`, another
+ * insert, with them). A call already finished
  * (a replay presenting it again) is returned as it stands and writes nothing.
  */
 export async function finishToolCall(
@@ -93,8 +104,9 @@ export async function finishToolCall(
   scope: EventScope,
   seq: bigint,
   outcome: ToolCallOutcome,
+  alongside?: FragmentSqlToken,
 ): Promise<ToolCallRow> {
-  return (await finish(db, scope, seq, outcome, { whileSessionActive: false }))!;
+  return (await finish(db, scope, seq, outcome, { whileSessionActive: false, alongside }))!;
 }
 
 /** As finishToolCall, but only while the call's session is still active: null when it has closed since. */
@@ -103,8 +115,9 @@ export async function finishToolCallInActiveSession(
   scope: EventScope,
   seq: bigint,
   outcome: ToolCallOutcome,
+  alongside?: FragmentSqlToken,
 ): Promise<ToolCallRow | null> {
-  return finish(db, scope, seq, outcome, { whileSessionActive: true });
+  return finish(db, scope, seq, outcome, { whileSessionActive: true, alongside });
 }
 
 async function finish(
@@ -112,11 +125,12 @@ async function finish(
   scope: EventScope,
   seq: bigint,
   outcome: ToolCallOutcome,
-  options: { whileSessionActive: boolean },
+  options: { whileSessionActive: boolean; alongside?: FragmentSqlToken },
 ): Promise<ToolCallRow | null> {
   const type: EventType = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
+  // `alongside` (the call's policy evaluation) is written by this statement whether or not the call finishes.
   const row = await db.maybeOne(sql.type(toolCallRow)`
-    WITH done AS (
+    WITH ${options.alongside ? sql.fragment`alongside AS (${options.alongside}), ` : sql.fragment``}done AS (
       UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
         error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
         attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,

@@ -1,6 +1,6 @@
 // The default key service: key-encryption keys from configuration (GATEWAY_VAULT_KEYS, versioned), each
 // data key wrapped with AES-256-GCM under the highest version with the encryption context as AAD.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { KeyRing } from '../crypto/secret-box';
 import {
   contextBytes,
@@ -14,7 +14,20 @@ import {
 export class LocalKeyService implements KeyService {
   readonly name = 'local';
 
+  // Each key-encryption key imported once: importing raw key bytes on every unwrap was most of its cost.
+  private readonly imported = new Map<number, KeyObject>();
+
   constructor(private readonly ring: KeyRing) {}
+
+  private kek(version: number): KeyObject | undefined {
+    let key = this.imported.get(version);
+    const raw = this.ring.keys.get(version);
+    if (!key && raw) {
+      key = createSecretKey(raw);
+      this.imported.set(version, key);
+    }
+    return key;
+  }
 
   currentKeyRef(): string {
     return `local:${this.ring.current}`;
@@ -35,7 +48,7 @@ export class LocalKeyService implements KeyService {
 
   async unwrap(wrapped: string, keyRef: string, context: EncryptionContext): Promise<Buffer> {
     const version = /^local:(\d+)$/.exec(keyRef)?.[1];
-    const kek = version === undefined ? undefined : this.ring.keys.get(Number(version));
+    const kek = version === undefined ? undefined : this.kek(Number(version));
     if (!kek) throw new VaultUnavailable(`key-encryption key ${keyRef} is not configured`);
     const blob = Buffer.from(wrapped, 'base64');
     try {
@@ -59,7 +72,7 @@ export class LocalKeyService implements KeyService {
 
   private wrapKey(plaintext: Buffer, context: EncryptionContext): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.ring.keys.get(this.ring.current)!, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.kek(this.ring.current)!, iv);
     cipher.setAAD(contextBytes(context));
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');

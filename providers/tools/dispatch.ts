@@ -5,7 +5,11 @@
 // by the approval replay's activity (a held call made after a person approved it).
 import { catalogServer, type CatalogServer } from '../../domain/providers/catalog';
 import { ownGeneratedProvider } from '../../domain/generated-servers/provider-lookup';
-import { currentConnectionSealed, type Tenant } from '../../domain/providers/connections';
+import {
+  currentConnectionSealed,
+  type SealedConnection,
+  type Tenant,
+} from '../../domain/providers/connections';
 import type { Environment } from '../../domain/tenancy/api-key-format';
 import { keyServiceFor } from '../../domain/vault/select';
 import type { VaultSettings } from '../../runtime/config';
@@ -40,6 +44,8 @@ export interface ProviderToolCall {
   serverId: string;
   tool: string;
   arguments: Record<string, unknown>;
+  /** The project's current connection to the server when the caller has just read it (null: it has none). */
+  connection?: SealedConnection | null;
 }
 
 export interface ProviderToolOutcome {
@@ -86,9 +92,14 @@ export async function sendToProvider(
   environment: Environment,
   server: CatalogServer,
   request: { method: string; path: string; headers: Record<string, string>; body: Buffer },
+  known?: SealedConnection | null,
 ): Promise<ProxyAnswer | null> {
   const current =
-    server.auth_type === 'none' ? null : await currentConnectionSealed(deps.db, tenant, server.id);
+    server.auth_type === 'none'
+      ? null
+      : known !== undefined
+        ? known
+        : await currentConnectionSealed(deps.db, tenant, server.id);
   const connection = current?.connection ?? null;
   if (server.auth_type !== 'none' && (!connection || connection.status !== 'active')) return null;
   return proxyExecute(
@@ -136,6 +147,7 @@ export async function dispatchProviderTool(
             headers: { 'content-type': 'application/json' },
             body: Buffer.from(JSON.stringify(call.arguments)),
           },
+      call.connection,
     );
   } catch (error) {
     const failure = failureOfError(server.id, error);
