@@ -162,9 +162,6 @@ export type Sent =
   | { status: 'processing'; paymentId: string; steps?: AuditStep[] }
   | { status: 'unknown'; message: string; steps?: AuditStep[] };
 
-/** A send's answer that ends the attempt: its money settles or is released. */
-export type SentFinal = Extract<Sent, { status: 'succeeded' | 'refused' }>;
-
 /**
  * A status lookup by the attempt's idempotency key: known now, accepted and still settling, never received
  * (sent again only when the caller presented the attempt again, or an earlier run may have sent it), or
