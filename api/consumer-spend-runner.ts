@@ -27,7 +27,7 @@ import { sortableId } from '../domain/ids';
 import { EndpointNotConfigured, providerEndpoint } from '../domain/providers/endpoints';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
 import { ATTEMPT_WORKFLOW, type AttemptAnswer } from '../contracts/attempt';
-import { storedAnswer } from '../domain/attempts/answers';
+import { familyAnswer } from '../domain/attempts/answers';
 import { attemptProgress, joinAttempt, runAttempt } from '../orchestration/attempts';
 import {
   joinLegacyConsumerSpend,
@@ -252,7 +252,7 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
 
 /** The engine's answer as the consumer spend's: the one its steps stored (psp_dispatch_uncertain while unknown). */
 async function spendAnswer(req: SpendRequest, answer: Promise<AttemptAnswer>): Promise<SpendAnswer> {
-  const stored = storedAnswer(await answer);
+  const stored = familyAnswer(await answer);
   if (!stored) throw attemptInProgress(req.attemptId, IN_PROGRESS);
   return stored;
 }

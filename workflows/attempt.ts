@@ -124,6 +124,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
   // as the attempt reads uncertain is taken, never refused for arriving first.
   let awaitingVerdict = false;
   let verdict: ToolChargeResolution | null = null;
+  const audit: AuditStep[] = [];
 
   setHandler(attemptResultQuery, () => result);
   setHandler(attemptProgressQuery, () => ({ audit }));
@@ -171,7 +172,6 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     },
   );
 
-  const audit: AuditStep[] = [];
   const wallet: WalletSteps = { holdId: null, debitId: null, releaseId: null, insufficientFunds: false };
   const ended = (status: AttemptStatus, extra: Partial<AttemptResult> = {}): AttemptResult => ({
     family: attempt.family,

@@ -38,7 +38,7 @@ function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, u
  * The answer of a family that stores its own (a consumer spend): the result's, or the one it stored while
  * the outcome is uncertain (a consumer spend's psp_dispatch_uncertain); null when it has none yet.
  */
-export function storedAnswer(answer: AttemptAnswer): FamilyAnswer | null {
+export function familyAnswer(answer: AttemptAnswer): FamilyAnswer | null {
   return answer.answer ?? null;
 }
 
