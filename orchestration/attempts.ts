@@ -1,7 +1,8 @@
 // The one money-attempt workflow (workflows/attempt.ts) for every family it runs: one workflow per
 // (organization, attempt id), started or joined with Update-with-Start; a finished attempt is never run
 // again (its answer is in PostgreSQL). An attempt whose outcome is unknown is resolved here too, by whoever
-// knows what happened. Attempts claimed under the workflow types from before the engine are joined through
+// knows what happened; its audit so far is read here for a stream, and the other side's settlement notice
+// is passed on. Attempts claimed under the workflow types from before the engine are joined through
 // orchestration/legacy-attempts.ts.
 import {
   ATTEMPT_WORKFLOW,
