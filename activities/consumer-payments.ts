@@ -1,6 +1,7 @@
-// Activities of the consumer spend-attempt workflow: thin calls into domain/consumer-payments and the
-// rail providers. Provider calls carry the attempt's dispatch key; transport failures come back as
-// `uncertain` (the workflow then asks the provider), never as a second payment.
+// A consumer spend's calls into domain/consumer-payments and the rail providers, for its family of the
+// engine (attempts/families/consumer-spend.ts) and the workflow from before it. Provider calls carry the
+// attempt's dispatch key; transport failures come back as `uncertain` (the provider is then asked), never
+// as a second payment.
 import { ApplicationFailure } from '@temporalio/activity';
 import { CheckIntegrityConstraintViolationError } from 'slonik';
 import { authorizeSpend, type Authorization, type TermsSummary } from '../domain/consumer-payments/authorize';
@@ -44,39 +45,97 @@ function fromOutcome(outcome: RailOutcome): DispatchResult {
   };
 }
 
+/** Pix only: the key must exist in DICT before any money is held. */
+export async function lookupPayee(
+  deps: ActivityDeps,
+  req: SpendRequest,
+): Promise<{ found: true; ownerName: string; ispb: string } | { found: false }> {
+  try {
+    const owner = await pixPsp(deps.config, req.environment).lookupKey(req.pix!.key);
+    return owner ? { found: true, ownerName: owner.ownerName, ispb: owner.ispb } : { found: false };
+  } catch (error) {
+    if (error instanceof DispatchUncertain)
+      throw ApplicationFailure.retryable(error.message, 'provider_unavailable');
+    throw error;
+  }
+}
+
+/** The mandate, caps, allowlists, policy and hold (domain/consumer-payments/authorize.ts), under the project's settings. */
+export async function authorizeConsumer(
+  deps: ActivityDeps,
+  seams: ConsumerPaymentSeams,
+  req: SpendRequest,
+  workflowType: string,
+): Promise<Authorization> {
+  const overrides = await readSettings(deps.db, req.orgId, req.projectId);
+  const settings = effectiveSettings(overrides);
+  try {
+    return await authorizeSpend(
+      deps.db,
+      seams,
+      req,
+      { tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true },
+      workflowType,
+    );
+  } catch (error) {
+    // A CHECK the authorizing writes trip trips again on every retry of the same writes: the attempt
+    // ends now (as the other families' balance_constraint_violation does) instead of retrying for ever.
+    if (error instanceof CheckIntegrityConstraintViolationError)
+      throw ApplicationFailure.nonRetryable(
+        `${error.message} (${error.constraint ?? 'unnamed'})`,
+        'check_violation',
+      );
+    throw error;
+  }
+}
+
+/** Sends the spend to its rail's provider under the attempt's dispatch key; the provider's silence is `uncertain`. */
+export async function dispatchSpend(
+  deps: ActivityDeps,
+  input: { req: SpendRequest; sourceAccount: string | null; fundingSourceId?: string | null },
+): Promise<DispatchResult> {
+  const { req } = input;
+  try {
+    const outcome = await railProvider(deps.config, req.rail, req.environment).dispatch({
+      idempotencyKey: req.dispatchKey,
+      reference: req.attemptId,
+      amountMinor: BigInt(req.amountMinor),
+      description: req.purpose,
+      pix: req.pix
+        ? {
+            key: req.pix.key,
+            txid: req.pix.txid,
+            ...(input.fundingSourceId ? { fundingSourceId: input.fundingSourceId } : {}),
+          }
+        : undefined,
+      ted: req.ted ? { sourceAccount: input.sourceAccount ?? '', ...req.ted } : undefined,
+      notificationUrl: req.rail === 'pix' ? pixNotificationUrl(deps.config) : null,
+    });
+    return fromOutcome(outcome);
+  } catch (error) {
+    if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };
+    throw error;
+  }
+}
+
+/** Asks the provider what became of the attempt's dispatch key. */
+export async function resolveDispatch(deps: ActivityDeps, req: SpendRequest): Promise<DispatchResult> {
+  try {
+    const outcome = await railProvider(deps.config, req.rail, req.environment).status(req.dispatchKey);
+    return outcome ? fromOutcome(outcome) : { kind: 'not_received' };
+  } catch (error) {
+    if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };
+    throw error;
+  }
+}
+
+// The steps of consumerSpendAttempt, the workflow type from before the one engine (workflows/legacy):
+// registered while attempts claimed under it may run.
 export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPaymentSeams) {
   return {
-    /** Pix only: the key must exist in DICT before any money is held. */
-    async lookupPixPayee(
-      req: SpendRequest,
-    ): Promise<{ found: true; ownerName: string; ispb: string } | { found: false }> {
-      try {
-        const owner = await pixPsp(deps.config, req.environment).lookupKey(req.pix!.key);
-        return owner ? { found: true, ownerName: owner.ownerName, ispb: owner.ispb } : { found: false };
-      } catch (error) {
-        if (error instanceof DispatchUncertain)
-          throw ApplicationFailure.retryable(error.message, 'provider_unavailable');
-        throw error;
-      }
-    },
-    async authorizeConsumerSpend(req: SpendRequest): Promise<Authorization> {
-      const overrides = await readSettings(deps.db, req.orgId, req.projectId);
-      const settings = effectiveSettings(overrides);
-      try {
-        return await authorizeSpend(deps.db, seams, req, {
-          tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true,
-        });
-      } catch (error) {
-        // A CHECK the authorizing writes trip trips again on every retry of the same writes: the attempt
-        // ends now (as the other families' balance_constraint_violation does) instead of retrying for ever.
-        if (error instanceof CheckIntegrityConstraintViolationError)
-          throw ApplicationFailure.nonRetryable(
-            `${error.message} (${error.constraint ?? 'unnamed'})`,
-            'check_violation',
-          );
-        throw error;
-      }
-    },
+    lookupPixPayee: (req: SpendRequest) => lookupPayee(deps, req),
+    authorizeConsumerSpend: (req: SpendRequest) =>
+      authorizeConsumer(deps, seams, req, 'consumerSpendAttempt'),
     /** Ends an attempt that broke before its dispatch: released, failed, stored. */
     async failConsumerSpendBeforeDispatch(input: {
       req: SpendRequest;
@@ -85,44 +144,12 @@ export function consumerPaymentActivities(deps: ActivityDeps, seams: ConsumerPay
     }): Promise<SpendAnswer> {
       return failBeforeDispatch(deps.db, seams, input.req, input);
     },
-    async dispatchConsumerSpend(input: {
+    dispatchConsumerSpend: (input: {
       req: SpendRequest;
       sourceAccount: string | null;
       fundingSourceId?: string | null;
-    }): Promise<DispatchResult> {
-      const { req } = input;
-      try {
-        const outcome = await railProvider(deps.config, req.rail, req.environment).dispatch({
-          idempotencyKey: req.dispatchKey,
-          reference: req.attemptId,
-          amountMinor: BigInt(req.amountMinor),
-          description: req.purpose,
-          pix: req.pix
-            ? {
-                key: req.pix.key,
-                txid: req.pix.txid,
-                ...(input.fundingSourceId ? { fundingSourceId: input.fundingSourceId } : {}),
-              }
-            : undefined,
-          ted: req.ted ? { sourceAccount: input.sourceAccount ?? '', ...req.ted } : undefined,
-          notificationUrl: req.rail === 'pix' ? pixNotificationUrl(deps.config) : null,
-        });
-        return fromOutcome(outcome);
-      } catch (error) {
-        if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };
-        throw error;
-      }
-    },
-    /** Asks the provider what became of the attempt's dispatch key. */
-    async resolveConsumerDispatch(req: SpendRequest): Promise<DispatchResult> {
-      try {
-        const outcome = await railProvider(deps.config, req.rail, req.environment).status(req.dispatchKey);
-        return outcome ? fromOutcome(outcome) : { kind: 'not_received' };
-      } catch (error) {
-        if (error instanceof DispatchUncertain) return { kind: 'uncertain', detail: error.message };
-        throw error;
-      }
-    },
+    }) => dispatchSpend(deps, input),
+    resolveConsumerDispatch: (req: SpendRequest) => resolveDispatch(deps, req),
     async settleConsumerSpend(input: {
       req: SpendRequest;
       terms: TermsSummary;

@@ -1,9 +1,10 @@
 // Runs a consumer spend for the HTTP routes: the pre-checks (payee, approval claim, quote timestamp,
 // session), the attempt's row with its fingerprint (read when the caller named the attempt, claimed
-// when it is new), and then one of: a verbatim replay from Postgres, joining the running workflow,
-// presenting an uncertain attempt again, or starting the workflow (orchestration/consumer-spend.ts). The
-// life it shares with wallet execute (the bounded wait, the Temporal errors answered from PostgreSQL, the
-// settled replies kept serialized in this process) is attempt-engine.ts.
+// when it is new), and then one of: a verbatim replay from Postgres, joining the running attempt,
+// presenting an uncertain attempt again, or starting it as the one engine's consumer_spend family
+// (orchestration/attempts.ts; attempts claimed before the engine are joined as their old workflow type,
+// orchestration/legacy-attempts.ts). The life it shares with wallet execute (the bounded wait, the Temporal
+// errors answered from PostgreSQL, the settled replies kept serialized in this process) is attempt-engine.ts.
 import {
   claimAttempt,
   oweFreshAnswer,
@@ -25,15 +26,18 @@ import { ApiError } from '../domain/errors';
 import { sortableId } from '../domain/ids';
 import { EndpointNotConfigured, providerEndpoint } from '../domain/providers/endpoints';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
+import { ATTEMPT_WORKFLOW, type AttemptAnswer } from '../contracts/attempt';
+import { familyAnswer } from '../domain/attempts/answers';
+import { attemptProgress, joinAttempt, runAttempt } from '../orchestration/attempts';
 import {
-  joinConsumerSpend,
-  presentConsumerSpendAgain,
-  startConsumerSpend,
-} from '../orchestration/consumer-spend';
+  joinLegacyConsumerSpend,
+  legacyConsumerSpendProgress,
+  presentLegacyConsumerSpend,
+} from '../orchestration/legacy-attempts';
 import { workflowIds } from '../contracts/workflow-ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
-import { awaitAttempt, rememberSettled, settledReply } from './attempt-engine';
+import { attemptInProgress, awaitAttempt, rememberSettled, settledReply } from './attempt-engine';
 import { serializeReply } from './settled-replies';
 
 export type SpendRun =
@@ -44,6 +48,8 @@ export type SpendRun =
       created: boolean;
       answer: Promise<SpendAnswer>;
       workflowId: string;
+      /** The one engine's, or consumerSpendAttempt for an attempt claimed before it. */
+      workflowType: string;
     };
 
 /** Mandate ids are `mnd_` and 24 characters; anything longer than an attempt id may be is refused before it is stored. */
@@ -212,21 +218,53 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
           created: true,
           answer: Promise.resolve(answerOf(row)),
           workflowId: row.workflow_id,
+          workflowType: row.workflow_type,
         };
       return replayRun(deps, row);
     }
   }
   let answer: Promise<SpendAnswer>;
-  if (!claim.created && row.status === 'dispatch_uncertain') {
-    answer = presentConsumerSpendAgain(deps.temporal, row.workflow_id);
+  if (row.workflow_type !== ATTEMPT_WORKFLOW) {
+    // Claimed before the engine: joined (an uncertain one presented again) as its own type, never started.
+    answer =
+      row.status === 'dispatch_uncertain'
+        ? presentLegacyConsumerSpend(deps.temporal, row.workflow_id)
+        : joinLegacyConsumerSpend(deps.temporal, row.workflow_id);
   } else if (!claim.created && row.workflow_id !== req.workflowId) {
     // An approved attempt runs under its approval's replay workflow: join that one, never start this one.
-    answer = joinConsumerSpend(deps.temporal, row.workflow_id);
+    answer = spendAnswer(req, joinAttempt(deps.temporal, row.workflow_id));
   } else {
-    answer = startConsumerSpend(deps.temporal, req);
+    // Started, or joined by a racing duplicate (or presented again while uncertain: the engine asks the
+    // provider before it answers). Its claim can lose to one whose workflow is not started yet, so it starts
+    // too; the id conflict policy joins whichever start came first (both carry the same payment).
+    answer = spendAnswer(req, runAttempt(deps.temporal, { family: 'consumer_spend', input: req }));
   }
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
-  return { kind: 'running', request: req, created: claim.created, answer, workflowId: row.workflow_id };
+  return {
+    kind: 'running',
+    request: req,
+    created: claim.created,
+    answer,
+    workflowId: row.workflow_id,
+    workflowType: row.workflow_type,
+  };
+}
+
+/** The engine's answer as the consumer spend's: the one its steps stored (psp_dispatch_uncertain while unknown). */
+async function spendAnswer(req: SpendRequest, answer: Promise<AttemptAnswer>): Promise<SpendAnswer> {
+  const stored = familyAnswer(await answer);
+  if (!stored) throw attemptInProgress(req.attemptId, IN_PROGRESS);
+  return stored;
+}
+
+/** The audit so far of a running attempt, for the execute stream. */
+export async function spendProgress(
+  deps: AppDeps,
+  run: Extract<SpendRun, { kind: 'running' }>,
+): Promise<{ audit: AuditStep[] }> {
+  return run.workflowType === ATTEMPT_WORKFLOW
+    ? attemptProgress(deps.temporal, run.workflowId)
+    : legacyConsumerSpendProgress(deps.temporal, run.workflowId);
 }
 
 /** Waits (bounded) for a running attempt; a workflow already closed is answered from Postgres. */

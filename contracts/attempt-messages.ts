@@ -1,6 +1,6 @@
 // Messages of the one money-attempt workflow, shared by orchestration (client) and the workflow.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { AttemptAnswer, AttemptResult } from './attempt';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AttemptAnswer, AttemptProgress, AttemptResult } from './attempt';
 import type { ToolChargeResolution } from './tool-charge';
 
 /**
@@ -10,6 +10,13 @@ import type { ToolChargeResolution } from './tool-charge';
  */
 export const attemptAnswerUpdate = defineUpdate<AttemptAnswer>('attemptAnswer');
 export const attemptResultQuery = defineQuery<AttemptResult | null>('attemptResult');
+/** The audit so far, for a caller streaming the attempt's steps as they happen. */
+export const attemptProgressQuery = defineQuery<AttemptProgress>('attemptProgress');
+/**
+ * The other side posted a notice that the attempt's payment settled (a Pix PSP's webhook). A hint only: a
+ * settling or uncertain attempt looks its send up again at once, and trusts only what the lookup says.
+ */
+export const attemptSettlementSignal = defineSignal('attemptSettlement');
 
 /**
  * Settles an attempt whose outcome is unknown, once someone who knows what happened says so (the tenant of

@@ -3,6 +3,7 @@
 // Types and constants only, so workflow code can import them. A family's steps live in
 // domain/attempts/families/<family>.ts; its HTTP answer in domain/attempts/answers.ts.
 import type { AuditStep } from './attempt-audit';
+import type { SpendAnswer, SpendRequest, TermsSummary } from './consumer-spend';
 import type { Denial, SpendInput, WalletSteps } from './spend';
 import type { ToolChargeInput } from './tool-charge';
 
@@ -29,6 +30,7 @@ export const ATTEMPT_WORKFLOW = 'moneyAttempt';
 export interface FamilyInputs {
   wallet_execute: SpendInput;
   tool_charge: ToolChargeInput;
+  consumer_spend: SpendRequest;
 }
 export type EngineFamily = keyof FamilyInputs;
 
@@ -46,12 +48,52 @@ export interface FamilyTraits {
   sendIsIdempotent: boolean;
   /** Someone who knows what happened (the tenant, an operator) may resolve an unknown outcome. */
   resolvable: boolean;
+  /**
+   * The family words and stores each answer in the transaction that reaches it (a consumer spend's receipt,
+   * mandate spend and ledger entries commit with their answer), so the engine stores none at the end.
+   */
+  storesOwnAnswers: boolean;
 }
 
 export const FAMILY_TRAITS: Record<EngineFamily, FamilyTraits> = {
-  wallet_execute: { approvalKind: 'wallet.execute', sendIsIdempotent: true, resolvable: false },
-  tool_charge: { approvalKind: 'tool_server.charge', sendIsIdempotent: false, resolvable: true },
+  wallet_execute: {
+    approvalKind: 'wallet.execute',
+    sendIsIdempotent: true,
+    resolvable: false,
+    storesOwnAnswers: false,
+  },
+  tool_charge: {
+    approvalKind: 'tool_server.charge',
+    sendIsIdempotent: false,
+    resolvable: true,
+    storesOwnAnswers: false,
+  },
+  consumer_spend: {
+    approvalKind: 'consumer.spend',
+    sendIsIdempotent: true,
+    resolvable: false,
+    storesOwnAnswers: true,
+  },
 };
+
+/** What a family's authorize hands its later steps (plain JSON): a consumer spend's mandate terms. */
+export interface FamilyCarries {
+  wallet_execute: null;
+  tool_charge: null;
+  consumer_spend: ConsumerSpendCarry;
+}
+
+export type FamilyCarry = FamilyCarries[EngineFamily];
+
+/** The mandate terms a held consumer spend settles under, and where its money leaves from. */
+export interface ConsumerSpendCarry {
+  terms: TermsSummary;
+  /** The consumer's own account a TED leaves from. */
+  sourceAccount: string | null;
+}
+
+/** An answer a family worded and stored itself (storesOwnAnswers): the engine hands it on as it is. */
+export type FamilyAnswer = SpendAnswer;
 
 export interface AttemptFailure {
   code: string;
@@ -66,25 +108,82 @@ export interface ChargeSplitMinor {
 // What the family's steps answer the engine. Each carries the audit steps it worded.
 
 export type Authorized =
-  | { kind: 'held'; holdId: string; steps: AuditStep[] }
+  | {
+      kind: 'held';
+      holdId: string;
+      steps: AuditStep[];
+      /** What the later steps need from the authorization (FamilyCarries); absent for families that need nothing. */
+      carry?: FamilyCarry;
+      /**
+       * An earlier run already held money for this attempt and may have sent it: the engine looks the send up
+       * first, and sends only what the other side never received.
+       */
+      resumed?: boolean;
+    }
   /** Refused before any hold (wallet not active, insufficient funds): `failure` as the family tells it. */
-  | { kind: 'refused'; insufficientFunds: boolean; failure: AttemptFailure | null; steps: AuditStep[] }
+  | {
+      kind: 'refused';
+      insufficientFunds: boolean;
+      failure: AttemptFailure | null;
+      steps: AuditStep[];
+      answer?: FamilyAnswer;
+    }
   | { kind: 'denied'; denial: Denial; steps: AuditStep[] }
-  | { kind: 'requires_approval'; denial: Denial; approvalId: string; expiresAt: string; steps: AuditStep[] };
+  | {
+      kind: 'requires_approval';
+      /** The policy rule that held it; null when something else did (a consumer mandate's per-transaction cap). */
+      denial: Denial | null;
+      approvalId: string;
+      expiresAt: string;
+      steps: AuditStep[];
+      answer?: FamilyAnswer;
+    }
+  /** A late run of an attempt another run already answered: that answer, and nothing done again. */
+  | { kind: 'answered'; status: AttemptStatus; answer: FamilyAnswer; steps: AuditStep[] };
 
-/** What became of the send: answered, refused, or unknown (the answer never came). */
+/**
+ * What became of the send: answered, refused, accepted with its settlement still to come (`processing`),
+ * or unknown (the answer never came). `steps` are the family's words for it, when it has any.
+ */
 export type Sent =
-  | { status: 'succeeded'; paymentId: string | null; output: Record<string, unknown> | null }
-  | { status: 'refused'; code: string; message: string; output: Record<string, unknown> | null }
-  | { status: 'unknown'; message: string };
+  | {
+      status: 'succeeded';
+      paymentId: string | null;
+      output: Record<string, unknown> | null;
+      steps?: AuditStep[];
+    }
+  | {
+      status: 'refused';
+      code: string;
+      message: string;
+      output: Record<string, unknown> | null;
+      steps?: AuditStep[];
+    }
+  | { status: 'processing'; paymentId: string; steps?: AuditStep[] }
+  | { status: 'unknown'; message: string; steps?: AuditStep[] };
 
-/** A status lookup of an unknown send, by the attempt's idempotency key: known now, or still uncertain. */
+/**
+ * A status lookup by the attempt's idempotency key: known now, accepted and still settling, never received
+ * (sent again only when the caller presented the attempt again, or an earlier run may have sent it), or
+ * still uncertain (with the answer the family stored for it, when it stores its own).
+ */
 export type Looked =
   | { sent: Exclude<Sent, { status: 'unknown' }>; steps: AuditStep[] }
+  | { sent: { status: 'not_received' }; steps: AuditStep[] }
   | {
       sent: { status: 'uncertain'; message: string };
       steps: AuditStep[];
+      answer?: FamilyAnswer;
     };
+
+/** What a lookup can say for sure: everything but `uncertain`. */
+export type Known = Exclude<Looked['sent'], { status: 'uncertain' }>;
+
+/** The refusal the engine makes of a send the other side never received, when it releases it. */
+export const NOT_RECEIVED = 'not_received';
+
+/** Why the engine looks a send up: its answer never came, it is settling, or an earlier run may have made it. */
+export type LookupReason = 'unknown' | 'processing' | 'resumed';
 
 export interface Settled {
   debitId: string;
@@ -92,6 +191,7 @@ export interface Settled {
   output: Record<string, unknown> | null;
   split: ChargeSplitMinor | null;
   steps: AuditStep[];
+  answer?: FamilyAnswer;
 }
 
 export interface Released {
@@ -99,6 +199,7 @@ export interface Released {
   failure: AttemptFailure;
   output: Record<string, unknown> | null;
   steps: AuditStep[];
+  answer?: FamilyAnswer;
 }
 
 export type AttemptStatus = 'completed' | 'failed' | 'denied' | 'requires_approval';
@@ -116,10 +217,20 @@ export interface AttemptResult {
   providerPaymentId: string | null;
   output: Record<string, unknown> | null;
   split: ChargeSplitMinor | null;
+  /** The answer the family stored itself (storesOwnAnswers), else absent: answers.ts words it. */
+  answer?: FamilyAnswer;
 }
 
-/** The engine's answer to a waiting caller: the result, or that the outcome is not known yet. */
-export type AttemptAnswer = AttemptResult | { status: 'uncertain'; detail: string };
+/**
+ * The engine's answer to a waiting caller: the result, or that the outcome is not known yet (with the
+ * answer the family stored for that, when it stores its own).
+ */
+export type AttemptAnswer = AttemptResult | { status: 'uncertain'; detail: string; answer?: FamilyAnswer };
+
+/** What a running attempt has done so far: its audit, for a caller streaming it. */
+export interface AttemptProgress {
+  audit: AuditStep[];
+}
 
 /** An attempt's HTTP answer: the status and body exactly as stored for replays. */
 export interface AttemptReply {

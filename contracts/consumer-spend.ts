@@ -81,3 +81,18 @@ export interface SpendRefusalInfo {
   /** Set when a policy rule refused: the answer is then the spec's flat denial body, not the envelope. */
   policy?: DeniedBy;
 }
+
+/** What a held spend's later steps need from its mandate; plain JSON so it can cross into the workflow. */
+export interface TermsSummary {
+  mandateId: string;
+  consumerId: string;
+  currency: string;
+  capMinor: string;
+  nonce: string;
+  scope: string;
+  signature: string;
+  /** Absent in attempts authorized before consent pulls existed: those held on the sub-account. */
+  funding?: 'sub_account' | 'consent_pull';
+  /** The funding source a consent pull goes through at the PSP. */
+  fundingSourceId?: string;
+}

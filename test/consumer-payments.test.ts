@@ -165,7 +165,7 @@ describe('a mandate this project never signed', () => {
     const description = await gw.env.client.workflow
       .getHandle(`consumer-spend/${tenant.orgId}/att-tagged`)
       .describe();
-    expect(description.type).toBe('consumerSpendAttempt');
+    expect(description.type).toBe('moneyAttempt');
     const attributes = description.searchAttributes as Record<string, unknown[]>;
     expect(attributes).toMatchObject({
       OrgId: [tenant.orgId],

@@ -1,13 +1,15 @@
 // Histories of the attempt engine's newer paths, replayed at once on the current bundle and (with
 // RECORD_HISTORIES=1) saved under test/replay/ beside the older ones, so later versions must keep replaying
 // them: a wallet payment found by the provider status call, one held through the provider's silence until it
-// was presented again, and Pix spends pulled through a pix-consent funding source (paid, and refused). The
-// wallet paths recorded before the one engine (spend-attempt-provider-*) keep replaying from their files.
+// was presented again, Pix spends pulled through a pix-consent funding source (paid, and refused), one whose
+// dispatch was lost and sent again when presented, and one the PSP settled later (its notice a signal). The
+// wallet paths recorded before the one engine (spend-attempt-provider-*) and the consent pulls recorded as
+// consumerSpendAttempt (consumer-spend-consent-pull*) keep replaying from their files.
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { workflowIds } from '../contracts/workflow-ids';
 import { attestation, createConsent, createConsumer, intent } from './support/consents';
-import { pixSpend } from './support/consumer-spend';
+import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { localActivities, replayFinished, scheduledActivities } from './support/histories';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { fund, newWallet } from './support/money';
@@ -120,10 +122,10 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     const { history } = await replayFinished(
       gw,
       workflowIds.consumerSpend(tenant.orgId, body.attempt_id),
-      name('consumer-spend-consent-pull'),
+      name('attempt-consumer-consent-pull'),
     );
     expect(scheduledActivities(history)).toEqual([]);
-    expect(localActivities(history)).toContain('dispatchConsumerSpend');
+    expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
   });
 
   it('replays a pix-consent pull the PSP refused', async () => {
@@ -134,7 +136,58 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     await replayFinished(
       gw,
       workflowIds.consumerSpend(tenant.orgId, body.attempt_id),
-      name('consumer-spend-consent-pull-refused'),
+      name('attempt-consumer-consent-pull-refused'),
     );
+  });
+
+  it('replays a Pix spend whose dispatch was lost, resent once the caller presented it again', async () => {
+    const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 1_500 });
+    const psp = gw.mocks.pix_psp as PixPspMock;
+    psp.script(body.attempt_id, { outcome: 'lost' });
+    const execute = () => gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    const uncertain = await execute();
+    expect([uncertain.status, uncertain.body.error.code]).toEqual([502, 'psp_dispatch_uncertain']);
+    psp.script(body.attempt_id, { outcome: 'succeed' });
+    let resolved = await execute();
+    for (let i = 0; i < 10 && resolved.status === 409; i += 1) resolved = await execute();
+    expect([resolved.status, resolved.body.status]).toEqual([200, 'completed']);
+    const { history } = await replayFinished(
+      gw,
+      workflowIds.consumerSpend(tenant.orgId, body.attempt_id),
+      name('attempt-consumer-lost-resent'),
+    );
+    // Uncertain at once (stored for the caller), asked when presented again, then sent again.
+    expect(scheduledActivities(history)).toEqual(['lookupAttempt', 'lookupAttempt']);
+    expect(localActivities(history)).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'sendAttempt',
+      'settleAttempt',
+    ]);
+  });
+
+  it('replays a Pix spend the PSP accepted and settled later, looked up once it settled', async () => {
+    const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 1_700 });
+    (gw.mocks.pix_psp as PixPspMock).script(body.attempt_id, {
+      outcome: 'succeed',
+      settle: 'webhook',
+      settleDelayMs: 20,
+    });
+    const execute = () => gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    let paid = await execute();
+    for (let i = 0; i < 10 && paid.status === 409; i += 1) paid = await execute();
+    expect([paid.status, paid.body.status]).toEqual([200, 'completed']);
+    expect(paid.body.audit.map((s: { detail: string }) => s.detail)).toContainEqual(
+      expect.stringMatching(/waiting for settlement$/),
+    );
+    const { history } = await replayFinished(
+      gw,
+      workflowIds.consumerSpend(tenant.orgId, body.attempt_id),
+      name('attempt-consumer-settled-later'),
+    );
+    expect(scheduledActivities(history)).toContain('lookupAttempt');
+    expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
   });
 });

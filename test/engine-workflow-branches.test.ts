@@ -1,8 +1,8 @@
 // The money workflows' branches on the real workflow bundle with stub activities, on Temporal's
 // time-skipping server: each branch runs in milliseconds and says which activities it called, so a
 // change of what a branch does to money (settle, release, hold on) shows here before the full stack runs.
-// The one attempt engine (moneyAttempt) is driven for each of its families; spendAttempt, the wallet
-// execute type from before it, keeps its branches while attempts claimed under it may run.
+// The one attempt engine (moneyAttempt) is driven for each of its families; spendAttempt and
+// consumerSpendAttempt, the types from before it, keep their branches while attempts claimed under them may run.
 import { randomBytes } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -28,6 +28,7 @@ import {
   AttemptResolveFailure,
   attemptAnswerUpdate,
   attemptResolveUpdate,
+  attemptSettlementSignal,
 } from '../contracts/attempt-messages';
 import type { ToolChargeInput } from '../contracts/tool-charge';
 import type { AuditStep } from '../contracts/attempt-audit';
@@ -121,6 +122,37 @@ const unanswered = () => {
 };
 
 const workflowId = (label: string) => `branch-${label}-${randomBytes(4).toString('hex')}`;
+
+const req = (over: Partial<SpendRequest> = {}): SpendRequest => ({
+  orgId: 'org_1',
+  projectId: 'prj_1',
+  environment: 'test',
+  requestId: 'req_1',
+  attemptId: 'att_1',
+  callerAttempt: true,
+  workflowId: 'consumer-spend/org_1/att_1',
+  dispatchKey: 'key_1',
+  fingerprint: 'f',
+  rail: 'pix',
+  amountMinor: '2500',
+  currency: 'BRL',
+  payee: 'loja@example.com',
+  payeeCanonical: 'pix:email:loja@example.com',
+  pix: { key: 'loja@example.com', keyType: 'email', txid: null, merchantName: null, codeAmountMinor: null },
+  ted: null,
+  purpose: 'Weekly groceries',
+  agentId: 'agent-7',
+  signature: 'a'.repeat(64),
+  mandate: {},
+  mandateId: 'mnd_1',
+  quote: null,
+  approval: null,
+  actor: null,
+  sessionId: null,
+  approvedBy: null,
+  preAudit: [],
+  ...over,
+});
 
 describe('moneyAttempt, the one engine', () => {
   const spend: SpendInput = {
@@ -404,6 +436,192 @@ describe('moneyAttempt, the one engine', () => {
   });
 });
 
+describe('moneyAttempt for a consumer spend', () => {
+  const attempt: AttemptInput = { family: 'consumer_spend', input: req() };
+  const carry = {
+    terms: {
+      mandateId: 'mnd_1',
+      consumerId: 'cns_1',
+      currency: 'BRL',
+      capMinor: '50000',
+      nonce: 'n',
+      scope: 's',
+      signature: 'a'.repeat(64),
+    },
+    sourceAccount: null,
+  };
+  const stored = (status: SpendAnswer['status'], httpStatus = 200): SpendAnswer => ({
+    httpStatus,
+    status,
+    body: { status },
+  });
+  const uncertain: Looked = {
+    sent: { status: 'uncertain', message: 'no answer' },
+    steps: [],
+    answer: stored('dispatch_uncertain', 502),
+  };
+  const steps = {
+    authorizeAttempt: (): Authorized => ({ kind: 'held', holdId: 'hld_1', steps: [], carry }),
+    settleAttempt: () => ({
+      debitId: '7',
+      paymentId: 'p1',
+      output: null,
+      split: null,
+      steps: [],
+      answer: stored('completed'),
+    }),
+    releaseAttempt: ({ sent }: { sent: Extract<Sent, { status: 'refused' }> }) => ({
+      releaseId: '',
+      failure: { code: sent.code, message: sent.message },
+      output: null,
+      steps: [],
+      answer: stored('failed', sent.code === 'not_received' ? 502 : 422),
+    }),
+  };
+  const start = (taskQueue: string) =>
+    env.client.workflow.start('moneyAttempt', {
+      taskQueue,
+      workflowId: workflowId('consumer-engine'),
+      args: [attempt],
+    });
+
+  it('answers the refusal the family stored, sending nothing and storing nothing more', async () => {
+    const { result, calls } = await withStubs(
+      {
+        authorizeAttempt: (): Authorized => ({
+          kind: 'refused',
+          insufficientFunds: false,
+          failure: { code: 'pix_key_not_found', message: 'no key' },
+          steps: [],
+          answer: stored('refused', 422),
+        }),
+      },
+      async (q) => (await (await start(q)).result()) as AttemptResult,
+    );
+    expect(result).toMatchObject({ status: 'failed', answer: { httpStatus: 422, status: 'refused' } });
+    expect(calls).toEqual(['authorizeAttempt']);
+  });
+
+  it('waits for a send accepted as processing, and settles it once its settlement notice has it looked up', async () => {
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: (): Sent => ({ status: 'processing', paymentId: 'p1' }),
+        lookupAttempt: ({ reason }: { reason: string }): Looked => ({
+          sent: { status: 'succeeded', paymentId: `p1 after ${reason}`, output: null },
+          steps: [],
+        }),
+      },
+      async (q) => {
+        const handle = await start(q);
+        await handle.signal(attemptSettlementSignal);
+        return (await handle.result()) as AttemptResult;
+      },
+    );
+    expect(result).toMatchObject({ status: 'completed', answer: { status: 'completed' } });
+    expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'lookupAttempt', 'settleAttempt']);
+  });
+
+  it('answers the stored psp_dispatch_uncertain, and sends again only what the provider never received once presented', async () => {
+    const sends: boolean[] = [];
+    const lookups: Array<{ round: number; presented: boolean }> = [];
+    const stubs = {
+      ...steps,
+      sendAttempt: (_attempt: AttemptInput, how: { resent: boolean }): Sent => {
+        sends.push(how.resent);
+        return sends.length === 1
+          ? { status: 'unknown', message: 'no answer' }
+          : { status: 'succeeded', paymentId: 'p1', output: null };
+      },
+      lookupAttempt: (asked: { round: number; presented: boolean }): Looked => {
+        lookups.push({ round: asked.round, presented: asked.presented });
+        return asked.round === 0 ? uncertain : { sent: { status: 'not_received' }, steps: [] };
+      },
+    };
+    const { result, calls } = await withStubs(stubs, async (q) => {
+      const handle = await start(q);
+      expect(await handle.executeUpdate(attemptAnswerUpdate)).toEqual({
+        status: 'uncertain',
+        detail: 'no answer',
+        answer: stored('dispatch_uncertain', 502),
+      } satisfies AttemptAnswer);
+      expect(await handle.executeUpdate(attemptAnswerUpdate)).toMatchObject({ status: 'completed' });
+      return (await handle.result()) as AttemptResult;
+    });
+    expect(result.status).toBe('completed');
+    expect(sends).toEqual([false, true]);
+    expect(lookups).toEqual([
+      { round: 0, presented: false },
+      { round: 1, presented: true },
+    ]);
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'lookupAttempt',
+      'lookupAttempt',
+      'sendAttempt',
+      'settleAttempt',
+    ]);
+  });
+
+  it('releases a send the provider never received when nobody presented it again', async () => {
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: (): Sent => ({ status: 'unknown', message: 'no answer' }),
+        lookupAttempt: ({ round }: { round: number }): Looked =>
+          round === 0 ? uncertain : { sent: { status: 'not_received' }, steps: [] },
+      },
+      // Waiting on the result skips the test server's clock past the engine's recheck.
+      async (q) => (await (await start(q)).result()) as AttemptResult,
+    );
+    expect(result).toMatchObject({ status: 'failed', failure: { code: 'not_received' } });
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'lookupAttempt',
+      'lookupAttempt',
+      'releaseAttempt',
+    ]);
+  });
+
+  it('looks up what an earlier run may have sent before sending, and sends what never arrived once', async () => {
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        authorizeAttempt: (): Authorized => ({
+          kind: 'held',
+          holdId: 'hld_1',
+          steps: [],
+          carry,
+          resumed: true,
+        }),
+        lookupAttempt: (): Looked => ({ sent: { status: 'not_received' }, steps: [] }),
+        sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: 'p1', output: null }),
+      },
+      async (q) => (await (await start(q)).result()) as AttemptResult,
+    );
+    expect(result.status).toBe('completed');
+    expect(calls).toEqual(['authorizeAttempt', 'lookupAttempt', 'sendAttempt', 'settleAttempt']);
+  });
+
+  it('repeats the answer another run stored, doing nothing again', async () => {
+    const { result, calls } = await withStubs(
+      {
+        authorizeAttempt: (): Authorized => ({
+          kind: 'answered',
+          status: 'completed',
+          answer: stored('completed'),
+          steps: [],
+        }),
+      },
+      async (q) => (await (await start(q)).result()) as AttemptResult,
+    );
+    expect(result).toMatchObject({ status: 'completed', answer: { status: 'completed' } });
+    expect(calls).toEqual(['authorizeAttempt']);
+  });
+});
+
 describe('spendAttempt (wallet execute, the type from before the engine)', () => {
   const input: SpendInput = {
     orgId: 'org_1',
@@ -552,37 +770,7 @@ describe('spendAttempt (wallet execute, the type from before the engine)', () =>
   });
 });
 
-describe('consumerSpendAttempt', () => {
-  const req = (over: Partial<SpendRequest> = {}): SpendRequest => ({
-    orgId: 'org_1',
-    projectId: 'prj_1',
-    environment: 'test',
-    requestId: 'req_1',
-    attemptId: 'att_1',
-    callerAttempt: true,
-    workflowId: 'consumer-spend/org_1/att_1',
-    dispatchKey: 'key_1',
-    fingerprint: 'f',
-    rail: 'pix',
-    amountMinor: '2500',
-    currency: 'BRL',
-    payee: 'loja@example.com',
-    payeeCanonical: 'pix:email:loja@example.com',
-    pix: { key: 'loja@example.com', keyType: 'email', txid: null, merchantName: null, codeAmountMinor: null },
-    ted: null,
-    purpose: 'Weekly groceries',
-    agentId: 'agent-7',
-    signature: 'a'.repeat(64),
-    mandate: {},
-    mandateId: 'mnd_1',
-    quote: null,
-    approval: null,
-    actor: null,
-    sessionId: null,
-    approvedBy: null,
-    preAudit: [],
-    ...over,
-  });
+describe('consumerSpendAttempt (consumer spend, the type from before the engine)', () => {
   const terms = (funding: TermsSummary['funding']): TermsSummary => ({
     mandateId: 'mnd_1',
     consumerId: 'cns_1',

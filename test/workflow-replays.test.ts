@@ -1,14 +1,14 @@
 // The money workflows replay their histories on the current bundle: every path of the one attempt engine
-// (moneyAttempt, for wallet executes and paid tool calls), consumerSpendAttempt and approvalHold is driven
+// (moneyAttempt, for wallet executes, paid tool calls and consumer spends) and approvalHold is driven
 // through HTTP on both Temporal servers, its history replayed at once, and (RECORD_HISTORIES=1,
 // `npm run record-histories`) saved under test/replay/; the saved histories are replayed too, among them
-// those of spendAttempt and paidToolCall recorded before the engine, so a change that breaks running
+// those of spendAttempt, paidToolCall and consumerSpendAttempt recorded before the engine, so a change that breaks running
 // workflows fails here.
 import { Worker } from '@temporalio/worker';
 import type { PaymentsMock } from '../providers/mocks/payments';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { workflowIds } from '../contracts/workflow-ids';
-import type { SpendAnswer } from '../contracts/consumer-spend';
+import type { AttemptResult } from '../contracts/attempt';
 import { pixSpend, readyConsumer, TED_DESTINATION, tedSpend } from './support/consumer-spend';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import {
@@ -282,23 +282,27 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
     });
   });
 
-  describe('consumerSpendAttempt', () => {
-    // The workflow's own answer is what its history recorded; the HTTP reply is checked where the
+  describe('moneyAttempt: consumer spend', () => {
+    // The engine's result carries the answer the family stored; the HTTP reply is checked where the
     // spend is not refused before dispatch (those close before the runner's update can land).
     const execute = (body: unknown) =>
       gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
     const finished = (attempt: string, label: string) =>
-      replayFinished<SpendAnswer>(gw, workflowIds.consumerSpend(tenant.orgId, attempt), name(label));
+      replayFinished<AttemptResult>(gw, workflowIds.consumerSpend(tenant.orgId, attempt), name(label));
 
     it('replays a Pix spend on a signed mandate through its receipt', async () => {
       const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
       const body = pixSpend(c);
       const reply = await execute(body);
       expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
-      const { history, result } = await finished(body.attempt_id, 'consumer-spend-pix-completed');
-      expect(result).toMatchObject({ httpStatus: 200, status: 'completed' });
+      const { history, result } = await finished(body.attempt_id, 'attempt-consumer-pix-completed');
+      expect(result).toMatchObject({
+        family: 'consumer_spend',
+        status: 'completed',
+        answer: { httpStatus: 200, status: 'completed' },
+      });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toContain('dispatchConsumerSpend');
+      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
     });
 
     it('replays a TED spend to the signed withdrawal allowlist', async () => {
@@ -309,8 +313,8 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const body = tedSpend(c, { amount_minor: 5_000 });
       const reply = await execute(body);
       expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
-      const { result } = await finished(body.attempt_id, 'consumer-spend-ted-completed');
-      expect(result).toMatchObject({
+      const { result } = await finished(body.attempt_id, 'attempt-consumer-ted-completed');
+      expect(result.answer).toMatchObject({
         httpStatus: 200,
         status: 'completed',
         body: { payment: { rail: 'ted' } },
@@ -325,43 +329,54 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         reason: 'AM04',
       });
       await execute(body);
-      const { history, result } = await finished(body.attempt_id, 'consumer-spend-psp-refused');
-      expect(result).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
+      const { history, result } = await finished(body.attempt_id, 'attempt-consumer-psp-refused');
+      expect(result.status).toBe('failed');
+      expect(result.answer).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toContain('dispatchConsumerSpend');
+      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'releaseAttempt']);
     });
 
     it('replays a spend refused before dispatch for insufficient funds', async () => {
       const c = await readyConsumer(gw, tenant, { fundMinor: 1_000 });
       const body = pixSpend(c, { amount_minor: 2_000 });
       await execute(body);
-      const { history, result } = await finished(body.attempt_id, 'consumer-spend-insufficient-funds');
-      expect(result).toMatchObject({ httpStatus: 422, body: { error: { code: 'insufficient_funds' } } });
+      const { history, result } = await finished(body.attempt_id, 'attempt-consumer-insufficient-funds');
+      expect(result.answer).toMatchObject({
+        httpStatus: 422,
+        body: { error: { code: 'insufficient_funds' } },
+      });
       expect(scheduledActivities(history)).toEqual([]);
+      expect(localActivities(history)).toEqual(['authorizeAttempt']);
     });
 
     it('replays a held consumer spend, its approval, and the spend the approval replayed once', async () => {
       const c = await readyConsumer(gw, tenant, { fundMinor: 50_000 });
       const body = pixSpend(c, { amount_minor: 12_000 });
       await execute(body);
-      const held = await finished(body.attempt_id, 'consumer-spend-held');
+      const held = await finished(body.attempt_id, 'attempt-consumer-held');
       expect(held.result).toMatchObject({
-        httpStatus: 403,
         status: 'requires_approval',
-        body: { error: { code: 'approval_required' } },
+        answer: {
+          httpStatus: 403,
+          status: 'requires_approval',
+          body: { error: { code: 'approval_required' } },
+        },
       });
-      const approvalId = (held.result.body as { error: { details: { approval_id: string } } }).error.details
-        .approval_id;
+      const approvalId = held.result.approval!.id;
       expect((await decide(gw, tenant, approvalId, 'approve')).status).toBe(200);
-      await replayFinished(gw, workflowIds.approval(approvalId), name('approval-hold-consumer-approved'));
-      const replayed = await replayFinished<SpendAnswer>(
+      await replayFinished(
+        gw,
+        workflowIds.approval(approvalId),
+        name('approval-hold-attempt-consumer-approved'),
+      );
+      const replayed = await replayFinished<AttemptResult>(
         gw,
         workflowIds.consumerSpendReplay(tenant.orgId, body.attempt_id, approvalId),
-        name('consumer-spend-approved-replay'),
+        name('attempt-consumer-approved-replay'),
       );
-      expect(replayed.result).toMatchObject({ httpStatus: 200, status: 'completed' });
+      expect(replayed.result).toMatchObject({ status: 'completed', answer: { httpStatus: 200 } });
       expect(scheduledActivities(replayed.history)).toEqual([]);
-      expect(localActivities(replayed.history)).toContain('dispatchConsumerSpend');
+      expect(localActivities(replayed.history)).toContain('sendAttempt');
       expect((await execute(body)).body).toMatchObject({ status: 'completed', idempotent_replay: true });
     });
   });
@@ -410,6 +425,13 @@ describe('recorded histories under test/replay/', () => {
       'attempt-tool-charge-held',
       'attempt-tool-charge-approved-replay',
       'approval-hold-attempt-tool-charge-approved',
+      'attempt-consumer-pix-completed',
+      'attempt-consumer-ted-completed',
+      'attempt-consumer-psp-refused',
+      'attempt-consumer-insufficient-funds',
+      'attempt-consumer-held',
+      'attempt-consumer-approved-replay',
+      'approval-hold-attempt-consumer-approved',
       // Recorded before the one engine: the old workflow types stay registered so these keep replaying.
       'spend-attempt-completed',
       'spend-attempt-refused',

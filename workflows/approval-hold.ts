@@ -15,6 +15,7 @@ import type { ApprovalView } from '../contracts/approval-view';
 import { searchAttributes } from '../contracts/search-attributes';
 import { approvalStateQuery, decideUpdate, type DecideInput } from '../contracts/approval-messages';
 import { MoneyFailure } from '../contracts/money-failures';
+import { CONSUMER_SPEND_KIND } from '../contracts/consumer-spend';
 import { LEGACY_REPLAYS, REPLAYS, type HeldCall } from './replays';
 
 const acts = proxyActivities<Activities>({
@@ -81,9 +82,11 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
   }
 
   if ((state as State) === 'approved') {
-    // Holds started before the one engine replay their call as the old workflow type.
+    // Holds started before their kind ran on the one engine replay their call as the old workflow type
+    // (consumer spends moved onto it after wallet executes and paid tool calls, under their own patch).
     const legacy = LEGACY_REPLAYS[input.kind];
-    const spec = legacy && !patched('one-attempt-engine') ? legacy : REPLAYS[input.kind];
+    const patch = input.kind === CONSUMER_SPEND_KIND ? 'consumer-spend-engine' : 'one-attempt-engine';
+    const spec = legacy && !patched(patch) ? legacy : REPLAYS[input.kind];
     let outcome: { ok: boolean; result: Record<string, unknown> };
     if (!spec) {
       outcome = {

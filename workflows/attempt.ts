@@ -1,11 +1,15 @@
-// The one money attempt, whatever its family (wallet execute, paid tool call): authorize (the policy gate and
-// a hold, one transaction), send, then settle (debit) or release, and the result stored for idempotent
-// replays; every step lands in the audit trail, worded by the family (activities/attempts/families).
+// The one money attempt, whatever its family (wallet execute, paid tool call, consumer spend): authorize
+// (the policy gate and a hold, one transaction), send, then settle (debit) or release, and the result stored
+// for idempotent replays; every step lands in the audit trail, worded by the family
+// (activities/attempts/families).
 //
-// An unknown outcome follows one protocol: the family is asked what became of the send (a status lookup by
-// the attempt's idempotency key) until it can say. While it cannot, the attempt is `uncertain`: the money
-// stays held, a caller presenting the attempt again has it ask once more, and someone who knows (for a
-// family that allows it) may resolve it. `not received` is the only answer that releases.
+// A send accepted but not yet settled (`processing`) waits for the other side's settlement notice (a
+// signal) or a timer, then is looked up. An unknown outcome follows one protocol: the family is asked what
+// became of the send (a status lookup by the attempt's idempotency key) until it can say. While it cannot,
+// the attempt is `uncertain`: the money stays held, a caller presenting the attempt again has it ask once
+// more, and someone who knows (for a family that allows it) may resolve it. `not received` is the only
+// answer that releases, and an idempotent send is made again instead when the caller presented the attempt
+// again (or an earlier run may have sent it): the key makes sure it is never paid twice.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -15,6 +19,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  sleep,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
@@ -23,14 +28,22 @@ import {
   type AttemptInput,
   type AttemptResult,
   type AttemptStatus,
+  NOT_RECEIVED,
+  type FamilyAnswer,
+  type FamilyCarry,
+  type Known,
+  type LookupReason,
+  type Looked,
   type Sent,
 } from '../contracts/attempt';
 import { appendStep, appendSteps, type AuditStep } from '../contracts/attempt-audit';
 import {
   AttemptResolveFailure,
   attemptAnswerUpdate,
+  attemptProgressQuery,
   attemptResolveUpdate,
   attemptResultQuery,
+  attemptSettlementSignal,
 } from '../contracts/attempt-messages';
 import type { WalletSteps } from '../contracts/spend';
 import type { ToolChargeResolution } from '../contracts/tool-charge';
@@ -83,23 +96,41 @@ const lookups = proxyActivities<Activities>({
 
 /** How long an uncertain attempt waits for the caller before it asks again by itself. */
 const UNCERTAIN_RECHECK = '1 hour';
+/** How long a settling send waits for the settlement notice before it is looked up anyway. */
+const SETTLEMENT_WAIT = '30 seconds';
+/** The pause between lookups of a send that is still settling. */
+const SETTLING_POLL = '5 seconds';
 
 const failureMessage = (error: unknown): string =>
   error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
+
+/** What an approval stores to replay the attempt: its input, without the approval a replay adds. */
+function heldPayload(input: AttemptInput['input']): Record<string, unknown> {
+  if (!('approvalId' in input)) return { ...input };
+  const { approvalId: _none, ...payload } = input;
+  return payload;
+}
 
 export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult> {
   const { input } = attempt;
   const traits = FAMILY_TRAITS[attempt.family];
   let result: AttemptResult | null = null;
   let uncertain: string | null = null;
+  let uncertainAnswer: FamilyAnswer | null = null;
   let checks = 0;
   let presented = false;
+  let notices = 0;
   // Set once the send's answer is known to be lost, before the family marks it so: a resolution sent as soon
   // as the attempt reads uncertain is taken, never refused for arriving first.
   let awaitingVerdict = false;
   let verdict: ToolChargeResolution | null = null;
+  const audit: AuditStep[] = [];
 
   setHandler(attemptResultQuery, () => result);
+  setHandler(attemptProgressQuery, () => ({ audit }));
+  setHandler(attemptSettlementSignal, () => {
+    notices++;
+  });
   setHandler(attemptAnswerUpdate, async (): Promise<AttemptAnswer> => {
     if (result === null && uncertain !== null) {
       // Presented again while nobody could say: ask once more before answering.
@@ -109,7 +140,11 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     } else {
       await condition(() => result !== null || uncertain !== null);
     }
-    return result ?? { status: 'uncertain', detail: uncertain ?? 'the outcome is not known yet' };
+    if (result !== null) return result;
+    const detail = uncertain ?? 'the outcome is not known yet';
+    return uncertainAnswer
+      ? { status: 'uncertain', detail, answer: uncertainAnswer }
+      : { status: 'uncertain', detail };
   });
   // The first resolution wins; a repeat of it waits for (or answers) the settled result.
   setHandler(
@@ -137,7 +172,6 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     },
   );
 
-  const audit: AuditStep[] = [];
   const wallet: WalletSteps = { holdId: null, debitId: null, releaseId: null, insufficientFunds: false };
   const ended = (status: AttemptStatus, extra: Partial<AttemptResult> = {}): AttemptResult => ({
     family: attempt.family,
@@ -154,25 +188,50 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     ...extra,
   });
 
+  // What a family that words its own answers needs of the attempt so far: the audit its answer carries, and
+  // what its authorization handed on. Other families are given nothing of it.
+  let carry: FamilyCarry = null;
+  const told = () => ({ audit: traits.storesOwnAnswers ? [...audit] : [], carry });
+  // Set when the caller presented the uncertain attempt again before this lookup: a send the other side
+  // never received is then made again.
+  let presentedNow = false;
+  const lookUp = async (reason: LookupReason, message: string, round: number): Promise<Looked> => {
+    const looked = await lookups.lookupAttempt({
+      attempt,
+      message,
+      round,
+      reason,
+      presented: presentedNow,
+      ...told(),
+    });
+    appendSteps(audit, looked.steps);
+    return looked;
+  };
+
   /** Asks until the outcome is known, or someone who knows resolves it. */
   const settleUnknown = async (
     message: string,
-  ): Promise<{ sent: Exclude<Sent, { status: 'unknown' }>; resolution: ToolChargeResolution | null }> => {
+  ): Promise<{ sent: Known; resolution: ToolChargeResolution | null }> => {
     awaitingVerdict = true;
     for (let round = 0; ; round++) {
-      const looked = await lookups.lookupAttempt({ attempt, message, round });
-      appendSteps(audit, looked.steps);
+      const looked = await lookUp('unknown', message, round);
+      presentedNow = looked.sent.status === 'not_received' && presentedNow;
       if (looked.sent.status !== 'uncertain') {
         uncertain = null;
+        uncertainAnswer = null;
         return { sent: looked.sent, resolution: null };
       }
       uncertain = looked.sent.message;
+      uncertainAnswer = 'answer' in looked ? (looked.answer ?? null) : null;
       checks++;
-      await condition(() => presented || verdict !== null, UNCERTAIN_RECHECK);
+      const seen = notices;
+      await condition(() => presented || verdict !== null || notices > seen, UNCERTAIN_RECHECK);
+      presentedNow = presented;
       presented = false;
       if (verdict !== null) {
         const resolution: ToolChargeResolution = verdict;
         uncertain = null;
+        uncertainAnswer = null;
         appendStep(audit, 'resolve', 'pass', `resolved as ${resolution.outcome} by ${resolution.resolvedBy}`);
         return {
           sent:
@@ -187,17 +246,31 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
 
   // Set just before the send: from then on the other side may have acted on it.
   let sending = false;
+  /** Sends (again, when the other side never received it): an answer that never came is unknown. */
+  const send = async (resent: boolean): Promise<Sent> => {
+    let sent: Sent;
+    try {
+      sent = await (traits.sendIsIdempotent ? idempotentSend : onceSend).sendAttempt(attempt, {
+        carry,
+        resent,
+      });
+    } catch (error) {
+      sent = { status: 'unknown', message: failureMessage(error) };
+    }
+    appendSteps(audit, sent.steps ?? []);
+    return sent;
+  };
   /** Authorizes, sends and settles: the attempt's result, or a failure that broke it. */
   const decide = async (): Promise<AttemptResult> => {
     const auth = await deciding.authorizeAttempt(attempt);
     appendSteps(audit, auth.steps);
+    if (auth.kind === 'answered') return ended(auth.status, { answer: auth.answer });
     if (auth.kind === 'refused') {
       wallet.insufficientFunds = auth.insufficientFunds;
-      return ended('failed', { failure: auth.failure });
+      return ended('failed', { failure: auth.failure, answer: auth.answer });
     }
     if (auth.kind === 'denied') return ended('denied', { denial: auth.denial });
     if (auth.kind === 'requires_approval') {
-      const { approvalId: _none, ...payload } = input;
       // The hold outlives this attempt: abandoned on completion, it waits for the decision or its expiry.
       await startAttemptApprovalHold({
         approvalId: auth.approvalId,
@@ -205,38 +278,89 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
         projectId: input.projectId,
         environment: input.environment,
         kind: traits.approvalKind,
-        payload,
+        payload: heldPayload(input),
         expiresAt: auth.expiresAt,
         attemptId: input.attemptId,
       });
       return ended('requires_approval', {
         denial: auth.denial,
         approval: { id: auth.approvalId, expiresAt: auth.expiresAt },
+        answer: auth.answer,
       });
     }
     wallet.holdId = auth.holdId;
+    carry = auth.carry ?? null;
     sending = true;
-    let sent: Sent;
-    try {
-      sent = await (traits.sendIsIdempotent ? idempotentSend : onceSend).sendAttempt(attempt);
-    } catch (error) {
-      sent = { status: 'unknown', message: failureMessage(error) };
+    // An earlier run held the money and may have sent it: look it up before sending anything.
+    let sent: Sent | Looked['sent'] = auth.resumed
+      ? (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent
+      : await send(false);
+    let resendable = auth.resumed === true;
+    let resolution: ToolChargeResolution | null = null;
+    for (;;) {
+      if (sent.status === 'succeeded') {
+        const settled = await ending.settleAttempt({
+          attempt,
+          sent,
+          resolution,
+          holdId: auth.holdId,
+          ...told(),
+        });
+        appendSteps(audit, settled.steps);
+        wallet.debitId = settled.debitId;
+        return ended('completed', {
+          providerPaymentId: settled.paymentId,
+          output: settled.output,
+          split: settled.split,
+          answer: settled.answer,
+        });
+      }
+      if (sent.status === 'refused') {
+        const released = await ending.releaseAttempt({
+          attempt,
+          sent,
+          resolution,
+          holdId: auth.holdId,
+          ...told(),
+        });
+        appendSteps(audit, released.steps);
+        wallet.releaseId = released.releaseId;
+        return ended('failed', {
+          failure: released.failure,
+          output: released.output,
+          answer: released.answer,
+        });
+      }
+      if (sent.status === 'processing') {
+        // Accepted, settling: the notice wakes it at once, the timer in case none comes.
+        const seen = notices;
+        await condition(() => notices > seen, SETTLEMENT_WAIT);
+        sent = (await lookUp('processing', 'settling', 0)).sent;
+        if (sent.status === 'processing') await sleep(SETTLING_POLL);
+        continue;
+      }
+      if (sent.status === 'not_received') {
+        // Never received: made again under the same key when someone asked for it, else released.
+        if (traits.sendIsIdempotent && (resendable || presentedNow)) {
+          const presentedAgain = presentedNow;
+          resendable = false;
+          presentedNow = false;
+          sent = await send(presentedAgain);
+          continue;
+        }
+        sent = {
+          status: 'refused',
+          code: NOT_RECEIVED,
+          message: 'the other side never received it',
+          output: null,
+        };
+        continue;
+      }
+      resendable = false;
+      const known = await settleUnknown(sent.message);
+      sent = known.sent;
+      resolution = known.resolution;
     }
-    const known = sent.status === 'unknown' ? await settleUnknown(sent.message) : { sent, resolution: null };
-    if (known.sent.status === 'succeeded') {
-      const settled = await ending.settleAttempt({ attempt, sent: known.sent, resolution: known.resolution });
-      appendSteps(audit, settled.steps);
-      wallet.debitId = settled.debitId;
-      return ended('completed', {
-        providerPaymentId: settled.paymentId,
-        output: settled.output,
-        split: settled.split,
-      });
-    }
-    const released = await ending.releaseAttempt({ attempt, sent: known.sent, resolution: known.resolution });
-    appendSteps(audit, released.steps);
-    wallet.releaseId = released.releaseId;
-    return ended('failed', { failure: released.failure, output: released.output });
   };
 
   // Whatever breaks the attempt, it ends. Before its send the other side never got it: what the
@@ -249,13 +373,14 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     if (sending) throw error;
     const message = failureMessage(error);
     done = await CancellationScope.nonCancellable(async () => {
-      const release = await ending.releaseAttemptIfHeld({ attempt, message });
+      const release = await ending.releaseAttemptIfHeld({ attempt, message, ...told() });
       wallet.releaseId = release.releaseId;
       appendSteps(audit, release.steps);
-      return ended('failed', { failure: { code: 'attempt_failed', message } });
+      return ended('failed', { failure: { code: 'attempt_failed', message }, answer: release.answer });
     });
   }
-  await CancellationScope.nonCancellable(() => ending.finishAttempt({ attempt, result: done }));
+  if (!traits.storesOwnAnswers)
+    await CancellationScope.nonCancellable(() => ending.finishAttempt({ attempt, result: done }));
   result = done;
   await condition(allHandlersFinished);
   return done;

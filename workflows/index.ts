@@ -3,7 +3,6 @@
 export { workerProbe } from './probe';
 export { consentLifecycle } from './consent-lifecycle';
 export { contactCodeDelivery, contactCodeCheck } from './contact-code';
-export { consumerSpendAttempt } from './consumer-spend-attempt';
 export { moneyAttempt } from './attempt';
 export { approvalHold } from './approval-hold';
 export { approvalSweep } from './approval-sweep';
@@ -18,8 +17,9 @@ export { walletTopup } from './wallet-topup';
 export { depositWatch } from './deposit-watch';
 export { provisioningRun } from './provisioning-run';
 export { cardMint } from './card-mint';
-// The workflow types of wallet execute and paid tool calls before the one engine: registered so attempts
-// claimed under them finish and their histories replay. Nothing starts them any more.
+// The workflow types of wallet execute, paid tool calls and consumer spend before the one engine: registered
+// so attempts claimed under them finish and their histories replay. Nothing new starts them.
 export { spendAttempt } from './legacy/spend-attempt';
 export { paidToolCall } from './legacy/paid-tool-call';
+export { consumerSpendAttempt } from './legacy/consumer-spend-attempt';
 export { kycOnboarding } from './kyc-onboarding';

@@ -1,6 +1,6 @@
 // What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
 // workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
-// exactly once. Another area holds its calls by adding an entry (e.g. 'consumer.spend') with its own workflow.
+// exactly once. Another area holds its calls by adding an entry with its own workflow.
 import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../contracts/consumer-spend';
 import {
   ATTEMPT_WORKFLOW,
@@ -85,6 +85,16 @@ function engineReplay<F extends EngineFamily>(
   });
 }
 
+/** A held consumer spend as its approval replays it: approved by the approval, under its replay workflow. */
+const approvedSpend = (call: HeldCall, req: SpendRequest): AttemptInput => ({
+  family: 'consumer_spend',
+  input: {
+    ...req,
+    approvedBy: call.approvalId,
+    workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+  },
+});
+
 export const REPLAYS: Record<string, ReplaySpec> = {
   [FAMILY_TRAITS.wallet_execute.approvalKind]: engineReplay(
     'wallet_execute',
@@ -96,17 +106,16 @@ export const REPLAYS: Record<string, ReplaySpec> = {
     (call, input) => workflowIds.toolChargeReplay(call.orgId, input.attemptId, call.approvalId),
     (input) => input.priceMinor,
   ),
-  [CONSUMER_SPEND_KIND]: replay<SpendRequest, SpendAnswer>({
-    workflowType: 'consumerSpendAttempt',
+  // A consumer spend held by a rule or its mandate's per-transaction cap: run once more, approved, under
+  // its approval's replay workflow id (the attempt's row follows it there).
+  [FAMILY_TRAITS.consumer_spend.approvalKind]: replay<SpendRequest, AttemptResult>({
+    workflowType: ATTEMPT_WORKFLOW,
     workflowId: (call, req) => workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
-    args: (call, req) => [
-      {
-        ...req,
-        approvedBy: call.approvalId,
-        workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
-      },
-    ],
-    outcome: (answer) => ({ ok: answer.status === 'completed', result: answer.body }),
+    args: (call, req) => [approvedSpend(call, req)],
+    outcome: (result, call, req) => ({
+      ok: result.status === 'completed',
+      result: attemptReply(approvedSpend(call, req), result).body,
+    }),
     searchAttributes: (_call, req) => ({ attemptId: req.attemptId, amountMinor: Number(req.amountMinor) }),
   }),
   // A held tool call (domain/tools/gate.ts TOOL_CALL_KIND): made once in its session after the approval.
@@ -148,6 +157,20 @@ export const LEGACY_REPLAYS: Record<string, ReplaySpec> = {
       attemptId: input.attemptId,
       amountMinor: Number(input.amountMinor),
     }),
+  }),
+  // A held consumer spend of the type from before the engine.
+  [CONSUMER_SPEND_KIND]: replay<SpendRequest, SpendAnswer>({
+    workflowType: 'consumerSpendAttempt',
+    workflowId: (call, req) => workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+    args: (call, req) => [
+      {
+        ...req,
+        approvedBy: call.approvalId,
+        workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+      },
+    ],
+    outcome: (answer) => ({ ok: answer.status === 'completed', result: answer.body }),
+    searchAttributes: (_call, req) => ({ attemptId: req.attemptId, amountMinor: Number(req.amountMinor) }),
   }),
   // A held paid call of a tenant tool server: charged and made once, at the price it was held at.
   [TOOL_CHARGE_KIND]: replay<ToolChargeInput, ToolChargeOutcome>({

@@ -5,7 +5,10 @@ import type { AuditStep } from '../../contracts/attempt-audit';
 import type {
   Authorized,
   EngineFamily,
+  FamilyAnswer,
+  FamilyCarries,
   FamilyInputs,
+  LookupReason,
   Looked,
   Released,
   Sent,
@@ -14,27 +17,58 @@ import type {
 import type { ToolChargeResolution } from '../../contracts/tool-charge';
 import type { ActivityDeps } from '../deps';
 
-export interface AfterSend<F extends EngineFamily, S extends Sent['status']> {
+/**
+ * The attempt so far, for a family that words its own answers (storesOwnAnswers): the audit its answer
+ * carries (empty for the others), and what its authorization handed on (FamilyCarries).
+ */
+export interface SoFar<F extends EngineFamily> {
+  audit: AuditStep[];
+  carry: FamilyCarries[F];
+}
+
+export interface AfterSend<F extends EngineFamily, S extends Sent['status']> extends SoFar<F> {
   input: FamilyInputs[F];
   sent: Extract<Sent, { status: S }>;
   /** Set when someone who knows resolved an unknown outcome: the send's answer is then theirs. */
   resolution: ToolChargeResolution | null;
+  holdId: string;
+}
+
+/** Why and how the engine asks what became of a send. */
+export interface Lookup {
+  /** The send's unknown answer, as the failure told it. */
+  message: string;
+  /** 0 for the first lookup of an unknown answer, then one more for each time it asks again. */
+  round: number;
+  reason: LookupReason;
+  /** The caller presented the attempt again since the last lookup. */
+  presented: boolean;
+}
+
+export interface ReleasedIfHeld {
+  releaseId: string | null;
+  steps: AuditStep[];
+  answer?: FamilyAnswer;
 }
 
 export interface AttemptFamilySteps<F extends EngineFamily> {
   /** The policy gate and a hold for the amount (one transaction), an approval for a held call, or a refusal. */
   authorize(deps: ActivityDeps, input: FamilyInputs[F]): Promise<Authorized>;
-  /** Sends the attempt to whoever pays it, under its idempotency key when the family has one. */
-  send(deps: ActivityDeps, input: FamilyInputs[F]): Promise<Sent>;
   /**
-   * Asks what became of a send whose answer never came (`round` 0 first). Never throws for the other side's
-   * trouble: a payment that may have left stays `uncertain`, and only `not received` becomes a refusal.
+   * Sends the attempt to whoever pays it, under its idempotency key when the family has one (`resent`: again,
+   * the other side having said it never received it).
    */
-  lookup(
+  send(
     deps: ActivityDeps,
     input: FamilyInputs[F],
-    unknown: { message: string; round: number },
-  ): Promise<Looked>;
+    how: { carry: FamilyCarries[F]; resent: boolean },
+  ): Promise<Sent>;
+  /**
+   * Asks what became of a send whose answer never came (`round` 0 first), or that is settling. Never throws
+   * for the other side's trouble: a payment that may have left stays `uncertain`, and only `not received`
+   * releases (or, when the engine may, sends again).
+   */
+  lookup(deps: ActivityDeps, input: FamilyInputs[F], lookup: Lookup, sofar: SoFar<F>): Promise<Looked>;
   /** Debits the hold (with whatever the family credits in the same transaction). */
   settle(deps: ActivityDeps, after: AfterSend<F, 'succeeded'>): Promise<Settled>;
   /** Returns the hold. */
@@ -44,5 +78,6 @@ export interface AttemptFamilySteps<F extends EngineFamily> {
     deps: ActivityDeps,
     input: FamilyInputs[F],
     message: string,
-  ): Promise<{ releaseId: string | null; steps: AuditStep[] }>;
+    sofar: SoFar<F>,
+  ): Promise<ReleasedIfHeld>;
 }

@@ -7,19 +7,18 @@ import type {
   AttemptResult,
   Authorized,
   EngineFamily,
+  FamilyCarry,
   FamilyInputs,
   Looked,
   Released,
   Sent,
   Settled,
 } from '../../contracts/attempt';
-import type { AuditStep } from '../../contracts/attempt-audit';
-import type { ToolChargeResolution } from '../../contracts/tool-charge';
 import { attemptReply } from '../../domain/attempts/answers';
 import { finishAttempt } from '../../domain/attempts/store';
 import { ApiError } from '../../domain/errors';
 import type { ActivityDeps } from '../deps';
-import type { AttemptFamilySteps } from './family';
+import type { AfterSend, AttemptFamilySteps, Lookup, ReleasedIfHeld, SoFar } from './family';
 import { FAMILIES } from './families';
 
 export async function refusalsAsFailures<T>(work: () => Promise<T>): Promise<T> {
@@ -37,61 +36,54 @@ function stepsOf(attempt: AttemptInput): [AttemptFamilySteps<EngineFamily>, Fami
   return [FAMILIES[attempt.family] as AttemptFamilySteps<EngineFamily>, attempt.input];
 }
 
+type Told = SoFar<EngineFamily>;
+
 export function attemptActivities(deps: ActivityDeps) {
   return {
     authorizeAttempt(attempt: AttemptInput): Promise<Authorized> {
       const [family, input] = stepsOf(attempt);
       return refusalsAsFailures(() => family.authorize(deps, input));
     },
-    sendAttempt(attempt: AttemptInput): Promise<Sent> {
+    sendAttempt(
+      attempt: AttemptInput,
+      how: { carry: FamilyCarry; resent: boolean } = { carry: null, resent: false },
+    ): Promise<Sent> {
       const [family, input] = stepsOf(attempt);
-      return family.send(deps, input);
+      return family.send(deps, input, how);
     },
     lookupAttempt({
       attempt,
-      message,
-      round,
-    }: {
-      attempt: AttemptInput;
-      message: string;
-      round: number;
-    }): Promise<Looked> {
+      audit = [],
+      carry = null,
+      ...lookup
+    }: { attempt: AttemptInput } & Partial<Told> &
+      Omit<Lookup, 'reason' | 'presented'> &
+      Partial<Lookup>): Promise<Looked> {
       const [family, input] = stepsOf(attempt);
-      return family.lookup(deps, input, { message, round });
+      return family.lookup(deps, input, { reason: 'unknown', presented: false, ...lookup }, { audit, carry });
     },
     settleAttempt({
       attempt,
-      sent,
-      resolution,
-    }: {
-      attempt: AttemptInput;
-      sent: Extract<Sent, { status: 'succeeded' }>;
-      resolution: ToolChargeResolution | null;
-    }): Promise<Settled> {
+      ...after
+    }: { attempt: AttemptInput } & Omit<AfterSend<EngineFamily, 'succeeded'>, 'input'>): Promise<Settled> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.settle(deps, { input, sent, resolution }));
+      return refusalsAsFailures(() => family.settle(deps, { ...after, input }));
     },
     releaseAttempt({
       attempt,
-      sent,
-      resolution,
-    }: {
-      attempt: AttemptInput;
-      sent: Extract<Sent, { status: 'refused' }>;
-      resolution: ToolChargeResolution | null;
-    }): Promise<Released> {
+      ...after
+    }: { attempt: AttemptInput } & Omit<AfterSend<EngineFamily, 'refused'>, 'input'>): Promise<Released> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.release(deps, { input, sent, resolution }));
+      return refusalsAsFailures(() => family.release(deps, { ...after, input }));
     },
     releaseAttemptIfHeld({
       attempt,
       message,
-    }: {
-      attempt: AttemptInput;
-      message: string;
-    }): Promise<{ releaseId: string | null; steps: AuditStep[] }> {
+      audit = [],
+      carry = null,
+    }: { attempt: AttemptInput; message: string } & Partial<Told>): Promise<ReleasedIfHeld> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.releaseIfHeld(deps, input, message));
+      return refusalsAsFailures(() => family.releaseIfHeld(deps, input, message, { audit, carry }));
     },
     /** Stores the result's answer once, with its payment event. */
     async finishAttempt({
@@ -108,7 +100,7 @@ export function attemptActivities(deps: ActivityDeps) {
         {
           family: attempt.family,
           attemptId: input.attemptId,
-          approvalId: input.approvalId ?? null,
+          approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
           status: result.status,
           reply: attemptReply(attempt, result),
           providerPaymentId: result.providerPaymentId,

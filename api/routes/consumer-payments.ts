@@ -17,8 +17,16 @@ import {
   type SpendBodyValues,
 } from '../../schema/http/consumer-payments';
 import { pixPaymentById } from '../../providers/pix/psp-adapter';
-import { consumerSpendProgress, noteConsumerSpendSettlement } from '../../orchestration/consumer-spend';
-import { awaitAnswer, prepareSpend, startSpend, type SpendRun } from '../consumer-spend-runner';
+import { ATTEMPT_WORKFLOW } from '../../contracts/attempt';
+import { noteAttemptSettlement } from '../../orchestration/attempts';
+import { noteLegacyConsumerSpendSettlement } from '../../orchestration/legacy-attempts';
+import {
+  awaitAnswer,
+  prepareSpend,
+  spendProgress,
+  startSpend,
+  type SpendRun,
+} from '../consumer-spend-runner';
 import { executeConsumerSpend } from '../flows/consumer-spend';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
@@ -101,7 +109,7 @@ function stream(deps: AppDeps, run: SpendRun): Reply {
     const poll = async () => {
       while (!done && !events.closed()) {
         try {
-          const progress = await consumerSpendProgress(deps.temporal, run.workflowId);
+          const progress = await spendProgress(deps, run);
           if (!done) flush(progress.audit);
         } catch {
           // Not started yet, or already closed: the answer settles it either way.
@@ -261,7 +269,12 @@ export const consumerPaymentRoutes: AnyRoute[] = [
       );
       const attempt = payment ? await findByDispatchKey(deps.db, payment.idempotencyKey) : null;
       if (!attempt) return { status: 202, body: { received: true, matched: false } };
-      await noteConsumerSpendSettlement(deps.temporal, attempt.workflow_id).catch(() => undefined);
+      // The notice reaches the attempt's workflow in its own type's words.
+      const noted =
+        attempt.workflow_type === ATTEMPT_WORKFLOW
+          ? noteAttemptSettlement(deps.temporal, attempt.workflow_id)
+          : noteLegacyConsumerSpendSettlement(deps.temporal, attempt.workflow_id);
+      await noted.catch(() => undefined);
       return { status: 202, body: { received: true, matched: true } };
     },
   }),

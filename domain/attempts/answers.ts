@@ -1,8 +1,15 @@
 // An attempt's result as its HTTP answer, for every family of the engine: the one place a domain result
 // becomes a status and a body (GatewayPaymentResult, with the policy-denial fields when a rule denied or
-// held it, and a paid tool call's charge). Pure: the worker stores the answer with the result, the API
-// answers with it, and an approval's replay records it.
-import type { AttemptInput, AttemptReply, AttemptResult } from '../../contracts/attempt';
+// held it, and a paid tool call's charge; a consumer spend's SpendOutcome or refusal, which it words and
+// stores itself in the transaction that reaches it, domain/consumer-payments). Pure: the worker stores the
+// answer with the result, the API answers with it, and an approval's replay records it.
+import type {
+  AttemptAnswer,
+  AttemptInput,
+  AttemptReply,
+  AttemptResult,
+  FamilyAnswer,
+} from '../../contracts/attempt';
 
 /** The answer's status word: the contract spells a held attempt `requires-approval`. */
 const STATUS_WORDS = {
@@ -16,6 +23,7 @@ const STATUS_WORDS = {
 function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, unknown> {
   if (attempt.family === 'wallet_execute')
     return r.status === 'completed' ? { payment: { provider_payment_id: r.providerPaymentId } } : {};
+  if (attempt.family !== 'tool_charge') return {};
   const { input } = attempt;
   const charge = { tool: input.toolName, price_minor: input.priceMinor, currency: input.currency };
   if (r.status !== 'completed') return { charge };
@@ -26,7 +34,16 @@ function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, u
   };
 }
 
+/**
+ * The answer of a family that stores its own (a consumer spend): the result's, or the one it stored while
+ * the outcome is uncertain (a consumer spend's psp_dispatch_uncertain); null when it has none yet.
+ */
+export function familyAnswer(answer: AttemptAnswer): FamilyAnswer | null {
+  return answer.answer ?? null;
+}
+
 export function attemptReply(attempt: AttemptInput, r: AttemptResult): AttemptReply {
+  if (r.answer) return { httpStatus: r.answer.httpStatus, body: r.answer.body };
   const body: Record<string, unknown> = {
     requestId: attempt.input.requestId,
     attempt_id: r.attemptId,

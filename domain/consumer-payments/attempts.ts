@@ -7,6 +7,7 @@ import { afterCommit } from '../../runtime/telemetry/after-commit';
 import { countAttempt } from '../../runtime/telemetry/metrics';
 import { oweFreshAnswer as oweFresh, takeFreshAnswer as takeFresh } from '../attempts/store';
 import type { EventScope } from '../events/record';
+import { ATTEMPT_WORKFLOW } from '../../contracts/attempt';
 import type { SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
 const rowFields = z.object({
@@ -17,6 +18,8 @@ const rowFields = z.object({
   mandate_id: z.string(),
   consumer_id: z.string().nullable(),
   fingerprint: z.string(),
+  /** The workflow type that runs it: the one engine's, or (claimed before it) consumerSpendAttempt. */
+  workflow_type: z.string(),
   workflow_id: z.string(),
   dispatch_key: z.string(),
   status: z.enum(['processing', 'completed', 'failed', 'refused', 'requires_approval', 'dispatch_uncertain']),
@@ -42,7 +45,7 @@ const withOriginalBody = <T extends z.infer<typeof rowFields>>(row: T): T =>
 export const attemptRow = rowFields.transform(withOriginalBody);
 export type AttemptRow = z.infer<typeof attemptRow>;
 
-const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_id, dispatch_key, status,
+const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_type, workflow_id, dispatch_key, status,
   holds_money, hold_id, approval_id, response_status, response_body, response_text, fresh_owed`;
 
 const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOriginalBody);
@@ -80,7 +83,7 @@ export async function claimAttempt(
       INSERT INTO attempts (org_id, attempt_id, family, project_id, environment, caller_attempt, mandate_id, rail, amount_minor, currency, payee,
         fingerprint, workflow_type, workflow_id, dispatch_key)
       VALUES (${req.orgId}, ${req.attemptId}, 'consumer_spend', ${req.projectId}, ${req.environment}, ${req.callerAttempt}, ${req.mandateId}, ${req.rail},
-        ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, 'consumerSpendAttempt', ${req.workflowId}, ${req.dispatchKey})
+        ${req.amountMinor}, ${req.currency}, ${req.payeeCanonical}, ${req.fingerprint}, ${ATTEMPT_WORKFLOW}, ${req.workflowId}, ${req.dispatchKey})
       ON CONFLICT DO NOTHING
       RETURNING ${COLUMNS})
     SELECT ${COLUMNS}, true AS created FROM inserted
@@ -178,9 +181,11 @@ export async function reopenForApproval(
   tx: CommonQueryMethods,
   scope: EventScope,
   attemptId: string,
+  workflowType: string,
   workflowId: string,
 ): Promise<void> {
   await tx.query(sql.unsafe`
-    UPDATE attempts SET status = 'processing', response_status = NULL, response_body = NULL, response_text = NULL, workflow_id = ${workflowId}, updated_at = now()
+    UPDATE attempts SET status = 'processing', response_status = NULL, response_body = NULL, response_text = NULL,
+      workflow_type = ${workflowType}, workflow_id = ${workflowId}, updated_at = now()
     WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'requires_approval'`);
 }

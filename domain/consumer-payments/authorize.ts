@@ -12,7 +12,15 @@ import { lockAttempt, markHeld, reopenForApproval, storedAnswer } from './attemp
 import { appendStep } from '../../contracts/attempt-audit';
 import { reserveCaps, resolveReservation } from './caps';
 import type { ConsumerPaymentSeams, Funding, MandateTerms } from './seams';
-import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
+import type {
+  AuditStep,
+  SpendAnswer,
+  SpendRefusalInfo,
+  SpendRequest,
+  TermsSummary,
+} from '../../contracts/consumer-spend';
+
+export type { TermsSummary } from '../../contracts/consumer-spend';
 
 export type Authorization =
   | { kind: 'answered'; answer: SpendAnswer; audit: AuditStep[] }
@@ -42,21 +50,6 @@ export type Authorization =
  */
 export function fundingOf(rail: SpendRequest['rail'], fundingRail: string): Funding {
   return rail === 'pix' && fundingRail === 'pix-consent' ? 'consent_pull' : 'sub_account';
-}
-
-/** What later steps need from the mandate; plain JSON so it can cross into the workflow. */
-export interface TermsSummary {
-  mandateId: string;
-  consumerId: string;
-  currency: string;
-  capMinor: string;
-  nonce: string;
-  scope: string;
-  signature: string;
-  /** Absent in attempts authorized before consent pulls existed: those held on the sub-account. */
-  funding?: Funding;
-  /** The funding source a consent pull goes through at the PSP. */
-  fundingSourceId?: string;
 }
 
 const summary = (t: MandateTerms, rail: SpendRequest['rail']): TermsSummary => ({
@@ -92,6 +85,8 @@ export async function authorizeSpend(
   seams: ConsumerPaymentSeams,
   req: SpendRequest,
   settings: { tedMerchantFallback: boolean },
+  /** The workflow type that runs the attempt: an approved replay runs under it from now on. */
+  workflowType: string,
 ): Promise<Authorization> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
   const audit: AuditStep[] = [];
@@ -110,7 +105,7 @@ export async function authorizeSpend(
       const attempt = await lockAttempt(tx, scope, req.attemptId);
       // An approved hold replays the attempt under its own workflow: the stored 403 no longer answers it.
       const reopened = Boolean(req.approvedBy) && attempt.status === 'requires_approval';
-      if (reopened) await reopenForApproval(tx, scope, req.attemptId, req.workflowId);
+      if (reopened) await reopenForApproval(tx, scope, req.attemptId, workflowType, req.workflowId);
       // An answered attempt is never authorized again: a late run of it (a second run started under the
       // same workflow id after the first closed) gets the stored answer, and reserves or holds nothing.
       const answered = reopened ? null : storedAnswer(attempt);

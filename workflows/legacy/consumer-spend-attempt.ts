@@ -1,3 +1,6 @@
+// Frozen: the consumer spend workflow type from before the one engine (workflows/attempt.ts, family
+// consumer_spend). It stays registered so that attempts claimed under it finish, approvals held before
+// the change replay through it, and its recorded histories replay; nothing new starts it.
 // One consumer spend attempt, from authorization to receipt: DICT lookup (Pix), authorize (mandate,
 // caps, allowlists, policy, hold), dispatch under the attempt's key, then settle (debit, receipt) or
 // release. An unknown provider outcome answers psp_dispatch_uncertain and waits for the caller to
@@ -15,23 +18,23 @@ import {
   setHandler,
   sleep,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { DispatchResult } from '../activities/consumer-payments';
-import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../domain/consumer-payments/answers';
-import { appendStep, appendSteps } from '../contracts/attempt-audit';
+import type { Activities } from '../../activities';
+import type { DispatchResult } from '../../activities/consumer-payments';
+import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../../domain/consumer-payments/answers';
+import { appendStep, appendSteps } from '../../contracts/attempt-audit';
 import {
   CONSUMER_SPEND_KIND,
   type AuditStep,
   type SpendAnswer,
   type SpendRequest,
-} from '../contracts/consumer-spend';
+} from '../../contracts/consumer-spend';
 import {
   consumerSpendAnswerUpdate,
   consumerSpendProgressQuery,
   consumerSpendRetryUpdate,
   consumerSpendSettlementSignal,
-} from '../contracts/consumer-spend-messages';
-import { startAttemptApprovalHold } from './attempt-approval-hold';
+} from '../../contracts/consumer-spend-messages';
+import { startAttemptApprovalHold } from '../attempt-approval-hold';
 
 // Database steps retry until they succeed: each is one idempotent transaction.
 const dbRetry = {
