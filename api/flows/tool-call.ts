@@ -43,10 +43,13 @@ import { paidTenantCall } from './tool-charge';
 import { compile, check } from '../validation';
 import { recordAttemptCall } from './attempt-call';
 import { providerMoneyCall } from './provider-money-call';
+import { runCardTool } from './card-tools';
 
 export interface ToolCallRequest {
   tool: string;
   arguments: Record<string, unknown>;
+  /** The gateway's origin as the call reached it: where a card's issuer calls back. */
+  origin: string;
 }
 
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
@@ -123,7 +126,7 @@ async function callInSession(
     return providerMoneyCall(deps, principal, session, tool, request.arguments, requestId);
   return tool.attempt
     ? payingCall(deps, principal, session, tool, request.arguments, requestId)
-    : gatedCall(deps, principal, session, tool, request.arguments, rules);
+    : gatedCall(deps, principal, session, tool, request, rules);
 }
 
 /**
@@ -183,9 +186,10 @@ async function gatedCall(
   principal: Principal,
   session: SessionRow,
   tool: ToolSpec,
-  args: Record<string, unknown>,
+  request: ToolCallRequest,
   rules: Rule[],
 ): Promise<ToolCallAnswer> {
+  const args = request.arguments;
   const scope = scopeOf(principal);
   const quick = quickToolGate(scope, session.agent_id, tool.name, rules);
   const { row } = await openToolCall(
@@ -252,9 +256,9 @@ async function gatedCall(
       denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) },
     };
   }
-  let outcome: ToolCallOutcome & { refusal?: ApiError };
+  let outcome: ToolCallOutcome & { refusal?: ApiError; shown?: Record<string, unknown> };
   try {
-    outcome = await dispatch(deps, principal, tool, args);
+    outcome = await dispatch(deps, principal, tool, request);
   } catch (error) {
     // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
     const code = error instanceof ApiError ? error.code : 'internal_error';
@@ -282,15 +286,19 @@ async function gatedCall(
     const { status, code, message, details, headers } = outcome.refusal;
     throw new ApiError(status, code, message, { ...details, tool_call_id: toolCallId(call) }, headers);
   }
-  return { status: 200, call };
+  // What is answered once and kept nowhere (a card's display link) reaches the caller, not the record.
+  return { status: 200, call: outcome.shown ? { ...call, output: outcome.shown } : call };
 }
 
 async function dispatch(
   deps: AppDeps,
   principal: Principal,
   tool: ToolSpec,
-  args: Record<string, unknown>,
-): Promise<ToolCallOutcome & { refusal?: ApiError }> {
+  request: ToolCallRequest,
+): Promise<ToolCallOutcome & { refusal?: ApiError; shown?: Record<string, unknown> }> {
+  const args = request.arguments;
+  if (tool.dispatch.kind === 'cards')
+    return runCardTool(deps, principal, tool.dispatch.operation, args, request.origin);
   if (tool.dispatch.kind === 'provider') {
     return dispatchProviderTool(deps, {
       tenant: { orgId: principal.orgId, projectId: principal.projectId },

@@ -3,8 +3,6 @@
 // authorizations, and read a mint flow while it runs. The issuer's authorization requests arrive at
 // POST /webhooks/issuer (api/routes/issuer.ts).
 import { notFound } from '../../domain/errors';
-import { listCardAuthorizations } from '../../domain/issuer/authorizations';
-import { findAgentCard, listAgentCards } from '../../domain/issuer/cards';
 import { findAgentMintFlow } from '../../domain/issuer/mint-flows';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
@@ -20,7 +18,15 @@ import {
   type CardCreateBody,
   type CardListQueryValues,
 } from '../../schema/http/cards';
-import { displayCard, issueCard, moveCard, type CardMove } from '../flows/cards';
+import {
+  cardAuthorizations,
+  displayCard,
+  getCard,
+  issueCard,
+  listCards,
+  moveCard,
+  type CardMove,
+} from '../flows/cards';
 import { presentAuthorization, presentCard, presentMintFlow } from '../presenters/cards';
 import type { Principal } from '../principal';
 import { publicOrigin } from '../public-origin';
@@ -111,18 +117,8 @@ export const cardRoutes: AnyRoute[] = [
       400: envelope('`invalid_query`'),
     },
     async handler({ deps, principal, query }) {
-      const rows = await listAgentCards(deps.db, scopeOf(principal), {
-        walletId: query.wallet_id,
-        limit: query.limit + 1,
-        before: query.before,
-      });
-      const page = rows.slice(0, query.limit);
-      return {
-        body: {
-          cards: page.map(presentCard),
-          next_before: rows.length > query.limit ? page[page.length - 1].id : null,
-        },
-      };
+      const { cards, nextBefore } = await listCards(deps, principal, query);
+      return { body: { cards: cards.map(presentCard), next_before: nextBefore } };
     },
   }),
   route<unknown, unknown, { id: string }, 'key'>({
@@ -136,9 +132,7 @@ export const cardRoutes: AnyRoute[] = [
     params: CardParams,
     responses: { 200: { description: 'The card', schema: Card }, 400: badId, 404: cardNotFound },
     async handler({ deps, principal, params }) {
-      const card = await findAgentCard(deps.db, scopeOf(principal), params.id);
-      if (!card) throw notFound('Card');
-      return { body: presentCard(card) };
+      return { body: presentCard(await getCard(deps, principal, params.id)) };
     },
   }),
   moveRoute(
@@ -200,9 +194,7 @@ export const cardRoutes: AnyRoute[] = [
       404: cardNotFound,
     },
     async handler({ deps, principal, params, query }) {
-      const card = await findAgentCard(deps.db, scopeOf(principal), params.id);
-      if (!card) throw notFound('Card');
-      const views = await listCardAuthorizations(deps.db, scopeOf(principal), card.id, query.limit);
+      const views = await cardAuthorizations(deps, principal, params.id, query.limit);
       return { body: { authorizations: views.map(presentAuthorization) } };
     },
   }),
