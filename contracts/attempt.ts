@@ -3,6 +3,7 @@
 // Types and constants only, so workflow code can import them. A family's steps live in
 // domain/attempts/families/<family>.ts; its HTTP answer in domain/attempts/answers.ts.
 import type { AuditStep } from './attempt-audit';
+import type { CardAuthorizationInput } from './card-authorization';
 import type { Denial, SpendInput, WalletSteps } from './spend';
 import type { ToolChargeInput } from './tool-charge';
 
@@ -29,6 +30,7 @@ export const ATTEMPT_WORKFLOW = 'moneyAttempt';
 export interface FamilyInputs {
   wallet_execute: SpendInput;
   tool_charge: ToolChargeInput;
+  card_authorization: CardAuthorizationInput;
 }
 export type EngineFamily = keyof FamilyInputs;
 
@@ -51,6 +53,8 @@ export interface FamilyTraits {
 export const FAMILY_TRAITS: Record<EngineFamily, FamilyTraits> = {
   wallet_execute: { approvalKind: 'wallet.execute', sendIsIdempotent: true, resolvable: false },
   tool_charge: { approvalKind: 'tool_server.charge', sendIsIdempotent: false, resolvable: true },
+  // Decided inside the issuer's deadline, never held for approval; the issuer's record answers its outcome.
+  card_authorization: { approvalKind: 'card.authorization', sendIsIdempotent: true, resolvable: false },
 };
 
 export interface AttemptFailure {

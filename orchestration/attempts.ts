@@ -19,13 +19,18 @@ import { update, updateWithStart, type Orchestrator } from './temporal';
 
 /** The attempt's workflow id: each family keeps the id its attempts always had. */
 export function attemptWorkflowId(family: EngineFamily, orgId: string, attemptId: string): string {
+  // A card authorization is decided in the issuer's transaction; its workflow is its expiry's.
+  if (family === 'card_authorization')
+    throw new Error(
+      'a card authorization never runs the attempt workflow (orchestration/card-authorizations.ts)',
+    );
   return family === 'wallet_execute'
     ? workflowIds.spend(orgId, attemptId)
     : workflowIds.toolCharge(orgId, attemptId);
 }
 
 const amountOf = (attempt: AttemptInput): string =>
-  attempt.family === 'wallet_execute' ? attempt.input.amountMinor : attempt.input.priceMinor;
+  attempt.family === 'tool_charge' ? attempt.input.priceMinor : attempt.input.amountMinor;
 
 /** Starts or joins the attempt's workflow and waits on its answer (or `uncertain`). */
 export function runAttempt(o: Orchestrator, attempt: AttemptInput): Promise<AttemptAnswer> {

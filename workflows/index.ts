@@ -18,6 +18,7 @@ export { walletTopup } from './wallet-topup';
 export { depositWatch } from './deposit-watch';
 export { provisioningRun } from './provisioning-run';
 export { cardMint } from './card-mint';
+export { cardAuthorizationExpiry } from './card-authorization-expiry';
 // The workflow types of wallet execute and paid tool calls before the one engine: registered so attempts
 // claimed under them finish and their histories replay. Nothing starts them any more.
 export { spendAttempt } from './legacy/spend-attempt';

@@ -16,6 +16,8 @@ const STATUS_WORDS = {
 function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, unknown> {
   if (attempt.family === 'wallet_execute')
     return r.status === 'completed' ? { payment: { provider_payment_id: r.providerPaymentId } } : {};
+  // A card authorization's answer is the issuer's reply, stored when it was decided (domain/issuer).
+  if (attempt.family === 'card_authorization') return {};
   const { input } = attempt;
   const charge = { tool: input.toolName, price_minor: input.priceMinor, currency: input.currency };
   if (r.status !== 'completed') return { charge };

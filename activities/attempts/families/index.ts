@@ -2,10 +2,12 @@
 // here and its traits in contracts/attempt.ts.
 import type { EngineFamily } from '../../../contracts/attempt';
 import type { AttemptFamilySteps } from '../family';
+import { cardAuthorization } from './card-authorization';
 import { toolCharge } from './tool-charge';
 import { walletExecute } from './wallet-execute';
 
 export const FAMILIES: { [F in EngineFamily]: AttemptFamilySteps<F> } = {
   wallet_execute: walletExecute,
   tool_charge: toolCharge,
+  card_authorization: cardAuthorization,
 };
