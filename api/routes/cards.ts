@@ -75,7 +75,8 @@ export const cardRoutes: AnyRoute[] = [
     summary: 'Issue a virtual card bound to a wallet',
     description:
       "Starts a mint flow (`imf_`) that registers the gateway at the issuer, creates the card there and records it. The card takes the wallet's currency; every authorization the issuer asks about is decided by the gateway against the card's status and `spending_controls`, the mandate if any, the wallet's policies (tool name `card.authorization`) and its available balance, and an approval holds the amount on the wallet. " +
-      'Answers 201 with the card when the flow finishes within a few seconds, else 202 with the flow to read at `Location`. The number and CVC stay with the issuer (`POST /v1/cards/{id}/display`).',
+      'Answers 201 with the card when the flow finishes within a few seconds, else 202 with the flow to read at `Location`. The number and CVC stay with the issuer (`POST /v1/cards/{id}/display`). ' +
+      "An approval lapses at its `expires_at` (the issuer's, else seven days after the decision): the gateway then releases what it still holds. Agents reach every card operation through MCP too: a session naming the server `cards` publishes them as tools (`cards.create`, …).",
     body: CardCreate,
     responses: {
       201: { description: 'The card, minted', schema: Card },
