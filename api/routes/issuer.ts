@@ -22,7 +22,7 @@ import {
 import { DEPRECATION_HEADERS } from '../deprecation';
 import { ISSUER } from '../flows/cards';
 import { noteAuthorizationClosed, startAuthorizationExpiry } from '../../orchestration/card-authorizations';
-import type { AppDeps } from '../deps';
+import { afterAnswer } from '../after-answer';
 import { route, type AnyRoute } from '../route';
 
 export const ISSUER_WEBHOOK_PATH = '/webhooks/issuer';
@@ -43,18 +43,6 @@ const optionalText = (value: unknown): string | null =>
 /** The issuer's stated expiry (Unix seconds), when it states a usable one. */
 const optionalExpiry = (value: unknown): Date | null =>
   Number.isSafeInteger(value) && (value as number) > 0 ? new Date((value as number) * 1000) : null;
-
-/**
- * Workflow work after the decision or message committed, off the issuer's clock: the reply does not wait
- * on Temporal. A start that fails is logged; the hold then stands until the issuer's own message.
- */
-function afterAnswer(deps: AppDeps, what: string, work: () => Promise<void>): void {
-  work().catch((error: unknown) =>
-    deps.log.warn(`card authorization ${what} not started`, {
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
-}
 
 /** A later message in the gateway's terms, or null for a type it does not act on. */
 function laterMessage(
@@ -151,7 +139,11 @@ export const issuerRoutes: AnyRoute[] = [
           },
           expiresAt: optionalExpiry(object.expires_at),
         });
-        if (expiry) afterAnswer(deps, 'expiry', () => startAuthorizationExpiry(deps.temporal, expiry));
+        // Started off the issuer's clock, once the decision has committed; the reply does not wait on it.
+        if (expiry)
+          afterAnswer(deps, 'starting a card authorization expiry', () =>
+            startAuthorizationExpiry(deps.temporal, expiry),
+          );
         return { type: 'application/json', body: reply };
       }
       const later = laterMessage(body.type, object);
@@ -166,7 +158,7 @@ export const issuerRoutes: AnyRoute[] = [
         message: later.message,
       });
       if (closed)
-        afterAnswer(deps, 'closing', () =>
+        afterAnswer(deps, 'ending a card authorization expiry', () =>
           noteAuthorizationClosed(deps.temporal, ISSUER, later.authorization),
         );
       return { body: { received: true, status: receipt } };
