@@ -209,6 +209,28 @@ describe.each(TEMPORAL_SERVERS)('agent cards through MCP on the %s server', (ser
     ).toBe(before);
   });
 
+  it('passes every card tool through the policy gate under its name: a rule on `cards.create` denies it, and nothing is issued', async () => {
+    const walletId = await newWallet(gw, t);
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: { name: 'no new cards', type: 'deny', tools: ['cards.create'], config: {} },
+    });
+    expect(rule.status).toBe(201);
+    try {
+      const denied = await call('cards.create', { wallet_id: walletId });
+      expect(denied.isError).toBe(true);
+      expect(parsed(denied)).toMatchObject({
+        reason: 'denied_by_rule',
+        ruleType: 'deny',
+        ruleId: rule.body.id,
+      });
+      const listed = parsed(await call('cards.list', { wallet_id: walletId }));
+      expect(listed).toEqual({ cards: [], next_before: null });
+    } finally {
+      await gw.request('DELETE', `/v1/policies/${rule.body.id}`, { key: t.key });
+    }
+  });
+
   it("opens the cards server in /mcp's own session, for a key holding only tools:execute", async () => {
     const narrow = await gw.createKey(t.projectId, { scopes: ['tools:execute'] });
     const own = await connect('/mcp', narrow.key);
