@@ -10,6 +10,7 @@ import { connectClient } from '../runtime/temporal';
 import { createApp } from './app';
 import { KeyCache } from './auth/key-cache';
 import { listenForRevocations } from './auth/revocations';
+import { afterAnswersSettled } from './after-answer';
 import type { AppDeps } from './deps';
 import { readBacklogs } from '../domain/operations/backlogs';
 import { scrape } from '../runtime/telemetry/metrics';
@@ -76,6 +77,7 @@ export async function startApi(
       await closed;
       await metrics?.stop();
       await revocations.stop();
+      await afterAnswersSettled(deps);
       await client.connection.close();
       await db.end();
       await traces?.shutdown();

@@ -4,6 +4,7 @@
 // domain/attempts/families/<family>.ts; its HTTP answer in domain/attempts/answers.ts.
 import type { AuditStep } from './attempt-audit';
 import type { SpendAnswer, SpendRequest, TermsSummary } from './consumer-spend';
+import type { CardAuthorizationInput } from './card-authorization';
 import type { Denial, SpendInput, WalletSteps } from './spend';
 import type { ToolChargeInput } from './tool-charge';
 
@@ -31,6 +32,7 @@ export interface FamilyInputs {
   wallet_execute: SpendInput;
   tool_charge: ToolChargeInput;
   consumer_spend: SpendRequest;
+  card_authorization: CardAuthorizationInput;
 }
 export type EngineFamily = keyof FamilyInputs;
 
@@ -74,6 +76,13 @@ export const FAMILY_TRAITS: Record<EngineFamily, FamilyTraits> = {
     resolvable: false,
     storesOwnAnswers: true,
   },
+  // Decided inside the issuer's deadline, never held for approval; the issuer's record answers its outcome.
+  card_authorization: {
+    approvalKind: 'card.authorization',
+    sendIsIdempotent: true,
+    resolvable: false,
+    storesOwnAnswers: false,
+  },
 };
 
 /** What a family's authorize hands its later steps (plain JSON): a consumer spend's mandate terms. */
@@ -81,6 +90,7 @@ export interface FamilyCarries {
   wallet_execute: null;
   tool_charge: null;
   consumer_spend: ConsumerSpendCarry;
+  card_authorization: null;
 }
 
 export type FamilyCarry = FamilyCarries[EngineFamily];

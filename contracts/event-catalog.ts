@@ -346,7 +346,8 @@ export const EVENT_CATALOG = {
   },
   'card.authorization.expired': {
     area: 'cards',
-    description: 'An authorization lapsed uncaptured; its hold was released (`released_minor`).',
+    description:
+      "An authorization lapsed uncaptured; its hold was released (`released_minor`). `expired_by`: `issuer` (the issuer's expiry message) or `gateway` (the authorization's `expires_at` passed first).",
   },
   'card.transaction.captured': {
     area: 'cards',

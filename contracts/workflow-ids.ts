@@ -39,6 +39,12 @@ export const workflowIds = {
   depositWatch: (walletId: string): string => `deposit-watch/${walletId}`,
   /** One provisioning run of a sandbox account at a provider. */
   provisioningRun: (runId: string): string => `provisioning/${runId}`,
+  /**
+   * One approved card authorization's expiry, named by the issuer's authorization id: the workflow its
+   * attempt row names (`attempts.workflow_id`).
+   */
+  cardAuthorization: (issuer: string, issuerAuthorizationId: string): string =>
+    `card-authorization/${issuer}/${issuerAuthorizationId}`,
   /** One card's mint flow. */
   cardMint: (flowId: string): string => `card-mint/${flowId}`,
   /** One KYC onboarding, named by the provider's proposal id. */

@@ -27,6 +27,11 @@ import { handle, signal, update, updateWithStart, type Orchestrator } from './te
 /** The attempt's workflow id: each family keeps the id its attempts always had. */
 export function attemptWorkflowId(family: EngineFamily, orgId: string, attemptId: string): string {
   if (family === 'consumer_spend') return workflowIds.consumerSpend(orgId, attemptId);
+  // A card authorization is decided in the issuer's transaction; its workflow is its expiry's.
+  if (family === 'card_authorization')
+    throw new Error(
+      'a card authorization never runs the attempt workflow (orchestration/card-authorizations.ts)',
+    );
   return family === 'wallet_execute'
     ? workflowIds.spend(orgId, attemptId)
     : workflowIds.toolCharge(orgId, attemptId);
@@ -35,7 +40,8 @@ export function attemptWorkflowId(family: EngineFamily, orgId: string, attemptId
 /** What the attempt moves and under which mandate and rail, for operators' searches. */
 function attemptAttributes(attempt: AttemptInput) {
   if (attempt.family === 'tool_charge') return { amountMinor: attempt.input.priceMinor };
-  if (attempt.family === 'wallet_execute') return { amountMinor: attempt.input.amountMinor };
+  if (attempt.family === 'wallet_execute' || attempt.family === 'card_authorization')
+    return { amountMinor: attempt.input.amountMinor };
   const { mandateId, rail, amountMinor } = attempt.input;
   return { mandateId, rail, amountMinor };
 }

@@ -1,16 +1,23 @@
-// Agent cards over HTTP where the issuer is called while the caller waits: issuing a card (its mint flow's
+// Agent cards as both doors make them (the `/v1/cards` routes and the `cards` server's tools). Reads page
+// the project's cards and a card's authorizations. Where the issuer is called while the caller waits: issuing a card (its mint flow's
 // run, waited on for a bounded time), freezing, unfreezing and closing it at the issuer before the gateway
 // records the move, and opening the issuer's own display page. An issuer's refusal or silence changes
 // nothing at the gateway.
 import { ApiError, notFound } from '../../domain/errors';
-import { findAgentCard, setAgentCardStatus, type AgentCardRow } from '../../domain/issuer/cards';
+import { listCardAuthorizations, type AuthorizationView } from '../../domain/issuer/authorizations';
+import {
+  findAgentCard,
+  listAgentCards,
+  setAgentCardStatus,
+  type AgentCardRow,
+} from '../../domain/issuer/cards';
 import { findAgentMintFlow, openAgentMintFlow, type AgentMintFlowRow } from '../../domain/issuer/mint-flows';
 import { findMandate } from '../../domain/mandates/mandates';
 import { providerEndpoint } from '../../domain/providers/endpoints';
 import { getWallet } from '../../domain/wallets/wallets';
 import { mintCard } from '../../orchestration/cards';
 import { issuerProvider, IssuerRefused, type IssuerProvider } from '../../providers/issuer/client';
-import type { CardCreateBody } from '../../schema/http/cards';
+import type { CardCreateBody, CardListQueryValues } from '../../schema/http/cards';
 import type { AppDeps } from '../deps';
 import type { Principal } from '../principal';
 
@@ -144,4 +151,36 @@ export async function displayCard(
   const issuer = issuerFor(deps, principal);
   const session = await callIssuer(() => issuer.displaySession(card.card_id));
   return { url: session.url, expires_at: session.expiresAt.toISOString() };
+}
+
+/** A page of the project's cards, newest first, and the id to pass as `before` for the next one. */
+export async function listCards(
+  deps: AppDeps,
+  principal: Principal,
+  query: CardListQueryValues,
+): Promise<{ cards: AgentCardRow[]; nextBefore: string | null }> {
+  const rows = await listAgentCards(deps.db, scopeOf(principal), {
+    walletId: query.wallet_id,
+    limit: query.limit + 1,
+    before: query.before,
+  });
+  const page = rows.slice(0, query.limit);
+  return { cards: page, nextBefore: rows.length > query.limit ? page[page.length - 1].id : null };
+}
+
+export async function getCard(deps: AppDeps, principal: Principal, id: string): Promise<AgentCardRow> {
+  const card = await findAgentCard(deps.db, scopeOf(principal), id);
+  if (!card) throw notFound('Card');
+  return card;
+}
+
+/** A card's authorizations, newest first; 404 for a card not in the caller's project. */
+export async function cardAuthorizations(
+  deps: AppDeps,
+  principal: Principal,
+  id: string,
+  limit: number,
+): Promise<AuthorizationView[]> {
+  const card = await getCard(deps, principal, id);
+  return listCardAuthorizations(deps.db, scopeOf(principal), card.id, limit);
 }

@@ -11,7 +11,7 @@ import {
   type GeneratedToolRow,
 } from '../../domain/generated-servers/servers';
 import { catalogServer } from '../../domain/providers/catalog';
-import { GATEWAY_SERVER_ID } from '../../domain/tools/gateway-tools';
+import { BUILT_IN_SERVER_IDS } from '../../domain/tools/registry';
 import { DocumentUnreachable, fetchDocument } from '../../providers/documents/fetch-document';
 import type { GeneratedServerCreateBody } from '../../schema/http/generate';
 import type { AppDeps } from '../deps';
@@ -47,8 +47,8 @@ export async function generateServer(
     ...(body.base_urls !== undefined ? { baseUrls: body.base_urls } : {}),
   });
   const slug = body.slug ?? slugFor(draft.name);
-  // Catalog slugs and the gateway's own server are taken for good.
-  if (slug === GATEWAY_SERVER_ID || catalogServer(slug))
+  // Catalog slugs and the gateway's built-in servers are taken for good.
+  if (BUILT_IN_SERVER_IDS.includes(slug) || catalogServer(slug))
     throw new ApiError(409, 'slug_conflict', `The slug "${slug}" is taken`, { slug });
   const server = await createGeneratedServer(deps.db, principal, slug, draft);
   return { server, tools: await listGeneratedTools(deps.db, server.id) };

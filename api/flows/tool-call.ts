@@ -51,10 +51,13 @@ import { paidTenantCall } from './tool-charge';
 import { compile, check } from '../validation';
 import { recordAttemptCall } from './attempt-call';
 import { providerMoneyCall } from './provider-money-call';
+import { runCardTool } from './card-tools';
 
 export interface ToolCallRequest {
   tool: string;
   arguments: Record<string, unknown>;
+  /** The gateway's origin as the call reached it: where a card's issuer calls back. */
+  origin: string;
 }
 
 const scopeOf = (p: Principal) => ({ orgId: p.orgId, projectId: p.projectId, environment: p.environment });
@@ -145,7 +148,7 @@ async function callInSession(
   if (tool.attempt) return payingCall(deps, principal, session, tool, request.arguments, requestId);
   // Opened whenever the call is within the limit and its session open, which enforceCallLimits has just checked.
   if (opened === null) throw new Error('a gated tool call was counted without its row');
-  return gatedCall(deps, principal, session, tool, request.arguments, { rules, connections, seq: opened });
+  return gatedCall(deps, principal, session, tool, request, { rules, connections, seq: opened });
 }
 
 function newGatedCall(
@@ -235,9 +238,10 @@ async function gatedCall(
   principal: Principal,
   session: SessionRow,
   tool: ToolSpec,
-  args: Record<string, unknown>,
+  request: ToolCallRequest,
   counted: { rules: Rule[]; connections: Map<string, SealedConnection>; seq: bigint },
 ): Promise<ToolCallAnswer> {
+  const args = request.arguments;
   const scope = scopeOf(principal);
   const { connections, seq } = counted;
   const row = { seq };
@@ -291,9 +295,9 @@ async function gatedCall(
       denial: { ...flatDenial(gate.denial, approval), tool_call_id: toolCallId(call) },
     };
   }
-  let outcome: ToolCallOutcome & { refusal?: ApiError };
+  let outcome: ToolCallOutcome & { refusal?: ApiError; shown?: Record<string, unknown> };
   try {
-    outcome = await dispatch(deps, principal, tool, args, connections);
+    outcome = await dispatch(deps, principal, tool, request, connections);
   } catch (error) {
     // The call ends recorded either way: a refusal under its own code, anything unforeseen as internal_error.
     const code = error instanceof ApiError ? error.code : 'internal_error';
@@ -327,16 +331,20 @@ async function gatedCall(
     const { status, code, message, details, headers } = outcome.refusal;
     throw new ApiError(status, code, message, { ...details, tool_call_id: toolCallId(call) }, headers);
   }
-  return { status: 200, call };
+  // What is answered once and kept nowhere (a card's display link) reaches the caller, not the record.
+  return { status: 200, call: outcome.shown ? { ...call, output: outcome.shown } : call };
 }
 
 async function dispatch(
   deps: AppDeps,
   principal: Principal,
   tool: ToolSpec,
-  args: Record<string, unknown>,
+  request: ToolCallRequest,
   connections: Map<string, SealedConnection>,
-): Promise<ToolCallOutcome & { refusal?: ApiError }> {
+): Promise<ToolCallOutcome & { refusal?: ApiError; shown?: Record<string, unknown> }> {
+  const args = request.arguments;
+  if (tool.dispatch.kind === 'cards')
+    return runCardTool(deps, principal, tool.dispatch.operation, args, request.origin);
   if (tool.dispatch.kind === 'provider') {
     return dispatchProviderTool(deps, {
       tenant: { orgId: principal.orgId, projectId: principal.projectId },

@@ -9,7 +9,7 @@ import { presentToolServer } from '../../domain/tool-servers/present';
 import { createToolServer, newToolServerId } from '../../domain/tool-servers/servers';
 import { ownSchema, PAYMENT_ARGUMENT } from '../../domain/tool-servers/tool-specs';
 import { sealUpstreamAuth } from '../../domain/tool-servers/upstream-auth';
-import { GATEWAY_SERVER_ID } from '../../domain/tools/gateway-tools';
+import { BUILT_IN_SERVER_IDS } from '../../domain/tools/registry';
 import { keyServiceFor } from '../../domain/vault/select';
 import type { Currency } from '../../contracts/currencies';
 import { handshake, type Handshake } from '../../providers/mcp-client/upstream';
@@ -87,7 +87,7 @@ export async function registerToolServer(
     throw new ApiError(400, 'invalid_body', `The tool "${twice}" is listed twice`, {
       issues: [{ path: '/tools', message: `"${twice}" appears twice`, keyword: 'uniqueItems' }],
     });
-  if (body.slug === GATEWAY_SERVER_ID || catalogServer(body.slug))
+  if (BUILT_IN_SERVER_IDS.includes(body.slug) || catalogServer(body.slug))
     throw new ApiError(409, 'slug_conflict', `The slug "${body.slug}" is taken`, { slug: body.slug });
   const found = await shake(deps, principal, body.upstream_url, body.upstream_auth ?? null);
   if (!found.ok)

@@ -28,6 +28,8 @@ export interface McpCaller {
   principal: Principal;
   session: SessionRow;
   requestId: string;
+  /** The gateway's origin as this request reached it (what a card's issuer calls back). */
+  origin: string;
 }
 
 export function authInfoFor(token: string, caller: McpCaller): AuthInfo {
@@ -65,7 +67,7 @@ async function runTool(
       deps,
       caller.principal,
       caller.session,
-      { tool: name, arguments: args },
+      { tool: name, arguments: args, origin: caller.origin },
       caller.requestId,
     );
     if (answer.denial) return toolError(answer.denial);

@@ -63,6 +63,7 @@ export function presentAuthorization({
     held_minor: a.held_minor.toString(),
     captured_minor: a.captured_minor.toString(),
     refunded_minor: a.refunded_minor.toString(),
+    expires_at: a.expires_at,
     transactions: transactions.map((t) => ({
       id: t.id,
       type: t.type,

@@ -3,8 +3,6 @@
 // authorizations, and read a mint flow while it runs. The issuer's authorization requests arrive at
 // POST /webhooks/issuer (api/routes/issuer.ts).
 import { notFound } from '../../domain/errors';
-import { listCardAuthorizations } from '../../domain/issuer/authorizations';
-import { findAgentCard, listAgentCards } from '../../domain/issuer/cards';
 import { findAgentMintFlow } from '../../domain/issuer/mint-flows';
 import { ErrorEnvelope } from '../../schema/http/common';
 import {
@@ -18,7 +16,15 @@ import {
   CardParams,
   MintFlowParams,
 } from '../../schema/http/cards';
-import { displayCard, issueCard, moveCard, type CardMove } from '../flows/cards';
+import {
+  cardAuthorizations,
+  displayCard,
+  getCard,
+  issueCard,
+  listCards,
+  moveCard,
+  type CardMove,
+} from '../flows/cards';
 import { presentAuthorization, presentCard, presentMintFlow } from '../presenters/cards';
 import type { Principal } from '../principal';
 import { publicOrigin } from '../public-origin';
@@ -67,7 +73,8 @@ export const cardRoutes: AnyRoute[] = [
     summary: 'Issue a virtual card bound to a wallet',
     description:
       "Starts a mint flow (`imf_`) that registers the gateway at the issuer, creates the card there and records it. The card takes the wallet's currency; every authorization the issuer asks about is decided by the gateway against the card's status and `spending_controls`, the mandate if any, the wallet's policies (tool name `card.authorization`) and its available balance, and an approval holds the amount on the wallet. " +
-      'Answers 201 with the card when the flow finishes within a few seconds, else 202 with the flow to read at `Location`. The number and CVC stay with the issuer (`POST /v1/cards/{id}/display`).',
+      'Answers 201 with the card when the flow finishes within a few seconds, else 202 with the flow to read at `Location`. The number and CVC stay with the issuer (`POST /v1/cards/{id}/display`). ' +
+      "An approval lapses at its `expires_at` (the issuer's, else seven days after the decision): the gateway then releases what it still holds. Agents reach every card operation through MCP too: a session naming the server `cards` publishes them as tools (`cards.create`, …).",
     body: CardCreate,
     responses: {
       201: { description: 'The card, minted', schema: Card },
@@ -109,18 +116,8 @@ export const cardRoutes: AnyRoute[] = [
       400: envelope('`invalid_query`'),
     },
     async handler({ deps, principal, query }) {
-      const rows = await listAgentCards(deps.db, scopeOf(principal), {
-        walletId: query.wallet_id,
-        limit: query.limit + 1,
-        before: query.before,
-      });
-      const page = rows.slice(0, query.limit);
-      return {
-        body: {
-          cards: page.map(presentCard),
-          next_before: rows.length > query.limit ? page[page.length - 1].id : null,
-        },
-      };
+      const { cards, nextBefore } = await listCards(deps, principal, query);
+      return { body: { cards: cards.map(presentCard), next_before: nextBefore } };
     },
   }),
   route({
@@ -134,9 +131,7 @@ export const cardRoutes: AnyRoute[] = [
     params: CardParams,
     responses: { 200: { description: 'The card', schema: Card }, 400: badId, 404: cardNotFound },
     async handler({ deps, principal, params }) {
-      const card = await findAgentCard(deps.db, scopeOf(principal), params.id);
-      if (!card) throw notFound('Card');
-      return { body: presentCard(card) };
+      return { body: presentCard(await getCard(deps, principal, params.id)) };
     },
   }),
   moveRoute(
@@ -198,9 +193,7 @@ export const cardRoutes: AnyRoute[] = [
       404: cardNotFound,
     },
     async handler({ deps, principal, params, query }) {
-      const card = await findAgentCard(deps.db, scopeOf(principal), params.id);
-      if (!card) throw notFound('Card');
-      const views = await listCardAuthorizations(deps.db, scopeOf(principal), card.id, query.limit);
+      const views = await cardAuthorizations(deps, principal, params.id, query.limit);
       return { body: { authorizations: views.map(presentAuthorization) } };
     },
   }),

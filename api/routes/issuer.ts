@@ -15,6 +15,8 @@ import { ErrorEnvelope } from '../../schema/http/common';
 import { IssuedCard, IssuerEvent, IssuerRecordParams, MintFlow } from '../../schema/http/issuer';
 import { DEPRECATION_HEADERS } from '../deprecation';
 import { ISSUER } from '../flows/cards';
+import { noteAuthorizationClosed, startAuthorizationExpiry } from '../../orchestration/card-authorizations';
+import { afterAnswer } from '../after-answer';
 import { route, type AnyRoute } from '../route';
 
 export const ISSUER_WEBHOOK_PATH = '/webhooks/issuer';
@@ -32,6 +34,9 @@ const amount = (value: unknown): bigint => {
 };
 const optionalText = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : null;
+/** The issuer's stated expiry (Unix seconds), when it states a usable one. */
+const optionalExpiry = (value: unknown): Date | null =>
+  Number.isSafeInteger(value) && (value as number) > 0 ? new Date((value as number) * 1000) : null;
 
 /** A later message in the gateway's terms, or null for a type it does not act on. */
 function laterMessage(
@@ -115,7 +120,7 @@ export const issuerRoutes: AnyRoute[] = [
       if (body.type === 'issuing_authorization.request') {
         const merchant = (object.merchant_data ?? {}) as Record<string, unknown>;
         const category = optionalText(merchant.category_code);
-        const { reply } = await answerAuthorizationRequest(deps.db, {
+        const { reply, expiry } = await answerAuthorizationRequest(deps.db, {
           issuer: ISSUER,
           issuerAuthorizationId: text(object.id, 'id'),
           issuerCardId: text(object.card, 'card'),
@@ -126,21 +131,31 @@ export const issuerRoutes: AnyRoute[] = [
             name: optionalText(merchant.name),
             network_id: optionalText(merchant.network_id),
           },
+          expiresAt: optionalExpiry(object.expires_at),
         });
+        // Started off the issuer's clock, once the decision has committed; the reply does not wait on it.
+        if (expiry)
+          afterAnswer(deps, 'starting a card authorization expiry', () =>
+            startAuthorizationExpiry(deps.temporal, expiry),
+          );
         return { type: 'application/json', body: reply };
       }
       const later = laterMessage(body.type, object);
       if (!later) return { body: { received: true, status: 'ignored' } };
       if (body.sequence === undefined || body.sequence < 2)
         throw invalid('a later message carries its sequence (2 or more)');
-      const status = await receiveIssuerMessage(deps.db, {
+      const { receipt, closed } = await receiveIssuerMessage(deps.db, {
         issuer: ISSUER,
         messageId: body.id,
         issuerAuthorizationId: later.authorization,
         sequence: body.sequence,
         message: later.message,
       });
-      return { body: { received: true, status } };
+      if (closed)
+        afterAnswer(deps, 'ending a card authorization expiry', () =>
+          noteAuthorizationClosed(deps.temporal, ISSUER, later.authorization),
+        );
+      return { body: { received: true, status: receipt } };
     },
   }),
 ];

@@ -27,6 +27,7 @@ import type { AppDeps } from '../deps';
 import { authInfoFor } from '../mcp/server';
 import { mcpEndpoint, type McpEndpoint } from '../mcp/transport';
 import type { Principal } from '../principal';
+import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute, type HttpMethod } from '../route';
 
 const endpoints = new WeakMap<AppDeps, McpEndpoint>();
@@ -128,7 +129,7 @@ async function serve(
     hostHeaderValidationResponse(request, allowed.hosts) ??
     originValidationResponse(request, allowed.origins);
   if (refused) return pipe(ctx, refused);
-  const caller = { principal, session, requestId };
+  const caller = { principal, session, requestId, origin: publicOrigin(deps.config, ctx) };
   const token = /^Bearer[ \t]+(\S+)/i.exec(ctx.get('Authorization'))?.[1] ?? '';
   const response = await endpointOf(deps).serve(
     request,

@@ -39,7 +39,7 @@ export const sessionRoutes: AnyRoute[] = [
     operationId: 'listServers',
     summary: 'List the servers a session can open, with their tools',
     description:
-      "The gateway's own tools (server `gateway`) and every catalog provider the project has connected. Provider tools that move money are not published yet; `wallet.execute` is the paying tool.",
+      "The gateway's own tools (server `gateway`), its agent cards (server `cards`: `cards.create`, `cards.list`, `cards.get`, `cards.freeze`, `cards.unfreeze`, `cards.close`, `cards.display`, `cards.authorizations`, the `/v1/cards` operations with their request schemas and refusals) and every catalog provider the project has connected. Provider tools that move money are not published yet; `wallet.execute` is the paying tool.",
     responses: { 200: { description: 'Every openable server', schema: ServerList } },
     async handler({ deps, principal }) {
       const servers = await openableServers(deps.db, principal);

@@ -18,6 +18,7 @@ import {
 } from '../../schema/http/sessions';
 import { callTool } from '../flows/tool-call';
 import { presentToolCall } from '../presenters/session';
+import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute } from '../route';
 
 const tags = ['Sessions'];
@@ -83,12 +84,12 @@ export const toolCallRoutes: AnyRoute[] = [
         schema: ErrorEnvelope,
       },
     },
-    async handler({ deps, principal, params, body, requestId }) {
+    async handler({ deps, ctx, principal, params, body, requestId }) {
       const answer = await callTool(
         deps,
         principal,
         params.id,
-        { tool: body.tool, arguments: body.arguments },
+        { tool: body.tool, arguments: body.arguments, origin: publicOrigin(deps.config, ctx) },
         requestId,
       );
       return {

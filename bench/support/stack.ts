@@ -18,6 +18,7 @@ import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { migrate } from '../../runtime/migrate';
 import { startDevServer } from '../../temporal-dev/dev-server';
+import { afterAnswersSettled } from '../../api/after-answer';
 import { startWorker } from '../../worker/main';
 import { freePort } from '../../test/support/free-port';
 import { gatewayClient, type GatewayClient } from '../../test/support/client';
@@ -89,6 +90,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      await afterAnswersSettled(deps);
       await worker.stop();
       await connection.close();
       await db.end();

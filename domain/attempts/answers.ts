@@ -23,6 +23,8 @@ const STATUS_WORDS = {
 function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, unknown> {
   if (attempt.family === 'wallet_execute')
     return r.status === 'completed' ? { payment: { provider_payment_id: r.providerPaymentId } } : {};
+  // A consumer spend words its own answer (domain/consumer-payments); a card authorization's is the
+  // issuer's reply, stored when it was decided (domain/issuer).
   if (attempt.family !== 'tool_charge') return {};
   const { input } = attempt;
   const charge = { tool: input.toolName, price_minor: input.priceMinor, currency: input.currency };

@@ -172,23 +172,44 @@ export interface Finish {
   providerPaymentId: string | null;
 }
 
+/** An event a family writes with its attempt's end in place of the payment event (a card authorization's). */
+export interface FamilyEvent {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
 /** Stores the outcome once (the first finish wins) and writes the payment event in the same transaction. */
 export async function finishAttempt(db: DatabasePool, scope: EventScope, done: Finish): Promise<void> {
+  await db.transaction((tx) => endAttempt(tx, scope, done));
+}
+
+/**
+ * The one way an attempt ends, in the caller's transaction: the outcome stored once, with the payment event,
+ * or the family's own events when it names them. A card authorization ends here inside the transaction that
+ * decided it. False when the attempt had already ended (a retried step), and nothing is written.
+ */
+export async function endAttempt(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  done: Finish,
+  events?: FamilyEvent[],
+): Promise<boolean> {
   const { attemptId, approvalId, reply } = done;
-  await db.transaction(async (tx) => {
-    if (approvalId === null) {
-      const updated = await tx.maybeOne(sql.unsafe`
-        UPDATE attempts SET status = ${done.status}, response_status = ${reply.httpStatus}, response_body = ${sql.jsonb(reply.body as never)},
-          response_text = ${JSON.stringify(reply.body)}, provider_payment_id = ${done.providerPaymentId}, finished_at = now(), updated_at = now()
-        WHERE org_id = ${scope.orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'
-        RETURNING attempt_id`);
-      if (!updated) return; // a retried activity: the outcome and its event are already stored
-    } else {
-      const seen = await tx.exists(sql.unsafe`
-        SELECT 1 FROM events WHERE org_id = ${scope.orgId} AND type = ${PAYMENT_EVENTS[done.status]}
-          AND data->>'attempt_id' = ${attemptId} AND data->>'approval_id' = ${approvalId}`);
-      if (seen) return;
-    }
+  if (approvalId === null) {
+    const updated = await tx.maybeOne(sql.unsafe`
+      UPDATE attempts SET status = ${done.status}, response_status = ${reply.httpStatus}, response_body = ${sql.jsonb(reply.body as never)},
+        response_text = ${JSON.stringify(reply.body)}, provider_payment_id = ${done.providerPaymentId}, finished_at = now(), updated_at = now()
+      WHERE org_id = ${scope.orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'
+      RETURNING attempt_id`);
+    if (!updated) return false; // a retried activity: the outcome and its event are already stored
+  } else {
+    const seen = await tx.exists(sql.unsafe`
+      SELECT 1 FROM events WHERE org_id = ${scope.orgId} AND type = ${PAYMENT_EVENTS[done.status]}
+        AND data->>'attempt_id' = ${attemptId} AND data->>'approval_id' = ${approvalId}`);
+    if (seen) return false;
+  }
+  if (events) for (const event of events) await recordEvent(tx, scope, event.type, event.data);
+  else
     await recordEvent(tx, scope, PAYMENT_EVENTS[done.status], {
       attempt_id: attemptId,
       approval_id: approvalId,
@@ -196,6 +217,6 @@ export async function finishAttempt(db: DatabasePool, scope: EventScope, done: F
       provider_payment_id: done.providerPaymentId,
       wallet: reply.body.wallet ?? null,
     });
-    afterCommit(tx, () => countAttempt(done.family, PAYMENT_EVENTS[done.status].slice('payment.'.length)));
-  });
+  afterCommit(tx, () => countAttempt(done.family, PAYMENT_EVENTS[done.status].slice('payment.'.length)));
+  return true;
 }

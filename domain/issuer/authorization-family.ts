@@ -5,7 +5,10 @@
 // attempt; `settle` debits on capture (partial, or over by up to the network's tolerance), `release` frees
 // the hold on reversal or expiry, `refund` credits, and `answer` is the reply the issuer receives. The
 // decision is one transaction rather than a workflow run: it must answer in well under two seconds, and a
-// duplicate request replays the stored reply's bytes. Every step runs in its caller's transaction.
+// duplicate request replays the stored reply's bytes. The decision ends the attempt through the engine's own
+// ending (endAttempt, with the card's event); from then on the engine's family (activities/attempts/
+// families/card-authorization.ts) owns it: an approval not captured or reversed by its expiry is released by
+// its expiry workflow. Every step runs in its caller's transaction.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
@@ -14,7 +17,12 @@ import { recordEvent } from '../events/record';
 import { prefixedId } from '../ids';
 import { lockSlot, postLocked } from '../ledger/post';
 import { runGate } from '../policies/gate';
-import { claimAttempt, fingerprint, replayBytes } from '../attempts/store';
+import { claimAttempt, endAttempt, fingerprint, replayBytes } from '../attempts/store';
+import {
+  DEFAULT_AUTHORIZATION_TTL_MS,
+  type CardAuthorizationExpiryInput,
+} from '../../contracts/card-authorization';
+import { workflowIds } from '../../contracts/workflow-ids';
 import { LIMIT_INTERVALS, type CardControls, type LimitInterval } from '../../schema/http/cards';
 import type { AgentCardRow } from './cards';
 import { controlDecline, needsSpent, overCaptureAllowance } from './controls';
@@ -38,6 +46,8 @@ export interface AuthorizationRequest {
   amountMinor: bigint;
   currency: string;
   merchant: Merchant;
+  /** When the issuer says the authorization lapses; null: DEFAULT_AUTHORIZATION_TTL_MS from the decision. */
+  expiresAt: Date | null;
 }
 
 export type DeclineReason =
@@ -77,13 +87,15 @@ export const authorizationRow = z.object({
   captured_minor: z.bigint(),
   refunded_minor: z.bigint(),
   applied_seq: z.number(),
+  /** An approval not captured or reversed by then is released by the gateway; null when declined. */
+  expires_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type AuthorizationRow = z.infer<typeof authorizationRow>;
 export const AUTHORIZATION_COLUMNS = sql.fragment`id, org_id, project_id, card_id, wallet_id, attempt_id, issuer,
   issuer_authorization_id, amount_minor, currency, merchant, approved, decline_reason, status, held_minor,
-  captured_minor, refunded_minor, applied_seq, created_at, updated_at`;
+  captured_minor, refunded_minor, applied_seq, expires_at, created_at, updated_at`;
 
 const scopeOfCard = (card: AgentCardRow): EventScope => ({
   orgId: card.org_id,
@@ -215,7 +227,7 @@ export async function authorize(
   tx: DatabaseTransactionConnection,
   card: AgentCardRow,
   request: AuthorizationRequest,
-): Promise<{ reply: Buffer; row: AuthorizationRow | null }> {
+): Promise<{ reply: Buffer; row: AuthorizationRow | null; expiry: CardAuthorizationExpiryInput | null }> {
   const attemptId = cardAttemptId(request.issuerAuthorizationId);
   const body = {
     family: CARD_FAMILY,
@@ -234,31 +246,29 @@ export async function authorize(
     attemptId,
     fingerprint: fingerprint(card.project_id, card.wallet_id, body),
     request: body,
-    // No workflow runs a card decision (it answers inside the issuer's deadline, in one transaction); the
-    // id names the authorization for whoever searches for it.
-    workflowType: 'cardAuthorization',
-    workflowId: `card-authorization/${request.issuer}/${request.issuerAuthorizationId}`,
+    // No workflow runs a card decision (it answers inside the issuer's deadline, in one transaction); an
+    // approval's expiry workflow, started once it commits, carries this id.
+    workflowType: 'cardAuthorizationExpiry',
+    workflowId: workflowIds.cardAuthorization(request.issuer, request.issuerAuthorizationId),
     amountMinor: request.amountMinor.toString(),
     currency: request.currency,
   });
-  if (!claim.created) return { reply: replayBytes(claim.row), row: null };
+  if (!claim.created) return { reply: replayBytes(claim.row), row: null, expiry: null };
   const decision = await decide(tx, card, request, attemptId);
   const reply = answer(decision);
-  const text = JSON.stringify(reply);
   const id = prefixedId('cauth');
+  // The database's clock dates the decision and so its default expiry.
+  const expiresAt = decision.approved
+    ? sql.fragment`coalesce(${request.expiresAt?.toISOString() ?? null}::timestamptz, now() + ${DEFAULT_AUTHORIZATION_TTL_MS} * interval '1 millisecond')`
+    : sql.fragment`NULL`;
   const row = await tx.one(sql.type(authorizationRow)`
     INSERT INTO card_authorizations (id, org_id, project_id, card_id, wallet_id, attempt_id, issuer, issuer_authorization_id,
-      amount_minor, currency, merchant, approved, decline_reason, status, held_minor)
+      amount_minor, currency, merchant, approved, decline_reason, status, held_minor, expires_at)
     VALUES (${id}, ${card.org_id}, ${card.project_id}, ${card.id}, ${card.wallet_id}, ${attemptId}, ${request.issuer},
       ${request.issuerAuthorizationId}, ${request.amountMinor.toString()}, ${request.currency}, ${sql.jsonb(request.merchant as never)},
       ${decision.approved}, ${decision.approved ? null : decision.reason}, ${decision.approved ? 'pending' : 'declined'},
-      ${decision.approved ? request.amountMinor.toString() : '0'})
+      ${decision.approved ? request.amountMinor.toString() : '0'}, ${expiresAt})
     RETURNING ${AUTHORIZATION_COLUMNS}`);
-  // The attempt's reply is the decision; what follows (captures, reversals) is the authorization's.
-  await tx.query(sql.unsafe`
-    UPDATE attempts SET status = ${decision.approved ? 'completed' : 'denied'}, response_status = 200,
-      response_body = ${sql.jsonb(reply as never)}, response_text = ${text}, finished_at = now()
-    WHERE org_id = ${card.org_id} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'`);
   const data = {
     authorization_id: id,
     card_id: card.id,
@@ -269,17 +279,43 @@ export async function authorize(
     currency: request.currency,
     merchant: request.merchant,
   };
-  if (decision.approved)
-    await recordEvent(tx, scopeOfCard(card), 'card.authorization.approved', {
-      ...data,
-      hold_id: decision.holdId,
-    });
-  else
-    await recordEvent(tx, scopeOfCard(card), 'card.authorization.declined', {
-      ...data,
-      decline_reason: decision.reason,
-    });
-  return { reply: Buffer.from(text, 'utf8'), row };
+  // The attempt's reply is the decision; what follows (captures, reversals, the expiry) is the authorization's.
+  await endAttempt(
+    tx,
+    scopeOfCard(card),
+    {
+      family: CARD_FAMILY,
+      attemptId,
+      approvalId: null,
+      status: decision.approved ? 'completed' : 'denied',
+      reply: { httpStatus: 200, body: reply },
+      providerPaymentId: null,
+    },
+    [
+      decision.approved
+        ? {
+            type: 'card.authorization.approved',
+            data: { ...data, hold_id: decision.holdId, expires_at: row.expires_at },
+          }
+        : { type: 'card.authorization.declined', data: { ...data, decline_reason: decision.reason } },
+    ],
+  );
+  const expiry: CardAuthorizationExpiryInput | null = decision.approved
+    ? {
+        authorization: {
+          orgId: card.org_id,
+          projectId: card.project_id,
+          environment: card.environment,
+          attemptId,
+          issuer: request.issuer,
+          issuerAuthorizationId: request.issuerAuthorizationId,
+          amountMinor: request.amountMinor.toString(),
+          requestId: null,
+        },
+        expiresAt: row.expires_at!,
+      }
+    : null;
+  return { reply: Buffer.from(JSON.stringify(reply), 'utf8'), row, expiry };
 }
 
 const holdState = z.object({ amount_minor: z.bigint(), status: z.enum(['open', 'debited', 'released']) });
@@ -386,12 +422,14 @@ export async function settle(
   });
 }
 
-/** The release step: a reversal or an expiry frees whatever the authorization still holds, once. */
+/** The release step: a reversal or an expiry (the issuer's, or the gateway's own) frees what the authorization still holds, once. */
 export async function release(
   tx: DatabaseTransactionConnection,
   row: AuthorizationRow,
   environment: EventScope['environment'],
   cause: 'reversal' | 'expiry',
+  /** Who let an expiry happen: the issuer's own message, or the gateway's timer at `expires_at`. */
+  expiredBy: 'issuer' | 'gateway' = 'issuer',
 ): Promise<void> {
   const scope = scopeOfAuthorization(row, environment);
   const { slot, hold } = await lockForSettlement(tx, row, scope);
@@ -424,6 +462,7 @@ export async function release(
       wallet_id: row.wallet_id,
       attempt_id: row.attempt_id,
       released_minor: hold?.amount_minor ?? 0n,
+      ...(cause === 'expiry' ? { expired_by: expiredBy } : {}),
     },
   );
 }

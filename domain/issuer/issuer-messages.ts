@@ -2,12 +2,14 @@
 // request is answered at once; every later message (capture, reversal, expiry, refund) is kept by the
 // issuer's message id, so a duplicate finds its row, and applied only after the messages numbered before
 // it within its authorization: one that overtakes its predecessors waits in card_issuer_messages until
-// they arrive. All of an authorization's messages pass one advisory lock, so two never interleave.
+// they arrive. All of an authorization's messages, and the gateway's own expiry of it, pass one advisory
+// lock, so two never interleave.
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
 import { withLedgerErrors } from '../ledger/conflicts';
 import type { Environment } from '../tenancy/api-key-format';
+import type { CardAuthorizationExpiryInput } from '../../contracts/card-authorization';
 import { ledgerTransactionSettings } from '../ledger/post';
 import { lockCardOfIssuer } from './cards';
 import {
@@ -100,7 +102,7 @@ async function drain(
 export async function answerAuthorizationRequest(
   db: DatabasePool,
   request: AuthorizationRequest,
-): Promise<{ reply: Buffer; replayed: boolean }> {
+): Promise<{ reply: Buffer; replayed: boolean; expiry: CardAuthorizationExpiryInput | null }> {
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
       await ledgerTransactionSettings(tx);
@@ -110,18 +112,38 @@ export async function answerAuthorizationRequest(
         return {
           reply: Buffer.from(JSON.stringify({ approved: false, decline_reason: 'card_unknown' }), 'utf8'),
           replayed: false,
+          expiry: null,
         };
-      const { reply, row } = await authorize(tx, card, request);
-      if (row) await drain(tx, row, card.environment);
-      return { reply, replayed: row === null };
+      const { reply, row, expiry } = await authorize(tx, card, request);
+      // A message that overtook the request may close the authorization at once: then nothing expires.
+      const closed = row
+        ? (await drain(tx, row, card.environment)) > 0 && !(await isPending(tx, row))
+        : false;
+      return { reply, replayed: row === null, expiry: closed ? null : expiry };
     }),
   );
 }
 
 export type Receipt = 'applied' | 'waiting' | 'duplicate';
 
-/** Keeps a later message once and applies it with whatever it unblocks; `waiting` until its turn comes. */
-export async function receiveIssuerMessage(db: DatabasePool, input: IssuerMessage): Promise<Receipt> {
+async function isPending(tx: DatabaseTransactionConnection, row: AuthorizationRow): Promise<boolean> {
+  return (await findAuthorization(tx, row.issuer, row.issuer_authorization_id))?.status === 'pending';
+}
+
+async function environmentOf(tx: DatabaseTransactionConnection, row: AuthorizationRow): Promise<Environment> {
+  return tx.oneFirst(sql.type(z.object({ environment: z.enum(['live', 'test']) }))`
+    SELECT environment FROM issuer_cards WHERE id = ${row.card_id}`);
+}
+
+/**
+ * Keeps a later message once and applies it with whatever it unblocks; `waiting` until its turn comes.
+ * `closed` when what it applied ended a pending authorization (captured, reversed or expired by the issuer):
+ * its expiry workflow has nothing left to release.
+ */
+export async function receiveIssuerMessage(
+  db: DatabasePool,
+  input: IssuerMessage,
+): Promise<{ receipt: Receipt; closed: boolean }> {
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
       await ledgerTransactionSettings(tx);
@@ -138,15 +160,59 @@ export async function receiveIssuerMessage(db: DatabasePool, input: IssuerMessag
         VALUES (${input.issuer}, ${input.messageId}, ${input.issuerAuthorizationId}, ${input.sequence},
           ${input.message.type}, ${sql.jsonb(payload)})
         ON CONFLICT DO NOTHING RETURNING sequence`);
-      if (!kept) return 'duplicate';
+      if (!kept) return { receipt: 'duplicate', closed: false };
       const row = await findAuthorization(tx, input.issuer, input.issuerAuthorizationId);
-      if (!row) return 'waiting';
+      if (!row) return { receipt: 'waiting', closed: false };
       const before = row.applied_seq;
-      const environment = await tx.oneFirst(sql.type(z.object({ environment: z.enum(['live', 'test']) }))`
-        SELECT environment FROM issuer_cards WHERE id = ${row.card_id}`);
-      await drain(tx, row, environment);
-      const after = await findAuthorization(tx, input.issuer, input.issuerAuthorizationId);
-      return after!.applied_seq >= input.sequence && before < input.sequence ? 'applied' : 'waiting';
+      await drain(tx, row, await environmentOf(tx, row));
+      const after = (await findAuthorization(tx, input.issuer, input.issuerAuthorizationId))!;
+      return {
+        receipt: after.applied_seq >= input.sequence && before < input.sequence ? 'applied' : 'waiting',
+        closed: row.status === 'pending' && after.status !== 'pending',
+      };
+    }),
+  );
+}
+
+const heldRow = z.object({ id: z.string(), status: z.string(), resolved_entry_id: z.string().nullable() });
+
+/**
+ * Where the issuer's messages (and the gateway's expiry) have left an authorization, with the hold its
+ * approval placed (`debited` once captured, `released` once reversed or expired); null when unknown.
+ */
+export async function authorizationState(
+  db: DatabasePool,
+  issuer: string,
+  issuerAuthorizationId: string,
+): Promise<{ row: AuthorizationRow; hold: z.infer<typeof heldRow> | null } | null> {
+  const row = await db.maybeOne(sql.type(authorizationRow)`
+    SELECT ${AUTHORIZATION_COLUMNS} FROM card_authorizations
+    WHERE issuer = ${issuer} AND issuer_authorization_id = ${issuerAuthorizationId}`);
+  if (!row) return null;
+  const hold = await db.maybeOne(sql.type(heldRow)`
+    SELECT id, status, resolved_entry_id::text FROM wallet_holds WHERE wallet_id = ${row.wallet_id} AND attempt_id = ${row.attempt_id}`);
+  return { row, hold };
+}
+
+/**
+ * The gateway's expiry of an approved authorization, under the same lock as the issuer's messages: one still
+ * pending is released (`card.authorization.expired`, `expired_by: gateway`) and reads `expired`; one a
+ * message closed first is left as it is. A capture that arrives after the expiry is forced, as networks do:
+ * it debits the wallet as a new debit when the balance covers it (recorded unfunded when not).
+ */
+export async function expireAuthorization(
+  db: DatabasePool,
+  issuer: string,
+  issuerAuthorizationId: string,
+): Promise<{ expired: boolean }> {
+  return withLedgerErrors(() =>
+    db.transaction(async (tx) => {
+      await ledgerTransactionSettings(tx);
+      await lockAuthorizationKey(tx, issuer, issuerAuthorizationId);
+      const row = await findAuthorization(tx, issuer, issuerAuthorizationId);
+      if (row?.status !== 'pending') return { expired: false };
+      await release(tx, row, await environmentOf(tx, row), 'expiry', 'gateway');
+      return { expired: true };
     }),
   );
 }

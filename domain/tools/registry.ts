@@ -1,15 +1,16 @@
-// The one registry of tools a session can call: the gateway's own operations (server `gateway`), the
-// tools of catalog providers, and (looked up in PostgreSQL) tenant tool servers and generated servers. A tool's name is what policies match (`tools` globs), what REST names in
+// The one registry of tools a session can call: the gateway's own operations (server `gateway`), its
+// agent-card operations (server `cards`, which a session includes by naming it), the tools of catalog providers, and (looked up in PostgreSQL) tenant tool servers and generated servers. A tool's name is what policies match (`tools` globs), what REST names in
 // `tool` and what MCP lists: `wallet.execute` for the gateway's, `<server>.<tool>` for a provider's.
 import type { CommonQueryMethods } from '../../runtime/database';
 import { publishedGenerated } from '../generated-servers/provider-lookup';
 import { catalogServer, catalogServers, type CatalogServer, type CatalogTool } from '../providers/catalog';
 import { publishedToolServers } from '../tool-servers/servers';
 import { PAYMENT_ARGUMENT, PaymentArgument, tenantToolSpecs } from '../tool-servers/tool-specs';
+import { CARD_TOOLS, CARDS_SERVER_ID } from './card-tools';
 import { GATEWAY_SERVER_ID, GATEWAY_TOOLS } from './gateway-tools';
 import type { ToolSpec } from './tool-spec';
 
-export { GATEWAY_SERVER_ID };
+export { CARDS_SERVER_ID, GATEWAY_SERVER_ID };
 
 /**
  * The schema a session publishes for a provider tool that moves money: the provider's own, plus the
@@ -67,9 +68,23 @@ const GATEWAY_SPECS: ToolSpec[] = GATEWAY_TOOLS.map((tool) => ({
   dispatch: { kind: 'gateway', operation: tool.operation },
 }));
 
+const CARD_SPECS: ToolSpec[] = CARD_TOOLS.map((tool) => ({
+  name: tool.name,
+  serverId: CARDS_SERVER_ID,
+  description: tool.description,
+  movesMoney: false,
+  attempt: false,
+  inputSchema: tool.inputSchema,
+  dispatch: { kind: 'cards', operation: tool.operation },
+}));
+
+/** The built-in servers' ids: no tenant tool server or generated server may take one. */
+export const BUILT_IN_SERVER_IDS: readonly string[] = [GATEWAY_SERVER_ID, CARDS_SERVER_ID];
+
 /** The tools of one server, or undefined when no such server exists. */
 export function toolsOfServer(serverId: string): ToolSpec[] | undefined {
   if (serverId === GATEWAY_SERVER_ID) return GATEWAY_SPECS;
+  if (serverId === CARDS_SERVER_ID) return CARD_SPECS;
   const server = catalogServer(serverId);
   return server ? providerTools(server) : undefined;
 }
@@ -93,7 +108,7 @@ export function allTools(): ToolSpec[] {
 
 /** Server ids a session names that are neither the gateway nor a catalog provider: tenant tool server slugs. */
 const tenantIds = (servers: string[]) =>
-  servers.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id));
+  servers.filter((id) => !BUILT_IN_SERVER_IDS.includes(id) && !catalogServer(id));
 
 /**
  * Every tool of a session's servers, tenant tool servers and the project's generated servers included

@@ -1,4 +1,4 @@
-// The servers a project's sessions can open: the gateway's own tools, always, and each catalog provider
+// The servers a project's sessions can open: the gateway's own tools and its agent cards, always, and each catalog provider
 // or published generated server of the project that it has connected (or that needs no credential), and
 // tenants' published tool servers. A session refuses any other server id.
 import { catalogServer, catalogServers, connectRoute, type CatalogServer } from '../providers/catalog';
@@ -8,7 +8,7 @@ import { ApiError } from '../errors';
 import { projectGenerated } from '../generated-servers/provider-lookup';
 import { publishedToolServers } from '../tool-servers/servers';
 import { tenantToolSpecs } from '../tool-servers/tool-specs';
-import { GATEWAY_SERVER_ID, toolsOfServer } from './registry';
+import { BUILT_IN_SERVER_IDS, CARDS_SERVER_ID, GATEWAY_SERVER_ID, toolsOfServer } from './registry';
 import type { ToolSpec } from './tool-spec';
 
 export interface OpenableServer {
@@ -47,6 +47,17 @@ const gatewayServer = (): OpenableServer => ({
   tools: toolsOfServer(GATEWAY_SERVER_ID) ?? [],
 });
 
+const cardsServer = (): OpenableServer => ({
+  id: CARDS_SERVER_ID,
+  name: 'Agent cards',
+  kind: 'gateway',
+  category: 'payments',
+  connection_id: null,
+  description:
+    "Virtual cards bound to the project's wallets, as /v1/cards: issue, read, freeze, unfreeze, close, the issuer's one-time display link, and a card's authorizations.",
+  tools: toolsOfServer(CARDS_SERVER_ID) ?? [],
+});
+
 export async function openableServers(
   db: CommonQueryMethods,
   tenant: Tenant & { environment: 'live' | 'test' },
@@ -77,7 +88,7 @@ export async function openableServers(
       tools: tenantToolSpecs(server),
     }))
     .filter((server) => server.tools.length > 0);
-  return [gatewayServer(), ...providers, ...published];
+  return [gatewayServer(), cardsServer(), ...providers, ...published];
 }
 
 /**
@@ -95,7 +106,9 @@ export async function requireOpenable(
   const published = new Set(servers.filter((s) => s.kind === 'tool_server').map((s) => s.id));
   for (const { server } of generated) published.add(server.id);
   const unique = [...new Set(requested)];
-  const unknown = unique.filter((id) => id !== GATEWAY_SERVER_ID && !catalogServer(id) && !published.has(id));
+  const unknown = unique.filter(
+    (id) => !BUILT_IN_SERVER_IDS.includes(id) && !catalogServer(id) && !published.has(id),
+  );
   if (unknown.length > 0)
     throw new ApiError(
       404,

@@ -38,6 +38,8 @@ interface Authorization {
   decided_in_ms: number | null;
   sequence: number;
   created: number;
+  /** When the authorization lapses (Unix seconds), when the network states it; null leaves it to the gateway. */
+  expires_at: number | null;
 }
 
 interface Transaction {
@@ -162,6 +164,7 @@ export async function startIssuerMock(
       decided_in_ms: null,
       sequence: 1,
       created: now(),
+      expires_at: amountOf(body.expires_at, 0) || null,
     };
     authorizations.set(authorization.id, authorization);
     const request = JSON.stringify({

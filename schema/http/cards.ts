@@ -167,6 +167,7 @@ export const CardListQuery = {
     before: CardId,
   },
 } as const satisfies JsonSchema;
+export type CardListQueryValues = SchemaValue<typeof CardListQuery>;
 
 export const CardMintFlow = {
   type: 'object',
@@ -261,11 +262,16 @@ export const CardAuthorization = {
     status: {
       enum: ['pending', 'closed', 'reversed', 'expired', 'declined'],
       description:
-        '`pending`: held; `closed`: captured; `reversed`, `expired`: released; `declined`: nothing held.',
+        "`pending`: held; `closed`: captured; `reversed`, `expired`: released; `declined`: nothing held. `expired` is the issuer's expiry or the gateway's own at `expires_at`; a capture that arrives after it is forced, as card networks do: debited as a new debit while the balance covers it, the rest recorded as `unfunded_minor`.",
     },
     held_minor: BigintString,
     captured_minor: BigintString,
     refunded_minor: BigintString,
+    expires_at: {
+      ...Nullable(Timestamp),
+      description:
+        "When an approval not captured or reversed by then is released by the gateway (`card.authorization.expired` with `expired_by: gateway`): the issuer's stated expiry, else seven days after the decision, as card networks let an authorization stand. Null when declined.",
+    },
     transactions: { type: 'array', items: CardTransaction },
     created_at: Timestamp,
     updated_at: Timestamp,

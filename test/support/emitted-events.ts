@@ -1,5 +1,5 @@
-// Reads the gateway's source for the event types it can write: every `recordEvent(…)`, `eventInsertFrom(…)`
-// and test-fire call in the TypeScript (their type argument, or the EventType-typed tables it indexes) and
+// Reads the gateway's source for the event types it can write: every `recordEvent(…)`, `eventInsertFrom(…)`,
+// `endAttempt(…)` given a family's events, and test-fire call in the TypeScript (their type argument, or the EventType-typed tables it indexes) and
 // every SQL file that inserts into `events` (its `type := '…'` literals). Parsing only, no type checking.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -9,7 +9,12 @@ const ROOT = path.resolve(__dirname, '..', '..');
 /** Production code only: tests and benchmarks write events to stand in for areas, never as emitters. */
 const SOURCE_DIRS = ['activities', 'api', 'domain', 'providers', 'runtime', 'worker', 'workflows'];
 /** Emitting calls and the index of their type argument. */
-const EMITTERS: Record<string, number> = { recordEvent: 2, insertUndispatchableEvent: 3, eventInsertFrom: 1 };
+const EMITTERS: Record<string, number> = {
+  recordEvent: 2,
+  insertUndispatchableEvent: 3,
+  eventInsertFrom: 1,
+  endAttempt: 3,
+};
 /** The two typed funnels: the only TypeScript allowed to write `INSERT INTO events`. */
 export const EVENT_FUNNELS = ['domain/events/record.ts', 'domain/events/queries.ts'];
 

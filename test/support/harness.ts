@@ -12,6 +12,7 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
 import { listenForRevocations } from '../../api/auth/revocations';
+import { afterAnswersSettled } from '../../api/after-answer';
 import type { AppDeps } from '../../api/deps';
 import { ensureDatabase } from '../../local/postgres';
 import { loadConfig, type Config } from '../../runtime/config';
@@ -192,6 +193,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      await afterAnswersSettled(deps);
       await stopWorker();
       await revocations.stop();
       await env.teardown();

@@ -3,6 +3,7 @@
 import type { EngineFamily } from '../../../contracts/attempt';
 import type { AttemptFamilySteps } from '../family';
 import { consumerSpend } from './consumer-spend';
+import { cardAuthorization } from './card-authorization';
 import { toolCharge } from './tool-charge';
 import { walletExecute } from './wallet-execute';
 
@@ -10,4 +11,5 @@ export const FAMILIES: { [F in EngineFamily]: AttemptFamilySteps<F> } = {
   wallet_execute: walletExecute,
   tool_charge: toolCharge,
   consumer_spend: consumerSpend,
+  card_authorization: cardAuthorization,
 };
