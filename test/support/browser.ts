@@ -1,6 +1,7 @@
 // Chromium for the browser tests of the HTML pages (Debian's package, driven by playwright-core): the
 // test run's global setup finds it, installs it where it can (root with apt-get), or stops the run with
 // one line saying what to install; the page tests launch it through launchChromium().
+import { runIncludes } from './run-includes';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
@@ -115,14 +116,7 @@ export function provisionChromium(say: (line: string) => void): string {
 
 /** Whether a jest run selects any browser test (no path pattern selects them all). */
 export function runIncludesBrowserTests(rootDir: string, testPathPattern: string | undefined): boolean {
-  if (!testPathPattern) return true;
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(testPathPattern, 'i');
-  } catch {
-    return true;
-  }
-  return BROWSER_TESTS.some((file) => pattern.test(path.join(rootDir, file)));
+  return runIncludes(rootDir, testPathPattern, BROWSER_TESTS);
 }
 
 /** Headless Chromium at the path the global setup found (CHROMIUM_PATH). */

@@ -1,4 +1,5 @@
-// Once per test run: the project's Node checked, Chromium for the browser tests (found or installed), a
+// Once per test run: the project's Node checked, Chromium for the browser tests and the KMS test server
+// for the vault tests (found or installed), a
 // throwaway PostgreSQL with a migrated template database, the Temporal test server binary located (or
 // installed), and the workflow bundle built. Test files read these from env.
 import { chmodSync, mkdtempSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { migrate } from '../../runtime/migrate';
 import { nodeVersionProblem } from '../../runtime/node-version';
 import { findTemporalBinary } from '../../temporal-dev/binaries';
 import { buildBundleFile } from '../../worker/bundle';
+import { ensureMotoServer } from '../../local/kms-server';
 import { provisionChromium, runIncludesBrowserTests } from './browser';
+import { runIncludes } from './run-includes';
 import { freePort } from './free-port';
 
 export const TEMPLATE_DATABASE = 'gateway_template';
@@ -27,6 +30,10 @@ export default async function globalSetup(globalConfig: JestGlobalConfig): Promi
   if (runIncludesBrowserTests(globalConfig.rootDir, globalConfig.testPathPattern)) {
     process.env.CHROMIUM_PATH = provisionChromium((line) => process.stdout.write(`\n${line}\n`));
   }
+  // The KMS test server (moto, from PyPI on first use) is installed here, where no hook timeout runs: a
+  // slow package index must not time out the vault tests' setup, whose install would block its worker.
+  if (runIncludes(globalConfig.rootDir, globalConfig.testPathPattern, ['test/vault.test.ts']))
+    ensureMotoServer();
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-test-'));
   chmodSync(root, 0o755); // the unprivileged PostgreSQL user must reach its data directory inside
   (globalThis as Record<string, unknown>).__gatewayTestRoot = root;
