@@ -5,7 +5,6 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Session } from 'node:inspector/promises';
 import { Client } from 'pg';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startBenchStack } from './support/stack';
@@ -13,16 +12,7 @@ import { formatResult, type LoadResult } from './support/load';
 import { costed, costLine } from './support/cpu';
 import { startBareMcpProxy } from './support/bare-mcp-proxy';
 import { catalogServer } from '../domain/providers/catalog';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { profiled, summarise } from './support/cpu-profile';
 
 const CONCURRENCY = 32;
 
@@ -63,39 +53,6 @@ async function statementsOf(action: () => Promise<unknown>): Promise<string[]> {
     Client.prototype.query = original;
   }
   return seen;
-}
-
-function summarise(profile: Profile): void {
-  const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const byFile = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const us = selfUs.get(node.id) ?? 0;
-    total += us;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const file =
-      url
-        .replace(/^file:\/\//, '')
-        .replace(/.*node_modules\//, 'nm:')
-        .replace(`${process.cwd()}/`, '') || `(${functionName || 'native'})`;
-    byFile.set(file, (byFile.get(file) ?? 0) + us);
-    const name = `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(
-        ([k, v]) =>
-          `${(v / 1000).toFixed(0).padStart(7)} ms ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`,
-      )
-      .join('\n');
-  console.log(
-    `profile ${(total / 1000).toFixed(0)} ms\n-- self time by file\n${top(byFile, 40)}\n-- self time by function\n${top(byFunction, 50)}`,
-  );
 }
 
 async function main(): Promise<void> {
@@ -154,22 +111,17 @@ async function main(): Promise<void> {
   console.log(`  ${(gateway.rps / bare.rps).toFixed(2)}x the bare proxy's throughput`);
   if (process.env.PROFILE === 'off') return stack.stop();
 
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  await session.post('Profiler.start');
   const before = process.cpuUsage();
   const total = Number(process.env.REQUESTS ?? 3_000);
-  const result = await calls(
-    sessions.map((s) => s.url),
-    tenant.key,
-    total,
-    `MCP tools/call, ${CONCURRENCY} sessions`,
+  const [result, profile] = await profiled(() =>
+    calls(
+      sessions.map((s) => s.url),
+      tenant.key,
+      total,
+      `MCP tools/call, ${CONCURRENCY} sessions`,
+    ),
   );
   const cpu = process.cpuUsage(before);
-  const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
-  session.disconnect();
   if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
   console.log(
     `${formatResult(result)}   process CPU ${((cpu.user + cpu.system) / (total + 500)).toFixed(0)} µs/call (profiler on)`,
