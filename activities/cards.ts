@@ -10,11 +10,18 @@ import {
   requestOf,
   type MintedCard,
 } from '../domain/issuer/mint-flows';
+import { markExpiriesStarted, unstartedExpiries } from '../domain/issuer/issuer-messages';
 import { requireEndpoint } from '../domain/providers/endpoints';
 import type { Environment } from '../domain/tenancy/api-key-format';
 import { issuerProvider, IssuerRefused, type IssuerProvider } from '../providers/issuer/client';
 import { ISSUER_REFUSED } from '../contracts/card-mint';
+import type { CardAuthorizationExpiryInput } from '../contracts/card-authorization';
 import type { ActivityDeps } from './deps';
+
+/** The issuer route starts an expiry right after the decision commits; the sweep leaves it that long. */
+const EXPIRY_START_GRACE_SECONDS = 30;
+/** Expiries one sweep starts at most (the next takes the rest). */
+const EXPIRY_SWEEP_BATCH = 100;
 
 export function cardActivities(deps: ActivityDeps) {
   const providerFor = (environment: Environment): IssuerProvider =>
@@ -62,6 +69,15 @@ export function cardActivities(deps: ActivityDeps) {
     },
     async failCardMint(flowId: string, reason: string): Promise<void> {
       await failMintFlow(deps.db, flowId, reason);
+    },
+    /** For the card expiry sweep: pending approvals decided a while ago whose expiry is not noted started. */
+    async unstartedCardExpiries(): Promise<CardAuthorizationExpiryInput[]> {
+      return unstartedExpiries(deps.db, EXPIRY_START_GRACE_SECONDS, EXPIRY_SWEEP_BATCH);
+    },
+    async noteCardExpiriesStarted(
+      started: Array<{ issuer: string; issuerAuthorizationId: string }>,
+    ): Promise<void> {
+      await markExpiriesStarted(deps.db, started);
     },
   };
 }

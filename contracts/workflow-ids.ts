@@ -45,6 +45,9 @@ export const workflowIds = {
    */
   cardAuthorization: (issuer: string, issuerAuthorizationId: string): string =>
     `card-authorization/${issuer}/${issuerAuthorizationId}`,
+  /** The schedule of the sweep that starts card authorization expiries lost to an outage, and its runs. */
+  cardExpirySweepSchedule: (): string => 'card-expiry-sweep',
+  cardExpirySweep: (): string => 'card-expiry-sweep/run',
   /** One card's mint flow. */
   cardMint: (flowId: string): string => `card-mint/${flowId}`,
   /** One KYC onboarding, named by the provider's proposal id. */

@@ -1,6 +1,7 @@
 // Approved card authorizations' expiry workflows: started once the decision has committed (never before the
 // issuer is answered), one per authorization whatever the number of duplicate requests, and told when the
-// issuer's message closed the authorization so its timer need not run out.
+// issuer's message closed the authorization so its timer need not run out. A start is noted on the
+// authorization; one lost to an outage is made by the card expiry sweep (workflows/card-expiry-sweep.ts).
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import {
   cardAuthorizationClosedSignal,
@@ -8,11 +9,14 @@ import {
 } from '../contracts/card-authorization';
 import { searchAttributes } from '../contracts/search-attributes';
 import { workflowIds } from '../contracts/workflow-ids';
+import { markExpiriesStarted } from '../domain/issuer/issuer-messages';
+import type { DatabasePool } from '../runtime/database';
 import type { cardAuthorizationExpiry } from '../workflows/card-authorization-expiry';
 import { signal, start, type Orchestrator } from './temporal';
 
 export async function startAuthorizationExpiry(
   o: Orchestrator,
+  db: DatabasePool,
   expiry: CardAuthorizationExpiryInput,
 ): Promise<void> {
   const { authorization } = expiry;
@@ -27,6 +31,7 @@ export async function startAuthorizationExpiry(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
+  await markExpiriesStarted(db, [authorization]);
 }
 
 /** Ends the authorization's expiry early; nothing to do when it has already ended (or never started). */

@@ -1,5 +1,6 @@
 // Registers the money areas' Temporal Schedules once per deployment (every API process calls this at start;
-// all but the first find them there): the approval sweep every minute and wallet reconciliation hourly.
+// all but the first find them there): the approval sweep every minute and wallet reconciliation hourly, the
+// card expiry sweep every minute.
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { workflowIds } from '../contracts/workflow-ids';
 
@@ -24,6 +25,13 @@ const SCHEDULES = [
     workflowType: 'platformFeeSweep',
     workflowId: 'platform-fee-sweep/run',
     timeout: '30 minutes',
+  },
+  {
+    scheduleId: workflowIds.cardExpirySweepSchedule(),
+    every: '1 minute',
+    workflowType: 'cardExpirySweep',
+    workflowId: workflowIds.cardExpirySweep(),
+    timeout: '5 minutes',
   },
 ] as const;
 

@@ -3,14 +3,16 @@
 // neither captured nor reversed by its expiry. On both Temporal servers the issuer's capture ends the
 // workflow early without touching money; on the time-skipping server an authorization left alone is
 // released at its expiry (seven days by default, or the issuer's), its event emitted, and a capture that
-// arrives after it is forced as a new debit. Each history is replayed and, when recording, saved under
-// test/replay/cards/.
+// arrives after it is forced as a new debit. An expiry whose start failed after the decision (Temporal
+// unreachable then) is started by the card expiry sweep, once. Each history is replayed and, when
+// recording, saved under test/replay/cards/.
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { workflowIds } from '../contracts/workflow-ids';
 import type { IssuerMock } from '../providers/mocks/issuer';
+import { afterAnswersSettled } from '../api/after-answer';
 import { waitFor } from './support/consents';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import {
@@ -121,6 +123,84 @@ describe.each(TEMPORAL_SERVERS)('card authorization expiry on the %s server', (s
     expect(await viewOf(card, auth.id)).toMatchObject({ status: 'closed', captured_minor: '3000' });
   });
 
+  it('starts, from the card expiry sweep, an expiry whose start failed after the decision', async () => {
+    const walletId = await newWallet(gw, t);
+    await fund(gw, t, walletId, 100_00);
+    const card = await newCard(walletId);
+    // Temporal refuses the expiry's start once, after the decision has committed.
+    const workflows = gw.deps.temporal.client.workflow;
+    const start = workflows.start.bind(workflows);
+    let refused = 0;
+    const outage = jest.spyOn(workflows, 'start').mockImplementation(((type: string, options: never) => {
+      if (type !== 'cardAuthorizationExpiry' || refused > 0) return start(type, options);
+      refused += 1;
+      return Promise.reject(new Error('Temporal is unreachable'));
+    }) as typeof workflows.start);
+    let auth: Record<string, any>;
+    try {
+      auth = await authorize(card, 30_00);
+      await afterAnswersSettled(gw.deps);
+    } finally {
+      outage.mockRestore();
+    }
+    expect(auth).toMatchObject({ approved: true, status: 'pending' });
+    expect(refused).toBe(1);
+    const workflowId = workflowIds.cardAuthorization('issuer', auth.id);
+    const exists = () =>
+      workflows
+        .getHandle(workflowId)
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        );
+    expect(await exists()).toBe(false);
+    const noted = () =>
+      gw.db.oneFirst(sql.type(z.object({ expiry_started: z.boolean() }))`
+        SELECT expiry_started FROM card_authorizations WHERE issuer_authorization_id = ${auth.id}`);
+    expect(await noted()).toBe(false);
+    // The sweep leaves a decision its route may still be starting alone for half a minute.
+    await gw.db.query(sql.unsafe`
+      UPDATE card_authorizations SET created_at = created_at - interval '1 minute' WHERE issuer_authorization_id = ${auth.id}`);
+
+    const sweep = (run: string) =>
+      workflows.start('cardExpirySweep', {
+        taskQueue: gw.taskQueue,
+        workflowId: `${workflowIds.cardExpirySweep()}/${server}/${run}`,
+        args: [],
+      });
+    const first = await sweep('first');
+    const { result, history } = await replayFinished(
+      gw,
+      first.workflowId,
+      `card-expiry-sweep-started.${server}`,
+      { dir: CARDS_REPLAY_DIR },
+    );
+    expect(result).toEqual({ found: 1, started: 1 });
+    expect(history.events?.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(
+      1,
+    );
+    expect(await exists()).toBe(true);
+    expect(await noted()).toBe(true);
+    // Started once: the next sweep finds nothing.
+    expect(await (await sweep('second')).result()).toEqual({ found: 0, started: 0 });
+
+    if (server === 'time-skipping') {
+      // Waiting through the test server's client skips its clock to the expiry: the hold is released.
+      expect(await gw.env.client.workflow.getHandle(workflowId).result()).toEqual({
+        status: 'expired',
+        releaseId: expect.any(String),
+      });
+      expect(await balances(walletId)).toEqual({ balance: '10000', available: '10000' });
+      expect(await viewOf(card, auth.id)).toMatchObject({ status: 'expired', held_minor: '0' });
+    } else {
+      expect(await balances(walletId)).toEqual({ balance: '10000', available: '7000' });
+      const capture = await helper(`/issuing/authorizations/${auth.id}/capture`, { capture_amount: 30_00 });
+      expect(capture.delivered).toEqual([200]);
+      expect(await workflows.getHandle(workflowId).result()).toEqual({ status: 'closed_by_issuer' });
+    }
+  });
+
   if (server === 'time-skipping') {
     it('releases an authorization left alone at its expiry, and forces a capture that comes after it', async () => {
       const walletId = await newWallet(gw, t);
@@ -190,6 +270,8 @@ describe('recorded card authorization histories', () => {
       'card-authorization-closed.dev',
       'card-authorization-closed.time-skipping',
       'card-authorization-expired.time-skipping',
+      'card-expiry-sweep-started.dev',
+      'card-expiry-sweep-started.time-skipping',
     ]);
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories(replayBundle(), histories))

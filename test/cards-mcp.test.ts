@@ -231,6 +231,45 @@ describe.each(TEMPORAL_SERVERS)('agent cards through MCP on the %s server', (ser
     }
   });
 
+  it('refuses up front a card tool a rule would hold for approval (its approval could never run it), writing no approval', async () => {
+    const walletId = await newWallet(gw, t);
+    const rule = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: { name: 'cards need a person', type: 'approval-required', tools: ['cards.*'], config: {} },
+    });
+    expect(rule.status).toBe(201);
+    const approvals = () =>
+      gw.db.oneFirst(
+        sql.type(
+          z.object({ n: z.number() }),
+        )`SELECT count(*)::int AS n FROM approvals WHERE org_id = ${t.orgId}`,
+      );
+    const before = await approvals();
+    try {
+      const refused = await call('cards.create', { wallet_id: walletId });
+      expect(refused.isError).toBe(true);
+      expect(parsed(refused)).toMatchObject({
+        reason: 'approval_unsupported',
+        ruleType: 'approval-required',
+        ruleId: rule.body.id,
+      });
+      expect(parsed(refused).approval_id).toBeUndefined();
+      const rest = await gw.request('POST', `/v1/sessions/${session}/tool-calls`, {
+        key: t.key,
+        body: { tool: 'cards.list', arguments: { wallet_id: walletId } },
+      });
+      expect(rest.status).toBe(403);
+      expect(rest.body).toMatchObject({ reason: 'approval_unsupported', ruleId: rule.body.id });
+      expect(await approvals()).toBe(before);
+    } finally {
+      await gw.request('DELETE', `/v1/policies/${rule.body.id}`, { key: t.key });
+    }
+    expect(parsed(await call('cards.list', { wallet_id: walletId }))).toEqual({
+      cards: [],
+      next_before: null,
+    });
+  });
+
   it("opens the cards server in /mcp's own session, for a key holding only tools:execute", async () => {
     const narrow = await gw.createKey(t.projectId, { scopes: ['tools:execute'] });
     const own = await connect('/mcp', narrow.key);

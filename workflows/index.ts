@@ -18,6 +18,7 @@ export { depositWatch } from './deposit-watch';
 export { provisioningRun } from './provisioning-run';
 export { cardMint } from './card-mint';
 export { cardAuthorizationExpiry } from './card-authorization-expiry';
+export { cardExpirySweep } from './card-expiry-sweep';
 // The workflow types of wallet execute, paid tool calls and consumer spend before the one engine: registered
 // so attempts claimed under them finish and their histories replay. Nothing new starts them.
 export { spendAttempt } from './legacy/spend-attempt';

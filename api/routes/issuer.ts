@@ -136,7 +136,7 @@ export const issuerRoutes: AnyRoute[] = [
         // Started off the issuer's clock, once the decision has committed; the reply does not wait on it.
         if (expiry)
           afterAnswer(deps, 'starting a card authorization expiry', () =>
-            startAuthorizationExpiry(deps.temporal, expiry),
+            startAuthorizationExpiry(deps.temporal, deps.db, expiry),
           );
         return { type: 'application/json', body: reply };
       }

@@ -97,6 +97,26 @@ export const AUTHORIZATION_COLUMNS = sql.fragment`id, org_id, project_id, card_i
   issuer_authorization_id, amount_minor, currency, merchant, approved, decline_reason, status, held_minor,
   captured_minor, refunded_minor, applied_seq, expires_at, created_at, updated_at`;
 
+/** What an approved authorization's expiry workflow is started with. */
+export function expiryInputOf(
+  row: AuthorizationRow,
+  environment: EventScope['environment'],
+): CardAuthorizationExpiryInput {
+  return {
+    authorization: {
+      orgId: row.org_id,
+      projectId: row.project_id,
+      environment,
+      attemptId: row.attempt_id,
+      issuer: row.issuer,
+      issuerAuthorizationId: row.issuer_authorization_id,
+      amountMinor: row.amount_minor.toString(),
+      requestId: null,
+    },
+    expiresAt: row.expires_at!,
+  };
+}
+
 const scopeOfCard = (card: AgentCardRow): EventScope => ({
   orgId: card.org_id,
   projectId: card.project_id,
@@ -300,21 +320,7 @@ export async function authorize(
         : { type: 'card.authorization.declined', data: { ...data, decline_reason: decision.reason } },
     ],
   );
-  const expiry: CardAuthorizationExpiryInput | null = decision.approved
-    ? {
-        authorization: {
-          orgId: card.org_id,
-          projectId: card.project_id,
-          environment: card.environment,
-          attemptId,
-          issuer: request.issuer,
-          issuerAuthorizationId: request.issuerAuthorizationId,
-          amountMinor: request.amountMinor.toString(),
-          requestId: null,
-        },
-        expiresAt: row.expires_at!,
-      }
-    : null;
+  const expiry = decision.approved ? expiryInputOf(row, card.environment) : null;
   return { reply: Buffer.from(JSON.stringify(reply), 'utf8'), row, expiry };
 }
 

@@ -16,6 +16,7 @@ import {
   AUTHORIZATION_COLUMNS,
   authorizationRow,
   authorize,
+  expiryInputOf,
   release,
   refund,
   settle,
@@ -215,4 +216,43 @@ export async function expireAuthorization(
       return { expired: true };
     }),
   );
+}
+
+/**
+ * Approved authorizations still pending whose expiry workflow is not known to have started, decided more
+ * than `graceSeconds` ago (the issuer route starts it right after the decision commits): what the card
+ * expiry sweep starts. Oldest first.
+ */
+export async function unstartedExpiries(
+  db: DatabasePool,
+  graceSeconds: number,
+  limit: number,
+): Promise<CardAuthorizationExpiryInput[]> {
+  const rows = await db.any(sql.type(authorizationRow.extend({ environment: z.enum(['live', 'test']) }))`
+    SELECT a.*, c.environment FROM (
+      SELECT ${AUTHORIZATION_COLUMNS} FROM card_authorizations
+      WHERE status = 'pending' AND NOT expiry_started AND created_at < now() - ${graceSeconds} * interval '1 second'
+      ORDER BY created_at LIMIT ${limit}
+    ) a JOIN issuer_cards c ON c.id = a.card_id
+    ORDER BY a.created_at`);
+  return rows.map(({ environment, ...row }) => expiryInputOf(row, environment));
+}
+
+/** Notes that these authorizations' expiry workflows have started (or had started before). */
+export async function markExpiriesStarted(
+  db: DatabasePool,
+  started: Array<{ issuer: string; issuerAuthorizationId: string }>,
+): Promise<void> {
+  if (started.length === 0) return;
+  await db.query(sql.unsafe`
+    UPDATE card_authorizations SET expiry_started = true
+    WHERE (issuer, issuer_authorization_id) IN (
+      SELECT * FROM unnest(${sql.array(
+        started.map((s) => s.issuer),
+        'text',
+      )}::text[], ${sql.array(
+        started.map((s) => s.issuerAuthorizationId),
+        'text',
+      )}::text[])
+    ) AND NOT expiry_started`);
 }

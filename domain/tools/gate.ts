@@ -10,9 +10,16 @@ import { decideUncounted, evaluationInsert, linkEvaluationToApproval, runGate } 
 import type { CallContext, Decision, Rule } from '../policies/evaluate';
 import type { DeniedBy } from '../../contracts/policy-denial';
 import { effectiveSettings } from '../tenancy/settings';
+import { CARDS_SERVER_ID } from './card-tools';
 
 /** The approval kind of a held tool call; the approval hold replays it (workflows/replays.ts). */
 export const TOOL_CALL_KIND = 'tool.call';
+
+/**
+ * The refusal of a call a rule would hold whose approval could never run it: the replay of an approved call
+ * knows no `cards.*` operation, so such a call is refused up front and no approval is written.
+ */
+export const APPROVAL_UNSUPPORTED = 'approval_unsupported';
 
 /** What the replay of an approved tool call needs: the very call, in its session. */
 export interface HeldToolCall {
@@ -81,6 +88,8 @@ export async function gateToolCall(
     if (decision.decision === 'allow') return { kind: 'allow' };
     const denial = denialOf(decision);
     if (decision.decision === 'deny') return { kind: 'deny', denial };
+    if (held.serverId === CARDS_SERVER_ID)
+      return { kind: 'deny', denial: { ...denial, reason: APPROVAL_UNSUPPORTED } };
     const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
       SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
     const approval = await createApproval(tx, scope, {
