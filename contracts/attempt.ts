@@ -2,6 +2,7 @@
 // metrics and the console), what its workflow is given and returns, and what each step of a family answers.
 // Types and constants only, so workflow code can import them. A family's steps live in
 // domain/attempts/families/<family>.ts; its HTTP answer in domain/attempts/answers.ts.
+import type { ApprovalKind } from './approval-kinds';
 import type { AuditStep } from './attempt-audit';
 import type { SpendAnswer, SpendRequest, TermsSummary } from './consumer-spend';
 import type { CardAuthorizationInput } from './card-authorization';
@@ -42,7 +43,7 @@ export type AttemptInput = { [F in EngineFamily]: { family: F; input: FamilyInpu
 /** What the engine's workflow knows of a family: the rest of it is its steps (activities/attempts/families). */
 export interface FamilyTraits {
   /** The approval kind a held attempt is stored and replayed under (workflows/replays.ts). */
-  approvalKind: string;
+  approvalKind: ApprovalKind;
   /**
    * The send carries the attempt's idempotency key, so it may run again (as a local activity, retried); a
    * send that may not (an MCP tools/call) runs once as a scheduled activity, and a lost worker is unknown.
@@ -57,7 +58,8 @@ export interface FamilyTraits {
   storesOwnAnswers: boolean;
 }
 
-export const FAMILY_TRAITS: Record<EngineFamily, FamilyTraits> = {
+// `satisfies` keeps each family's approval kind literal, so a held attempt's payload is checked against it.
+export const FAMILY_TRAITS = {
   wallet_execute: {
     approvalKind: 'wallet.execute',
     sendIsIdempotent: true,
@@ -83,7 +85,7 @@ export const FAMILY_TRAITS: Record<EngineFamily, FamilyTraits> = {
     resolvable: false,
     storesOwnAnswers: false,
   },
-};
+} satisfies Record<EngineFamily, FamilyTraits>;
 
 /** What a family's authorize hands its later steps (plain JSON): a consumer spend's mandate terms. */
 export interface FamilyCarries {
@@ -247,3 +249,6 @@ export interface AttemptReply {
   httpStatus: number;
   body: Record<string, unknown>;
 }
+
+/** The approval kind a family's held attempt is stored under, as its literal. */
+export type FamilyApprovalKind<F extends EngineFamily> = (typeof FAMILY_TRAITS)[F]['approvalKind'];

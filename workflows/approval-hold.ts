@@ -11,12 +11,13 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ApprovalKind } from '../contracts/approval-kinds';
 import type { ApprovalView } from '../contracts/approval-view';
 import { searchAttributes } from '../contracts/search-attributes';
 import { approvalStateQuery, decideUpdate, type DecideInput } from '../contracts/approval-messages';
 import { MoneyFailure } from '../contracts/money-failures';
 import { CONSUMER_SPEND_KIND } from '../contracts/consumer-spend';
-import { LEGACY_REPLAYS, REPLAYS, type HeldCall } from './replays';
+import { LEGACY_REPLAYS, REPLAYS, type HeldCall, type HeldCallOf, type ReplaySpec } from './replays';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '15 seconds',
@@ -29,9 +30,13 @@ const acts = proxyActivities<Activities>({
   },
 });
 
-export interface ApprovalHoldInput extends HeldCall {
-  expiresAt: string;
-}
+/**
+ * The held call and when its approval expires. It crosses a Temporal payload: the area that held the call
+ * started this workflow with its kind's payload, so the payload is trusted to be that kind's here.
+ */
+export type ApprovalHoldInput = HeldCall & { expiresAt: string };
+
+type Outcome = { ok: boolean; result: Record<string, unknown> };
 
 type State = 'pending' | 'deciding' | 'expiring' | ApprovalView['status'];
 
@@ -82,48 +87,7 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
   }
 
   if ((state as State) === 'approved') {
-    // Holds started before their kind ran on the one engine replay their call as the old workflow type
-    // (consumer spends moved onto it after wallet executes and paid tool calls, under their own patch).
-    const legacy = LEGACY_REPLAYS[input.kind];
-    const patch = input.kind === CONSUMER_SPEND_KIND ? 'consumer-spend-engine' : 'one-attempt-engine';
-    const spec = legacy && !patched(patch) ? legacy : REPLAYS[input.kind];
-    let outcome: { ok: boolean; result: Record<string, unknown> };
-    if (!spec) {
-      outcome = {
-        ok: false,
-        result: {
-          error: { code: 'replay_unknown_kind', message: `Nothing knows how to replay "${input.kind}"` },
-        },
-      };
-    } else {
-      try {
-        const extra = spec.searchAttributes(input);
-        const result = await executeChild(spec.workflowType, {
-          workflowId: spec.workflowId(input),
-          args: spec.args(input),
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: searchAttributes({
-            orgId: input.orgId,
-            projectId: input.projectId,
-            environment: input.environment,
-            ...(extra.attemptId ? { attemptId: extra.attemptId } : {}),
-            ...(extra.amountMinor !== undefined ? { amountMinor: extra.amountMinor } : {}),
-          }),
-        });
-        outcome = spec.outcome(result, input);
-      } catch (error) {
-        outcome = {
-          ok: false,
-          result: {
-            error: {
-              code: 'replay_failed',
-              message: (error as Error).message,
-              workflow_id: workflowInfo().workflowId,
-            },
-          },
-        };
-      }
-    }
+    const outcome = await replayOnce(input);
     latest = await acts.recordExecutionActivity({
       orgId: input.orgId,
       approvalId: input.approvalId,
@@ -134,4 +98,55 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
   }
   await condition(allHandlersFinished);
   return latest ?? (await acts.readApprovalActivity({ orgId: input.orgId, approvalId: input.approvalId }));
+}
+
+/** Replays an approved call once, as its kind's workflow, and says how it went. */
+function replayOnce<K extends ApprovalKind>(call: HeldCallOf<K>): Promise<Outcome> {
+  // Holds started before their kind ran on the one engine replay their call as the old workflow type
+  // (consumer spends moved onto it after wallet executes and paid tool calls, under their own patch).
+  const legacy = LEGACY_REPLAYS[call.kind];
+  const patch = call.kind === CONSUMER_SPEND_KIND ? 'consumer-spend-engine' : 'one-attempt-engine';
+  if (legacy && !patched(patch)) return runReplay(legacy, call);
+  const spec = REPLAYS[call.kind];
+  if (spec) return runReplay(spec, call);
+  return Promise.resolve({
+    ok: false,
+    result: {
+      error: { code: 'replay_unknown_kind', message: `Nothing knows how to replay "${call.kind}"` },
+    },
+  });
+}
+
+async function runReplay<K extends ApprovalKind, R>(
+  spec: ReplaySpec<K, R>,
+  call: HeldCallOf<K>,
+): Promise<Outcome> {
+  try {
+    const extra = spec.searchAttributes(call);
+    // The child's result crosses a Temporal payload: it is what the spec's workflow type returns.
+    const result = await executeChild<(...args: unknown[]) => Promise<R>>(spec.workflowType, {
+      workflowId: spec.workflowId(call),
+      args: spec.args(call),
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      typedSearchAttributes: searchAttributes({
+        orgId: call.orgId,
+        projectId: call.projectId,
+        environment: call.environment,
+        ...(extra.attemptId ? { attemptId: extra.attemptId } : {}),
+        ...(extra.amountMinor !== undefined ? { amountMinor: extra.amountMinor } : {}),
+      }),
+    });
+    return spec.outcome(result, call);
+  } catch (error) {
+    return {
+      ok: false,
+      result: {
+        error: {
+          code: 'replay_failed',
+          message: (error as Error).message,
+          workflow_id: workflowInfo().workflowId,
+        },
+      },
+    };
+  }
 }

@@ -25,6 +25,9 @@ import type { Activities } from '../activities';
 import {
   FAMILY_TRAITS,
   type AttemptAnswer,
+  type EngineFamily,
+  type FamilyApprovalKind,
+  type FamilyInputs,
   type AttemptInput,
   type AttemptResult,
   type AttemptStatus,
@@ -36,6 +39,7 @@ import {
   type Looked,
   type Sent,
 } from '../contracts/attempt';
+import type { Held } from '../contracts/approval-kinds';
 import { appendStep, appendSteps, type AuditStep } from '../contracts/attempt-audit';
 import {
   AttemptResolveFailure,
@@ -104,8 +108,15 @@ const SETTLING_POLL = '5 seconds';
 const failureMessage = (error: unknown): string =>
   error instanceof ActivityFailure ? (error.cause?.message ?? error.message) : String(error);
 
-/** What an approval stores to replay the attempt: its input, without the approval a replay adds. */
-function heldPayload(input: AttemptInput['input']): Record<string, unknown> {
+/** What an approval stores to replay the attempt: its family's kind, and its input without the approval a replay adds. */
+function heldCall<F extends EngineFamily>(
+  family: F,
+  input: FamilyInputs[F],
+): { [G in F]: { kind: FamilyApprovalKind<G>; payload: Held<FamilyInputs[G]> } }[F] {
+  return { kind: FAMILY_TRAITS[family].approvalKind, payload: withoutApproval(input) };
+}
+
+function withoutApproval<T extends object>(input: T): Held<T> {
   if (!('approvalId' in input)) return { ...input };
   const { approvalId: _none, ...payload } = input;
   return payload;
@@ -277,8 +288,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
         orgId: input.orgId,
         projectId: input.projectId,
         environment: input.environment,
-        kind: traits.approvalKind,
-        payload: heldPayload(input),
+        ...heldCall(attempt.family, input),
         expiresAt: auth.expiresAt,
         attemptId: input.attemptId,
       });

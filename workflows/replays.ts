@@ -1,134 +1,118 @@
 // What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
 // workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
 // exactly once. Another area holds its calls by adding an entry with its own workflow.
-import { CONSUMER_SPEND_KIND, type SpendAnswer, type SpendRequest } from '../contracts/consumer-spend';
-import {
-  ATTEMPT_WORKFLOW,
-  FAMILY_TRAITS,
-  type AttemptInput,
-  type AttemptResult,
-  type EngineFamily,
-  type FamilyInputs,
-} from '../contracts/attempt';
+import type { ApprovalKind, ApprovalPayloads } from '../contracts/approval-kinds';
+import { CONSUMER_SPEND_KIND, type SpendAnswer } from '../contracts/consumer-spend';
+import { ATTEMPT_WORKFLOW, FAMILY_TRAITS, type AttemptInput, type AttemptResult } from '../contracts/attempt';
 import { attemptReply } from '../domain/attempts/answers';
-import type { SpendInput, SpendOutcome } from '../contracts/spend';
-import type { HeldToolCall } from '../domain/tools/gate';
+import type { SpendOutcome } from '../contracts/spend';
 import type { ToolCallReplayResult } from '../activities/tool-calls';
-import { TOOL_CHARGE_KIND, type ToolChargeInput, type ToolChargeOutcome } from '../contracts/tool-charge';
+import { TOOL_CHARGE_KIND, type ToolChargeOutcome } from '../contracts/tool-charge';
 import { workflowIds } from '../contracts/workflow-ids';
 
-export interface HeldCall {
+/** What each replayed kind's workflow returns. */
+interface ReplayResults {
+  'wallet.execute': AttemptResult;
+  'tool_server.charge': AttemptResult;
+  'consumer.spend': AttemptResult;
+  'tool.call': ToolCallReplayResult;
+}
+
+/** What the workflow types from before the one engine return. */
+interface LegacyResults {
+  'wallet.execute': SpendOutcome;
+  'consumer.spend': SpendAnswer;
+  'tool_server.charge': ToolChargeOutcome;
+}
+
+interface HeldScope {
   approvalId: string;
   orgId: string;
   projectId: string;
   environment: 'live' | 'test';
-  kind: string;
-  payload: Record<string, unknown>;
 }
+
+/** A held call of one kind: its payload is that kind's. */
+export type HeldCallOf<K extends ApprovalKind> = HeldScope & { kind: K; payload: ApprovalPayloads[K] };
+/** A held call of any kind, told apart by `kind`. */
+export type HeldCall = { [K in ApprovalKind]: HeldCallOf<K> }[ApprovalKind];
 
 type AttemptAttributes = { attemptId?: string; amountMinor?: number };
+type Outcome = { ok: boolean; result: Record<string, unknown> };
 
-export interface ReplaySpec {
+// Function-typed properties (not methods), so each entry's payload and result types are checked exactly.
+export interface ReplaySpec<K extends ApprovalKind, R> {
   workflowType: string;
-  workflowId(call: HeldCall): string;
-  args(call: HeldCall): unknown[];
+  workflowId: (call: HeldCallOf<K>) => string;
+  args: (call: HeldCallOf<K>) => unknown[];
   /** The execution_result stored on the approval, and whether the replay succeeded. */
-  outcome(result: unknown, call: HeldCall): { ok: boolean; result: Record<string, unknown> };
-  searchAttributes(call: HeldCall): AttemptAttributes;
+  outcome: (result: R, call: HeldCallOf<K>) => Outcome;
+  searchAttributes: (call: HeldCallOf<K>) => AttemptAttributes;
 }
 
-/** A replay written against its kind's own payload and result types. */
-interface TypedReplay<P, R> {
-  workflowType: string;
-  workflowId(call: HeldCall, payload: P): string;
-  args(call: HeldCall, payload: P): unknown[];
-  outcome(result: R, call: HeldCall, payload: P): { ok: boolean; result: Record<string, unknown> };
-  searchAttributes(call: HeldCall, payload: P): AttemptAttributes;
-}
+/** A replay table as the approval hold reads it: by any kind, maybe none. */
+type ReplayTable<Results> = { [K in ApprovalKind]?: ReplaySpec<K, Results[K & keyof Results]> };
 
-/**
- * The one place a stored payload takes its kind's type: the approval was created with exactly that shape
- * by the area that held the call, and the replay workflow's result is the one its type returns.
- */
-function replay<P, R>(spec: TypedReplay<P, R>): ReplaySpec {
-  const payloadOf = (call: HeldCall): P => call.payload as unknown as P;
+/** A held attempt replayed once as the one attempt workflow, answered as its family answers. */
+function engineReplay<K extends ApprovalKind>(
+  attemptOf: (call: HeldCallOf<K>) => AttemptInput,
+  workflowId: (call: HeldCallOf<K>) => string,
+  amountMinor: (call: HeldCallOf<K>) => string,
+): ReplaySpec<K, AttemptResult> {
   return {
-    workflowType: spec.workflowType,
-    workflowId: (call) => spec.workflowId(call, payloadOf(call)),
-    args: (call) => spec.args(call, payloadOf(call)),
-    outcome: (result, call) => spec.outcome(result as R, call, payloadOf(call)),
-    searchAttributes: (call) => spec.searchAttributes(call, payloadOf(call)),
+    workflowType: ATTEMPT_WORKFLOW,
+    workflowId,
+    args: (call) => [attemptOf(call)],
+    outcome: (result, call) => ({
+      ok: result.status === 'completed',
+      result: attemptReply(attemptOf(call), result).body,
+    }),
+    searchAttributes: (call) => ({
+      attemptId: attemptOf(call).input.attemptId,
+      amountMinor: Number(amountMinor(call)),
+    }),
   };
 }
 
-/** An engine family's held attempt: replayed once as the one attempt workflow, answered as its family answers. */
-function engineReplay<F extends EngineFamily>(
-  family: F,
-  workflowId: (call: HeldCall, input: FamilyInputs[F]) => string,
-  amountMinor: (input: FamilyInputs[F]) => string,
-): ReplaySpec {
-  // The union of families is narrowed by `family` itself: this input is that family's.
-  const attemptOf = (call: HeldCall, input: FamilyInputs[F]) =>
-    ({ family, input: { ...input, approvalId: call.approvalId } }) as AttemptInput;
-  return replay<FamilyInputs[F], AttemptResult>({
-    workflowType: ATTEMPT_WORKFLOW,
-    workflowId,
-    args: (call, input) => [attemptOf(call, input)],
-    outcome: (result, call, input) => ({
-      ok: result.status === 'completed',
-      result: attemptReply(attemptOf(call, input), result).body,
-    }),
-    searchAttributes: (_call, input) => ({
-      attemptId: input.attemptId,
-      amountMinor: Number(amountMinor(input)),
-    }),
-  });
-}
-
 /** A held consumer spend as its approval replays it: approved by the approval, under its replay workflow. */
-const approvedSpend = (call: HeldCall, req: SpendRequest): AttemptInput => ({
+const approvedSpend = (call: HeldCallOf<'consumer.spend'>): AttemptInput => ({
   family: 'consumer_spend',
   input: {
-    ...req,
+    ...call.payload,
     approvedBy: call.approvalId,
-    workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+    workflowId: workflowIds.consumerSpendReplay(call.orgId, call.payload.attemptId, call.approvalId),
   },
 });
 
-export const REPLAYS: Record<string, ReplaySpec> = {
-  [FAMILY_TRAITS.wallet_execute.approvalKind]: engineReplay(
-    'wallet_execute',
-    (call, input) => workflowIds.spendReplay(call.orgId, input.attemptId, call.approvalId),
-    (input) => input.amountMinor,
+const replays = {
+  [FAMILY_TRAITS.wallet_execute.approvalKind]: engineReplay<'wallet.execute'>(
+    (call) => ({ family: 'wallet_execute', input: { ...call.payload, approvalId: call.approvalId } }),
+    (call) => workflowIds.spendReplay(call.orgId, call.payload.attemptId, call.approvalId),
+    (call) => call.payload.amountMinor,
   ),
-  [FAMILY_TRAITS.tool_charge.approvalKind]: engineReplay(
-    'tool_charge',
-    (call, input) => workflowIds.toolChargeReplay(call.orgId, input.attemptId, call.approvalId),
-    (input) => input.priceMinor,
+  [FAMILY_TRAITS.tool_charge.approvalKind]: engineReplay<'tool_server.charge'>(
+    (call) => ({ family: 'tool_charge', input: { ...call.payload, approvalId: call.approvalId } }),
+    (call) => workflowIds.toolChargeReplay(call.orgId, call.payload.attemptId, call.approvalId),
+    (call) => call.payload.priceMinor,
   ),
   // A consumer spend held by a rule or its mandate's per-transaction cap: run once more, approved, under
   // its approval's replay workflow id (the attempt's row follows it there).
-  [FAMILY_TRAITS.consumer_spend.approvalKind]: replay<SpendRequest, AttemptResult>({
-    workflowType: ATTEMPT_WORKFLOW,
-    workflowId: (call, req) => workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
-    args: (call, req) => [approvedSpend(call, req)],
-    outcome: (result, call, req) => ({
-      ok: result.status === 'completed',
-      result: attemptReply(approvedSpend(call, req), result).body,
-    }),
-    searchAttributes: (_call, req) => ({ attemptId: req.attemptId, amountMinor: Number(req.amountMinor) }),
-  }),
+  [FAMILY_TRAITS.consumer_spend.approvalKind]: engineReplay<'consumer.spend'>(
+    approvedSpend,
+    (call) => workflowIds.consumerSpendReplay(call.orgId, call.payload.attemptId, call.approvalId),
+    (call) => call.payload.amountMinor,
+  ),
   // A held tool call (domain/tools/gate.ts TOOL_CALL_KIND): made once in its session after the approval.
-  'tool.call': replay<HeldToolCall, ToolCallReplayResult>({
+  'tool.call': {
     workflowType: 'toolCallReplay',
     workflowId: (call) => workflowIds.toolCallReplay(call.orgId, call.approvalId),
-    args: (call, held) => [
+    args: (call) => [
       {
         approvalId: call.approvalId,
         orgId: call.orgId,
         projectId: call.projectId,
         environment: call.environment,
-        call: held,
+        call: call.payload,
       },
     ],
     outcome: (replayed) => ({
@@ -140,47 +124,54 @@ export const REPLAYS: Record<string, ReplaySpec> = {
       },
     }),
     searchAttributes: () => ({}),
-  }),
-};
+  },
+} satisfies { [K in keyof ReplayResults]: ReplaySpec<K, ReplayResults[K]> };
+// A card authorization is decided inside the issuer's deadline and never held: nothing replays its kind.
+export const REPLAYS: ReplayTable<ReplayResults> = replays;
 
 /**
  * The replays of approvals whose hold started before the one engine (workflows/approval-hold.ts tells them
  * apart with a patch): their child workflow is the old type, so their histories replay.
  */
-export const LEGACY_REPLAYS: Record<string, ReplaySpec> = {
-  'wallet.execute': replay<SpendInput, SpendOutcome>({
+const legacyReplays = {
+  'wallet.execute': {
     workflowType: 'spendAttempt',
-    workflowId: (call, input) => workflowIds.spendReplay(call.orgId, input.attemptId, call.approvalId),
-    args: (call, input) => [{ ...input, approvalId: call.approvalId }],
+    workflowId: (call) => workflowIds.spendReplay(call.orgId, call.payload.attemptId, call.approvalId),
+    args: (call) => [{ ...call.payload, approvalId: call.approvalId }],
     outcome: (outcome) => ({ ok: outcome.status === 'completed', result: outcome.body }),
-    searchAttributes: (_call, input) => ({
-      attemptId: input.attemptId,
-      amountMinor: Number(input.amountMinor),
+    searchAttributes: (call) => ({
+      attemptId: call.payload.attemptId,
+      amountMinor: Number(call.payload.amountMinor),
     }),
-  }),
+  },
   // A held consumer spend of the type from before the engine.
-  [CONSUMER_SPEND_KIND]: replay<SpendRequest, SpendAnswer>({
+  [CONSUMER_SPEND_KIND]: {
     workflowType: 'consumerSpendAttempt',
-    workflowId: (call, req) => workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
-    args: (call, req) => [
+    workflowId: (call) =>
+      workflowIds.consumerSpendReplay(call.orgId, call.payload.attemptId, call.approvalId),
+    args: (call) => [
       {
-        ...req,
+        ...call.payload,
         approvedBy: call.approvalId,
-        workflowId: workflowIds.consumerSpendReplay(call.orgId, req.attemptId, call.approvalId),
+        workflowId: workflowIds.consumerSpendReplay(call.orgId, call.payload.attemptId, call.approvalId),
       },
     ],
     outcome: (answer) => ({ ok: answer.status === 'completed', result: answer.body }),
-    searchAttributes: (_call, req) => ({ attemptId: req.attemptId, amountMinor: Number(req.amountMinor) }),
-  }),
-  // A held paid call of a tenant tool server: charged and made once, at the price it was held at.
-  [TOOL_CHARGE_KIND]: replay<ToolChargeInput, ToolChargeOutcome>({
-    workflowType: 'paidToolCall',
-    workflowId: (call, input) => workflowIds.toolChargeReplay(call.orgId, input.attemptId, call.approvalId),
-    args: (call, input) => [{ ...input, approvalId: call.approvalId }],
-    outcome: (outcome) => ({ ok: outcome.status === 'completed', result: outcome.body }),
-    searchAttributes: (_call, input) => ({
-      attemptId: input.attemptId,
-      amountMinor: Number(input.priceMinor),
+    searchAttributes: (call) => ({
+      attemptId: call.payload.attemptId,
+      amountMinor: Number(call.payload.amountMinor),
     }),
-  }),
-};
+  },
+  // A held paid call of a tenant tool server: charged and made once, at the price it was held at.
+  [TOOL_CHARGE_KIND]: {
+    workflowType: 'paidToolCall',
+    workflowId: (call) => workflowIds.toolChargeReplay(call.orgId, call.payload.attemptId, call.approvalId),
+    args: (call) => [{ ...call.payload, approvalId: call.approvalId }],
+    outcome: (outcome) => ({ ok: outcome.status === 'completed', result: outcome.body }),
+    searchAttributes: (call) => ({
+      attemptId: call.payload.attemptId,
+      amountMinor: Number(call.payload.priceMinor),
+    }),
+  },
+} satisfies { [K in keyof LegacyResults]: ReplaySpec<K, LegacyResults[K]> };
+export const LEGACY_REPLAYS: ReplayTable<LegacyResults> = legacyReplays;

@@ -29,7 +29,8 @@ import {
   type ToolCallOutcome,
 } from '../../domain/sessions/tool-calls';
 import { runGatewayOperation } from '../../domain/tools/gateway-operations';
-import { gateToolCall, quickToolGate, TOOL_CALL_KIND, type HeldToolCall } from '../../domain/tools/gate';
+import type { HeldToolCall } from '../../contracts/approval-kinds';
+import { gateToolCall, quickToolGate, TOOL_CALL_KIND } from '../../domain/tools/gate';
 import { findSessionTool } from '../../domain/tools/registry';
 import { ownArchivedGenerated } from '../../domain/generated-servers/provider-lookup';
 import type { ToolSpec } from '../../domain/tools/tool-spec';

@@ -1,6 +1,7 @@
 // Approvals: a held call waiting for a human. Rows are written when a rule holds a call and moved only by
 // the approval-hold workflow (decide, expire, record the replay) or the sweep; every move is guarded by the
 // current status so it happens at most once, and writes its event in the same transaction.
+import type { ApprovalKind, ApprovalPayloads } from '../../contracts/approval-kinds';
 import { APPROVAL_STATUSES } from '../../contracts/approval-view';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -36,7 +37,7 @@ type ApprovalStatus = ApprovalRow['status'];
 const COLUMNS = sql.fragment`id, org_id, project_id, agent_id, session_id, matched_rule_id, matched_rule_name, tool_name, tool_input, kind, payload,
   status, created_at, expires_at, decided_at, decided_by, decision_reason, executed_at, execution_result`;
 
-export interface NewApproval {
+export interface NewApproval<K extends ApprovalKind> {
   agentId: string;
   sessionId: string | null;
   /** Null when the hold comes from a limit rather than a policy rule (a mandate's per-transaction cap). */
@@ -45,17 +46,17 @@ export interface NewApproval {
   toolName: string;
   toolInput: Record<string, unknown>;
   /** What to replay on approval: a kind the approval workflow knows, and its payload. */
-  kind: string;
-  payload: object;
+  kind: K;
+  payload: ApprovalPayloads[K];
   /** The call that raised the hold; one approval per call, so a retried write finds its row. */
   originRef: string;
   ttlSeconds: number;
 }
 
-export async function createApproval(
+export async function createApproval<K extends ApprovalKind>(
   tx: CommonQueryMethods,
   scope: EventScope,
-  input: NewApproval,
+  input: NewApproval<K>,
 ): Promise<ApprovalRow> {
   const existing = await tx.maybeOne(sql.type(approvalRow)`
     SELECT ${COLUMNS} FROM approvals WHERE org_id = ${scope.orgId} AND kind = ${input.kind} AND origin_ref = ${input.originRef}`);

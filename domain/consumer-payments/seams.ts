@@ -1,6 +1,7 @@
 // The seams between consumer payments and the areas it builds on. Payments never reimplement these:
 // the mandate (verify the signature and read its terms, record a settled spend), the consumer's balance
 // (hold, debit, release in the ledger), policy rules, and approval holds. wiring.ts binds them.
+import type { SpendRequest } from '../../contracts/consumer-spend';
 import type { CommonQueryMethods, DatabaseTransactionConnection } from '../../runtime/database';
 import type { EventScope } from '../events/record';
 
@@ -126,7 +127,7 @@ export interface ApprovalSeam {
       reason: string;
       ruleId: string | null;
       ruleName: string | null;
-      payload: object;
+      payload: SpendRequest;
     },
   ): Promise<{ approvalId: string; expiresAt: string }>;
 }

@@ -57,14 +57,7 @@ function approvalHolds(): ApprovalSeam {
     async raise(tx, scope, held) {
       const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
         SELECT settings FROM projects WHERE org_id = ${scope.orgId} AND id = ${scope.projectId}`);
-      const request = held.payload as {
-        rail?: string;
-        amountMinor?: string;
-        currency?: string;
-        payeeCanonical?: string;
-        purpose?: string;
-        mandateId?: string;
-      };
+      const request = held.payload;
       const approval = await createApproval(tx, scope, {
         agentId: held.agentId,
         sessionId: held.sessionId,

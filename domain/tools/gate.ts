@@ -8,6 +8,7 @@ import { createApproval, type ApprovalRow } from '../approvals/approvals';
 import type { EventScope } from '../events/record';
 import { decideUncounted, evaluationInsert, linkEvaluationToApproval, runGate } from '../policies/gate';
 import type { CallContext, Decision, Rule } from '../policies/evaluate';
+import type { HeldToolCall } from '../../contracts/approval-kinds';
 import type { DeniedBy } from '../../contracts/policy-denial';
 import { effectiveSettings } from '../tenancy/settings';
 import { CARDS_SERVER_ID } from './card-tools';
@@ -21,16 +22,8 @@ export const TOOL_CALL_KIND = 'tool.call';
  */
 export const APPROVAL_UNSUPPORTED = 'approval_unsupported';
 
-/** What the replay of an approved tool call needs: the very call, in its session. */
-export interface HeldToolCall {
-  sessionId: string;
-  serverId: string;
-  toolName: string;
-  /** The provider's own tool name (`pix_key_lookup`), which the dispatch posts to. */
-  providerTool: string;
-  arguments: Record<string, unknown>;
-  heldCallId: string;
-}
+// What its approval stores to replay (contracts/approval-kinds.ts), for the activity that replays it.
+export type { HeldToolCall };
 
 export type ToolGate =
   | { kind: 'allow' }
