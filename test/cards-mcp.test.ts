@@ -2,7 +2,7 @@
 // built-in `cards` server a session names, its tools listed, a card issued bound to a wallet with controls,
 // read and listed, an authorization the issuer asks about decided and listed, frozen (declining), unfrozen
 // and closed, the issuer's display link answered once and recorded nowhere, and the REST routes' refusals
-// carried as tool errors; `/mcp`'s own session opens it too, for a key holding only tools:execute.
+// carried as tool errors; `/mcp`'s own session lists it too, and a restricted key is refused as the routes refuse it.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -270,16 +270,25 @@ describe.each(TEMPORAL_SERVERS)('agent cards through MCP on the %s server', (ser
     });
   });
 
-  it("opens the cards server in /mcp's own session, for a key holding only tools:execute", async () => {
+  it("lists the cards server in /mcp's own session, but a key holding only tools:execute gets no more than the card routes give it", async () => {
     const narrow = await gw.createKey(t.projectId, { scopes: ['tools:execute'] });
     const own = await connect('/mcp', narrow.key);
     try {
       const names = (await own.listTools()).tools.map((tool) => tool.name);
       expect(names).toEqual(expect.arrayContaining(CARD_TOOLS));
       const walletId = await newWallet(gw, t);
-      const created = await own.callTool({ name: 'cards.create', arguments: { wallet_id: walletId } });
-      expect(created.isError).toBeFalsy();
-      expect(parsed(created)).toMatchObject({ status: 'active', wallet_id: walletId });
+      const rest = await gw.request('POST', '/v1/cards', { key: narrow.key, body: { wallet_id: walletId } });
+      expect([rest.status, rest.body.error?.code]).toEqual([403, 'route_scope_unmapped']);
+      for (const [name, args] of [
+        ['cards.create', { wallet_id: walletId }],
+        ['cards.list', {}],
+      ] as const) {
+        const refused = await own.callTool({ name, arguments: args });
+        expect(refused.isError).toBe(true);
+        expect(parsed(refused)).toMatchObject({ error: { code: 'route_scope_unmapped' } });
+      }
+      const listed = await gw.request('GET', `/v1/cards?wallet_id=${walletId}`, { key: t.key });
+      expect(listed.body.cards).toEqual([]);
     } finally {
       await own.close();
     }

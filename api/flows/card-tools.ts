@@ -7,6 +7,7 @@ import type { CardCreateBody, CardListQueryValues } from '../../schema/http/card
 import type { AppDeps } from '../deps';
 import { presentAuthorization, presentCard, presentMintFlow } from '../presenters/cards';
 import type { Principal } from '../principal';
+import { requireScope } from '../auth/scope';
 import { ISSUER_WEBHOOK_PATH } from '../routes/issuer';
 import { cardAuthorizations, displayCard, getCard, issueCard, listCards, moveCard } from './cards';
 
@@ -22,6 +23,9 @@ export async function runCardTool(
   args: Record<string, unknown>,
   origin: string,
 ): Promise<CardToolOutcome> {
+  // A tool grants no more than its route: the card routes take unrestricted keys only (no scope maps
+  // them), so a restricted key or a least-privilege OAuth token is refused here exactly as there.
+  requireScope(principal, 'unmapped');
   const done = (output: Record<string, unknown>): CardToolOutcome => ({ ok: true, errorCode: null, output });
   const cardId = String(args.card_id);
   switch (operation) {
