@@ -7,6 +7,7 @@
 import { Session } from 'node:inspector/promises';
 import { Client } from 'pg';
 import { startBenchStack } from './support/stack';
+import { summarise, type Profile } from './support/cpu-profile';
 import { formatResult, type LoadResult } from './support/load';
 import { spawnLoad } from './support/spawn-load';
 import { spawnRotating } from './support/spawn-rotating';
@@ -16,11 +17,6 @@ interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
 }
 
 /** The statements sent to PostgreSQL while `action` runs. */
@@ -56,41 +52,7 @@ async function profileWhile(load: () => Promise<LoadResult>): Promise<void> {
   console.log(
     `${formatResult(result)}   process CPU ${((cpu.user + cpu.system) / result.requests).toFixed(0)} µs/req (profiler on)`,
   );
-  summarise(profile);
-}
-
-function summarise(profile: Profile): void {
-  const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const byFile = new Map<string, number>();
-  const byFunction = new Map<string, number>();
-  let total = 0;
-  for (const node of profile.nodes) {
-    const us = selfUs.get(node.id) ?? 0;
-    total += us;
-    const { functionName, url, lineNumber } = node.callFrame;
-    const file =
-      url
-        .replace(/^file:\/\//, '')
-        .replace(/.*node_modules\//, 'nm:')
-        .replace(`${process.cwd()}/`, '') || `(${functionName || 'native'})`;
-    byFile.set(file, (byFile.get(file) ?? 0) + us);
-    const name = `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
-    byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-  }
-  const top = (m: Map<string, number>, n: number) =>
-    [...m]
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, n)
-      .map(
-        ([k, v]) =>
-          `${(v / 1000).toFixed(0).padStart(7)} ms ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`,
-      )
-      .join('\n');
-  // (idle) is the event loop waiting; (dispatch) is the inspector itself answering Profiler.stop.
-  console.log(
-    `profile ${(total / 1000).toFixed(0)} ms\n-- self time by file\n${top(byFile, 25)}\n-- self time by function\n${top(byFunction, 35)}`,
-  );
+  summarise(profile, 25, 35);
 }
 
 async function main(): Promise<void> {

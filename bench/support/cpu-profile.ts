@@ -28,7 +28,8 @@ export async function profiled<T>(action: () => Promise<T>): Promise<[T, Profile
   }
 }
 
-export function summarise(profile: Profile): void {
+/** Prints self time by file and by function, the top `files` and `functions` of each. */
+export function summarise(profile: Profile, files = 40, functions = 50): void {
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const byFile = new Map<string, number>();
@@ -57,6 +58,6 @@ export function summarise(profile: Profile): void {
       )
       .join('\n');
   console.log(
-    `profile ${(total / 1000).toFixed(0)} ms\n-- self time by file\n${top(byFile, 40)}\n-- self time by function\n${top(byFunction, 50)}`,
+    `profile ${(total / 1000).toFixed(0)} ms\n-- self time by file\n${top(byFile, files)}\n-- self time by function\n${top(byFunction, functions)}`,
   );
 }
