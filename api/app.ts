@@ -1,5 +1,6 @@
 // Builds the Koa application (no listen): metrics → request id → access log → trace span → errors → routes → not-found.
 import Koa from 'koa';
+import { installJsonParse } from '../contracts/json-parse';
 import type { AppDeps } from './deps';
 import { accessLog } from './metrics/access-log';
 import { httpMetrics } from './metrics/http-metrics';
@@ -12,6 +13,7 @@ import { allRoutes } from './routes';
 import type { AnyRoute } from './route';
 
 export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa {
+  installJsonParse(); // bodies, stored documents and Temporal answers are read by the gateway's reader
   const app = new Koa({ proxy: false });
   const router = buildRouter(deps, [...routes, ...metricsRoutes]);
   app.use(httpMetrics());

@@ -8,12 +8,15 @@ import { PROJECT_ROOT } from '../runtime/project-root';
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 // Tracing's workflow interceptors: inert for a workflow whose headers carry no trace.
 const INTERCEPTOR_MODULES = [require.resolve('../runtime/telemetry/workflow-interceptors')];
+// Decodes payloads inside the sandbox with the gateway's JSON reader.
+export const PAYLOAD_CONVERTER_PATH = require.resolve('../runtime/payload-converter');
 export const PREBUILT_BUNDLE = path.join(PROJECT_ROOT, 'dist', 'workflow-bundle.js');
 
 export async function buildBundleFile(file: string): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: INTERCEPTOR_MODULES,
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     logger: quietLogger,
   });
   mkdirSync(path.dirname(file), { recursive: true });
@@ -28,6 +31,7 @@ export async function loadBundle(
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: INTERCEPTOR_MODULES,
+    payloadConverterPath: PAYLOAD_CONVERTER_PATH,
     logger: quietLogger,
   });
   return { code };

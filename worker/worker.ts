@@ -1,4 +1,6 @@
 // Creates the gateway worker: one task queue, the prebuilt workflow bundle, activities with their deps.
+import { installJsonParse } from '../contracts/json-parse';
+import { PAYLOAD_CONVERTER_PATH } from './bundle';
 import {
   DefaultLogger,
   Runtime,
@@ -48,11 +50,13 @@ export function installRuntime(level: 'WARN' | 'ERROR' = 'WARN', metricsAddress?
 }
 
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
+  installJsonParse(); // activity inputs, stored documents and provider answers; workflows read through the bundle's converter
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: options.bundle,
+    dataConverter: { payloadConverterPath: PAYLOAD_CONVERTER_PATH },
     activities: createActivities(options.deps),
     interceptors: { activity: [activityTracing, activityLogs(options.deps.log)] },
     sinks: workflowSpanSinks(),
