@@ -64,7 +64,16 @@ const NOUNS: Record<InputKind, string> = {
 
 /** Validates (and, for text, coerces) in place; throws the spec's 400 with details.issues. */
 export function check(validate: ValidateFunction, value: unknown, kind: InputKind): void {
-  if (validate(value)) return;
+  if (!validate(value)) throw refusal(validate, kind);
+}
+
+/** The value as its schema's type, once `validate` (compiled from that schema) accepts it; else the 400. */
+export function conforming<T>(validate: ValidateFunction<T>, value: unknown, kind: InputKind): T {
+  if (validate(value)) return value;
+  throw refusal(validate, kind);
+}
+
+function refusal(validate: ValidateFunction, kind: InputKind): ApiError {
   const issues = issuesOf(validate.errors);
   const first = issues[0];
   const summary = first ? `${first.path} ${first.message}` : 'is invalid';
@@ -75,7 +84,7 @@ export function check(validate: ValidateFunction, value: unknown, kind: InputKin
   const segments = first ? first.path.split('/') : [];
   if (keyed === true && segments[1]) details.key = segments[1];
   if (typeof keyed === 'string' && segments[1] === keyed && segments[2]) details.key = segments[2];
-  throw new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
+  return new ApiError(400, CODES[kind], `${NOUNS[kind]} is invalid: ${summary}`, details);
 }
 
 /**

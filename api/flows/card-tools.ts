@@ -3,11 +3,13 @@
 // answered to the caller alone: the tool call's record keeps its expiry, never the link.
 import type { ToolCallOutcome } from '../../domain/sessions/tool-calls';
 import type { CardOperation } from '../../domain/tools/card-tools';
-import type { CardCreateBody, CardListQueryValues } from '../../schema/http/cards';
+import type { ValidateFunction } from 'ajv';
+import { CardCreate, type CardCreateBody, type CardListQueryValues } from '../../schema/http/cards';
 import type { AppDeps } from '../deps';
 import { presentAuthorization, presentCard, presentMintFlow } from '../presenters/cards';
 import type { Principal } from '../principal';
 import { requireScope } from '../auth/scope';
+import { compile, conforming } from '../validation';
 import { ISSUER_WEBHOOK_PATH } from '../routes/issuer';
 import { cardAuthorizations, displayCard, getCard, issueCard, listCards, moveCard } from './cards';
 
@@ -15,6 +17,7 @@ import { cardAuthorizations, displayCard, getCard, issueCard, listCards, moveCar
 export type CardToolOutcome = ToolCallOutcome & { shown?: Record<string, unknown> };
 
 const DEFAULT_LIMIT = 50;
+const validCardCreate = compile(CardCreate, 'body') as ValidateFunction<CardCreateBody>;
 
 export async function runCardTool(
   deps: AppDeps,
@@ -30,13 +33,9 @@ export async function runCardTool(
   const cardId = String(args.card_id);
   switch (operation) {
     case 'create': {
-      // The tool-call path has checked args against CardCreate.
-      const created = await issueCard(
-        deps,
-        principal,
-        args as unknown as CardCreateBody,
-        `${origin}${ISSUER_WEBHOOK_PATH}`,
-      );
+      // The tool-call path has checked args against CardCreate; the same check types them.
+      const body = conforming(validCardCreate, args, 'body');
+      const created = await issueCard(deps, principal, body, `${origin}${ISSUER_WEBHOOK_PATH}`);
       return done(created.kind === 'card' ? presentCard(created.card) : presentMintFlow(created.flow));
     }
     case 'list': {
