@@ -86,11 +86,22 @@ function missingBody(): ApiError {
   });
 }
 
+// What Koa names a JSON body's type (mime-types' answer for 'json'), set here so Koa need not look it up.
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 function send(ctx: Koa.Context, reply: Reply): void {
   ctx.status = reply.status ?? 200;
   for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
   if (reply.type) ctx.type = reply.type;
+  else if (isPlainJson(reply.body) && !ctx.response.get('Content-Type')) ctx.set('Content-Type', JSON_TYPE);
   if (reply.body !== undefined) ctx.body = reply.body;
+}
+
+/** A body Koa serializes as JSON: an object that is not bytes, a stream or a web body. */
+function isPlainJson(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const proto = Object.getPrototypeOf(body) as unknown;
+  return proto === Object.prototype || proto === Array.prototype || proto === null;
 }
 
 type Layer = Router['stack'][number];
@@ -169,11 +180,10 @@ export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {
  */
 type Layers = ReturnType<Router['match']>['path'];
 
-function allowedMethods(layers: Layers): { allowed: string[]; concrete: Layers } {
+function allowedMethods(layers: Layers): string[] {
   const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
   const concrete = layers.filter((layer) => layer.paramNames.length === fewest);
-  const allowed = [...new Set(concrete.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
-  return { allowed, concrete };
+  return [...new Set(concrete.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
 }
 
 function methodNotAllowed(ctx: Koa.Context, allowed: string[]): ApiError {
@@ -190,15 +200,15 @@ export function notMatched(router: Router): Koa.Middleware {
   return async (ctx, next) => {
     const before = router.match(ctx.path, ctx.method);
     if (before.route) {
-      const { allowed, concrete } = allowedMethods(before.path);
-      if (!before.pathAndMethod.some((layer) => concrete.includes(layer)))
-        throw methodNotAllowed(ctx, allowed);
+      // The usual case first, without building the allowed list: a most concrete path takes the method.
+      const fewest = Math.min(...before.path.map((layer) => layer.paramNames.length));
+      if (!before.pathAndMethod.some((layer) => layer.paramNames.length === fewest))
+        throw methodNotAllowed(ctx, allowedMethods(before.path));
     }
     await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
     const matched = router.match(ctx.path, ctx.method);
-    if (matched.path.length > 0 && !matched.route)
-      throw methodNotAllowed(ctx, allowedMethods(matched.path).allowed);
+    if (matched.path.length > 0 && !matched.route) throw methodNotAllowed(ctx, allowedMethods(matched.path));
     throw new ApiError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
   };
 }

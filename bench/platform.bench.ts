@@ -5,9 +5,11 @@ import Koa from 'koa';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine } from './support/load';
 import { spawnLoad } from './support/spawn-load';
+import { formatInterleaved, interleaved, throughputRatio } from './support/interleave';
 
 const CONCURRENCY = 32;
 const TOTAL = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 async function main(): Promise<void> {
   const stack = await startBenchStack();
@@ -42,12 +44,30 @@ async function main(): Promise<void> {
     concurrency: CONCURRENCY,
     warmup: 2_000,
   });
+  // The same pair again in alternating rounds: the figure to trust on a shared machine.
+  const perRound = Math.max(1_000, Math.round(TOTAL / ROUNDS));
+  const rounds = await interleaved(
+    'whoami / bare throughput',
+    ROUNDS,
+    () =>
+      spawnLoad({
+        label: 'whoami',
+        url: `${stack.url}/v1/whoami`,
+        headers: { Authorization: `Bearer ${tenant.key}` },
+        total: perRound,
+        concurrency: CONCURRENCY,
+        warmup: 500,
+      }),
+    () => spawnLoad({ label: 'bare', url: bareUrl, total: perRound, concurrency: CONCURRENCY, warmup: 500 }),
+    throughputRatio,
+  );
 
   console.log(machineLine());
   console.log(`platform: ${TOTAL} requests at concurrency ${CONCURRENCY}`);
   console.log(formatResult(baseline));
   console.log(formatResult(whoami));
   console.log(`whoami / bare throughput ratio: ${(whoami.rps / baseline.rps).toFixed(2)}`);
+  console.log(formatInterleaved(rounds, '0.6x'));
 
   bareServer.close();
   await stack.stop();

@@ -1,6 +1,6 @@
 // Identifier builders: the spec's prefixed random ids (`prj_` + 16 chars) and time-sortable ulids elsewhere.
 import { randomBytes } from 'node:crypto';
-import { factory } from 'ulid';
+import { encodeRandom, encodeTime } from 'ulid';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -35,10 +35,18 @@ function pooledRandom(): number {
   }
   return pool[offset++] / 256;
 }
-const generate = factory(pooledRandom);
+
+// The time part changes once a millisecond and ids come many a millisecond under load: encoded once for each.
+let encodedAt = -1;
+let encodedTime = '';
 
 export function ulid(): string {
-  return generate().toLowerCase();
+  const now = Date.now();
+  if (now !== encodedAt) {
+    encodedAt = now;
+    encodedTime = encodeTime(now, 10).toLowerCase();
+  }
+  return encodedTime + encodeRandom(16, pooledRandom).toLowerCase();
 }
 
 /** A time-sortable id for rows the spec gives no format: prefix plus a lower-case ulid. */

@@ -15,7 +15,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { ApiError, FlatError } from '../../domain/errors';
-import { resolveSessionTools } from '../../domain/tools/registry';
+import { resolveSessionTools, toolsOfServer } from '../../domain/tools/registry';
 import type { ToolSpec } from '../../domain/tools/tool-spec';
 import type { AppDeps } from '../deps';
 import { callTool } from '../flows/tool-call';
@@ -119,6 +119,20 @@ const listedTool = (tool: ToolSpec): Tool => ({
     openWorldHint: tool.dispatch.kind !== 'gateway',
   },
 });
+
+/**
+ * What a session's tools/list answer lists, as a key for kept answers: built-in and catalog servers by id
+ * (their tools never change in a running process), others by their listed tools, read now.
+ */
+export async function listedToolsKey(
+  deps: AppDeps,
+  environment: 'live' | 'test',
+  servers: string[],
+): Promise<string> {
+  if (servers.every((id) => toolsOfServer(id) !== undefined)) return `servers:${servers.join(',')}`;
+  const tools = await resolveSessionTools(deps.db, environment, servers);
+  return `tools:${JSON.stringify(tools.map(listedTool))}`;
+}
 
 /**
  * A server for a session's tools: per request on the current protocol, per MCP session on the 2025 one.

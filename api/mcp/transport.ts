@@ -11,7 +11,8 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../deps';
-import { sessionServer, type McpCaller } from './server';
+import { listAnswers } from './list-answers';
+import { listedToolsKey, sessionServer, type McpCaller } from './server';
 
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -48,6 +49,8 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
     legacy: 'reject',
     onerror: (error) => deps.log.warn('mcp request failed', { error: error.message }),
   });
+
+  const lists = listAnswers();
 
   async function serveLegacy(
     request: Request,
@@ -102,7 +105,12 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
       if (await isLegacyRequest(request, parsedBody))
         return serveLegacy(request, parsedBody, withServers, caller);
-      return modern.fetch(request, { authInfo: withServers, parsedBody });
+      return lists.answer(
+        request,
+        parsedBody,
+        () => listedToolsKey(deps, caller.principal.environment, servers),
+        () => modern.fetch(request, { authInfo: withServers, parsedBody }),
+      );
     },
     async close() {
       await modern.close();

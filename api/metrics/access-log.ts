@@ -33,6 +33,8 @@ export function bindRequestLogFields(principal: unknown, body: unknown): void {
   if (typeof who.projectId === 'string') fields.project_id = who.projectId;
   const attemptId = (body as { attempt_id?: unknown } | undefined)?.attempt_id;
   if (typeof attemptId === 'string') fields.attempt_id = attemptId;
+  if (fields.org_id === undefined && fields.attempt_id === undefined && fields.project_id === undefined)
+    return;
   addLogFields(fields);
   const span = trace.getActiveSpan();
   if (span) {

@@ -1,4 +1,6 @@
 // Table-driven tests of the platform's pure rules: slugs, settings, key format, ids, secret box, config.
+import { createHmac } from 'node:crypto';
+import { decodeTime } from 'ulid';
 import { checkSlug } from '../../domain/tenancy/slug';
 import { checkSettings, effectiveSettings } from '../../domain/tenancy/settings';
 import { generateApiKey, hashApiKey, keyEnvironment, keyHint } from '../../domain/tenancy/api-key-format';
@@ -90,6 +92,18 @@ describe('API key format', () => {
     expect(hashApiKey(key, 'a')).toMatch(/^[0-9a-f]{64}$/);
     expect(hashApiKey(key, 'a')).not.toBe(hashApiKey(key, 'b'));
   });
+
+  it('answers the HMAC of the key under the pepper, the first time and every time after', () => {
+    const key = generateApiKey('live');
+    const hmac = (pepper: string) => createHmac('sha256', pepper).update(key).digest('hex');
+    for (let i = 0; i < 3; i++) {
+      expect(hashApiKey(key, 'pepper-one')).toBe(hmac('pepper-one'));
+      expect(hashApiKey(key, 'pepper-two')).toBe(hmac('pepper-two'));
+    }
+    // A pepper that ends where another begins is still another pepper.
+    expect(hashApiKey(`x${key}`, 'ab')).toBe(createHmac('sha256', 'ab').update(`x${key}`).digest('hex'));
+    expect(hashApiKey(key, 'abx')).toBe(hmac('abx'));
+  });
 });
 
 describe('ids', () => {
@@ -99,6 +113,11 @@ describe('ids', () => {
     expect(sortableId('req')).toMatch(/^req_[0-9a-hjkmnp-tv-z]{26}$/);
     const ids = Array.from({ length: 2000 }, () => ulid());
     expect(new Set(ids).size).toBe(ids.length);
+    // Ids made in the same millisecond share its time part; later ones sort after.
+    const later = Date.now();
+    const made = ulid();
+    expect(decodeTime(made.toUpperCase())).toBeGreaterThanOrEqual(later);
+    expect([...ids].sort().at(-1)!.slice(0, 10) <= made.slice(0, 10)).toBe(true);
   });
 
   it('spreads random characters evenly across the alphabet', () => {

@@ -1,0 +1,161 @@
+// tools/list on the current protocol answers kept bytes for a request it answered before: the same bytes
+// the SDK wrote (with the request's own id), the same status and headers; and a tenant tool server whose
+// tools change is listed as it is now, by the same client, without anything being evicted by hand.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
+import { startGateway, type Gateway } from './support/harness';
+
+let gw: Gateway;
+beforeAll(async () => {
+  gw = await startGateway();
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+interface Sent {
+  url: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** A client on the current protocol that notes the requests it sends, so a test can send one again raw. */
+async function recordingClient(url: string, key: string): Promise<{ client: Client; sent: Sent[] }> {
+  const sent: Sent[] = [];
+  const client = new Client(
+    { name: 'gateway-test', version: '1.0.0' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      fetch: async (input, init) => {
+        if (typeof init?.body === 'string')
+          sent.push({
+            url: String(input),
+            headers: Object.fromEntries(new Headers(init.headers).entries()),
+            body: JSON.parse(init.body) as Record<string, unknown>,
+          });
+        return fetch(input, init);
+      },
+    }),
+  );
+  return { client, sent };
+}
+
+async function raw(request: Sent, id: unknown) {
+  const answer = await fetch(request.url, {
+    method: 'POST',
+    headers: request.headers,
+    body: JSON.stringify({ ...request.body, id }),
+  });
+  const headers = Object.fromEntries(
+    [...answer.headers.entries()].filter(
+      ([name]) => !['date', 'x-request-id', 'content-length'].includes(name),
+    ),
+  );
+  return { status: answer.status, headers, text: await answer.text() };
+}
+
+describe('tools/list answered again', () => {
+  it("answers the SDK's own bytes with the request's id, whatever id it carries", async () => {
+    const t = await gw.createTenant();
+    const opened = await gw.request('POST', '/v1/sessions', {
+      key: t.key,
+      body: { servers: ['gateway', 'postal-codes'] },
+    });
+    const { client, sent } = await recordingClient(`${gw.url}/v1/sessions/${opened.body.id}/mcp`, t.key);
+    try {
+      const listed = await client.listTools();
+      expect(listed.tools.some((tool) => tool.name === 'wallet.balances')).toBe(true);
+      const list = sent.find((request) => request.body.method === 'tools/list')!;
+      expect(list).toBeDefined();
+
+      const first = await raw(list, 'first-id');
+      expect(first.status).toBe(200);
+      expect(first.headers['content-type']).toMatch(/^application\/json/);
+      const body = JSON.parse(first.text) as { id: unknown; result: { tools: unknown[] } };
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 'first-id' });
+      expect(body.result.tools).toEqual(listed.tools);
+      for (const id of [7, 'x"y\\z', 0, 'first-id']) {
+        const again = await raw(list, id);
+        expect(again.status).toBe(first.status);
+        expect(again.headers).toEqual(first.headers);
+        expect(again.text).toBe(first.text.replace(/"id":"first-id"}$/, `"id":${JSON.stringify(id)}}`));
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a malformed tools/list as the SDK does, every time', async () => {
+    const t = await gw.createTenant();
+    const opened = await gw.request('POST', '/v1/sessions', { key: t.key, body: { servers: ['gateway'] } });
+    const { client, sent } = await recordingClient(`${gw.url}/v1/sessions/${opened.body.id}/mcp`, t.key);
+    try {
+      await client.listTools();
+      const list = sent.find((request) => request.body.method === 'tools/list')!;
+      const bad = { ...list, body: { ...list.body, params: { ...(list.body.params as object), cursor: 5 } } };
+      const answers = [await raw(bad, 1), await raw(bad, 1)];
+      expect(answers[1]).toEqual(answers[0]);
+      expect(JSON.parse(answers[0].text)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { message: expect.stringContaining('cursor') },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("lists a tenant tool server's tools as they are now: a paused tool leaves the listing, resumed it comes back", async () => {
+    const upstream = gw.mocks.mcp_upstream as McpUpstreamMock;
+    const tenant = await gw.createTenant();
+    const caller = await gw.createTenant();
+    const created = await gw.request('POST', '/v1/mcp-servers', {
+      key: tenant.key,
+      body: {
+        slug: 'freight-listing',
+        name: 'Freight quotes',
+        upstream_url: upstream.url,
+        upstream_auth: MCP_UPSTREAM_AUTH,
+        platform_fee_bps: 1000,
+        tools: [
+          { tool_name: 'echo', price: '0' },
+          { tool_name: 'quote', price: '0.25' },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const opened = await gw.request('POST', '/v1/sessions', {
+      key: caller.key,
+      body: { servers: ['gateway', 'freight-listing'] },
+    });
+    const { client } = await recordingClient(`${gw.url}/v1/sessions/${opened.body.id}/mcp`, caller.key);
+    const names = async () =>
+      (await client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('freight'));
+    const setQuote = async (active: boolean) => {
+      const r = await gw.request('PATCH', `/v1/mcp-servers/${created.body.id}/tools/quote`, {
+        key: tenant.key,
+        body: { active },
+      });
+      expect(r.status).toBe(200);
+    };
+    try {
+      expect(await names()).toEqual(['freight-listing.echo', 'freight-listing.quote']);
+      expect(await names()).toEqual(['freight-listing.echo', 'freight-listing.quote']);
+      await setQuote(false);
+      expect(await names()).toEqual(['freight-listing.echo']);
+      await setQuote(true);
+      expect(await names()).toEqual(['freight-listing.echo', 'freight-listing.quote']);
+      const paused = await gw.request('PATCH', `/v1/mcp-servers/${created.body.id}`, {
+        key: tenant.key,
+        body: { active: false },
+      });
+      expect(paused.status).toBe(200);
+      expect(await names()).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
