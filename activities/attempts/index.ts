@@ -14,6 +14,7 @@ import type {
   Sent,
   Settled,
 } from '../../contracts/attempt';
+import { releasedResult, settledResult } from '../../contracts/attempt-endings';
 import { attemptReply } from '../../domain/attempts/answers';
 import { finishAttempt } from '../../domain/attempts/store';
 import { ApiError } from '../../domain/errors';
@@ -62,19 +63,33 @@ export function attemptActivities(deps: ActivityDeps) {
       const [family, input] = stepsOf(attempt);
       return family.lookup(deps, input, { reason: 'unknown', presented: false, ...lookup }, { audit, carry });
     },
-    settleAttempt({
+    /** Debits the hold; given the result so far (`finish`), stores the attempt's result as well. */
+    async settleAttempt({
       attempt,
+      finish,
       ...after
-    }: { attempt: AttemptInput } & Omit<AfterSend<EngineFamily, 'succeeded'>, 'input'>): Promise<Settled> {
+    }: { attempt: AttemptInput; finish?: AttemptResult } & Omit<
+      AfterSend<EngineFamily, 'succeeded'>,
+      'input'
+    >): Promise<Settled> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.settle(deps, { ...after, input }));
+      const settled = await refusalsAsFailures(() => family.settle(deps, { ...after, input }));
+      if (finish) await storeResult(deps, attempt, settledResult(finish, settled));
+      return settled;
     },
-    releaseAttempt({
+    /** Releases the hold; given the result so far (`finish`), stores the attempt's result as well. */
+    async releaseAttempt({
       attempt,
+      finish,
       ...after
-    }: { attempt: AttemptInput } & Omit<AfterSend<EngineFamily, 'refused'>, 'input'>): Promise<Released> {
+    }: { attempt: AttemptInput; finish?: AttemptResult } & Omit<
+      AfterSend<EngineFamily, 'refused'>,
+      'input'
+    >): Promise<Released> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.release(deps, { ...after, input }));
+      const released = await refusalsAsFailures(() => family.release(deps, { ...after, input }));
+      if (finish) await storeResult(deps, attempt, releasedResult(finish, released));
+      return released;
     },
     releaseAttemptIfHeld({
       attempt,
@@ -86,26 +101,24 @@ export function attemptActivities(deps: ActivityDeps) {
       return refusalsAsFailures(() => family.releaseIfHeld(deps, input, message, { audit, carry }));
     },
     /** Stores the result's answer once, with its payment event. */
-    async finishAttempt({
-      attempt,
-      result,
-    }: {
-      attempt: AttemptInput;
-      result: AttemptResult;
-    }): Promise<void> {
-      const { input } = attempt;
-      await finishAttempt(
-        deps.db,
-        { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
-        {
-          family: attempt.family,
-          attemptId: input.attemptId,
-          approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
-          status: result.status,
-          reply: attemptReply(attempt, result),
-          providerPaymentId: result.providerPaymentId,
-        },
-      );
+    finishAttempt({ attempt, result }: { attempt: AttemptInput; result: AttemptResult }): Promise<void> {
+      return storeResult(deps, attempt, result);
     },
   };
+}
+
+function storeResult(deps: ActivityDeps, attempt: AttemptInput, result: AttemptResult): Promise<void> {
+  const { input } = attempt;
+  return finishAttempt(
+    deps.db,
+    { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
+    {
+      family: attempt.family,
+      attemptId: input.attemptId,
+      approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
+      status: result.status,
+      reply: attemptReply(attempt, result),
+      providerPaymentId: result.providerPaymentId,
+    },
+  );
 }
