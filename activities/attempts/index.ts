@@ -16,7 +16,10 @@ import type {
 } from '../../contracts/attempt';
 import { releasedResult, settledResult } from '../../contracts/attempt-endings';
 import { attemptReply } from '../../domain/attempts/answers';
-import { finishAttempt } from '../../domain/attempts/store';
+import { endAttempt, finishAttempt, type Finish } from '../../domain/attempts/store';
+import type { EventScope } from '../../domain/events/record';
+import type { DatabaseTransactionConnection } from '../../runtime/database';
+import { joiningTransaction } from '../../runtime/telemetry/after-commit';
 import { ApiError } from '../../domain/errors';
 import type { ActivityDeps } from '../deps';
 import type { AfterSend, AttemptFamilySteps, Lookup, ReleasedIfHeld, SoFar } from './family';
@@ -73,9 +76,14 @@ export function attemptActivities(deps: ActivityDeps) {
       'input'
     >): Promise<Settled> {
       const [family, input] = stepsOf(attempt);
-      const settled = await refusalsAsFailures(() => family.settle(deps, { ...after, input }));
-      if (finish) await storeResult(deps, attempt, settledResult(finish, settled));
-      return settled;
+      if (!finish) return refusalsAsFailures(() => family.settle(deps, { ...after, input }));
+      return refusalsAsFailures(() =>
+        deps.db.transaction(async (tx) => {
+          const settled = await family.settle(joined(deps, tx), { ...after, input });
+          await endAttempt(tx, scopeOf(attempt), finishOf(attempt, settledResult(finish, settled)));
+          return settled;
+        }),
+      );
     },
     /** Releases the hold; given the result so far (`finish`), stores the attempt's result as well. */
     async releaseAttempt({
@@ -87,9 +95,14 @@ export function attemptActivities(deps: ActivityDeps) {
       'input'
     >): Promise<Released> {
       const [family, input] = stepsOf(attempt);
-      const released = await refusalsAsFailures(() => family.release(deps, { ...after, input }));
-      if (finish) await storeResult(deps, attempt, releasedResult(finish, released));
-      return released;
+      if (!finish) return refusalsAsFailures(() => family.release(deps, { ...after, input }));
+      return refusalsAsFailures(() =>
+        deps.db.transaction(async (tx) => {
+          const released = await family.release(joined(deps, tx), { ...after, input });
+          await endAttempt(tx, scopeOf(attempt), finishOf(attempt, releasedResult(finish, released)));
+          return released;
+        }),
+      );
     },
     releaseAttemptIfHeld({
       attempt,
@@ -101,24 +114,39 @@ export function attemptActivities(deps: ActivityDeps) {
       return refusalsAsFailures(() => family.releaseIfHeld(deps, input, message, { audit, carry }));
     },
     /** Stores the result's answer once, with its payment event. */
-    finishAttempt({ attempt, result }: { attempt: AttemptInput; result: AttemptResult }): Promise<void> {
-      return storeResult(deps, attempt, result);
+    async finishAttempt({
+      attempt,
+      result,
+    }: {
+      attempt: AttemptInput;
+      result: AttemptResult;
+    }): Promise<void> {
+      await finishAttempt(deps.db, scopeOf(attempt), finishOf(attempt, result));
     },
   };
 }
 
-function storeResult(deps: ActivityDeps, attempt: AttemptInput, result: AttemptResult): Promise<void> {
+/** The step's dependencies with its transactions joining `tx`: settling and storing the result commit as one. */
+const joined = (deps: ActivityDeps, tx: DatabaseTransactionConnection): ActivityDeps => ({
+  ...deps,
+  db: joiningTransaction(deps.db, tx),
+});
+
+const scopeOf = ({ input }: AttemptInput): EventScope => ({
+  orgId: input.orgId,
+  projectId: input.projectId,
+  environment: input.environment,
+});
+
+/** What storing the result writes: its answer once, with its payment event. */
+function finishOf(attempt: AttemptInput, result: AttemptResult): Finish {
   const { input } = attempt;
-  return finishAttempt(
-    deps.db,
-    { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
-    {
-      family: attempt.family,
-      attemptId: input.attemptId,
-      approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
-      status: result.status,
-      reply: attemptReply(attempt, result),
-      providerPaymentId: result.providerPaymentId,
-    },
-  );
+  return {
+    family: attempt.family,
+    attemptId: input.attemptId,
+    approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
+    status: result.status,
+    reply: attemptReply(attempt, result),
+    providerPaymentId: result.providerPaymentId,
+  };
 }
