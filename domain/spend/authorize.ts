@@ -207,6 +207,9 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           },
         },
         slot,
+        // No evaluation of this attempt was found above, so it holds nothing yet (the hold's unique
+        // attempt index refuses a second one).
+        { hold: null },
       );
       return {
         kind: 'held',

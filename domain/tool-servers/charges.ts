@@ -170,6 +170,9 @@ export async function authorizeToolCharge(
           metadata: { tool: input.toolName, tool_server_id: input.serverId },
         },
         slot,
+        // No evaluation of this attempt was found above, so it holds nothing yet (the hold's unique
+        // attempt index refuses a second one).
+        { hold: null },
       );
       await tx.query(sql.unsafe`
         INSERT INTO tool_server_charges (org_id, attempt_id, project_id, server_id, tool_name, wallet_id, currency, price_minor, platform_fee_bps)
