@@ -200,15 +200,22 @@ describe('moneyAttempt, the one engine', () => {
   ];
   const steps = {
     authorizeAttempt: (): Authorized => ({ kind: 'held', holdId: 'hld_1', steps: step('hold') }),
-    settleAttempt: () => ({
-      debitId: '7',
+    settleAttempt: ({ finish }: { finish?: AttemptResult }) => ({
+      // The step that settles stores the result too: it is given the result so far.
+      debitId: finish?.wallet.holdId === 'hld_1' ? '7' : 'not given the result so far',
       paymentId: 'mpay_1',
       output: null,
       split: null,
       steps: step('debit'),
     }),
-    releaseAttempt: ({ sent }: { sent: Extract<Sent, { status: 'refused' }> }) => ({
-      releaseId: '8',
+    releaseAttempt: ({
+      sent,
+      finish,
+    }: {
+      sent: Extract<Sent, { status: 'refused' }>;
+      finish?: AttemptResult;
+    }) => ({
+      releaseId: finish?.wallet.holdId === 'hld_1' ? '8' : 'not given the result so far',
       failure: { code: sent.code, message: sent.message },
       output: null,
       steps: step('release'),
@@ -237,7 +244,7 @@ describe('moneyAttempt, the one engine', () => {
       );
       expect(result).toMatchObject({ status: 'completed', wallet: { holdId: 'hld_1', debitId: '7' } });
       expect(result.audit.map((s) => s.step)).toEqual(['hold', 'debit']);
-      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt', 'finishAttempt']);
+      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
     });
 
     it('releases the hold when the send was refused', async () => {
@@ -258,7 +265,7 @@ describe('moneyAttempt, the one engine', () => {
         failure: { code: 'card_declined' },
         wallet: { releaseId: '8' },
       });
-      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'releaseAttempt', 'finishAttempt']);
+      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'releaseAttempt']);
     });
 
     it('sends nothing when the authorization refused before any hold', async () => {
@@ -309,13 +316,7 @@ describe('moneyAttempt, the one engine', () => {
         (q) => run(q, attempt),
       );
       expect(result.status).toBe('completed');
-      expect(calls).toEqual([
-        'authorizeAttempt',
-        'sendAttempt',
-        'lookupAttempt',
-        'settleAttempt',
-        'finishAttempt',
-      ]);
+      expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'lookupAttempt', 'settleAttempt']);
     });
 
     it('keeps the hold while the lookup cannot say, asking again each time the attempt is presented', async () => {
@@ -352,7 +353,6 @@ describe('moneyAttempt, the one engine', () => {
         'lookupAttempt',
         'lookupAttempt',
         'releaseAttempt',
-        'finishAttempt',
       ]);
     });
   });
@@ -371,13 +371,7 @@ describe('moneyAttempt, the one engine', () => {
       },
     );
     expect(result.audit.map((s) => s.step)).toEqual(['hold', 'resolve', 'debit']);
-    expect(calls).toEqual([
-      'authorizeAttempt',
-      'sendAttempt',
-      'lookupAttempt',
-      'settleAttempt',
-      'finishAttempt',
-    ]);
+    expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'lookupAttempt', 'settleAttempt']);
   });
 
   it('releases a paid call resolved as failed', async () => {
@@ -393,13 +387,7 @@ describe('moneyAttempt, the one engine', () => {
       },
     );
     expect(result).toMatchObject({ status: 'failed', wallet: { releaseId: '8' } });
-    expect(calls).toEqual([
-      'authorizeAttempt',
-      'sendAttempt',
-      'lookupAttempt',
-      'releaseAttempt',
-      'finishAttempt',
-    ]);
+    expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'lookupAttempt', 'releaseAttempt']);
   });
 
   it('refuses a resolution of a wallet execute: only its provider says what became of a payment', async () => {
@@ -431,7 +419,6 @@ describe('moneyAttempt, the one engine', () => {
       'lookupAttempt',
       'lookupAttempt',
       'settleAttempt',
-      'finishAttempt',
     ]);
   });
 });

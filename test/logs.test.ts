@@ -100,7 +100,7 @@ it('writes JSON lines with the request id, org, project and attempt id of their 
   await until(
     async () => jsonLines(),
     (lines) =>
-      lines.some((line) => line.activity === 'finishAttempt' && line.message === 'activity completed'),
+      lines.some((line) => line.activity === 'settleAttempt' && line.message === 'activity completed'),
     "the spend's last activity to be logged",
   );
 

@@ -93,7 +93,6 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
         'StartActivity:sendAttempt',
         'RunActivity:sendAttempt',
         'RunActivity:settleAttempt',
-        'RunActivity:finishAttempt',
       ]),
     );
     // Every span of the trace hangs off another span of it: one tree, rooted at the request.

@@ -87,12 +87,8 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       );
       // The dispatch runs inside the workflow task: nothing is scheduled on the server.
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual([
-        'authorizeAttempt',
-        'sendAttempt',
-        'settleAttempt',
-        'finishAttempt',
-      ]);
+      // The settlement stores the result in the same step.
+      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
     });
 
     it('replays a wallet execute the provider refused, whose hold was released', async () => {
@@ -432,6 +428,16 @@ describe('recorded histories under test/replay/', () => {
       'attempt-consumer-held',
       'attempt-consumer-approved-replay',
       'approval-hold-attempt-consumer-approved',
+      // Recorded before the step that settles or releases the money stored the result as well.
+      'attempt-wallet-completed-stored-apart',
+      'attempt-wallet-refused-stored-apart',
+      'attempt-wallet-approved-replay-stored-apart',
+      'attempt-wallet-provider-status-stored-apart',
+      'attempt-wallet-provider-uncertain-stored-apart',
+      'attempt-tool-charge-completed-stored-apart',
+      'attempt-tool-charge-failed-stored-apart',
+      'attempt-tool-charge-resolved-stored-apart',
+      'attempt-tool-charge-approved-replay-stored-apart',
       // Recorded before the one engine: the old workflow types stay registered so these keep replaying.
       'spend-attempt-completed',
       'spend-attempt-refused',

@@ -16,6 +16,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -97,6 +98,12 @@ const lookups = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+/**
+ * The patch under which the step that settles or releases a send's money also stores the attempt's result
+ * (one local activity where there were two). Histories recorded before it store the result in a step of its own.
+ */
+const ENDS_WITH_ITS_MONEY = 'attempt-ends-with-its-money';
 
 /** How long an uncertain attempt waits for the caller before it asks again by itself. */
 const UNCERTAIN_RECHECK = '1 hour';
@@ -257,6 +264,14 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
 
   // Set just before the send: from then on the other side may have acted on it.
   let sending = false;
+  // Set when the step that settled or released the money stored the result too.
+  let stored = false;
+  /** The result so far, for the step that settles or releases to store with its own (when it may). */
+  const toStore = (status: AttemptStatus): { finish?: AttemptResult } => {
+    if (traits.storesOwnAnswers || !patched(ENDS_WITH_ITS_MONEY)) return {};
+    stored = true;
+    return { finish: ended(status) };
+  };
   /** Sends (again, when the other side never received it): an answer that never came is unknown. */
   const send = async (resent: boolean): Promise<Sent> => {
     let sent: Sent;
@@ -315,6 +330,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
           resolution,
           holdId: auth.holdId,
           ...told(),
+          ...toStore('completed'),
         });
         appendSteps(audit, settled.steps);
         wallet.debitId = settled.debitId;
@@ -332,6 +348,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
           resolution,
           holdId: auth.holdId,
           ...told(),
+          ...toStore('failed'),
         });
         appendSteps(audit, released.steps);
         wallet.releaseId = released.releaseId;
@@ -389,7 +406,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
       return ended('failed', { failure: { code: 'attempt_failed', message }, answer: release.answer });
     });
   }
-  if (!traits.storesOwnAnswers)
+  if (!traits.storesOwnAnswers && !stored)
     await CancellationScope.nonCancellable(() => ending.finishAttempt({ attempt, result: done }));
   result = done;
   await condition(allHandlersFinished);

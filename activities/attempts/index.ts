@@ -14,8 +14,12 @@ import type {
   Sent,
   Settled,
 } from '../../contracts/attempt';
+import { releasedResult, settledResult } from '../../contracts/attempt-endings';
 import { attemptReply } from '../../domain/attempts/answers';
-import { finishAttempt } from '../../domain/attempts/store';
+import { endAttempt, finishAttempt, type Finish } from '../../domain/attempts/store';
+import type { EventScope } from '../../domain/events/record';
+import type { DatabaseTransactionConnection } from '../../runtime/database';
+import { joiningTransaction } from '../../runtime/telemetry/after-commit';
 import { ApiError } from '../../domain/errors';
 import type { ActivityDeps } from '../deps';
 import type { AfterSend, AttemptFamilySteps, Lookup, ReleasedIfHeld, SoFar } from './family';
@@ -62,19 +66,43 @@ export function attemptActivities(deps: ActivityDeps) {
       const [family, input] = stepsOf(attempt);
       return family.lookup(deps, input, { reason: 'unknown', presented: false, ...lookup }, { audit, carry });
     },
-    settleAttempt({
+    /** Debits the hold; given the result so far (`finish`), stores the attempt's result as well. */
+    async settleAttempt({
       attempt,
+      finish,
       ...after
-    }: { attempt: AttemptInput } & Omit<AfterSend<EngineFamily, 'succeeded'>, 'input'>): Promise<Settled> {
+    }: { attempt: AttemptInput; finish?: AttemptResult } & Omit<
+      AfterSend<EngineFamily, 'succeeded'>,
+      'input'
+    >): Promise<Settled> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.settle(deps, { ...after, input }));
+      if (!finish) return refusalsAsFailures(() => family.settle(deps, { ...after, input }));
+      return refusalsAsFailures(() =>
+        deps.db.transaction(async (tx) => {
+          const settled = await family.settle(joined(deps, tx), { ...after, input });
+          await endAttempt(tx, scopeOf(attempt), finishOf(attempt, settledResult(finish, settled)));
+          return settled;
+        }),
+      );
     },
-    releaseAttempt({
+    /** Releases the hold; given the result so far (`finish`), stores the attempt's result as well. */
+    async releaseAttempt({
       attempt,
+      finish,
       ...after
-    }: { attempt: AttemptInput } & Omit<AfterSend<EngineFamily, 'refused'>, 'input'>): Promise<Released> {
+    }: { attempt: AttemptInput; finish?: AttemptResult } & Omit<
+      AfterSend<EngineFamily, 'refused'>,
+      'input'
+    >): Promise<Released> {
       const [family, input] = stepsOf(attempt);
-      return refusalsAsFailures(() => family.release(deps, { ...after, input }));
+      if (!finish) return refusalsAsFailures(() => family.release(deps, { ...after, input }));
+      return refusalsAsFailures(() =>
+        deps.db.transaction(async (tx) => {
+          const released = await family.release(joined(deps, tx), { ...after, input });
+          await endAttempt(tx, scopeOf(attempt), finishOf(attempt, releasedResult(finish, released)));
+          return released;
+        }),
+      );
     },
     releaseAttemptIfHeld({
       attempt,
@@ -93,19 +121,32 @@ export function attemptActivities(deps: ActivityDeps) {
       attempt: AttemptInput;
       result: AttemptResult;
     }): Promise<void> {
-      const { input } = attempt;
-      await finishAttempt(
-        deps.db,
-        { orgId: input.orgId, projectId: input.projectId, environment: input.environment },
-        {
-          family: attempt.family,
-          attemptId: input.attemptId,
-          approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
-          status: result.status,
-          reply: attemptReply(attempt, result),
-          providerPaymentId: result.providerPaymentId,
-        },
-      );
+      await finishAttempt(deps.db, scopeOf(attempt), finishOf(attempt, result));
     },
+  };
+}
+
+/** The step's dependencies with its transactions joining `tx`: settling and storing the result commit as one. */
+const joined = (deps: ActivityDeps, tx: DatabaseTransactionConnection): ActivityDeps => ({
+  ...deps,
+  db: joiningTransaction(deps.db, tx),
+});
+
+const scopeOf = ({ input }: AttemptInput): EventScope => ({
+  orgId: input.orgId,
+  projectId: input.projectId,
+  environment: input.environment,
+});
+
+/** What storing the result writes: its answer once, with its payment event. */
+function finishOf(attempt: AttemptInput, result: AttemptResult): Finish {
+  const { input } = attempt;
+  return {
+    family: attempt.family,
+    attemptId: input.attemptId,
+    approvalId: 'approvalId' in input ? (input.approvalId ?? null) : null,
+    status: result.status,
+    reply: attemptReply(attempt, result),
+    providerPaymentId: result.providerPaymentId,
   };
 }

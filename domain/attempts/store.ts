@@ -8,11 +8,11 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { afterCommit } from '../../runtime/telemetry/after-commit';
-import { countAttempt } from '../../runtime/telemetry/metrics';
+import { countAttempt, countEvent } from '../../runtime/telemetry/metrics';
 import { canonicalize } from '../canonical-json';
 import { ApiError } from '../errors';
 import type { EventType } from '../../contracts/event-catalog';
-import { recordEvent, type EventScope } from '../events/record';
+import { eventInsertFrom, recordEvent, toEventData, type EventScope } from '../events/record';
 import type { AttemptFamily, AttemptReply, AttemptStatus, EngineFamily } from '../../contracts/attempt';
 
 export type IdSpace = 'wallet' | 'consumer';
@@ -195,28 +195,37 @@ export async function endAttempt(
   events?: FamilyEvent[],
 ): Promise<boolean> {
   const { attemptId, approvalId, reply } = done;
+  const type = PAYMENT_EVENTS[done.status];
+  const payment = {
+    attempt_id: attemptId,
+    approval_id: approvalId,
+    status: reply.body.status,
+    provider_payment_id: done.providerPaymentId,
+    wallet: reply.body.wallet ?? null,
+  };
   if (approvalId === null) {
-    const updated = await tx.maybeOne(sql.unsafe`
+    // The outcome and its payment event are one statement (no row when the attempt had already ended).
+    const storing = sql.fragment`
       UPDATE attempts SET status = ${done.status}, response_status = ${reply.httpStatus}, response_body = ${sql.jsonb(reply.body as never)},
         response_text = ${JSON.stringify(reply.body)}, provider_payment_id = ${done.providerPaymentId}, finished_at = now(), updated_at = now()
       WHERE org_id = ${scope.orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'
-      RETURNING attempt_id`);
+      RETURNING attempt_id`;
+    const updated = events
+      ? await tx.maybeOne(sql.unsafe`${storing}`)
+      : await tx.maybeOne(sql.unsafe`
+      WITH stored AS (${storing}),
+      event AS (${eventInsertFrom(scope, type, sql.fragment`SELECT ${sql.jsonb(toEventData(payment) as never)} FROM stored`)})
+      SELECT attempt_id FROM stored`);
     if (!updated) return false; // a retried activity: the outcome and its event are already stored
+    if (!events) afterCommit(tx, () => countEvent(type, payment));
   } else {
     const seen = await tx.exists(sql.unsafe`
-      SELECT 1 FROM events WHERE org_id = ${scope.orgId} AND type = ${PAYMENT_EVENTS[done.status]}
+      SELECT 1 FROM events WHERE org_id = ${scope.orgId} AND type = ${type}
         AND data->>'attempt_id' = ${attemptId} AND data->>'approval_id' = ${approvalId}`);
     if (seen) return false;
+    if (!events) await recordEvent(tx, scope, type, payment);
   }
   if (events) for (const event of events) await recordEvent(tx, scope, event.type, event.data);
-  else
-    await recordEvent(tx, scope, PAYMENT_EVENTS[done.status], {
-      attempt_id: attemptId,
-      approval_id: approvalId,
-      status: reply.body.status,
-      provider_payment_id: done.providerPaymentId,
-      wallet: reply.body.wallet ?? null,
-    });
   afterCommit(tx, () => countAttempt(done.family, PAYMENT_EVENTS[done.status].slice('payment.'.length)));
   return true;
 }

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
-import { ledgerTransactionSettings, lockActiveWallet, lockSlot, postLocked } from '../ledger/post';
+import { LOCK_TIMEOUT, lockActiveWallet, lockSlot, postLocked } from '../ledger/post';
 import type { FundsSeam, MoneyMove } from './seams';
 import { prefixedId } from '../ids';
 import { postPassThrough } from './clearing';
@@ -16,16 +16,22 @@ import { ensureSubAccount, findSubAccount } from './sub-accounts';
 
 const holdRow = z.object({
   id: z.string(),
+  currency: z.string(),
+  amount_minor: z.bigint(),
   status: z.enum(['open', 'debited', 'released']),
   resolved_entry_id: z.bigint().nullable(),
 });
 
-async function holdOf(tx: DatabaseTransactionConnection, walletId: string, attemptId: string) {
-  return tx.maybeOne(
-    sql.type(
-      holdRow,
-    )`SELECT id, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${walletId} AND attempt_id = ${attemptId}`,
-  );
+/** The attempt's hold on the wallet; `locked` reads it under its lock, for the post that resolves it. */
+async function holdOf(
+  tx: DatabaseTransactionConnection,
+  walletId: string,
+  attemptId: string,
+  locked = false,
+) {
+  return tx.maybeOne(sql.type(holdRow)`
+    SELECT id, currency, amount_minor, status, resolved_entry_id FROM wallet_holds
+    WHERE wallet_id = ${walletId} AND attempt_id = ${attemptId}${locked ? sql.fragment` FOR UPDATE` : sql.fragment``}`);
 }
 
 async function walletOf(
@@ -61,12 +67,12 @@ async function resolveHold(
   move: MoneyMove & { externalRef?: string },
   kind: 'debit' | 'release',
 ): Promise<string> {
-  await ledgerTransactionSettings(tx);
-  await tx.query(
-    sql.unsafe`SELECT id FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`,
-  );
+  // The wallet's read sets the transaction's lock wait too, saving a round trip.
+  await tx.query(sql.unsafe`
+    SELECT id, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
+    FROM wallets WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND id = ${walletId} FOR SHARE`);
   const slot = await lockSlot(tx, scope, walletId, move.currency);
-  const hold = await holdOf(tx, walletId, move.attemptId);
+  const hold = await holdOf(tx, walletId, move.attemptId, true);
   if (!hold)
     throw new ApiError(409, 'ledger_conflict', "The attempt holds nothing on the consumer's sub-account", {
       reason: 'hold_not_found',
@@ -84,6 +90,7 @@ async function resolveHold(
       metadata: { rail: move.rail },
     },
     slot,
+    { hold },
   );
   return posted.entry.id.toString();
 }
@@ -111,6 +118,8 @@ export function ledgerFundsSeam(): FundsSeam {
           metadata: { rail: move.rail, consumer_id: move.consumerId },
         },
         slot,
+        // Read just above in this transaction: none (a second hold would break the unique attempt index).
+        { hold: null },
       );
       return { holdId: posted.entry.hold_id! };
     },

@@ -5,7 +5,9 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
-import { recordEvent, type EventScope } from '../events/record';
+import { eventInsertFrom, recordEvent, type EventScope } from '../events/record';
+import { afterCommit } from '../../runtime/telemetry/after-commit';
+import { countEvent } from '../../runtime/telemetry/metrics';
 import { prefixedId } from '../ids';
 import { balanceRow, type BalanceRow } from '../wallets/wallets';
 import { effectRefusalError, ledgerConflict } from './conflicts';
@@ -104,15 +106,25 @@ async function insertEntry(
     RETURNING ${ENTRY_COLUMNS}`);
 }
 
+/** The attempt's hold as read under its lock (`FOR UPDATE`), for a caller that has read it already. */
+export interface LockedHold {
+  id: string;
+  currency: string;
+  amount_minor: bigint;
+  status: 'open' | 'debited' | 'released';
+}
+
 /**
  * Posts one entry inside the caller's transaction; the caller has locked the wallet and slot (lockActiveWallet,
- * lockSlot) in the fixed order. Throws balance_constraint_violation / ledger_conflict and writes nothing then.
+ * lockSlot) in the fixed order, and may pass the attempt's hold it has already locked. Throws
+ * balance_constraint_violation / ledger_conflict and writes nothing then.
  */
 export async function postLocked(
   tx: DatabaseTransactionConnection,
   scope: EventScope,
   input: PostInput,
   slot: BalanceRow,
+  locked?: { hold: LockedHold | null },
 ): Promise<PostResult> {
   if (input.amount <= 0n)
     throw new ApiError(400, 'invalid_body', 'amount_minor must be greater than zero', {
@@ -121,7 +133,10 @@ export async function postLocked(
   const usesHold = input.kind === 'hold' || input.kind === 'release' || input.kind === 'debit';
   let hold: (OpenHold & { currency: string }) | null = null;
   if (usesHold && input.attemptId) {
-    const row = await tx.maybeOne(sql.type(holdRow)`
+    const row =
+      locked !== undefined
+        ? locked.hold
+        : await tx.maybeOne(sql.type(holdRow)`
       SELECT id, currency, amount_minor, status FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
     if (row) hold = { id: row.id, currency: row.currency, amount: row.amount_minor, status: row.status };
   }
@@ -155,8 +170,19 @@ export async function postLocked(
       },
     );
   }
-  // The entry and the balance change are one statement: one round trip while the slot is locked.
+  // The entry, the balance change, the hold it opens or resolves and the entry's event are one statement:
+  // one round trip while the slot is locked.
   const availableDelta = effect.availableDelta + effect.releaseRemainder;
+  const holdChange =
+    input.kind === 'hold'
+      ? sql.fragment`, held AS (
+      INSERT INTO wallet_holds (id, wallet_id, currency, amount_minor, attempt_id, hold_entry_id)
+      SELECT ${holdId}, ${input.walletId}, ${input.currency}, ${input.amount.toString()}, ${input.attemptId ?? null}, entry.id FROM entry)`
+      : hold
+        ? sql.fragment`, resolved AS (
+      UPDATE wallet_holds SET status = ${input.kind === 'debit' ? 'debited' : 'released'}, resolved_entry_id = entry.id, resolved_at = now()
+      FROM entry WHERE wallet_holds.id = ${hold.id} AND wallet_holds.status = 'open')`
+        : sql.fragment``;
   const written = await tx.one(sql.type(
     entryRow.extend({
       balance_minor: z.bigint(),
@@ -175,7 +201,15 @@ export async function postLocked(
       UPDATE wallet_balances SET balance_minor = balance_minor + ${effect.balanceDelta.toString()}::bigint,
         available_minor = available_minor + ${availableDelta.toString()}::bigint, updated_at = now()
       WHERE wallet_id = ${input.walletId} AND currency = ${input.currency}
-      RETURNING balance_minor, available_minor, updated_at)
+      RETURNING balance_minor, available_minor, updated_at)${holdChange},
+    posted AS (${eventInsertFrom(
+      scope,
+      'ledger.entry_posted',
+      sql.fragment`SELECT jsonb_build_object('entry_id', entry.id::text, 'wallet_id', entry.wallet_id, 'currency', entry.currency,
+        'kind', entry.kind, 'amount_minor', entry.amount_minor::text, 'hold_id', entry.hold_id, 'attempt_id', entry.attempt_id,
+        'external_ref', entry.external_ref, 'balance_minor', balance.balance_minor::text, 'available_minor', balance.available_minor::text)
+        FROM entry, balance`,
+    )})
     SELECT entry.*, balance.balance_minor, balance.available_minor, balance.updated_at AS balance_updated_at FROM entry, balance`);
   const { balance_minor, available_minor, balance_updated_at, ...entryFields } = written;
   const entry: EntryRow = entryFields;
@@ -186,30 +220,26 @@ export async function postLocked(
     available_minor,
     updated_at: balance_updated_at,
   };
-  if (input.kind === 'hold') {
-    await tx.query(sql.unsafe`
-      INSERT INTO wallet_holds (id, wallet_id, currency, amount_minor, attempt_id, hold_entry_id)
-      VALUES (${holdId}, ${input.walletId}, ${input.currency}, ${input.amount.toString()}, ${input.attemptId ?? null}, ${entry.id.toString()})`);
-  } else if (hold) {
-    await tx.query(sql.unsafe`
-      UPDATE wallet_holds SET status = ${input.kind === 'debit' ? 'debited' : 'released'}, resolved_entry_id = ${entry.id.toString()}, resolved_at = now()
-      WHERE id = ${hold.id} AND status = 'open'`);
-  }
-  for (const posted of release ? [entry, release] : [entry]) {
-    await recordEvent(tx, scope, 'ledger.entry_posted', {
-      entry_id: posted.id,
-      wallet_id: posted.wallet_id,
-      currency: posted.currency,
-      kind: posted.kind,
-      amount_minor: posted.amount_minor,
-      hold_id: posted.hold_id,
-      attempt_id: posted.attempt_id,
-      external_ref: posted.external_ref,
-      balance_minor: balance.balance_minor,
-      available_minor: balance.available_minor,
-    });
-  }
+  const posted = entryPosted(entry, balance);
+  afterCommit(tx, () => countEvent('ledger.entry_posted', posted));
+  if (release) await recordEvent(tx, scope, 'ledger.entry_posted', entryPosted(release, balance));
   return { entry, release, balance };
+}
+
+/** The `ledger.entry_posted` event of an entry, with the slot's balance after the post. */
+function entryPosted(posted: EntryRow, balance: BalanceRow) {
+  return {
+    entry_id: posted.id,
+    wallet_id: posted.wallet_id,
+    currency: posted.currency,
+    kind: posted.kind,
+    amount_minor: posted.amount_minor,
+    hold_id: posted.hold_id,
+    attempt_id: posted.attempt_id,
+    external_ref: posted.external_ref,
+    balance_minor: balance.balance_minor,
+    available_minor: balance.available_minor,
+  };
 }
 
 /** Sets the lock wait for this transaction: a post waits briefly for a hot row, then reports ledger_conflict. */

@@ -64,15 +64,26 @@ async function allowedCalls(
   return rows.filter((row) => matchesAny(tools, row.tool_name)).reduce((sum, row) => sum + row.n, 0);
 }
 
+/** The lock that serializes one agent's calls until commit, for a statement that takes it beside its own read. */
+export function agentLock(projectId: string, agentId: string): FragmentSqlToken {
+  return sql.fragment`pg_advisory_xact_lock(hashtextextended(${`policy-agent:${projectId}:${agentId}`}, 0))`;
+}
+
+export interface GateOptions {
+  /** Keys the evaluation row to the attempt it decides, so a retry of the attempt's step finds it. */
+  attemptRef?: string;
+  /** The caller's transaction took the agent's lock already (agentLock, in a statement of its own work). */
+  agentLocked?: boolean;
+}
+
 export async function runGate(
   tx: CommonQueryMethods,
   orgId: string,
   projectId: string,
   ctx: CallContext,
+  options: GateOptions = {},
 ): Promise<GateResult> {
-  await tx.query(
-    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`policy-agent:${projectId}:${ctx.agentId}`}, 0))`,
-  );
+  if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
   const rules = (await listPolicies(tx, orgId, projectId)).map(toRule);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
@@ -87,7 +98,10 @@ export async function runGate(
       );
   }
   const decision = evaluate(rules, ctx, usage);
-  return { decision, evaluationId: await recordEvaluation(tx, orgId, projectId, ctx, decision) };
+  return {
+    decision,
+    evaluationId: await recordEvaluation(tx, orgId, projectId, ctx, decision, options.attemptRef ?? null),
+  };
 }
 
 /** The insert of a call's one evaluation row, for a statement of its own or one that writes it beside its own work. */
@@ -96,15 +110,16 @@ export function evaluationInsert(
   projectId: string,
   ctx: CallContext,
   decision: Decision,
+  attemptRef: string | null = null,
 ): { evaluationId: string; insert: FragmentSqlToken } {
   const evaluationId = sortableId('pev');
   return {
     evaluationId,
     insert: sql.fragment`
-    INSERT INTO policy_evaluations (id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency)
+    INSERT INTO policy_evaluations (id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency, attempt_ref)
     VALUES (${evaluationId}, ${orgId}, ${projectId}, ${ctx.agentId}, ${ctx.toolName}, ${decision.rule?.id ?? null}, ${decision.rule?.name ?? null},
             ${decision.rule?.type ?? null}, ${decision.decision === 'allow' ? 'allow' : 'deny'}, ${decision.decision === 'allow' ? null : decision.reason},
-            ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency})`,
+            ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency}, ${attemptRef})`,
   };
 }
 
@@ -114,8 +129,9 @@ async function recordEvaluation(
   projectId: string,
   ctx: CallContext,
   decision: Decision,
+  attemptRef: string | null,
 ): Promise<string> {
-  const { evaluationId, insert } = evaluationInsert(orgId, projectId, ctx, decision);
+  const { evaluationId, insert } = evaluationInsert(orgId, projectId, ctx, decision, attemptRef);
   await db.query(sql.unsafe`${insert}`);
   return evaluationId;
 }

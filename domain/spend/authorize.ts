@@ -8,8 +8,8 @@ import { createApproval } from '../approvals/approvals';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
-import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
-import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import { LOCK_TIMEOUT, lockSlot, postLocked } from '../ledger/post';
+import { agentLock, linkEvaluationToApproval, runGate } from '../policies/gate';
 import { effectiveSettings } from '../tenancy/settings';
 import type { Authorization, SpendInput } from '../../contracts/spend';
 
@@ -26,6 +26,12 @@ const priorRow = z.object({
   approval_id: z.string().nullable(),
 });
 const holdRow = z.object({ id: z.string() });
+const walletAndPrior = z.object({
+  status: z.string(),
+  lock_timeout: z.string(),
+  agent_lock: z.string(),
+  prior: z.unknown().nullable(),
+});
 const approvalRef = z.object({ id: z.string(), expires_at: z.string() });
 
 export function attemptRef(input: Pick<SpendInput, 'attemptId' | 'approvalId'>): string {
@@ -38,12 +44,15 @@ async function ttlSeconds(tx: DatabaseTransactionConnection, input: SpendInput):
   return Number(effectiveSettings(stored).approval_ttl_seconds);
 }
 
-/** Rebuilds the answer of a transaction that committed before its activity could report it. */
-async function prior(tx: DatabaseTransactionConnection, input: SpendInput): Promise<Authorization | null> {
-  const row = await tx.maybeOne(sql.type(priorRow)`
-    SELECT id, decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
-    WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}`);
-  if (!row) return null;
+/**
+ * Rebuilds the answer of a transaction that committed before its activity could report it, from its
+ * evaluation row (read with the wallet).
+ */
+async function prior(
+  tx: DatabaseTransactionConnection,
+  input: SpendInput,
+  row: z.infer<typeof priorRow>,
+): Promise<Authorization> {
   const denial = {
     reason: row.denial_reason ?? '',
     ruleType: row.rule_type ?? '',
@@ -86,25 +95,33 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
   };
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
-      await ledgerTransactionSettings(tx);
-      const wallet = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
-      SELECT status FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
+      // One statement sets the lock wait, takes the agent's policy lock (runGate's), locks the wallet (shared)
+      // and reads an evaluation this attempt's step already wrote, saving three round trips.
+      const wallet = await tx.maybeOne(sql.type(walletAndPrior)`
+      SELECT w.status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout,
+        ${agentLock(input.projectId, input.agentId)}::text AS agent_lock,
+        (SELECT to_jsonb(p) FROM (
+          SELECT id, decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
+          WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}) p) AS prior
+      FROM wallets w WHERE w.org_id = ${input.orgId} AND w.project_id = ${input.projectId} AND w.id = ${input.walletId} FOR SHARE OF w`);
       if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
-      const earlier = await prior(tx, input);
-      if (earlier) return earlier;
+      if (wallet.prior) return prior(tx, input, priorRow.parse(wallet.prior));
       if (wallet.status !== 'active') return { kind: 'wallet_not_active', status: wallet.status };
 
       const amount = BigInt(input.amountMinor);
-      const gate = await runGate(tx, input.orgId, input.projectId, {
-        agentId: input.agentId,
-        toolName: input.toolName ?? WALLET_EXECUTE_TOOL,
-        amountMinor: amount,
-        currency: input.currency,
-        now: new Date(),
-        approved: Boolean(input.approvalId),
-      });
-      await tx.query(
-        sql.unsafe`UPDATE policy_evaluations SET attempt_ref = ${attemptRef(input)} WHERE org_id = ${input.orgId} AND id = ${gate.evaluationId}`,
+      const gate = await runGate(
+        tx,
+        input.orgId,
+        input.projectId,
+        {
+          agentId: input.agentId,
+          toolName: input.toolName ?? WALLET_EXECUTE_TOOL,
+          amountMinor: amount,
+          currency: input.currency,
+          now: new Date(),
+          approved: Boolean(input.approvalId),
+        },
+        { attemptRef: attemptRef(input), agentLocked: true },
       );
       const { decision } = gate;
       if (decision.decision === 'deny') {
@@ -190,6 +207,9 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           },
         },
         slot,
+        // No evaluation of this attempt was found above, so it holds nothing yet (the hold's unique
+        // attempt index refuses a second one).
+        { hold: null },
       );
       return {
         kind: 'held',

@@ -6,11 +6,12 @@ import type { DatabasePool } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
-import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
+import { LOCK_TIMEOUT, lockSlot, postLocked } from '../ledger/post';
 import type { SpendInput } from '../../contracts/spend';
 
 const holdState = z.object({
   id: z.string(),
+  currency: z.string(),
   amount_minor: z.bigint(),
   status: z.enum(['open', 'debited', 'released']),
   resolved_entry_id: z.bigint().nullable(),
@@ -30,14 +31,15 @@ async function resolveHold(
   };
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
-      await ledgerTransactionSettings(tx);
-      // Same lock order as every post: wallet (shared), then the slot, then the hold.
+      // Same lock order as every post: wallet (shared), then the slot, then the hold. The wallet's read
+      // sets the transaction's lock wait too, saving a round trip.
       const wallet = await tx.maybeOne(sql.unsafe`
-      SELECT id FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
+      SELECT id, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
+      FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
       if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
       const slot = await lockSlot(tx, scope, input.walletId, input.currency);
       const hold = await tx.maybeOne(sql.type(holdState)`
-      SELECT id, amount_minor, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
+      SELECT id, currency, amount_minor, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
       if (!hold && ifHeld) return null;
       if (!hold)
         throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on this wallet', {
@@ -66,6 +68,7 @@ async function resolveHold(
           },
         },
         slot,
+        { hold },
       );
       return posted.entry.id.toString();
     }),

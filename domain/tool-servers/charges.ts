@@ -9,9 +9,9 @@ import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
-import { ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
+import { LOCK_TIMEOUT, ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
 import { createApproval } from '../approvals/approvals';
-import { linkEvaluationToApproval, runGate } from '../policies/gate';
+import { agentLock, linkEvaluationToApproval, runGate } from '../policies/gate';
 import { effectiveSettings } from '../tenancy/settings';
 import {
   TOOL_CHARGE_KIND,
@@ -52,14 +52,22 @@ const chargeRow = z.object({
 });
 const holdRow = z.object({ id: z.string(), status: z.enum(['open', 'debited', 'released']) });
 
+const walletAndPrior = z.object({
+  status: z.string(),
+  lock_timeout: z.string(),
+  agent_lock: z.string(),
+  prior: z.unknown().nullable(),
+});
+
+/**
+ * Rebuilds the answer of a transaction that committed before its activity could report it, from its
+ * evaluation row (read with the wallet).
+ */
 async function prior(
   tx: DatabaseTransactionConnection,
   input: ToolChargeInput,
-): Promise<ChargeAuthorization | null> {
-  const row = await tx.maybeOne(sql.type(priorRow)`
-    SELECT decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
-    WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}`);
-  if (!row) return null;
+  row: z.infer<typeof priorRow>,
+): Promise<ChargeAuthorization> {
   const denial = {
     reason: row.denial_reason ?? '',
     ruleType: row.rule_type ?? '',
@@ -85,23 +93,32 @@ export async function authorizeToolCharge(
   const price = BigInt(input.priceMinor);
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
-      await ledgerTransactionSettings(tx);
-      const wallet = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
-        SELECT status FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
+      // One statement sets the lock wait, takes the agent's policy lock (runGate's), locks the wallet (shared)
+      // and reads an evaluation this call's step already wrote, saving three round trips.
+      const wallet = await tx.maybeOne(sql.type(walletAndPrior)`
+        SELECT w.status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout,
+          ${agentLock(input.projectId, input.agentId)}::text AS agent_lock,
+          (SELECT to_jsonb(p) FROM (
+            SELECT decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
+            WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}) p) AS prior
+        FROM wallets w WHERE w.org_id = ${input.orgId} AND w.project_id = ${input.projectId} AND w.id = ${input.walletId} FOR SHARE OF w`);
       if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
-      const earlier = await prior(tx, input);
-      if (earlier) return earlier;
+      if (wallet.prior) return prior(tx, input, priorRow.parse(wallet.prior));
       if (wallet.status !== 'active') return { kind: 'wallet_not_active', status: wallet.status };
-      const gate = await runGate(tx, input.orgId, input.projectId, {
-        agentId: input.agentId,
-        toolName: input.toolName,
-        amountMinor: price,
-        currency: input.currency,
-        now: new Date(),
-        approved: Boolean(input.approvalId),
-      });
-      await tx.query(sql.unsafe`
-        UPDATE policy_evaluations SET attempt_ref = ${attemptRef(input)} WHERE org_id = ${input.orgId} AND id = ${gate.evaluationId}`);
+      const gate = await runGate(
+        tx,
+        input.orgId,
+        input.projectId,
+        {
+          agentId: input.agentId,
+          toolName: input.toolName,
+          amountMinor: price,
+          currency: input.currency,
+          now: new Date(),
+          approved: Boolean(input.approvalId),
+        },
+        { attemptRef: attemptRef(input), agentLocked: true },
+      );
       const { decision } = gate;
       if (decision.decision === 'hold') {
         // Held for a person: the approval carries the exact call (at its price) to replay once approved.
@@ -153,6 +170,9 @@ export async function authorizeToolCharge(
           metadata: { tool: input.toolName, tool_server_id: input.serverId },
         },
         slot,
+        // No evaluation of this attempt was found above, so it holds nothing yet (the hold's unique
+        // attempt index refuses a second one).
+        { hold: null },
       );
       await tx.query(sql.unsafe`
         INSERT INTO tool_server_charges (org_id, attempt_id, project_id, server_id, tool_name, wallet_id, currency, price_minor, platform_fee_bps)

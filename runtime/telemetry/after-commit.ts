@@ -27,3 +27,12 @@ export function trackCommits(pool: DatabasePool): DatabasePool {
   };
   return { ...pool, transaction };
 }
+
+/**
+ * The pool with `transaction` joining the caller's open transaction instead of opening one (no savepoint):
+ * steps written against a pool, run as part of one transaction. Its other queries still run on the pool.
+ */
+export function joiningTransaction(pool: DatabasePool, tx: DatabaseTransactionConnection): DatabasePool {
+  const transaction: DatabasePool['transaction'] = async (handler) => handler(tx);
+  return { ...pool, transaction };
+}
