@@ -106,6 +106,15 @@ describe('connect, read, list, rotate, delete', () => {
 
   it('rotates the credential under a fresh data key, and the old one is gone', async () => {
     const created = await connect(t, 'nfe-issuer', HMAC_SANDBOX);
+    // Opened (and kept by this process) before the rotation: what opens after it is the new credential.
+    for (let i = 0; i < 2; i++)
+      expect(
+        await openCredential(
+          gw.db,
+          keyServiceFor(gw.config.vault),
+          await getConnection(gw.db, t, created.body.id),
+        ),
+      ).toEqual(HMAC_SANDBOX);
     const before = await gw.db.one(sql.type(
       z.object({ secret_ciphertext: z.string(), secret_wrapped_key: z.string() }),
     )`

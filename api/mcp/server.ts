@@ -55,7 +55,8 @@ function toolError(body: Record<string, unknown>): CallToolResult {
   return { isError: true, content: text(body), structuredContent: body };
 }
 
-async function runTool(
+/** One tools/call of the session's caller, answered as the SDK's handler returns it. */
+export async function runTool(
   deps: AppDeps,
   name: string,
   args: Record<string, unknown>,
@@ -140,15 +141,14 @@ export async function listedToolsKey(
  * (tenant tool servers live in PostgreSQL), and tools/call goes to the tool-call path by name, which finds
  * the tool and checks its arguments against the same schema, refusing them with REST's body.
  */
+export const SERVER_INFO = { name: 'agent-payments-gateway', version: '0.3.0' };
+
 export function sessionServer(deps: AppDeps): Server {
-  const server = new Server(
-    { name: 'agent-payments-gateway', version: '0.3.0' },
-    {
-      capabilities: { tools: { listChanged: false } },
-      instructions:
-        "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
-    },
-  );
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions:
+      "Tools of your gateway session. Every call is checked by the project's policies; a denied or held call returns a tool error with `reason` (and `approval_id` when a person must approve).",
+  });
   server.setRequestHandler('tools/list', async (_request, ctx) => {
     const authInfo = ctx.http?.authInfo;
     const servers = (authInfo?.extra?.servers as string[] | undefined) ?? [];

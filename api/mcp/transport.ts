@@ -1,6 +1,7 @@
 // The Streamable HTTP transport in both protocol eras the SDK speaks: current (2026-07-28) requests are
-// served per request by the SDK's handler from a server built for the session; 2025-era traffic keeps
-// a session-based transport per MCP session (initialize, POST, GET stream, DELETE), held in this process
+// served per request by the SDK's handler from a server built for the session (tools/call and tools/list
+// of a shape the SDK already accepted are answered with its bytes without one); 2025-era traffic keeps a
+// session-based transport per MCP session (initialize, POST, GET stream, DELETE), held in this process
 // and bound to the gateway session and caller that opened it.
 import { randomUUID } from 'node:crypto';
 import {
@@ -11,6 +12,7 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../deps';
+import { callAnswers } from './call-answers';
 import { listAnswers } from './list-answers';
 import { listedToolsKey, sessionServer, type McpCaller } from './server';
 
@@ -51,6 +53,7 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   });
 
   const lists = listAnswers();
+  const calls = callAnswers(deps);
 
   async function serveLegacy(
     request: Request,
@@ -105,11 +108,14 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
       const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
       if (await isLegacyRequest(request, parsedBody))
         return serveLegacy(request, parsedBody, withServers, caller);
-      return lists.answer(
-        request,
-        parsedBody,
-        () => listedToolsKey(deps, caller.principal.environment, servers),
-        () => modern.fetch(request, { authInfo: withServers, parsedBody }),
+      const sdk = () => modern.fetch(request, { authInfo: withServers, parsedBody });
+      return calls.answer(request, parsedBody, withServers, () =>
+        lists.answer(
+          request,
+          parsedBody,
+          () => listedToolsKey(deps, caller.principal.environment, servers),
+          sdk,
+        ),
       );
     },
     async close() {

@@ -280,6 +280,32 @@ export function connectionsOf(json: unknown): Map<string, SealedConnection> {
   );
 }
 
+// Credentials opened before, by key service and by the exact sealed form they were opened from: the same
+// ciphertext under the same wrapped data key and context always opens to the same fields, and a rotated
+// credential is sealed anew (another ciphertext and data key) while a deleted one is no longer read, so a
+// kept value can only answer for the sealed form a call has just read, in whichever process. Held in
+// memory only, as an opened credential is for the length of a call; never logged.
+const MAX_OPENED = 1024;
+const openedByKeys = new WeakMap<KeyService, Map<string, SecretFields>>();
+
+async function openKept(
+  keys: KeyService,
+  connection: ConnectionRow,
+  secret: SealedSecret,
+): Promise<SecretFields> {
+  let opened = openedByKeys.get(keys);
+  if (!opened) openedByKeys.set(keys, (opened = new Map()));
+  const key = `${connection.org_id}\n${connection.project_id}\n${connection.id}\n${secret.keyRef}\n${secret.wrappedKey}\n${secret.ciphertext}`;
+  const kept = opened.get(key);
+  if (kept) return { ...kept };
+  const fields = await withVault(() =>
+    openSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secret),
+  );
+  if (opened.size >= MAX_OPENED) opened.delete(opened.keys().next().value!);
+  opened.set(key, { ...fields });
+  return fields;
+}
+
 /**
  * Opens a connection's credential for one upstream call. Never logged, never returned. `sealed`, when the
  * caller already read it (currentConnectionSealed), saves the read.
@@ -299,9 +325,7 @@ export async function openCredential(
     WHERE org_id = ${connection.org_id} AND project_id = ${connection.project_id} AND id = ${connection.id}`),
         );
   if (!secret) return {};
-  return withVault(() =>
-    openSecret(keys, connectionContext(connection.org_id, connection.project_id, connection.id), secret),
-  );
+  return openKept(keys, connection, secret);
 }
 
 /** Records what the provider said of the credential: a refusal marks the connection `error`. */
