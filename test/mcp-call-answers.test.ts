@@ -2,10 +2,10 @@
 // request of the same shape: the answer is byte for byte the SDK's own (status, headers, body) for a
 // result, a tool error, a tool the session does not publish and arguments that are not an object, and the
 // call is the same call (recorded, with its event).
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { recordingClient, type SentRequest } from './support/recording-mcp-client';
 
 let gw: Gateway;
 let t: Tenant;
@@ -28,36 +28,14 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-interface Sent {
-  url: string;
-  headers: Record<string, string>;
-  body: { params: { _meta: Record<string, unknown> } } & Record<string, unknown>;
-}
+type Sent = SentRequest & { body: { params: { _meta: Record<string, unknown> } } };
 
 /** The tools/call request a stock client on the current protocol sends, as it sent it. */
 async function sentCall(url: string, key: string): Promise<Sent> {
-  const sent: Sent[] = [];
-  const client = new Client(
-    { name: 'gateway-test', version: '1.0.0' },
-    { versionNegotiation: { mode: 'auto' } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      fetch: async (input, init) => {
-        if (typeof init?.body === 'string')
-          sent.push({
-            url: String(input),
-            headers: Object.fromEntries(new Headers(init.headers).entries()),
-            body: JSON.parse(init.body) as Sent['body'],
-          });
-        return fetch(input, init);
-      },
-    }),
-  );
+  const { client, sent } = await recordingClient(url, key);
   await client.callTool({ name: 'wallet.balances', arguments: {} });
   await client.close();
-  return sent.find((request) => request.body.method === 'tools/call')!;
+  return sent.find((request) => request.body.method === 'tools/call') as Sent;
 }
 
 /**

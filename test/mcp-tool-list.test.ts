@@ -1,9 +1,9 @@
 // tools/list on the current protocol answers kept bytes for a request it answered before: the same bytes
 // the SDK wrote (with the request's own id), the same status and headers; and a tenant tool server whose
 // tools change is listed as it is now, by the same client, without anything being evicted by hand.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 import { startGateway, type Gateway } from './support/harness';
+import { recordingClient, type SentRequest } from './support/recording-mcp-client';
 
 let gw: Gateway;
 beforeAll(async () => {
@@ -13,37 +13,7 @@ afterAll(async () => {
   await gw?.stop();
 });
 
-interface Sent {
-  url: string;
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
-
-/** A client on the current protocol that notes the requests it sends, so a test can send one again raw. */
-async function recordingClient(url: string, key: string): Promise<{ client: Client; sent: Sent[] }> {
-  const sent: Sent[] = [];
-  const client = new Client(
-    { name: 'gateway-test', version: '1.0.0' },
-    { versionNegotiation: { mode: 'auto' } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${key}` } },
-      fetch: async (input, init) => {
-        if (typeof init?.body === 'string')
-          sent.push({
-            url: String(input),
-            headers: Object.fromEntries(new Headers(init.headers).entries()),
-            body: JSON.parse(init.body) as Record<string, unknown>,
-          });
-        return fetch(input, init);
-      },
-    }),
-  );
-  return { client, sent };
-}
-
-async function raw(request: Sent, id: unknown) {
+async function raw(request: SentRequest, id: unknown) {
   const answer = await fetch(request.url, {
     method: 'POST',
     headers: request.headers,
