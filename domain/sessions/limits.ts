@@ -5,6 +5,7 @@
 import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
+import { batcher } from '../../runtime/batcher';
 import { FlatError, notFound } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
 import { requireActive, sessionRow, type SessionRow } from './sessions';
@@ -72,110 +73,171 @@ function perMinute(orgId: string, projectId: string): FragmentSqlToken {
     FROM projects WHERE org_id = ${orgId} AND id = ${projectId}`;
 }
 
+/** One call to count: its session as the caller read it, the providers whose connections it reads, its row. */
+interface CallToCount {
+  session: SessionRow;
+  providers: string[];
+  open: NewToolCall | undefined;
+}
+
+/** A session's calls of one statement, in arrival order. */
+interface Group {
+  session: SessionRow;
+  providers: string[];
+  calls: Array<NewToolCall | undefined>;
+}
+
+const groupRow = windowRow.extend({ k: z.number() });
+
 /**
- * Counts the batch's calls of the session in its current minute, while it is open: the session's status as
- * it stands (a closed session counts nothing), the window's count after them, the limit, the rules, the
- * current connections of `providers`, and the seq of the row each call that asks for one opened (only a
- * call within the limit opens one: a refused call is not recorded).
+ * Counts each group's calls of its session in its current minute, while it is open, all in one statement:
+ * per group the session's status as it stands (a closed session counts nothing), the window's count after
+ * its calls, the limit, the rules, the current connections of its providers, and the seq of the row each
+ * call that asks for one opened (only a call within its own session's limit opens one: a refused call is
+ * not recorded). A group whose session is not found has no row, and its calls are rejected alone.
  */
-async function countCalls(
-  db: DatabasePool,
-  session: SessionRow,
-  providers: string[],
-  batch: Array<NewToolCall | undefined>,
-): Promise<Counted[]> {
-  const n = batch.length;
-  const opens = batch.flatMap((call, i) =>
-    call
-      ? [
-          sql.fragment`, ${sql.identifier([`open_${i}`])} AS (${openToolCallInsert(
-            call,
-            sql.fragment`(SELECT c.calls - ${n - 1 - i} <= l.per_minute FROM counted c, lim l)`,
-          )})`,
-        ]
-      : [],
+async function countGroups(db: DatabasePool, groups: Group[]): Promise<Array<Counted[] | Error>> {
+  // Window rows are upserted in session id order, so two statements taking the same sessions lock them alike.
+  const batch = groups.map(
+    (group, k) =>
+      sql.fragment`(${k}::int, ${group.session.org_id}, ${group.session.id}, ${group.calls.length}::int)`,
   );
-  const opened = batch.map((call, i) =>
-    call ? sql.fragment`(SELECT seq::text FROM ${sql.identifier([`open_${i}`])})` : sql.fragment`NULL::text`,
+  // The project's limit, rules and connections are read once per project and providers, however many groups.
+  const projects = new Map<string, { name: string; group: Group }>();
+  const projectOf = (group: Group): string => {
+    const key = `${group.session.org_id}\n${group.session.project_id}\n${group.providers.join(',')}`;
+    if (!projects.has(key)) projects.set(key, { name: `project_${projects.size}`, group });
+    return projects.get(key)!.name;
+  };
+  const names = groups.map(projectOf);
+  const projectCtes = [...projects.values()].map(
+    ({ name, group: { session, providers } }) => sql.fragment`, ${sql.identifier([name])} AS (
+      SELECT l.per_minute, ${rulesJson(session.org_id, session.project_id)} AS rules,
+        ${providers.length > 0 ? currentConnectionsJson({ orgId: session.org_id, projectId: session.project_id }, providers) : sql.fragment`'[]'::jsonb`} AS connections
+      FROM (${perMinute(session.org_id, session.project_id)}) l)`,
   );
-  // One round trip: the session's status, the count, the project's limit, its rules, the connections the
-  // calls may use and the calls' own rows come back from one statement.
-  const counted = await db.maybeOne(sql.type(windowRow)`
-    WITH s AS (
-      SELECT status, close_reason FROM sessions WHERE org_id = ${session.org_id} AND id = ${session.id}
+  const opens = groups.flatMap((group, k) =>
+    group.calls.flatMap((call, i) =>
+      call
+        ? [
+            sql.fragment`, ${sql.identifier([`open_${k}_${i}`])} AS (${openToolCallInsert(
+              call,
+              sql.fragment`(SELECT c.calls - ${group.calls.length - 1 - i} <= p.per_minute
+                FROM counted c, ${sql.identifier([names[k]])} p WHERE c.session_id = ${group.session.id})`,
+            )})`,
+          ]
+        : [],
+    ),
+  );
+  const answers = groups.map((group, k) => {
+    const opened = group.calls.map((call, i) =>
+      call
+        ? sql.fragment`(SELECT seq::text FROM ${sql.identifier([`open_${k}_${i}`])})`
+        : sql.fragment`NULL::text`,
+    );
+    const project = sql.identifier([names[k]]);
+    return sql.fragment`SELECT s.k, s.status, s.close_reason, counted.calls, counted.retry_after, ${project}.per_minute,
+        ${project}.rules, ${project}.connections, ARRAY[${sql.join(opened, sql.fragment`, `)}]::text[] AS opened
+      FROM s LEFT JOIN counted ON counted.session_id = s.id, ${project} WHERE s.k = ${k}::int`;
+  });
+  // One round trip for every session of the batch: statuses, counts, limits, rules, connections and rows.
+  const rows = await db.any(sql.type(groupRow)`
+    WITH batch (k, org_id, session_id, n) AS (VALUES ${sql.join(batch, sql.fragment`, `)}),
+    s AS (
+      SELECT b.k, b.n, se.id, se.status, se.close_reason FROM batch b JOIN sessions se ON se.org_id = b.org_id AND se.id = b.session_id
     ), counted AS (
       INSERT INTO session_call_windows (session_id, window_start, calls)
-      SELECT ${session.id}, date_trunc('minute', now()), ${n} FROM s WHERE s.status = 'active'
-      ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + ${n}
-      RETURNING calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
-    ), lim AS (${perMinute(session.org_id, session.project_id)})${opens.length > 0 ? sql.join(opens, sql.fragment``) : sql.fragment``}
-    SELECT s.status, s.close_reason, counted.calls, counted.retry_after, lim.per_minute,
-      ${rulesJson(session.org_id, session.project_id)} AS rules,
-      ${providers.length > 0 ? currentConnectionsJson({ orgId: session.org_id, projectId: session.project_id }, providers) : sql.fragment`'[]'::jsonb`} AS connections,
-      ARRAY[${sql.join(opened, sql.fragment`, `)}]::text[] AS opened
-    FROM s LEFT JOIN counted ON true, lim`);
-  if (!counted) throw notFound('Session');
+      SELECT s.id, date_trunc('minute', now()), s.n FROM s WHERE s.status = 'active' ORDER BY s.id
+      ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + excluded.calls
+      RETURNING session_id, calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
+    )${sql.join(projectCtes, sql.fragment``)}${opens.length > 0 ? sql.join(opens, sql.fragment``) : sql.fragment``}
+    ${sql.join(answers, sql.fragment` UNION ALL `)}`);
+  const byGroup = new Map(rows.map((row) => [row.k, row]));
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
-  if (counted.calls === n)
-    await db.query(
-      sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ${session.id} AND window_start < date_trunc('minute', now())`,
-    );
-  return batch.map((_, i) => ({
-    ...counted,
-    calls: counted.calls === null ? null : counted.calls - n + 1 + i,
-    opened: counted.opened[i] ? BigInt(counted.opened[i]!) : null,
-  }));
+  const fresh = groups.filter((group, k) => byGroup.get(k)?.calls === group.calls.length);
+  if (fresh.length > 0)
+    await db.query(sql.unsafe`DELETE FROM session_call_windows
+      WHERE session_id = ANY(${sql.array(
+        fresh.map((group) => group.session.id),
+        'text',
+      )}) AND window_start < date_trunc('minute', now())`);
+  return groups.map((group, k) => {
+    const counted = byGroup.get(k);
+    if (!counted) return notFound('Session');
+    const n = group.calls.length;
+    return group.calls.map((_, i) => ({
+      ...counted,
+      calls: counted.calls === null ? null : counted.calls - n + 1 + i,
+      opened: counted.opened[i] ? BigInt(counted.opened[i]!) : null,
+    }));
+  });
 }
 
-interface Waiting {
-  open: NewToolCall | undefined;
-  resolve: (counted: Counted) => void;
-  reject: (error: unknown) => void;
+type Settled = { counted: Counted } | { error: unknown };
+
+/**
+ * Counts a batch of calls, of any sessions, in one statement. Should the statement fail, each session's
+ * calls are counted again on their own, so one session's failure is never another's.
+ */
+async function countBatch(db: DatabasePool, items: CallToCount[]): Promise<Settled[]> {
+  const groups = new Map<string, Group & { at: number[] }>();
+  items.forEach((item, at) => {
+    const group = groups.get(item.session.id);
+    if (group) {
+      group.calls.push(item.open);
+      group.at.push(at);
+    } else
+      groups.set(item.session.id, {
+        session: item.session,
+        providers: item.providers,
+        calls: [item.open],
+        at: [at],
+      });
+  });
+  const all = [...groups.values()];
+  const settled: Settled[] = new Array<Settled>(items.length);
+  const answer = (group: Group & { at: number[] }, counted: Counted[] | Error): void =>
+    group.at.forEach((at, i) => {
+      settled[at] = Array.isArray(counted) ? { counted: counted[i] } : { error: counted };
+    });
+  try {
+    const counted = await countGroups(db, all);
+    all.forEach((group, k) => answer(group, counted[k]));
+  } catch (error) {
+    if (all.length === 1) throw error;
+    await Promise.all(
+      all.map((group) =>
+        countGroups(db, [group]).then(
+          ([counted]) => answer(group, counted),
+          (alone: unknown) => group.at.forEach((at) => (settled[at] = { error: alone })),
+        ),
+      ),
+    );
+  }
+  return settled;
 }
 
 /**
- * Calls of one session that arrive while its count is in flight wait and are counted together by the next
- * statement, each taking its own place in the total: a session's window row is one hot row, and updating it
- * once per call made concurrent calls of one session queue on its lock.
+ * Calls that arrive while a count is in flight wait and are counted together by the next statement, each
+ * taking its own place in its own session's total: one round trip for the calls of many sessions, and a
+ * session's window row (one hot row) updated once per statement rather than once per call.
  */
-const waitingBySession = new Map<string, Waiting[]>();
+const counters = new WeakMap<DatabasePool, (item: CallToCount) => Promise<Settled>>();
 
-function countCall(
+async function countCall(
   db: DatabasePool,
   session: SessionRow,
   providers: string[],
   open: NewToolCall | undefined,
 ): Promise<Counted> {
-  return new Promise((resolve, reject) => {
-    const waiting = waitingBySession.get(session.id);
-    if (waiting) {
-      waiting.push({ open, resolve, reject });
-      return;
-    }
-    waitingBySession.set(session.id, []);
-    const run = (batch: Waiting[]): void => {
-      countCalls(
-        db,
-        session,
-        providers,
-        batch.map((call) => call.open),
-      )
-        .then(
-          (counted) => batch.forEach((call, i) => call.resolve(counted[i])),
-          (error: unknown) => batch.forEach((call) => call.reject(error)),
-        )
-        .finally(() => {
-          const next = waitingBySession.get(session.id) ?? [];
-          if (next.length === 0) {
-            waitingBySession.delete(session.id);
-            return;
-          }
-          waitingBySession.set(session.id, []);
-          run(next);
-        });
-    };
-    run([{ open, resolve, reject }]);
-  });
+  let count = counters.get(db);
+  if (!count) {
+    count = batcher((items: CallToCount[]) => countBatch(db, items), 64);
+    counters.set(db, count);
+  }
+  const settled = await count({ session, providers, open });
+  if ('error' in settled) throw settled.error;
+  return settled.counted;
 }
 
 /**
