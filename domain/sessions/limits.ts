@@ -154,13 +154,17 @@ async function countGroups(db: DatabasePool, groups: Group[]): Promise<Array<Cou
     ${sql.join(answers, sql.fragment` UNION ALL `)}`);
   const byGroup = new Map(rows.map((row) => [row.k, row]));
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
+  // The calls are counted already: should this fail, the session's next minute clears them instead.
   const fresh = groups.filter((group, k) => byGroup.get(k)?.calls === group.calls.length);
   if (fresh.length > 0)
-    await db.query(sql.unsafe`DELETE FROM session_call_windows
-      WHERE session_id = ANY(${sql.array(
-        fresh.map((group) => group.session.id),
-        'text',
-      )}) AND window_start < date_trunc('minute', now())`);
+    await db
+      .query(
+        sql.unsafe`DELETE FROM session_call_windows WHERE session_id = ANY(${sql.array(
+          fresh.map((group) => group.session.id),
+          'text',
+        )}) AND window_start < date_trunc('minute', now())`,
+      )
+      .catch(() => undefined);
   return groups.map((group, k) => {
     const counted = byGroup.get(k);
     if (!counted) return notFound('Session');
@@ -176,8 +180,8 @@ async function countGroups(db: DatabasePool, groups: Group[]): Promise<Array<Cou
 type Settled = { counted: Counted } | { error: unknown };
 
 /**
- * Counts a batch of calls, of any sessions, in one statement. Should the statement fail, each session's
- * calls are counted again on their own, so one session's failure is never another's.
+ * Counts a batch of calls, of any sessions, in one statement. Should the statement fail, each call is
+ * counted again on its own (a session's calls in their order), so one call's failure is never another's.
  */
 async function countBatch(db: DatabasePool, items: CallToCount[]): Promise<Settled[]> {
   const groups = new Map<string, Group & { at: number[] }>();
@@ -196,22 +200,20 @@ async function countBatch(db: DatabasePool, items: CallToCount[]): Promise<Settl
   });
   const all = [...groups.values()];
   const settled: Settled[] = new Array<Settled>(items.length);
-  const answer = (group: Group & { at: number[] }, counted: Counted[] | Error): void =>
-    group.at.forEach((at, i) => {
-      settled[at] = Array.isArray(counted) ? { counted: counted[i] } : { error: counted };
-    });
   try {
     const counted = await countGroups(db, all);
-    all.forEach((group, k) => answer(group, counted[k]));
+    all.forEach((group, k) => {
+      const answer = counted[k];
+      group.at.forEach((at, i) => {
+        settled[at] = Array.isArray(answer) ? { counted: answer[i] } : { error: answer };
+      });
+    });
   } catch (error) {
-    if (all.length === 1) throw error;
+    if (items.length === 1) return [{ error }];
     await Promise.all(
-      all.map((group) =>
-        countGroups(db, [group]).then(
-          ([counted]) => answer(group, counted),
-          (alone: unknown) => group.at.forEach((at) => (settled[at] = { error: alone })),
-        ),
-      ),
+      all.map(async (group) => {
+        for (const at of group.at) [settled[at]] = await countBatch(db, [items[at]]);
+      }),
     );
   }
   return settled;

@@ -1,0 +1,138 @@
+// Tool calls of many sessions counted together: calls arriving while a count is in flight go out in one
+// statement, and each still answers to its own session (its own per-minute limit, its own status) and
+// opens its own row only when within that limit; a call that breaks the statement fails alone.
+import { Client } from 'pg';
+import { sql } from 'slonik';
+import { z } from 'zod';
+import { ApiError, FlatError } from '../domain/errors';
+import { enforceCallLimits } from '../domain/sessions/limits';
+import { getSession, type SessionRow } from '../domain/sessions/sessions';
+import type { NewToolCall } from '../domain/sessions/tool-calls';
+import { startGateway, type Gateway, type Tenant } from './support/harness';
+
+let gw: Gateway;
+let small: Tenant;
+let large: Tenant;
+beforeAll(async () => {
+  gw = await startGateway({ worker: false });
+  [small, large] = await Promise.all([gw.createTenant(), gw.createTenant()]);
+  for (const [tenant, limit] of [
+    [small, 1],
+    [large, 3],
+  ] as const) {
+    const r = await gw.request('PATCH', `/v1/projects/${tenant.projectId}/settings`, {
+      key: tenant.key,
+      body: { session_tool_calls_per_minute: limit },
+    });
+    if (r.status !== 200) throw new Error(r.text);
+  }
+});
+afterAll(async () => {
+  await gw?.stop();
+});
+
+async function openSession(tenant: Tenant): Promise<SessionRow> {
+  const r = await gw.request('POST', '/v1/sessions', { key: tenant.key, body: { servers: ['gateway'] } });
+  if (r.status !== 201) throw new Error(r.text);
+  return getSession(gw.db, tenant.orgId, tenant.projectId, r.body.id);
+}
+
+const callOf = (session: SessionRow, projectId = session.project_id): NewToolCall => ({
+  orgId: session.org_id,
+  projectId,
+  sessionId: session.id,
+  serverId: 'gateway',
+  toolName: 'wallet.balances',
+  input: {},
+  attemptId: null,
+  routing: { gateway: 'wallet.balances' },
+});
+
+/** What each call came to: `ok`, or the status it was refused with. */
+async function outcomes(calls: Array<[SessionRow, NewToolCall]>): Promise<Array<'ok' | number>> {
+  // Started in one tick: the first goes out at once, the others wait for it and go together.
+  const settled = await Promise.allSettled(
+    calls.map(([session, call]) => enforceCallLimits(gw.db, session, [], call)),
+  );
+  return settled.map((s) => {
+    if (s.status === 'fulfilled') return s.value.opened === null ? -1 : 'ok';
+    const error = s.reason as unknown;
+    return error instanceof ApiError || error instanceof FlatError ? error.status : -2;
+  });
+}
+
+async function rowsOf(session: SessionRow): Promise<number> {
+  return gw.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM tool_calls WHERE session_id = ${session.id}`);
+}
+
+/** Statements that count calls, sent while `action` runs. */
+async function countingStatements(action: () => Promise<unknown>): Promise<number> {
+  const original = Client.prototype.query;
+  let sent = 0;
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+    if (text?.includes('INSERT INTO session_call_windows')) sent++;
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  try {
+    await action();
+  } finally {
+    Client.prototype.query = original;
+  }
+  return sent;
+}
+
+/** Calls counted in one clock minute: started a few seconds before a minute ends, wait for the next. */
+async function withinOneMinute(): Promise<void> {
+  const second = new Date().getUTCSeconds();
+  if (second >= 55) await new Promise((resolve) => setTimeout(resolve, (61 - second) * 1000));
+}
+
+describe('calls of several sessions counted together', () => {
+  it("holds every call to its own session's limit and status, and records only the calls within it", async () => {
+    const [a, b, c] = await Promise.all([openSession(large), openSession(large), openSession(small)]);
+    const closed = await openSession(large);
+    const closing = await gw.request('POST', `/v1/sessions/${closed.id}/close`, { key: large.key });
+    expect(closing.status).toBe(200);
+    const unknown: SessionRow = { ...a, id: 'ses_0000000000000000000000nope' };
+    await withinOneMinute();
+    let result: Array<'ok' | number> = [];
+    const statements = await countingStatements(async () => {
+      result = await outcomes([
+        [a, callOf(a)],
+        [b, callOf(b)],
+        [a, callOf(a)],
+        [c, callOf(c)],
+        [a, callOf(a)],
+        [c, callOf(c)],
+        [a, callOf(a)],
+        [closed, callOf(closed)],
+        [b, callOf(b)],
+        [unknown, callOf(unknown)],
+        [a, callOf(a)],
+        [c, callOf(c)],
+      ]);
+    });
+    // a: limit 3 of five calls; b: both; c (the other project, limit 1): one of three; closed: 409; unknown: 404.
+    expect(result).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 429, 429, 409, 'ok', 404, 429, 429]);
+    expect(await Promise.all([a, b, c, closed].map(rowsOf))).toEqual([3, 2, 1, 0]);
+    // The first call alone, the eleven that arrived meanwhile in one more statement.
+    expect(statements).toBe(2);
+  });
+
+  it('fails a call that breaks the statement alone, and counts every other call of its batch', async () => {
+    const [a, b] = await Promise.all([openSession(large), openSession(large)]);
+    await withinOneMinute();
+    const result = await outcomes([
+      [a, callOf(a)],
+      // A row naming a project that does not exist breaks the statement that would carry it.
+      [b, callOf(b, 'prj_missing')],
+      [a, callOf(a)],
+      [b, callOf(b)],
+    ]);
+    // Not an answer of the limits (the database refused the row), and only that call's.
+    expect(result).toEqual(['ok', -2, 'ok', 'ok']);
+    expect(await Promise.all([a, b].map(rowsOf))).toEqual([2, 1]);
+  });
+});
