@@ -10,6 +10,8 @@ import { connectClient } from '../runtime/temporal';
 import { createApp } from './app';
 import { KeyCache } from './auth/key-cache';
 import { listenForRevocations } from './auth/revocations';
+import { listenForSessionClosings } from '../domain/sessions/closings';
+import { openSessionCache } from '../domain/sessions/sessions';
 import { afterAnswersSettled } from './after-answer';
 import type { AppDeps } from './deps';
 import { readBacklogs } from '../domain/operations/backlogs';
@@ -47,6 +49,7 @@ export async function startApi(
   );
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
+  const closings = await listenForSessionClosings(databaseUrl, openSessionCache, log);
   const deps: AppDeps = {
     db,
     config,
@@ -77,6 +80,7 @@ export async function startApi(
       await closed;
       await metrics?.stop();
       await revocations.stop();
+      await closings.stop();
       await afterAnswersSettled(deps);
       await client.connection.close();
       await db.end();

@@ -1,7 +1,10 @@
 // tools/list on the current protocol answers kept bytes for a request it answered before: the same bytes
 // the SDK wrote (with the request's own id), the same status and headers; and a tenant tool server whose
-// tools change is listed as it is now, by the same client, without anything being evicted by hand.
+// tools change is listed as it is now, by the same client, without anything being evicted by hand; and a
+// session closed here or by another API process is answered 409 by its very next tools/list.
+import { sql } from 'slonik';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
+import { droppedEverywhere } from '../domain/sessions/closings';
 import { startGateway, type Gateway } from './support/harness';
 import { recordingClient, type SentRequest } from './support/recording-mcp-client';
 
@@ -127,5 +130,43 @@ describe('tools/list answered again', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('tools/list of a closed session', () => {
+  async function listedThenClosed(close: (sessionId: string, key: string) => Promise<void>) {
+    const t = await gw.createTenant();
+    const opened = await gw.request('POST', '/v1/sessions', { key: t.key, body: { servers: ['gateway'] } });
+    const { client, sent } = await recordingClient(`${gw.url}/v1/sessions/${opened.body.id}/mcp`, t.key);
+    try {
+      await client.listTools();
+      const list = sent.find((request) => request.body.method === 'tools/list')!;
+      expect((await raw(list, 1)).status).toBe(200);
+      await close(opened.body.id, t.key);
+      const after = await raw(list, 2);
+      expect(after.status).toBe(409);
+      expect(JSON.parse(after.text)).toMatchObject({
+        error: { code: 'session_closed', details: { status: 'closed', close_reason: 'closed_by_caller' } },
+      });
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('answers 409 session_closed as soon as the session is closed here', async () => {
+    await listedThenClosed(async (id, key) => {
+      const closed = await gw.request('POST', `/v1/sessions/${id}/close`, { key });
+      expect(closed.status).toBe(200);
+    });
+  });
+
+  it('answers 409 session_closed once another API process has closed the session', async () => {
+    // What another process's close does: the write (whose commit every process hears), then the wait
+    // until every listening process has dropped the session.
+    await listedThenClosed(async (id) => {
+      await gw.db.query(sql.unsafe`
+        UPDATE sessions SET status = 'closed', close_reason = 'closed_by_caller', closed_at = now() WHERE id = ${id}`);
+      await droppedEverywhere(id);
+    });
   });
 });

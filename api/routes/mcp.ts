@@ -14,8 +14,8 @@ import { withinSessionQuota } from '../../domain/sessions/limits';
 import {
   createSession,
   findOpenSessionOfKey,
-  getSession,
   getSessionForCall,
+  getSessionNow,
   requireActive,
   type SessionRow,
 } from '../../domain/sessions/sessions';
@@ -220,8 +220,9 @@ function mcpRoute(method: HttpMethod, path: string, withSession: boolean): AnyRo
     ...(method === 'post' ? { body: JsonRpcBody } : { headers: McpSessionHeader }),
     responses: RESPONSES,
     async handler({ deps, ctx, principal, params, body, requestId }) {
-      // A tools/call has its session checked open again by the statement that counts it: it may come from the cache.
-      const read = isToolCall(body) ? getSessionForCall : getSession;
+      // A tools/call has its session checked open again by the statement that counts it: it may come from the
+      // cache. Anything else (tools/list) takes a cached session only while closes are heard.
+      const read = isToolCall(body) ? getSessionForCall : getSessionNow;
       const session = withSession
         ? await read(deps.db, principal.orgId, principal.projectId, params.id!)
         : await resumeOrOpen(deps, principal);

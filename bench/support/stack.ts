@@ -9,6 +9,8 @@ import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
+import { listenForSessionClosings } from '../../domain/sessions/closings';
+import { openSessionCache } from '../../domain/sessions/sessions';
 import type { AppDeps } from '../../api/deps';
 import { startEmbeddedPostgres } from '../../local/postgres';
 import { startAllMocks } from '../../providers/mocks';
@@ -65,10 +67,13 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
   const worker = await startWorker({ config, databaseUrl: postgres.url, temporalAddress: temporal.address });
   const connection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection, namespace: 'default' });
+  const log = createLogger('error');
+  // As an API process runs: closed sessions are heard, so the open ones may answer from memory.
+  const closings = await listenForSessionClosings(postgres.url, openSessionCache, log);
   const deps: AppDeps = {
     db,
     config,
-    log: createLogger('error'),
+    log,
     keyCache: new KeyCache(),
     temporal: { client, taskQueue: config.temporal.taskQueue },
   };
@@ -91,6 +96,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
       server.closeAllConnections();
       await closed;
       await afterAnswersSettled(deps);
+      await closings.stop();
       await worker.stop();
       await connection.close();
       await db.end();

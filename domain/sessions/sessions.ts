@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
 import { sortableId } from '../ids';
+import { closingsHeard, droppedEverywhere, type OpenSessionCache } from './closings';
 
 export const sessionRow = z.object({
   id: z.string(),
@@ -67,12 +68,43 @@ export async function getSession(
 }
 
 /**
- * Open sessions as this process last read them, for the tool-call path. What it takes from a cached row
- * never changes (owner, agent, servers); whether the session is still open is checked again by the
- * statement that counts the call (limits.ts), so a session closed by another process is refused there.
+ * Open sessions as this process last read them. What the tool-call path takes from a cached row never
+ * changes (owner, agent, servers), and whether the session is still open is checked again by the statement
+ * that counts the call (limits.ts). tools/list takes the cached row as proof that the session is open only
+ * while closes are heard (closings.ts drops every closed session here, whichever process closed it).
  */
 const openSessions = new Map<string, SessionRow>();
 const OPEN_SESSIONS_HELD = 10_000;
+// Counts drops: a row read before a drop is not cached after it (it may be the very session just closed).
+let drops = 0;
+
+export const openSessionCache: OpenSessionCache = {
+  drop(id) {
+    drops++;
+    openSessions.delete(id);
+  },
+  clear() {
+    drops++;
+    openSessions.clear();
+  },
+};
+
+async function readOpenSession(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<SessionRow> {
+  const cached = openSessions.get(id);
+  if (cached && cached.org_id === orgId && cached.project_id === projectId) return cached;
+  const before = drops;
+  const row = await getSession(db, orgId, projectId, id);
+  if (row.status === 'active' && drops === before) {
+    if (openSessions.size >= OPEN_SESSIONS_HELD) openSessions.clear();
+    openSessions.set(id, row);
+  } else if (row.status !== 'active') openSessions.delete(id);
+  return row;
+}
 
 /** A session of the caller's project about to take a tool call: from this process's cache when it is there. */
 export async function getSessionForCall(
@@ -81,19 +113,22 @@ export async function getSessionForCall(
   projectId: string,
   id: string,
 ): Promise<SessionRow> {
-  const cached = openSessions.get(id);
-  if (cached && cached.org_id === orgId && cached.project_id === projectId) return cached;
-  const row = await getSession(db, orgId, projectId, id);
-  if (row.status === 'active') {
-    if (openSessions.size >= OPEN_SESSIONS_HELD) openSessions.clear();
-    openSessions.set(id, row);
-  } else openSessions.delete(id);
-  return row;
+  return readOpenSession(db, orgId, projectId, id);
+}
+
+/** A session of the caller's project as it stands now: from the cache only while closes are heard. */
+export async function getSessionNow(
+  db: CommonQueryMethods,
+  orgId: string,
+  projectId: string,
+  id: string,
+): Promise<SessionRow> {
+  return closingsHeard() ? readOpenSession(db, orgId, projectId, id) : getSession(db, orgId, projectId, id);
 }
 
 /** A session found closed is no longer answered from the cache. */
 export function forgetOpenSession(id: string): void {
-  openSessions.delete(id);
+  openSessionCache.drop(id);
 }
 
 /** The session must still be open for a new call; a closed one answers 409 with why it closed. */
@@ -136,7 +171,10 @@ export async function closeSession(
     WHERE org_id = ${orgId} AND project_id = ${projectId} AND id = ${id} AND status = 'active'
     RETURNING ${COLUMNS}`);
   forgetOpenSession(id);
-  return closed ?? getSession(db, orgId, projectId, id);
+  if (!closed) return getSession(db, orgId, projectId, id);
+  // Answered once no API process answers for the session any more.
+  await droppedEverywhere(id);
+  return closed;
 }
 
 /** The most recent open session of a key with exactly these servers: `/mcp` without an id resumes it. */

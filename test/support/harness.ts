@@ -12,6 +12,8 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
 import { listenForRevocations } from '../../api/auth/revocations';
+import { listenForSessionClosings } from '../../domain/sessions/closings';
+import { openSessionCache } from '../../domain/sessions/sessions';
 import { afterAnswersSettled } from '../../api/after-answer';
 import type { AppDeps } from '../../api/deps';
 import { ensureDatabase } from '../../local/postgres';
@@ -163,6 +165,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
 
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
+  const closings = await listenForSessionClosings(databaseUrl, openSessionCache, log);
   // The API gets a plain client on the test server's connection. The environment's own client unlocks
   // time skipping whenever it awaits a result, and those unlocks are counted: concurrent HTTP requests
   // waiting on workflows would race on the lock and let timers jump while activities run. Tests move
@@ -196,6 +199,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await afterAnswersSettled(deps);
       await stopWorker();
       await revocations.stop();
+      await closings.stop();
       await env.teardown();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
