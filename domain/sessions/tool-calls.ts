@@ -4,6 +4,7 @@
 import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
+import { batcher } from '../../runtime/batcher';
 import { notFound } from '../errors';
 import type { EventType } from '../../contracts/event-catalog';
 import { eventInsertFrom, type EventScope } from '../events/record';
@@ -120,6 +121,110 @@ export async function finishToolCallInActiveSession(
   return finish(db, scope, seq, outcome, { whileSessionActive: true, alongside });
 }
 
+interface Finish {
+  scope: EventScope;
+  seq: bigint;
+  outcome: ToolCallOutcome;
+  whileSessionActive: boolean;
+  alongside?: FragmentSqlToken;
+}
+
+/** One call's finish as parts of a statement: its update (`done_<k>`), its event, and `alongside`. */
+function finishParts(item: Finish, k: number): FragmentSqlToken {
+  const { scope, seq, outcome } = item;
+  const type: EventType = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
+  const done = sql.identifier([`done_${k}`]);
+  // `alongside` (the call's policy evaluation) is written by the statement whether or not the call finishes.
+  return sql.fragment`${item.alongside ? sql.fragment`${sql.identifier([`alongside_${k}`])} AS (${item.alongside}), ` : sql.fragment``}${done} AS (
+      UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
+        error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
+        attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,
+        duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
+      WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
+        ${
+          item.whileSessionActive
+            ? sql.fragment`AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = tool_calls.session_id AND s.status = 'active')`
+            : sql.fragment``
+        }
+      RETURNING ${COLUMNS}
+    ), ${sql.identifier([`event_${k}`])} AS (
+      ${eventInsertFrom(
+        scope,
+        type,
+        sql.fragment`SELECT jsonb_build_object('tool_call_id', 'tc_' || seq, 'session_id', session_id, 'server_id', server_id,
+          'tool_name', tool_name, 'duration_ms', duration_ms, 'error_code', error_code, 'attempt_id', attempt_id,
+          'approval_id', approval_id) FROM ${done}`,
+      )}
+    )`;
+}
+
+const finishedRow = toolCallRow.extend({ k: z.number() });
+
+/** Finishes every call of `items` (no seq twice) in one statement: each one's row when it finished now. */
+async function finishTogether(db: DatabasePool, items: Finish[]): Promise<Array<ToolCallRow | undefined>> {
+  const rows = await db.any(sql.type(finishedRow)`
+    WITH ${sql.join(
+      items.map((item, k) => finishParts(item, k)),
+      sql.fragment`, `,
+    )}
+    ${sql.join(
+      items.map((_, k) => sql.fragment`SELECT ${k}::int AS k, * FROM ${sql.identifier([`done_${k}`])}`),
+      sql.fragment` UNION ALL `,
+    )}`);
+  const byItem = new Map(rows.map(({ k, ...row }) => [k, row]));
+  return items.map((item, k) => {
+    const row = byItem.get(k);
+    if (row) countEvent(item.outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed', null);
+    return row;
+  });
+}
+
+type Finished = { row: ToolCallRow | undefined } | { error: unknown };
+
+/**
+ * Finishes a batch of calls in one statement (a seq named twice goes in a statement of its own). Should
+ * the statement fail, each call is finished again on its own, so one call's failure is never another's.
+ */
+async function finishBatch(db: DatabasePool, items: Finish[]): Promise<Finished[]> {
+  const seen = new Set<bigint>();
+  const now: number[] = [];
+  const later: number[] = [];
+  items.forEach((item, at) => {
+    (seen.has(item.seq) ? later : now).push(at);
+    seen.add(item.seq);
+  });
+  const finished: Finished[] = new Array<Finished>(items.length);
+  try {
+    const rows = await finishTogether(
+      db,
+      now.map((at) => items[at]),
+    );
+    now.forEach((at, i) => (finished[at] = { row: rows[i] }));
+  } catch (error) {
+    if (now.length === 1) finished[now[0]] = { error };
+    else
+      await Promise.all(
+        now.map(async (at) => {
+          [finished[at]] = await finishBatch(db, [items[at]]);
+        }),
+      );
+  }
+  if (later.length > 0) {
+    const rest = await finishBatch(
+      db,
+      later.map((at) => items[at]),
+    );
+    later.forEach((at, i) => (finished[at] = rest[i]));
+  }
+  return finished;
+}
+
+/**
+ * Finishes that arrive while one is in flight wait and go together in the next statement: a call's last
+ * write (its row and its event) is one round trip shared by every call finishing at that moment.
+ */
+const finishers = new WeakMap<DatabasePool, (item: Finish) => Promise<Finished>>();
+
 async function finish(
   db: DatabasePool,
   scope: EventScope,
@@ -127,35 +232,14 @@ async function finish(
   outcome: ToolCallOutcome,
   options: { whileSessionActive: boolean; alongside?: FragmentSqlToken },
 ): Promise<ToolCallRow | null> {
-  const type: EventType = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
-  // `alongside` (the call's policy evaluation) is written by this statement whether or not the call finishes.
-  const row = await db.maybeOne(sql.type(toolCallRow)`
-    WITH ${options.alongside ? sql.fragment`alongside AS (${options.alongside}), ` : sql.fragment``}done AS (
-      UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
-        error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
-        attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,
-        duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
-      WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
-        ${
-          options.whileSessionActive
-            ? sql.fragment`AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = tool_calls.session_id AND s.status = 'active')`
-            : sql.fragment``
-        }
-      RETURNING ${COLUMNS}
-    ), event AS (
-      ${eventInsertFrom(
-        scope,
-        type,
-        sql.fragment`SELECT jsonb_build_object('tool_call_id', 'tc_' || seq, 'session_id', session_id, 'server_id', server_id,
-          'tool_name', tool_name, 'duration_ms', duration_ms, 'error_code', error_code, 'attempt_id', attempt_id,
-          'approval_id', approval_id) FROM done`,
-      )}
-    )
-    SELECT * FROM done`);
-  if (row) {
-    countEvent(type, null);
-    return row;
+  let finishOne = finishers.get(db);
+  if (!finishOne) {
+    finishOne = batcher((items: Finish[]) => finishBatch(db, items), 64);
+    finishers.set(db, finishOne);
   }
+  const finished = await finishOne({ scope, seq, outcome, ...options });
+  if ('error' in finished) throw finished.error;
+  if (finished.row) return finished.row;
   const current = await db.one(
     sql.type(toolCallRow)`SELECT ${COLUMNS} FROM tool_calls WHERE org_id = ${scope.orgId} AND seq = ${seq}`,
   );

@@ -1,13 +1,14 @@
-// Tool calls of many sessions counted together: calls arriving while a count is in flight go out in one
-// statement, and each still answers to its own session (its own per-minute limit, its own status) and
-// opens its own row only when within that limit; a call that breaks the statement fails alone.
+// Tool calls of many sessions counted and finished together: calls arriving while a count is in flight go
+// out in one statement, and each still answers to its own session (its own per-minute limit, its own
+// status) and opens its own row only when within that limit; finishes batch the same way, each writing its
+// own row and event once; a call that breaks a shared statement fails alone.
 import { Client } from 'pg';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { ApiError, FlatError } from '../domain/errors';
 import { enforceCallLimits } from '../domain/sessions/limits';
 import { getSession, type SessionRow } from '../domain/sessions/sessions';
-import type { NewToolCall } from '../domain/sessions/tool-calls';
+import { finishToolCall, type NewToolCall } from '../domain/sessions/tool-calls';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 
 let gw: Gateway;
@@ -134,5 +135,48 @@ describe('calls of several sessions counted together', () => {
     // Not an answer of the limits (the database refused the row), and only that call's.
     expect(result).toEqual(['ok', -2, 'ok', 'ok']);
     expect(await Promise.all([a, b].map(rowsOf))).toEqual([2, 1]);
+  });
+});
+
+describe('calls finished together', () => {
+  it('finishes each call once with its own event, and fails only the call that breaks the statement', async () => {
+    const [a, b] = await Promise.all([openSession(large), openSession(large)]);
+    await withinOneMinute();
+    const opened = await Promise.all(
+      [a, b, a].map((session) => enforceCallLimits(gw.db, session, [], callOf(session))),
+    );
+    const [first, second, third] = opened.map((counted) => counted.opened!);
+    const scope = { orgId: large.orgId, projectId: large.projectId, environment: 'test' as const };
+    const settled = await Promise.allSettled([
+      finishToolCall(gw.db, scope, first, { ok: true, output: { n: 1 }, errorCode: null }),
+      finishToolCall(gw.db, scope, second, { ok: false, output: null, errorCode: 'provider_error' }),
+      // The same call presented again while its finish is in flight: answered as it stands, nothing written.
+      finishToolCall(gw.db, scope, first, { ok: false, output: null, errorCode: 'late' }),
+      // A write riding the finish that the database refuses.
+      finishToolCall(
+        gw.db,
+        scope,
+        third,
+        { ok: true, output: {}, errorCode: null },
+        sql.fragment`INSERT INTO events (id) VALUES (NULL)`,
+      ),
+    ]);
+    expect(
+      settled.map((s) => (s.status === 'fulfilled' ? [s.value.status, s.value.error_code] : 'refused')),
+    ).toEqual([['success', null], ['error', 'provider_error'], ['success', null], 'refused']);
+    const events = await gw.db.any(sql.type(z.object({ call: z.string(), type: z.string() }))`
+      SELECT data->>'tool_call_id' AS call, type FROM events
+      WHERE data->>'tool_call_id' = ANY(${sql.array(
+        [first, second, third].map((seq) => `tc_${seq}`),
+        'text',
+      )})
+      ORDER BY type`);
+    expect(events).toEqual([
+      { call: `tc_${second}`, type: 'tool_call.failed' },
+      { call: `tc_${first}`, type: 'tool_call.succeeded' },
+    ]);
+    const thirdStatus = await gw.db.oneFirst(sql.type(z.object({ status: z.string() }))`
+      SELECT status FROM tool_calls WHERE seq = ${third}`);
+    expect(thirdStatus).toBe('running');
   });
 });
