@@ -8,7 +8,8 @@
 import { Client } from 'pg';
 import type { Logger } from '../../runtime/logger';
 
-export const SESSION_CLOSED_CHANNEL = 'gateway_session_closed';
+// The channel schema/sql/0990_session_closings.sql notifies.
+const SESSION_CLOSED_CHANNEL = 'gateway_session_closed';
 const DROPPED_CHANNEL = `${SESSION_CLOSED_CHANNEL}_dropped`;
 const LISTENER_NAME = 'gateway-session-closings';
 // A process that does not acknowledge in time (stalled, or its connection dropped and it cleared its
