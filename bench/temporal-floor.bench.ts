@@ -1,8 +1,9 @@
 // What one workflow costs on this machine, whatever it does: an empty workflow (no activity, one workflow
 // task) started and awaited through `temporal server start-dev` launched exactly as the gateway launches
-// it, with a worker in this process. Three ways: a lone caller; concurrency 16 through a gRPC client, as
-// the API starts spend attempts; concurrency 16 with eager start (the server hands the first workflow task
-// straight back to a worker sharing the starter's connection). By Little's law, a p50 under 30 ms at
+// it, with a worker in this process. Four ways: a lone caller; concurrency 16 through a client over grpc-js
+// and over the SDK's native connection (as the API starts attempts), twice each; concurrency 16 with eager
+// start (the server hands the first workflow task straight back to a worker sharing the starter's
+// connection). By Little's law, a p50 under 30 ms at
 // concurrency 16 needs more than 500 workflows/s, so these figures bound every workflow-per-request path.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -71,11 +72,22 @@ async function main(): Promise<void> {
     await grpc.workflow.execute('emptyWorkflow', { taskQueue: 'floor', workflowId: `floor-${next++}` });
     return true;
   });
+  // The client's own cost: the same load over grpc-js and over the native connection, in the order
+  // grpc, native, native, grpc so a drift in the machine's load weighs on both alike.
+  const viaGrpc = `empty workflow, c=${CONCURRENCY}, grpc-js connection`;
+  const viaNative = `empty workflow, c=${CONCURRENCY}, native connection`;
   const results = [
     await measure('empty workflow, one caller', grpc, 1, false),
-    await measure(`empty workflow, c=${CONCURRENCY}`, grpc, CONCURRENCY, false),
+    await measure(viaGrpc, grpc, CONCURRENCY, false),
+    await measure(viaNative, local, CONCURRENCY, false),
+    await measure(viaNative, local, CONCURRENCY, false),
+    await measure(viaGrpc, grpc, CONCURRENCY, false),
     await measure(`empty workflow, c=${CONCURRENCY}, eager start`, local, CONCURRENCY, true),
   ];
+  const clientMs = (label: string) => {
+    const runs = results.filter((r) => r.label === label);
+    return runs.reduce((sum, r) => sum + r.clientMs, 0) / runs.length;
+  };
 
   console.log(machineLine());
   console.log(
@@ -85,6 +97,9 @@ async function main(): Promise<void> {
     console.log(
       `${formatResult(r)}   server CPU ${r.serverMs.toFixed(1)} ms/wf, worker+client CPU ${r.clientMs.toFixed(1)} ms/wf`,
     );
+  console.log(
+    `worker+client CPU per workflow at c=${CONCURRENCY}: grpc-js ${clientMs(viaGrpc).toFixed(2)} ms, native ${clientMs(viaNative).toFixed(2)} ms (${(clientMs(viaNative) / clientMs(viaGrpc)).toFixed(2)}x)`,
+  );
   const best = Math.max(...results.map((r) => r.rps));
   console.log(
     `a p50 under 30 ms at c=${CONCURRENCY} needs about ${Math.ceil(CONCURRENCY / 0.03)} workflows/s; the best measured here is ${best.toFixed(0)}/s`,

@@ -16,6 +16,7 @@ import { ApplicationFailure } from '@temporalio/common';
 // workflow with RESOURCE_EXHAUSTED, and the client gives up after its retries). Any other service error is
 // a real fault and goes up.
 const TRANSIENT_GRPC: ReadonlySet<number> = new Set([
+  1, // CANCELLED: how the native connection reports a call that ran past its deadline (never an abort here)
   4, // DEADLINE_EXCEEDED
   8, // RESOURCE_EXHAUSTED
   10, // ABORTED

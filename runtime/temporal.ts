@@ -1,8 +1,9 @@
-// Connections to Temporal: a client for the API and a native connection for workers, with the
-// TLS / API-key options a Temporal cluster or Temporal Cloud needs.
+// Connections to Temporal, with the TLS / API-key options a Temporal cluster or Temporal Cloud needs. The
+// API's client and the workers share one kind of connection: the SDK's native one (its Rust core), which
+// costs the API a fraction of the CPU grpc-js does per call and raises the same gRPC errors.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, TransportError } from '@temporalio/worker';
 import { Backoff } from './backoff';
 import type { TemporalSettings } from './config';
@@ -19,12 +20,20 @@ function tls(settings: TemporalSettings) {
   return settings.apiKey ? true : undefined; // Temporal Cloud API keys ride on TLS
 }
 
+/**
+ * The API's client. Deadlines (`withDeadline`) reach the server; the native connection ignores
+ * `withAbortSignal`, which the gateway does not use.
+ */
 export async function connectClient(settings: TemporalSettings, address: string): Promise<Client> {
-  const connection = await Connection.connect({ address, tls: tls(settings), apiKey: settings.apiKey });
-  return new Client({ connection, namespace: settings.namespace, interceptors: clientInterceptors() });
+  return clientOver(await connectNative(settings, address), settings.namespace);
 }
 
-export async function connectWorker(settings: TemporalSettings, address: string): Promise<NativeConnection> {
+/** A client over a native connection opened elsewhere (a test server's), with the API's interceptors. */
+export function clientOver(connection: NativeConnection, namespace: string): Client {
+  return new Client({ connection, namespace, interceptors: clientInterceptors() });
+}
+
+async function connectNative(settings: TemporalSettings, address: string): Promise<NativeConnection> {
   return NativeConnection.connect({ address, tls: tls(settings), apiKey: settings.apiKey });
 }
 
@@ -42,7 +51,7 @@ export async function connectWorkerWhenReachable(
   for (let attempt = 1; ; attempt++) {
     options.signal?.throwIfAborted();
     try {
-      return await connectWorker(settings, address);
+      return await connectNative(settings, address);
     } catch (error) {
       if (!(error instanceof TransportError)) throw error;
       const delay = backoff.next();

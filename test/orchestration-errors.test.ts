@@ -20,6 +20,15 @@ describe('answerIsStored', () => {
     expect(answerIsStored(new WorkflowNotFoundError('gone', 'wf', undefined))).toBe(true);
   });
 
+  it('reads the stored answer after a call that ran past its deadline, as either connection reports it', () => {
+    for (const code of [4, 1]) {
+      expect(answerIsStored(grpcError(code, 'Timeout expired'))).toBe(true);
+      expect(
+        answerIsStored(new ServiceError('Failed to start Workflow', { cause: grpcError(code, '') })),
+      ).toBe(true);
+    }
+  });
+
   it('lets real faults go up', () => {
     expect(answerIsStored(grpcError(3, 'invalid argument'))).toBe(false);
     expect(answerIsStored(new ServiceError('bad', { cause: grpcError(7, 'permission denied') }))).toBe(false);

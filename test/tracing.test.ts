@@ -2,9 +2,8 @@
 // API's server span (named by route, with the request id) through the Temporal client's update-with-start,
 // the moneyAttempt workflow, its activities and the call to the payment provider, which name the attempt.
 // Spans are collected in memory.
-import { Client } from '@temporalio/client';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { clientInterceptors, startTracing, type Tracing } from '../runtime/telemetry/tracing';
+import { startTracing, type Tracing } from '../runtime/telemetry/tracing';
 import { startGateway, TEMPORAL_SERVERS, type Gateway } from './support/harness';
 import { fund, newWallet } from './support/money';
 
@@ -32,13 +31,9 @@ const parentOf = (span: ReadableSpan) => span.parentSpanId;
 describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) => {
   let gw: Gateway;
   beforeAll(async () => {
+    // Tracing is on before the gateway starts, so the harness's API client carries its interceptors, as
+    // the API process's does.
     gw = await startGateway({ temporal: server });
-    // The harness's API client is a plain one; the API process makes its client with these interceptors.
-    gw.deps.temporal.client = new Client({
-      connection: gw.env.connection,
-      namespace: gw.env.namespace ?? 'default',
-      interceptors: clientInterceptors(),
-    });
   }, 120_000);
   afterAll(async () => {
     await gw?.stop();

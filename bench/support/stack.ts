@@ -6,7 +6,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
 import { listenForSessionClosings } from '../../domain/sessions/closings';
@@ -19,6 +18,7 @@ import { loadConfig, type Config } from '../../runtime/config';
 import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
 import { migrate } from '../../runtime/migrate';
+import { connectClient } from '../../runtime/temporal';
 import { startDevServer } from '../../temporal-dev/dev-server';
 import { afterAnswersSettled } from '../../api/after-answer';
 import { startWorker } from '../../worker/main';
@@ -65,8 +65,8 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
   const db = await openDatabase(postgres.url, { maximumPoolSize: config.databasePoolSize });
   await migrate(db);
   const worker = await startWorker({ config, databaseUrl: postgres.url, temporalAddress: temporal.address });
-  const connection = await Connection.connect({ address: temporal.address });
-  const client = new Client({ connection, namespace: 'default' });
+  // The API's client as the API process makes it (after the worker, whose Temporal runtime it shares).
+  const client = await connectClient(config.temporal, temporal.address);
   const log = createLogger('error');
   // As an API process runs: closed sessions are heard, so the open ones may answer from memory.
   const closings = await listenForSessionClosings(postgres.url, openSessionCache, log);
@@ -98,7 +98,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
       await afterAnswersSettled(deps);
       await closings.stop();
       await worker.stop();
-      await connection.close();
+      await client.connection.close();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
       await temporal.stop();

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { temporal } from '@temporalio/proto';
-import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
@@ -20,6 +19,7 @@ import { ensureDatabase } from '../../local/postgres';
 import { loadConfig, type Config } from '../../runtime/config';
 import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
+import { clientOver } from '../../runtime/temporal';
 import { createWorker, installRuntime } from '../../worker/worker';
 import { startEventDispatcher, type EventDispatcher } from '../../worker/event-dispatcher';
 import { deliveryAttempts } from '../../activities/webhooks';
@@ -166,11 +166,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
   const closings = await listenForSessionClosings(databaseUrl, openSessionCache, log);
-  // The API gets a plain client on the test server's connection. The environment's own client unlocks
-  // time skipping whenever it awaits a result, and those unlocks are counted: concurrent HTTP requests
-  // waiting on workflows would race on the lock and let timers jump while activities run. Tests move
-  // the clock explicitly (env.sleep) or await results through env.client.
-  const apiClient = new Client({ connection: env.connection, namespace: env.namespace ?? 'default' });
+  // The API gets a plain client on the test server's native connection, as the API process makes it. The
+  // environment's own client (over grpc-js) unlocks time skipping whenever it awaits a result, and those
+  // unlocks are counted: concurrent HTTP requests waiting on workflows would race on the lock and let
+  // timers jump while activities run. Tests move the clock explicitly (env.sleep) or await results
+  // through env.client.
+  const apiClient = clientOver(env.nativeConnection, env.namespace ?? 'default');
   const deps: AppDeps = { db, config, log, temporal: { client: apiClient, taskQueue }, keyCache };
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
