@@ -90,7 +90,8 @@ export async function startDevServer(options: DevServerOptions): Promise<Running
     uiUrl: `http://127.0.0.1:${options.uiPort}`,
     stop() {
       stopped ??= new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // A server killed by a signal has no exit code, only a signal code.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       });
