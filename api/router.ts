@@ -180,8 +180,14 @@ export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {
  */
 type Layers = ReturnType<Router['match']>['path'];
 
+function fewestParams(layers: Layers): number {
+  let fewest = Infinity;
+  for (const layer of layers) if (layer.paramNames.length < fewest) fewest = layer.paramNames.length;
+  return fewest;
+}
+
 function allowedMethods(layers: Layers): string[] {
-  const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
+  const fewest = fewestParams(layers);
   const concrete = layers.filter((layer) => layer.paramNames.length === fewest);
   return [...new Set(concrete.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
 }
@@ -192,22 +198,34 @@ function methodNotAllowed(ctx: Koa.Context, allowed: string[]): ApiError {
 }
 
 /**
- * Around routing: a method a URL's concrete path does not declare is 405 even when a templated path
- * would take it; after routing, an unknown path is 404 not_found, a known path with the wrong method
- * 405, both in the envelope.
+ * Routing in one step: the request is matched once, a method a URL's concrete path does not declare is 405
+ * even when a templated path would take it, and the first matching route runs as @koa/router would run it
+ * (its params and template set on the context) but without composing a chain of closures per request: every
+ * route here is one handler that answers and never calls next, so the first match is the whole chain. After
+ * it, an unknown path is 404 not_found, a known path with the wrong method 405, both in the envelope.
  */
-export function notMatched(router: Router): Koa.Middleware {
+export function dispatch(router: Router): Koa.Middleware {
+  // mount() gives every layer exactly its one handler; anything else would need @koa/router's own chain.
+  for (const layer of router.stack)
+    if (layer.stack.length !== 1)
+      throw new Error(`route ${String(layer.path)} has ${layer.stack.length} handlers`);
   return async (ctx, next) => {
-    const before = router.match(ctx.path, ctx.method);
-    if (before.route) {
+    const path = ctx.path;
+    const matched = router.match(path, ctx.method);
+    if (matched.route) {
       // The usual case first, without building the allowed list: a most concrete path takes the method.
-      const fewest = Math.min(...before.path.map((layer) => layer.paramNames.length));
-      if (!before.pathAndMethod.some((layer) => layer.paramNames.length === fewest))
-        throw methodNotAllowed(ctx, allowedMethods(before.path));
+      const fewest = fewestParams(matched.path);
+      if (!matched.pathAndMethod.some((layer) => layer.paramNames.length === fewest))
+        throw methodNotAllowed(ctx, allowedMethods(matched.path));
+      const first = matched.pathAndMethod[0];
+      const routed = ctx as Koa.Context & { _matchedRoute?: string | RegExp };
+      routed.params = first.params(path, first.captures(path), {});
+      routed._matchedRoute = first.path;
+      await first.stack[0](ctx as never, next);
+    } else {
+      await next();
     }
-    await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
-    const matched = router.match(ctx.path, ctx.method);
     if (matched.path.length > 0 && !matched.route) throw methodNotAllowed(ctx, allowedMethods(matched.path));
     throw new ApiError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
   };
