@@ -30,10 +30,13 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   router[route.method](route.path, async (ctx: Koa.Context) => {
     refuseUnsafeInput(ctx.params, 'params');
     const challengeScope = route.challengeScope && route.scope ? route.scope : undefined;
-    const principal = await authenticate(deps, ctx, route.auth, challengeScope).catch((error: unknown) => {
+    let principal: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      principal = await authenticate(deps, ctx, route.auth, challengeScope);
+    } catch (error) {
       const noProject = error instanceof FlatError && error.body.error === 'project_resolution_failed';
       throw noProject && route.noProjectError ? route.noProjectError() : error;
-    });
+    }
     bindRequestLogFields(principal, undefined);
     if (route.auth === 'key') {
       try {
