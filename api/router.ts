@@ -172,8 +172,18 @@ class IndexedRouter extends Router {
       );
       this.index = { size: this.stack.length, byTwo, byOne, rest };
     }
-    const [first, second] = leading(path);
-    return this.index.byTwo.get(`${first}/${second}`) ?? this.index.byOne.get(first) ?? this.index.rest;
+    // leading()'s answer, read off the path without splitting it: `first/second` is the text up to the third
+    // slash, lower-cased as a whole.
+    const slash = path.indexOf('/');
+    if (slash === -1) return this.index.byTwo.get('/') ?? this.index.byOne.get('') ?? this.index.rest;
+    const end = path.indexOf('/', slash + 1);
+    const first = (end === -1 ? path.slice(slash + 1) : path.slice(slash + 1, end)).toLowerCase();
+    const last = end === -1 ? -1 : path.indexOf('/', end + 1);
+    const two =
+      end === -1
+        ? `${first}/`
+        : (last === -1 ? path.slice(slash + 1) : path.slice(slash + 1, last)).toLowerCase();
+    return this.index.byTwo.get(two) ?? this.index.byOne.get(first) ?? this.index.rest;
   }
 
   override match(path: string, method: string): Match {
