@@ -1,4 +1,4 @@
-// Builds the Koa application (no listen): metrics → request id → access log → trace span → errors → routes → not-found.
+// Builds the Koa application (no listen): metrics → request id → access log → trace span → errors → routing (not-found and not-allowed included).
 import Koa from 'koa';
 import { installJsonParse } from '../contracts/json-parse';
 import type { AppDeps } from './deps';
@@ -8,7 +8,7 @@ import { httpTracing } from './metrics/http-tracing';
 import { metricsRoutes } from './metrics/route';
 import { errors } from './middleware/errors';
 import { requestId } from './middleware/request-id';
-import { buildRouter, notMatched } from './router';
+import { buildRouter, dispatch } from './router';
 import { allRoutes } from './routes';
 import type { AnyRoute } from './route';
 
@@ -21,8 +21,7 @@ export function createApp(deps: AppDeps, routes: AnyRoute[] = allRoutes()): Koa 
   app.use(accessLog(deps.log));
   app.use(httpTracing());
   app.use(errors(deps.log));
-  app.use(notMatched(router));
-  app.use(router.routes());
+  app.use(dispatch(router));
   // Koa's own error event would print a second stack trace for errors the middleware already rendered.
   app.silent = true;
   return app;

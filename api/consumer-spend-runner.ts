@@ -41,7 +41,8 @@ import { attemptInProgress, awaitAttempt, rememberSettled, settledReply } from '
 import { serializeReply } from './settled-replies';
 
 export type SpendRun =
-  | { kind: 'replay'; status: number; json: Buffer }
+  /** `settled`: the attempt's answer can never change (it is kept in this process). */
+  | { kind: 'replay'; status: number; json: Buffer; settled: boolean }
   | {
       kind: 'running';
       request: SpendRequest;
@@ -84,7 +85,8 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
   const answer = replayOf(row);
   // The row's body keeps the first answer's key order (attempts.ts), so this is its bytes with the flag turned.
   const json = serializeReply(answer.body);
-  if (row.caller_attempt && SETTLED.has(row.status) && !row.fresh_owed) {
+  const settled = row.caller_attempt && SETTLED.has(row.status) && !row.fresh_owed;
+  if (settled) {
     rememberSettled(
       deps,
       'consumer',
@@ -98,7 +100,7 @@ function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'r
       json,
     );
   }
-  return { kind: 'replay', status: answer.httpStatus, json };
+  return { kind: 'replay', status: answer.httpStatus, json, settled };
 }
 
 export async function prepareSpend(
@@ -193,7 +195,7 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
       projectId: req.projectId,
       fingerprint: req.fingerprint,
     });
-    if (settled) return { kind: 'replay', status: settled.status, json: settled.json };
+    if (settled) return { kind: 'replay', status: settled.status, json: settled.json, settled: true };
   }
   // An attempt id presented by the caller is usually a retry: its row is read (a plain read by key), and
   // only a missing one is claimed, because the claim's insert path runs even when the id is taken.

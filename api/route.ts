@@ -30,6 +30,12 @@ export interface Reply {
   body?: unknown;
   headers?: Record<string, string>;
   type?: string;
+  /**
+   * Set by a flow whose answer to these exact bytes from this caller can no longer change (a settled
+   * attempt's replay, with nothing else checked that may change): on a route that keeps final answers, the
+   * router sends it again for the same presentation without reading the body anew (settled-replies.ts).
+   */
+  final?: { attemptId: string };
 }
 
 export interface HandlerInput<TBody, TQuery, TParams, TPrincipal> {
@@ -78,6 +84,8 @@ export interface RouteDefinition<
    */
   bodyOptional?: boolean;
   bodyTypes?: Array<'json' | 'form'>; // default json
+  /** Answers its flows mark final (`Reply.final`) are kept by presentation and sent again as they were. */
+  keepsFinalAnswers?: boolean;
   query?: JsonSchema;
   params?: JsonSchema;
   /**

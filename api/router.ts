@@ -8,11 +8,12 @@ import { insufficientScopeChallenge } from './auth/challenge';
 import { requireScope } from './auth/scope';
 import type { AppDeps } from './deps';
 import { bindRequestLogFields } from './metrics/access-log';
-import { parseBody } from './middleware/body';
+import { decodeBody, parseBody, readBody } from './middleware/body';
 import type { Principal } from './principal';
 import type { AnyRoute, Reply } from './route';
 import { requestSchema } from '../schema/http/json-schema';
 import { check, compile, refuseUnsafeInput } from './validation';
+import { finalReplies, presentationKey } from './settled-replies';
 
 function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   const validateBody = route.body ? compile(requestSchema(route.body), 'body') : undefined;
@@ -20,13 +21,22 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
   const validateParams = route.params ? compile(requestSchema(route.params), 'text') : undefined;
   const bodyTypes = route.bodyTypes ?? ['json'];
 
+  const checkQueryAndParams = (query: Record<string, unknown>, params: Record<string, unknown>) => {
+    refuseUnsafeInput(query, 'query');
+    if (validateQuery) check(validateQuery, query, 'query');
+    if (validateParams) check(validateParams, params, 'params');
+  };
+
   router[route.method](route.path, async (ctx: Koa.Context) => {
     refuseUnsafeInput(ctx.params, 'params');
     const challengeScope = route.challengeScope && route.scope ? route.scope : undefined;
-    const principal = await authenticate(deps, ctx, route.auth, challengeScope).catch((error: unknown) => {
+    let principal: Awaited<ReturnType<typeof authenticate>>;
+    try {
+      principal = await authenticate(deps, ctx, route.auth, challengeScope);
+    } catch (error) {
       const noProject = error instanceof FlatError && error.body.error === 'project_resolution_failed';
       throw noProject && route.noProjectError ? route.noProjectError() : error;
-    });
+    }
     bindRequestLogFields(principal, undefined);
     if (route.auth === 'key') {
       try {
@@ -40,11 +50,23 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
     }
 
     let body: unknown = undefined;
+    let presentation: string | undefined;
     const query: Record<string, unknown> = { ...ctx.query };
     const params: Record<string, unknown> = { ...ctx.params };
     try {
       if (route.body) {
-        body = await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+        const raw = await readBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
+        if (route.keepsFinalAnswers && raw?.type === 'json' && principal && 'orgId' in principal) {
+          presentation = presentationKey(principal.orgId, String(principal.projectId), ctx.path, raw.raw);
+          // The same bytes passed every body check when their answer was kept; the rest is checked as ever.
+          const known = finalReplies(deps.db).get(presentation);
+          if (known) {
+            checkQueryAndParams(query, params);
+            bindRequestLogFields(undefined, { attempt_id: known.attemptId });
+            return send(ctx, known.reply);
+          }
+        }
+        body = decodeBody(raw);
         // An absent body is judged as {} so required fields are reported by name; where {} would pass, a
         // route whose body is required still refuses it.
         const absent = body === undefined;
@@ -55,9 +77,7 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
       } else if (route.method !== 'get' && route.method !== 'delete') {
         await parseBody(ctx, bodyTypes, deps.config.bodyLimitBytes);
       }
-      refuseUnsafeInput(query, 'query');
-      if (validateQuery) check(validateQuery, query, 'query');
-      if (validateParams) check(validateParams, params, 'params');
+      checkQueryAndParams(query, params);
       bindRequestLogFields(undefined, body);
     } catch (error) {
       // Routes speaking another protocol (OAuth JSON, HTML pages) render refused input their own way.
@@ -65,18 +85,21 @@ function mount(router: Router, deps: AppDeps, route: AnyRoute): void {
       return send(ctx, route.onInputError(error, ctx, { body }));
     }
 
-    send(
+    const reply = await route.handler({
+      body,
+      query,
+      params,
+      principal,
+      requestId: String(ctx.state.requestId),
+      deps,
       ctx,
-      await route.handler({
-        body,
-        query,
-        params,
-        principal,
-        requestId: String(ctx.state.requestId),
-        deps,
-        ctx,
-      }),
-    );
+    });
+    if (presentation && reply.final && Buffer.isBuffer(reply.body))
+      finalReplies(deps.db).remember(presentation, {
+        attemptId: reply.final.attemptId,
+        reply: { status: reply.status, body: reply.body, type: reply.type, headers: reply.headers },
+      });
+    send(ctx, reply);
   });
 }
 
@@ -149,8 +172,18 @@ class IndexedRouter extends Router {
       );
       this.index = { size: this.stack.length, byTwo, byOne, rest };
     }
-    const [first, second] = leading(path);
-    return this.index.byTwo.get(`${first}/${second}`) ?? this.index.byOne.get(first) ?? this.index.rest;
+    // leading()'s answer, read off the path without splitting it: `first/second` is the text up to the third
+    // slash, lower-cased as a whole.
+    const slash = path.indexOf('/');
+    if (slash === -1) return this.index.byTwo.get('/') ?? this.index.byOne.get('') ?? this.index.rest;
+    const end = path.indexOf('/', slash + 1);
+    const first = (end === -1 ? path.slice(slash + 1) : path.slice(slash + 1, end)).toLowerCase();
+    const last = end === -1 ? -1 : path.indexOf('/', end + 1);
+    const two =
+      end === -1
+        ? `${first}/`
+        : (last === -1 ? path.slice(slash + 1) : path.slice(slash + 1, last)).toLowerCase();
+    return this.index.byTwo.get(two) ?? this.index.byOne.get(first) ?? this.index.rest;
   }
 
   override match(path: string, method: string): Match {
@@ -180,8 +213,14 @@ export function buildRouter(deps: AppDeps, routes: AnyRoute[]): Router {
  */
 type Layers = ReturnType<Router['match']>['path'];
 
+function fewestParams(layers: Layers): number {
+  let fewest = Infinity;
+  for (const layer of layers) if (layer.paramNames.length < fewest) fewest = layer.paramNames.length;
+  return fewest;
+}
+
 function allowedMethods(layers: Layers): string[] {
-  const fewest = Math.min(...layers.map((layer) => layer.paramNames.length));
+  const fewest = fewestParams(layers);
   const concrete = layers.filter((layer) => layer.paramNames.length === fewest);
   return [...new Set(concrete.flatMap((layer) => layer.methods))].filter((m) => m !== 'HEAD');
 }
@@ -192,22 +231,34 @@ function methodNotAllowed(ctx: Koa.Context, allowed: string[]): ApiError {
 }
 
 /**
- * Around routing: a method a URL's concrete path does not declare is 405 even when a templated path
- * would take it; after routing, an unknown path is 404 not_found, a known path with the wrong method
- * 405, both in the envelope.
+ * Routing in one step: the request is matched once, a method a URL's concrete path does not declare is 405
+ * even when a templated path would take it, and the first matching route runs as @koa/router would run it
+ * (its params and template set on the context) but without composing a chain of closures per request: every
+ * route here is one handler that answers and never calls next, so the first match is the whole chain. After
+ * it, an unknown path is 404 not_found, a known path with the wrong method 405, both in the envelope.
  */
-export function notMatched(router: Router): Koa.Middleware {
+export function dispatch(router: Router): Koa.Middleware {
+  // mount() gives every layer exactly its one handler; anything else would need @koa/router's own chain.
+  for (const layer of router.stack)
+    if (layer.stack.length !== 1)
+      throw new Error(`route ${String(layer.path)} has ${layer.stack.length} handlers`);
   return async (ctx, next) => {
-    const before = router.match(ctx.path, ctx.method);
-    if (before.route) {
+    const path = ctx.path;
+    const matched = router.match(path, ctx.method);
+    if (matched.route) {
       // The usual case first, without building the allowed list: a most concrete path takes the method.
-      const fewest = Math.min(...before.path.map((layer) => layer.paramNames.length));
-      if (!before.pathAndMethod.some((layer) => layer.paramNames.length === fewest))
-        throw methodNotAllowed(ctx, allowedMethods(before.path));
+      const fewest = fewestParams(matched.path);
+      if (!matched.pathAndMethod.some((layer) => layer.paramNames.length === fewest))
+        throw methodNotAllowed(ctx, allowedMethods(matched.path));
+      const first = matched.pathAndMethod[0];
+      const routed = ctx as Koa.Context & { _matchedRoute?: string | RegExp };
+      routed.params = first.params(path, first.captures(path), {});
+      routed._matchedRoute = first.path;
+      await first.stack[0](ctx as never, next);
+    } else {
+      await next();
     }
-    await next();
     if (ctx.body !== undefined || ctx.status !== 404) return;
-    const matched = router.match(ctx.path, ctx.method);
     if (matched.path.length > 0 && !matched.route) throw methodNotAllowed(ctx, allowedMethods(matched.path));
     throw new ApiError(404, 'not_found', `No route for ${ctx.method} ${ctx.path}`);
   };

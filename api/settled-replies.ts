@@ -3,7 +3,9 @@
 // never change are held: a settled attempt's row is never updated again and goes only with its project.
 // An entry answers only the organization, project and request fingerprint it was stored for; any other
 // presentation misses, and PostgreSQL decides exactly as it would without the cache.
+import { hash } from 'node:crypto';
 import type { DatabasePool } from '../runtime/database';
+import type { Reply } from './route';
 
 export interface SettledReply {
   projectId: string;
@@ -63,17 +65,79 @@ const keyOf = (orgId: string, attemptId: string): string => `${orgId}\u0000${att
 /** Settled replies are kept per attempt id space (domain/attempts/store.ts). */
 export type ReplySpace = 'consumer' | 'wallet';
 
+/** A presentation's final answer: the reply as sent, and the attempt it names (for the request's log fields). */
+export interface FinalReply {
+  attemptId: string;
+  reply: Reply & { body: Buffer };
+}
+
+/**
+ * Final answers by presentation: the caller's organization and project, the route, and a digest of the
+ * body's bytes. A route's answer to the same caller sending the same bytes is final once the attempt they
+ * name has settled and nothing else it checks can change (the flow says so, `Reply.final`), so the router
+ * sends it again without parsing, validating and fingerprinting the body anew. Bounded, least recently used.
+ */
+export class FinalReplies {
+  private readonly entries = new Map<string, FinalReply>();
+  private bytes = 0;
+
+  constructor(
+    private readonly maxEntries = 10_000,
+    private readonly maxBytes = 32 * 2 ** 20,
+  ) {}
+
+  get(key: string): FinalReply | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry;
+  }
+
+  remember(key: string, entry: FinalReply): void {
+    if (entry.reply.body.length > this.maxBytes || this.entries.has(key)) return;
+    this.entries.set(key, entry);
+    this.bytes += entry.reply.body.length;
+    for (const [oldest, dropped] of this.entries) {
+      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= dropped.reply.body.length;
+    }
+  }
+}
+
+/** The key of one presentation: who sent it, to which route, and the digest of exactly the bytes sent. */
+export function presentationKey(orgId: string, projectId: string, route: string, raw: Buffer): string {
+  return `${orgId}\u0000${projectId}\u0000${route}\u0000${hash('sha256', raw, 'base64')}`;
+}
+
+interface Caches {
+  replies: Record<ReplySpace, SettledReplies>;
+  final: FinalReplies;
+}
+
 // One cache per database: a cached row is a copy of that database's row, and a test gateway's database
 // is its own.
-const perDatabase = new WeakMap<DatabasePool, Record<ReplySpace, SettledReplies>>();
+const perDatabase = new WeakMap<DatabasePool, Caches>();
 
-export function settledReplies(db: DatabasePool, space: ReplySpace): SettledReplies {
+function cachesOf(db: DatabasePool): Caches {
   let caches = perDatabase.get(db);
   if (!caches) {
-    caches = { consumer: new SettledReplies(), wallet: new SettledReplies() };
+    caches = {
+      replies: { consumer: new SettledReplies(), wallet: new SettledReplies() },
+      final: new FinalReplies(),
+    };
     perDatabase.set(db, caches);
   }
-  return caches[space];
+  return caches;
+}
+
+export function settledReplies(db: DatabasePool, space: ReplySpace): SettledReplies {
+  return cachesOf(db).replies[space];
+}
+
+export function finalReplies(db: DatabasePool): FinalReplies {
+  return cachesOf(db).final;
 }
 
 /** A body as Koa would send it (JSON.stringify, UTF-8), so a cached reply is byte-identical to an uncached one. */

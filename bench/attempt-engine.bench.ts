@@ -27,11 +27,14 @@ import { formatResult, machineLine, runLoad, type LoadResult } from './support/l
 import { spawnRotating } from './support/spawn-rotating';
 import { roundTrips } from './support/round-trips';
 import type { BenchStack } from './support/stack';
+import type { Tenant } from '../test/support/harness';
 
 const CONCURRENCY = 16;
 const LONE = Number(process.env.BENCH_LONE ?? 100);
 const TOTAL = Number(process.env.BENCH_ATTEMPTS ?? 400);
 const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 1_000);
+// BENCH_ONLY=replay: only the consumer spends (they make the attempts replayed) and the replay rows.
+const ALL = process.env.BENCH_ONLY !== 'replay';
 
 const line = (r: Costed) => `${formatResult(r)}   ${costLine(r)}`;
 const verdict = (met: boolean) => (met ? 'met' : 'missed');
@@ -61,11 +64,8 @@ async function activationsOf(stack: BenchStack, workflowId: string): Promise<str
   return `${tasks + locals} activations (${tasks} workflow tasks, ${locals} local activities, ${scheduled} scheduled activities)`;
 }
 
-async function main(): Promise<void> {
-  const stack = await startBenchStack({ poolSize: 40 });
-  const tenant = await stack.createTenant();
-  const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
-
+/** The floor and the wallet-execute and paid-tool-call figures, each beside what it is compared with. */
+async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<string, string>) {
   // The floor: an empty workflow on the same server, its worker in this process beside the gateway's.
   const native = await NativeConnection.connect({ address: stack.temporal.address });
   const floorWorker = await Worker.create({
@@ -186,6 +186,27 @@ async function main(): Promise<void> {
   const paidLone = await paidCalls('paid tool call, alone', 'paid-lone', LONE, 1);
   const paidLoad = await paidCalls(`paid tool call, c=${CONCURRENCY}`, 'paid-load', TOTAL, CONCURRENCY);
 
+  return {
+    floorWorker,
+    floorRunning,
+    native,
+    floorLone,
+    floorEager,
+    executeLone,
+    executeLoad,
+    paidLone,
+    paidLoad,
+    caller,
+  };
+}
+
+async function main(): Promise<void> {
+  const stack = await startBenchStack({ poolSize: 40 });
+  const tenant = await stack.createTenant();
+  const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
+
+  const families = ALL ? await familyFigures(stack, tenant, headers) : undefined;
+
   // Consumer Pix spends: one consumer per lane, since one mandate's spends serialize on its lock.
   const consumers = await Promise.all(
     Array.from({ length: CONCURRENCY }, () =>
@@ -279,29 +300,13 @@ async function main(): Promise<void> {
   koaServer.closeAllConnections();
   koaServer.close();
 
-  const activations = {
-    'wallet execute': await activationsOf(stack, workflowIds.spend(tenant.orgId, 'load-0')),
-    'paid tool call': await activationsOf(stack, workflowIds.toolCharge(caller.orgId, 'paid-load-0')),
-    'consumer Pix spend': await activationsOf(
-      stack,
-      workflowIds.consumerSpend(
-        tenant.orgId,
-        (JSON.parse(loadBodies[0]) as { attempt_id: string }).attempt_id,
-      ),
-    ),
-  };
-
   console.log(machineLine());
   console.log(
-    `attempt engine: ${LONE} alone and ${TOTAL} at c=${CONCURRENCY} per family, one stack, one run`,
+    `attempt engine: ${LONE} alone and ${TOTAL} at c=${CONCURRENCY} per family, one stack, one run${ALL ? '' : ' (replays only)'}`,
   );
+  const f = families;
   for (const r of [
-    floorLone,
-    floorEager,
-    executeLone,
-    executeLoad,
-    paidLone,
-    paidLoad,
+    ...(f ? [f.floorLone, f.floorEager, f.executeLone, f.executeLoad, f.paidLone, f.paidLoad] : []),
     spendLone,
     spendLoad,
     bareLone,
@@ -311,33 +316,49 @@ async function main(): Promise<void> {
   ])
     console.log(line(r));
   console.log("targets (issue 27), against the same run's floor:");
-  for (const [family, lone, load] of [
-    ['wallet execute', executeLone, executeLoad],
-    ['paid tool call', paidLone, paidLoad],
-    ['consumer Pix spend', spendLone, spendLoad],
-  ] as const) {
-    const cpu = load.processMs / floorEager.processMs;
-    const ratio = load.rps / floorEager.rps;
-    console.log(
-      `- ${family}: ${activations[family]}; ${load.trips.toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
-    );
-    console.log(
-      `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms = ${cpu.toFixed(2)}x the empty workflow's ${floorEager.processMs.toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(cpu <= 2)})`,
-    );
-    console.log(
-      `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor's ${floorEager.rps.toFixed(1)}/s (>= 0.5: ${verdict(ratio >= 0.5)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
-    );
-    console.log(
-      `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 15 (${verdict(lone.p50 <= floorLone.p50 + 15)})`,
-    );
+  if (f) {
+    const activations = {
+      'wallet execute': await activationsOf(stack, workflowIds.spend(tenant.orgId, 'load-0')),
+      'paid tool call': await activationsOf(stack, workflowIds.toolCharge(f.caller.orgId, 'paid-load-0')),
+      'consumer Pix spend': await activationsOf(
+        stack,
+        workflowIds.consumerSpend(
+          tenant.orgId,
+          (JSON.parse(loadBodies[0]) as { attempt_id: string }).attempt_id,
+        ),
+      ),
+    };
+    const { floorLone, floorEager } = f;
+    for (const [family, lone, load] of [
+      ['wallet execute', f.executeLone, f.executeLoad],
+      ['paid tool call', f.paidLone, f.paidLoad],
+      ['consumer Pix spend', spendLone, spendLoad],
+    ] as const) {
+      const cpu = load.processMs / floorEager.processMs;
+      const ratio = load.rps / floorEager.rps;
+      console.log(
+        `- ${family}: ${activations[family]}; ${load.trips.toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
+      );
+      console.log(
+        `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms = ${cpu.toFixed(2)}x the empty workflow's ${floorEager.processMs.toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(cpu <= 2)})`,
+      );
+      console.log(
+        `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor's ${floorEager.rps.toFixed(1)}/s (>= 0.5: ${verdict(ratio >= 0.5)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
+      );
+      console.log(
+        `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 15 (${verdict(lone.p50 <= floorLone.p50 + 15)})`,
+      );
+    }
   }
   console.log(
     `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (<= 1.5x the bare Koa handler's ${koaLone.p99.toFixed(2)} ms: ${verdict(warm.p99 <= 1.5 * koaLone.p99)}), cold p99 ${cold.p99.toFixed(2)} ms (<= 3x: ${verdict(cold.p99 <= 3 * koaLone.p99)}); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
   );
 
-  floorWorker.shutdown();
-  await floorRunning;
-  await native.close();
+  if (f) {
+    f.floorWorker.shutdown();
+    await f.floorRunning;
+    await f.native.close();
+  }
   await stack.stop();
 }
 

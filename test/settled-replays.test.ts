@@ -6,6 +6,7 @@
 import { Client } from 'pg';
 import { sql } from 'slonik';
 import { z } from 'zod';
+import * as prepare from '../domain/consumer-payments/prepare';
 import { waitFor } from './support/consents';
 import { pixSpend, readyConsumer, TED_DESTINATION } from './support/consumer-spend';
 import { startGateway, type Gateway, type HttpResult, type Tenant } from './support/harness';
@@ -142,6 +143,60 @@ describe('a settled consumer spend presented again', () => {
     expect([warm.result.status, warm.result.headers.get('idempotent-replayed')]).toEqual([422, 'true']);
     expect(warm.result.text).toBe(cold.text);
     expect(warm.result.body).toEqual({ ...refused.body, idempotent_replay: true });
+  });
+});
+
+describe('the same bytes presented again once the attempt has settled', () => {
+  /** Runs `action`, counting the spend fingerprints computed (each one a body parsed, validated and prepared). */
+  async function fingerprints<T>(action: () => Promise<T>): Promise<{ result: T; computed: number }> {
+    const spy = jest.spyOn(prepare, 'spendFingerprint');
+    try {
+      return { result: await action(), computed: spy.mock.calls.length };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+  const answerOf = (r: HttpResult) => [
+    r.status,
+    r.headers.get('content-type'),
+    r.headers.get('content-length'),
+    r.headers.get('idempotent-replayed'),
+    r.text,
+  ];
+
+  it('answers the kept reply byte for byte, headers included, without preparing the body again', async () => {
+    const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 1_000 });
+    expect((await execute(body)).status).toBe(200);
+    const settled = await fingerprints(() => execute(body));
+    const kept = await fingerprints(() => attemptStatements(() => execute(body)));
+    expect([settled.computed, kept.computed, kept.result.statements]).toEqual([1, 0, 0]);
+    expect(answerOf(kept.result.result)).toEqual(answerOf(settled.result));
+    // Other bytes of the same payment (another key order) are judged afresh, and answer the same.
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const other = await fingerprints(() => execute(reordered));
+    expect(other.computed).toBe(1);
+    expect(answerOf(other.result)).toEqual(answerOf(settled.result));
+  });
+
+  it("never answers another project's or organization's presentation, nor skips the query's checks", async () => {
+    const c = await readyConsumer(gw, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(c, { amount_minor: 1_000 });
+    expect((await execute(body)).status).toBe(200);
+    await execute(body);
+    expect((await fingerprints(() => execute(body))).computed).toBe(0);
+    const sister = await sisterProject();
+    const fromSister = await execute(body, sister.key);
+    expect([fromSister.status, fromSister.body.error?.code]).toEqual([409, 'attempt_id_conflict']);
+    const elsewhere = await execute(body, other.key);
+    expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
+    const bad = await gw.request('POST', '/v1/consumer-payments/execute?note=%00', { key: tenant.key, body });
+    const badFresh = await gw.request('POST', '/v1/consumer-payments/execute?note=%00', {
+      key: tenant.key,
+      body: { ...body, attempt_id: `${body.attempt_id}-other` },
+    });
+    expect(bad.status).toBe(400);
+    expect([bad.status, bad.body.error]).toEqual([badFresh.status, badFresh.body.error]);
   });
 });
 

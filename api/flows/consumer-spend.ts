@@ -25,7 +25,13 @@ export async function executeConsumerSpend(
   requestId: string,
 ): Promise<Reply> {
   const run = await startSpend(deps, await prepareSpend(deps, principal, body, mandate, requestId));
-  // A replay goes out as stored, already serialized.
-  if (run.kind === 'replay') return replayedReply(run.status, run.json);
+  // A replay goes out as stored, already serialized. A settled one is final for these bytes unless they
+  // name a session, whose state the next presentation must check again.
+  if (run.kind === 'replay') {
+    const reply = replayedReply(run.status, run.json);
+    return run.settled && body.attempt_id !== undefined && body.session_id === undefined
+      ? { ...reply, final: { attemptId: body.attempt_id } }
+      : reply;
+  }
   return spendReply(await awaitAnswer(deps, run));
 }

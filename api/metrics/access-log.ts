@@ -5,6 +5,7 @@
 import { trace } from '@opentelemetry/api';
 import type Koa from 'koa';
 import { ATTR } from '../../runtime/telemetry/attributes';
+import { tracing } from '../../runtime/telemetry/tracing';
 import { addLogFields, withLogFields, type Logger } from '../../runtime/logger';
 
 export function accessLog(log: Logger): Koa.Middleware {
@@ -27,18 +28,21 @@ export function accessLog(log: Logger): Koa.Middleware {
 
 /** Called by the router once the caller is authenticated and the input validated. */
 export function bindRequestLogFields(principal: unknown, body: unknown): void {
-  const who = (principal ?? {}) as { orgId?: unknown; projectId?: unknown };
+  const who = principal as { orgId?: unknown; projectId?: unknown } | null | undefined;
+  const orgId = typeof who?.orgId === 'string' ? who.orgId : undefined;
+  const projectId = typeof who?.projectId === 'string' ? who.projectId : undefined;
+  const named = (body as { attempt_id?: unknown } | null | undefined)?.attempt_id;
+  const attemptId = typeof named === 'string' ? named : undefined;
+  if (orgId === undefined && attemptId === undefined && projectId === undefined) return;
   const fields: Record<string, unknown> = {};
-  if (typeof who.orgId === 'string') fields.org_id = who.orgId;
-  if (typeof who.projectId === 'string') fields.project_id = who.projectId;
-  const attemptId = (body as { attempt_id?: unknown } | undefined)?.attempt_id;
-  if (typeof attemptId === 'string') fields.attempt_id = attemptId;
-  if (fields.org_id === undefined && fields.attempt_id === undefined && fields.project_id === undefined)
-    return;
+  if (orgId !== undefined) fields.org_id = orgId;
+  if (projectId !== undefined) fields.project_id = projectId;
+  if (attemptId !== undefined) fields.attempt_id = attemptId;
   addLogFields(fields);
-  const span = trace.getActiveSpan();
+  // Without tracing there is no span to find: the look-up is skipped.
+  const span = tracing() && trace.getActiveSpan();
   if (span) {
-    if (fields.org_id) span.setAttribute(ATTR.orgId, fields.org_id as string);
-    if (fields.attempt_id) span.setAttribute(ATTR.attemptId, fields.attempt_id as string);
+    if (orgId) span.setAttribute(ATTR.orgId, orgId);
+    if (attemptId) span.setAttribute(ATTR.attemptId, attemptId);
   }
 }

@@ -54,8 +54,23 @@ function hasBody(ctx: Koa.Context): boolean {
   return Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
 }
 
+/** A body's bytes as read, with the encoding its Content-Type names. */
+export interface RawBody {
+  type: BodyType;
+  raw: Buffer;
+}
+
 /** Parses the body for one route; an absent body is `undefined`, which the schema then judges. */
 export async function parseBody(ctx: Koa.Context, accepted: BodyType[], limit: number): Promise<unknown> {
+  return decodeBody(await readBody(ctx, accepted, limit));
+}
+
+/** Reads the body's bytes for one route, refusing an encoding it does not take or a body over the limit. */
+export async function readBody(
+  ctx: Koa.Context,
+  accepted: BodyType[],
+  limit: number,
+): Promise<RawBody | undefined> {
   if (!hasBody(ctx)) return undefined;
   const type: BodyType | undefined =
     typeof ctx.is('application/json', 'application/*+json') === 'string'
@@ -74,9 +89,14 @@ export async function parseBody(ctx: Koa.Context, accepted: BodyType[], limit: n
   const raw = await readRaw(ctx, limit);
   // Kept for routes that check a signature over the exact bytes (provider webhooks).
   ctx.state.rawBody = raw;
-  if (raw.length === 0) return undefined;
-  const text = raw.toString('utf8');
-  if (type === 'form') return Object.fromEntries(new URLSearchParams(text));
+  return { type, raw };
+}
+
+/** The body's value: JSON (refused when unparsable or too deeply nested) or form fields. */
+export function decodeBody(body: RawBody | undefined): unknown {
+  if (body === undefined || body.raw.length === 0) return undefined;
+  const text = body.raw.toString('utf8');
+  if (body.type === 'form') return Object.fromEntries(new URLSearchParams(text));
   if (jsonDepth(text) > MAX_JSON_DEPTH) {
     throw new ApiError(400, 'invalid_body', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`, {
       max_depth: MAX_JSON_DEPTH,

@@ -165,6 +165,7 @@ export const consumerPaymentRoutes: AnyRoute[] = [
     description:
       'One durable spend attempt per `attempt_id` (workflow `consumer-spend/<org>/<attempt_id>`). TED is selected by `ted`. Without `attempt_id` the request is its own payment and is never replayed.',
     body: SpendBody,
+    keepsFinalAnswers: true,
     onInputError: approvalHashRefusal,
     responses,
     async handler({ deps, principal, body, requestId }) {
