@@ -214,6 +214,18 @@ export interface Released {
   answer?: FamilyAnswer;
 }
 
+/**
+ * How far one step that authorizes, sends and settles (or releases) got: the authorization always; the
+ * send's answer once it was made; the settlement or the release once the money moved (with the result
+ * stored, for a family the engine stores answers for). The engine goes on from wherever it stopped.
+ */
+export interface Decided {
+  auth: Authorized;
+  sent?: Sent;
+  settled?: Settled;
+  released?: Released;
+}
+
 export type AttemptStatus = 'completed' | 'failed' | 'denied' | 'requires_approval';
 
 /** The attempt's domain result: what the workflow returns and the API turns into its answer. */

@@ -87,8 +87,8 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       );
       // The dispatch runs inside the workflow task: nothing is scheduled on the server.
       expect(scheduledActivities(history)).toEqual([]);
-      // The settlement stores the result in the same step.
-      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+      // Authorized, sent and settled, with the result stored, in one step.
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a wallet execute the provider refused, whose hold was released', async () => {
@@ -298,7 +298,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         answer: { httpStatus: 200, status: 'completed' },
       });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a TED spend to the signed withdrawal allowlist', async () => {
@@ -329,7 +329,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       expect(result.status).toBe('failed');
       expect(result.answer).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'releaseAttempt']);
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a spend refused before dispatch for insufficient funds', async () => {
@@ -342,7 +342,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         body: { error: { code: 'insufficient_funds' } },
       });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual(['authorizeAttempt']);
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a held consumer spend, its approval, and the spend the approval replayed once', async () => {
@@ -372,7 +372,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       );
       expect(replayed.result).toMatchObject({ status: 'completed', answer: { httpStatus: 200 } });
       expect(scheduledActivities(replayed.history)).toEqual([]);
-      expect(localActivities(replayed.history)).toContain('sendAttempt');
+      expect(localActivities(replayed.history)).toEqual(['decideAttempt']);
       expect((await execute(body)).body).toMatchObject({ status: 'completed', idempotent_replay: true });
     });
   });
@@ -428,6 +428,23 @@ describe('recorded histories under test/replay/', () => {
       'attempt-consumer-held',
       'attempt-consumer-approved-replay',
       'approval-hold-attempt-consumer-approved',
+      // Recorded before an idempotent send's authorization, send and settlement were one step.
+      'attempt-wallet-completed-before-fold',
+      'attempt-wallet-refused-before-fold',
+      'attempt-wallet-held-before-fold',
+      'attempt-wallet-approved-replay-before-fold',
+      'attempt-wallet-provider-status-before-fold',
+      'attempt-wallet-provider-uncertain-before-fold',
+      'attempt-consumer-pix-completed-before-fold',
+      'attempt-consumer-ted-completed-before-fold',
+      'attempt-consumer-psp-refused-before-fold',
+      'attempt-consumer-insufficient-funds-before-fold',
+      'attempt-consumer-held-before-fold',
+      'attempt-consumer-approved-replay-before-fold',
+      'attempt-consumer-consent-pull-before-fold',
+      'attempt-consumer-consent-pull-refused-before-fold',
+      'attempt-consumer-lost-resent-before-fold',
+      'attempt-consumer-settled-later-before-fold',
       // Recorded before the step that settles or releases the money stored the result as well.
       'attempt-wallet-completed-stored-apart',
       'attempt-wallet-refused-stored-apart',

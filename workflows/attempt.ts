@@ -38,8 +38,12 @@ import {
   type Known,
   type LookupReason,
   type Looked,
+  type Released,
   type Sent,
+  type Settled,
+  type Decided,
 } from '../contracts/attempt';
+import { resultSoFar } from '../contracts/attempt-endings';
 import type { Held } from '../contracts/approval-kinds';
 import { appendStep, appendSteps, type AuditStep } from '../contracts/attempt-audit';
 import {
@@ -87,6 +91,19 @@ const idempotentSend = proxyLocalActivities<Activities>({
     maximumAttempts: 3,
   },
 });
+// Authorize, an idempotent send and its settlement in one step (ending and deciding in one): a refusal
+// of the authorization fails it at once; anything else is retried for as long as it lasts, since a run
+// that broke after its send leaves a hold the retry finds (`resumed`) and hands to the lookup.
+const decidingAll = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['not_found'],
+  },
+});
 // A send that may not run twice is scheduled once: a lost worker or activity is an unknown outcome.
 const onceSend = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -104,6 +121,12 @@ const lookups = proxyActivities<Activities>({
  * (one local activity where there were two). Histories recorded before it store the result in a step of its own.
  */
 const ENDS_WITH_ITS_MONEY = 'attempt-ends-with-its-money';
+/**
+ * The patch under which an idempotent send's attempt authorizes, sends and settles (or releases) in one
+ * local activity, going on step by step from wherever that stopped. Histories recorded before it run each
+ * step as its own local activity.
+ */
+const FOLDED = 'attempt-folded-happy-path';
 
 /** How long an uncertain attempt waits for the caller before it asks again by itself. */
 const UNCERTAIN_RECHECK = '1 hour';
@@ -192,17 +215,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
 
   const wallet: WalletSteps = { holdId: null, debitId: null, releaseId: null, insufficientFunds: false };
   const ended = (status: AttemptStatus, extra: Partial<AttemptResult> = {}): AttemptResult => ({
-    family: attempt.family,
-    attemptId: input.attemptId,
-    status,
-    audit,
-    wallet,
-    denial: null,
-    approval: null,
-    failure: null,
-    providerPaymentId: null,
-    output: null,
-    split: null,
+    ...resultSoFar(attempt, status, audit, wallet),
     ...extra,
   });
 
@@ -286,9 +299,30 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     appendSteps(audit, sent.steps ?? []);
     return sent;
   };
+  /** The attempt's result once its money was settled or released. */
+  const settledWith = (settled: Settled): AttemptResult => {
+    appendSteps(audit, settled.steps);
+    wallet.debitId = settled.debitId;
+    return ended('completed', {
+      providerPaymentId: settled.paymentId,
+      output: settled.output,
+      split: settled.split,
+      answer: settled.answer,
+    });
+  };
+  const releasedWith = (released: Released): AttemptResult => {
+    appendSteps(audit, released.steps);
+    wallet.releaseId = released.releaseId;
+    return ended('failed', { failure: released.failure, output: released.output, answer: released.answer });
+  };
   /** Authorizes, sends and settles: the attempt's result, or a failure that broke it. */
   const decide = async (): Promise<AttemptResult> => {
-    const auth = await deciding.authorizeAttempt(attempt);
+    // An idempotent send's happy path is one step; the loop below goes on from wherever it stopped.
+    const decided: Decided =
+      traits.sendIsIdempotent && patched(FOLDED)
+        ? await decidingAll.decideAttempt(attempt)
+        : { auth: await deciding.authorizeAttempt(attempt) };
+    const { auth } = decided;
     appendSteps(audit, auth.steps);
     if (auth.kind === 'answered') return ended(auth.status, { answer: auth.answer });
     if (auth.kind === 'refused') {
@@ -316,10 +350,15 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     wallet.holdId = auth.holdId;
     carry = auth.carry ?? null;
     sending = true;
+    if (decided.sent) appendSteps(audit, decided.sent.steps ?? []);
+    // The folded step settled or released the money and stored the result with it.
+    stored = decided.settled !== undefined || decided.released !== undefined;
+    if (decided.settled) return settledWith(decided.settled);
+    if (decided.released) return releasedWith(decided.released);
     // An earlier run held the money and may have sent it: look it up before sending anything.
-    let sent: Sent | Looked['sent'] = auth.resumed
-      ? (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent
-      : await send(false);
+    let sent: Sent | Looked['sent'] =
+      decided.sent ??
+      (auth.resumed ? (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent : await send(false));
     let resendable = auth.resumed === true;
     let resolution: ToolChargeResolution | null = null;
     for (;;) {
@@ -332,14 +371,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
           ...told(),
           ...toStore('completed'),
         });
-        appendSteps(audit, settled.steps);
-        wallet.debitId = settled.debitId;
-        return ended('completed', {
-          providerPaymentId: settled.paymentId,
-          output: settled.output,
-          split: settled.split,
-          answer: settled.answer,
-        });
+        return settledWith(settled);
       }
       if (sent.status === 'refused') {
         const released = await ending.releaseAttempt({
@@ -350,13 +382,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
           ...told(),
           ...toStore('failed'),
         });
-        appendSteps(audit, released.steps);
-        wallet.releaseId = released.releaseId;
-        return ended('failed', {
-          failure: released.failure,
-          output: released.output,
-          answer: released.answer,
-        });
+        return releasedWith(released);
       }
       if (sent.status === 'processing') {
         // Accepted, settling: the notice wakes it at once, the timer in case none comes.

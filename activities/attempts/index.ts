@@ -6,6 +6,7 @@ import type {
   AttemptInput,
   AttemptResult,
   Authorized,
+  Decided,
   EngineFamily,
   FamilyCarry,
   FamilyInputs,
@@ -22,6 +23,7 @@ import type { DatabaseTransactionConnection } from '../../runtime/database';
 import { joiningTransaction } from '../../runtime/telemetry/after-commit';
 import { ApiError } from '../../domain/errors';
 import type { ActivityDeps } from '../deps';
+import { decideAttempt } from './decide';
 import type { AfterSend, AttemptFamilySteps, Lookup, ReleasedIfHeld, SoFar } from './family';
 import { FAMILIES } from './families';
 
@@ -43,7 +45,7 @@ function stepsOf(attempt: AttemptInput): [AttemptFamilySteps<EngineFamily>, Fami
 type Told = SoFar<EngineFamily>;
 
 export function attemptActivities(deps: ActivityDeps) {
-  return {
+  const steps = {
     authorizeAttempt(attempt: AttemptInput): Promise<Authorized> {
       const [family, input] = stepsOf(attempt);
       return refusalsAsFailures(() => family.authorize(deps, input));
@@ -123,6 +125,11 @@ export function attemptActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishAttempt(deps.db, scopeOf(attempt), finishOf(attempt, result));
     },
+  };
+  return {
+    ...steps,
+    /** Authorizes, sends and settles or releases in one step, as far as it goes (decide.ts). */
+    decideAttempt: (attempt: AttemptInput): Promise<Decided> => decideAttempt(steps, attempt),
   };
 }
 
