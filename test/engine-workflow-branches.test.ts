@@ -33,7 +33,7 @@ import {
 } from '../contracts/attempt-messages';
 import type { ToolChargeInput } from '../contracts/tool-charge';
 import type { AuditStep } from '../contracts/attempt-audit';
-import { decideAttempt, type DecidingSteps } from '../activities/attempts/decide';
+import { decideAttempt, sendAndSettle, type DecidingSteps } from '../activities/attempts/decide';
 import { localActivities, scheduledActivities } from './support/histories';
 
 let env: TestWorkflowEnvironment;
@@ -97,6 +97,7 @@ beforeAll(async () => {
     <R>(name: string) =>
     async (...args: unknown[]): Promise<R> =>
       (await call(name, args as never[])) as R;
+  type SoFar = Parameters<typeof sendAndSettle>[2];
   const deciding: DecidingSteps = {
     authorizeAttempt: noted('authorizeAttempt'),
     sendAttempt: noted('sendAttempt'),
@@ -107,7 +108,12 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
-    activities: { ...activities, decideAttempt: (attempt: AttemptInput) => decideAttempt(deciding, attempt) },
+    activities: {
+      ...activities,
+      decideAttempt: (attempt: AttemptInput) => decideAttempt(deciding, attempt),
+      sendAndSettleAttempt: ({ attempt, ...sofar }: { attempt: AttemptInput } & SoFar) =>
+        sendAndSettle(deciding, attempt, sofar),
+    },
     workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! },
   });
   running = worker.run();
@@ -429,18 +435,30 @@ describe('moneyAttempt, the one engine', () => {
     expect(localActivities(history!)).toEqual(['decideAttempt', 'settleAttempt']);
   });
 
-  it('keeps the authorization, the send and the settlement of a paid call apart: its send is scheduled once', async () => {
+  it('settles a paid call in the scheduled activity that sent it once, going on from a settlement that failed in it', async () => {
+    let settles = 0;
     let history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> | null = null;
-    await withStubs(
-      { ...steps, sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: null, output: {} }) },
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: null, output: { ok: true } }),
+        settleAttempt: (after: { finish?: AttemptResult }) => {
+          if (++settles === 1) throw new Error('connection reset');
+          return steps.settleAttempt(after);
+        },
+      },
       async (q) => {
         const handle = await start(q, tool);
-        await handle.result();
+        const done = (await handle.result()) as AttemptResult;
         history = await handle.fetchHistory();
+        return done;
       },
     );
+    expect(result).toMatchObject({ status: 'completed', wallet: { holdId: 'hld_1', debitId: '7' } });
+    // Sent once: the settlement is retried on its own, never the send.
+    expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt', 'settleAttempt']);
     expect(localActivities(history!)).toEqual(['authorizeAttempt', 'settleAttempt']);
-    expect(scheduledActivities(history!)).toEqual(['sendAttempt']);
+    expect(scheduledActivities(history!)).toEqual(['sendAndSettleAttempt']);
   });
 
   it('refuses a resolution of a wallet execute: only its provider says what became of a payment', async () => {

@@ -198,7 +198,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${caller.orgId}/${attempt}`,
         name('attempt-tool-charge-completed'),
       );
-      expect(scheduledActivities(history)).toEqual(['sendAttempt']);
+      // Sent once, and settled with the result stored in the same scheduled activity.
+      expect(scheduledActivities(history)).toEqual(['sendAndSettleAttempt']);
+      expect(localActivities(history)).toEqual(['authorizeAttempt']);
     });
 
     it('replays a paid call the upstream failed, whose hold was released', async () => {
@@ -236,7 +238,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${caller.orgId}/${attempt}`,
         name('attempt-tool-charge-resolved'),
       );
-      expect(scheduledActivities(history)).toEqual(['sendAttempt', 'lookupAttempt']);
+      expect(scheduledActivities(history)).toEqual(['sendAndSettleAttempt', 'lookupAttempt']);
     });
 
     it('replays a paid call a rule held, its approval, and the call the approval replayed once', async () => {
@@ -274,7 +276,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${t.orgId}/${attempt}/${approvalId}`,
         name('attempt-tool-charge-approved-replay'),
       );
-      expect(scheduledActivities(replayed.history)).toEqual(['sendAttempt']);
+      expect(scheduledActivities(replayed.history)).toEqual(['sendAndSettleAttempt']);
     });
   });
 
@@ -445,6 +447,10 @@ describe('recorded histories under test/replay/', () => {
       'attempt-consumer-consent-pull-refused-before-fold',
       'attempt-consumer-lost-resent-before-fold',
       'attempt-consumer-settled-later-before-fold',
+      'attempt-tool-charge-completed-before-fold',
+      'attempt-tool-charge-failed-before-fold',
+      'attempt-tool-charge-resolved-before-fold',
+      'attempt-tool-charge-approved-replay-before-fold',
       // Recorded before the step that settles or releases the money stored the result as well.
       'attempt-wallet-completed-stored-apart',
       'attempt-wallet-refused-stored-apart',

@@ -42,6 +42,7 @@ import {
   type Sent,
   type Settled,
   type Decided,
+  type SentAndEnded,
 } from '../contracts/attempt';
 import { resultSoFar } from '../contracts/attempt-endings';
 import type { Held } from '../contracts/approval-kinds';
@@ -127,6 +128,12 @@ const ENDS_WITH_ITS_MONEY = 'attempt-ends-with-its-money';
  * step as its own local activity.
  */
 const FOLDED = 'attempt-folded-happy-path';
+/**
+ * The patch under which a send made once (a scheduled activity) settles or releases its money and stores
+ * the result in the same activity, so the workflow takes up its answer once. Histories recorded before it
+ * settle in a local activity of its own.
+ */
+const SEND_SETTLES = 'attempt-send-settles';
 
 /** How long an uncertain attempt waits for the caller before it asks again by itself. */
 const UNCERTAIN_RECHECK = '1 hour';
@@ -299,6 +306,18 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     appendSteps(audit, sent.steps ?? []);
     return sent;
   };
+  /** The first send, with the money it moved when the same step could move it. */
+  const sendFirst = async (holdId: string): Promise<SentAndEnded> => {
+    if (traits.sendIsIdempotent || !patched(SEND_SETTLES)) return { sent: await send(false) };
+    let first: SentAndEnded;
+    try {
+      first = await onceSend.sendAndSettleAttempt({ attempt, holdId, carry, audit: [...audit] });
+    } catch (error) {
+      first = { sent: { status: 'unknown', message: failureMessage(error) } };
+    }
+    appendSteps(audit, first.sent.steps ?? []);
+    return first;
+  };
   /** The attempt's result once its money was settled or released. */
   const settledWith = (settled: Settled): AttemptResult => {
     appendSteps(audit, settled.steps);
@@ -351,14 +370,17 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     carry = auth.carry ?? null;
     sending = true;
     if (decided.sent) appendSteps(audit, decided.sent.steps ?? []);
-    // The folded step settled or released the money and stored the result with it.
-    stored = decided.settled !== undefined || decided.released !== undefined;
-    if (decided.settled) return settledWith(decided.settled);
-    if (decided.released) return releasedWith(decided.released);
     // An earlier run held the money and may have sent it: look it up before sending anything.
-    let sent: Sent | Looked['sent'] =
-      decided.sent ??
-      (auth.resumed ? (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent : await send(false));
+    const first: Omit<SentAndEnded, 'sent'> & { sent: Sent | Looked['sent'] } = decided.sent
+      ? { ...decided, sent: decided.sent }
+      : auth.resumed
+        ? { sent: (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent }
+        : await sendFirst(auth.holdId);
+    // The step that sent settled or released the money too, and stored the result with it.
+    stored = first.settled !== undefined || first.released !== undefined;
+    if (first.settled) return settledWith(first.settled);
+    if (first.released) return releasedWith(first.released);
+    let sent = first.sent;
     let resendable = auth.resumed === true;
     let resolution: ToolChargeResolution | null = null;
     for (;;) {

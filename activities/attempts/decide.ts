@@ -14,6 +14,7 @@ import {
   type FamilyCarry,
   type Released,
   type Sent,
+  type SentAndEnded,
   type Settled,
 } from '../../contracts/attempt';
 import { appendSteps, type AuditStep } from '../../contracts/attempt-audit';
@@ -55,24 +56,49 @@ export async function decideAttempt(steps: DecidingSteps, attempt: AttemptInput)
     sent = { status: 'unknown', message: error.message };
   }
   appendSteps(audit, sent.steps ?? []);
-  if (sent.status !== 'succeeded' && sent.status !== 'refused') return { auth, sent };
+  return { auth, ...(await endSent(steps, attempt, { sent, holdId: auth.holdId, carry, audit })) };
+}
+
+/**
+ * A send that may not run twice, made once with the money it moved: settled or released with the result
+ * stored, or just its answer when the money's step failed (the engine then retries that step on its own).
+ * A failure of the send itself is the engine's: an unknown outcome.
+ */
+export async function sendAndSettle(
+  steps: DecidingSteps,
+  attempt: AttemptInput,
+  sofar: { holdId: string; carry: FamilyCarry; audit: AuditStep[] },
+): Promise<SentAndEnded> {
+  const sent = await steps.sendAttempt(attempt, { carry: sofar.carry, resent: false });
+  const audit = [...sofar.audit];
+  appendSteps(audit, sent.steps ?? []);
+  return endSent(steps, attempt, { ...sofar, sent, audit });
+}
+
+/** Settles or releases what the send answered, with the result stored; stops at any other answer. */
+async function endSent(
+  steps: DecidingSteps,
+  attempt: AttemptInput,
+  { sent, holdId, carry, audit }: { sent: Sent; holdId: string; carry: FamilyCarry; audit: AuditStep[] },
+): Promise<SentAndEnded> {
+  if (sent.status !== 'succeeded' && sent.status !== 'refused') return { sent };
   const traits = FAMILY_TRAITS[attempt.family];
   const after = {
     attempt,
     resolution: null,
-    holdId: auth.holdId,
+    holdId,
     audit: traits.storesOwnAnswers ? [...audit] : [],
     carry,
   };
-  const wallet = { holdId: auth.holdId, debitId: null, releaseId: null, insufficientFunds: false };
+  const wallet = { holdId, debitId: null, releaseId: null, insufficientFunds: false };
   const finish = (status: AttemptResult['status']) =>
     traits.storesOwnAnswers ? {} : { finish: resultSoFar(attempt, status, audit, wallet) };
   try {
     if (sent.status === 'succeeded')
-      return { auth, sent, settled: await steps.settleAttempt({ ...after, sent, ...finish('completed') }) };
-    return { auth, sent, released: await steps.releaseAttempt({ ...after, sent, ...finish('failed') }) };
+      return { sent, settled: await steps.settleAttempt({ ...after, sent, ...finish('completed') }) };
+    return { sent, released: await steps.releaseAttempt({ ...after, sent, ...finish('failed') }) };
   } catch {
     // The money's step failed (its transaction rolled back): the engine retries it until it lands.
-    return { auth, sent };
+    return { sent };
   }
 }
