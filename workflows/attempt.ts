@@ -92,6 +92,17 @@ const idempotentSend = proxyLocalActivities<Activities>({
     maximumAttempts: 3,
   },
 });
+// The same send taken up after the folded step below made its first try: the tries left of the three.
+const idempotentSendRetried = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 2,
+  },
+});
 // Authorize, an idempotent send and its settlement in one step (ending and deciding in one): a refusal
 // of the authorization fails it at once; anything else is retried for as long as it lasts, since a run
 // that broke after its send leaves a hold the retry finds (`resumed`) and hands to the lookup.
@@ -293,10 +304,11 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     return { finish: ended(status) };
   };
   /** Sends (again, when the other side never received it): an answer that never came is unknown. */
-  const send = async (resent: boolean): Promise<Sent> => {
+  const send = async (resent: boolean, triedOnce = false): Promise<Sent> => {
     let sent: Sent;
+    const sender = !traits.sendIsIdempotent ? onceSend : triedOnce ? idempotentSendRetried : idempotentSend;
     try {
-      sent = await (traits.sendIsIdempotent ? idempotentSend : onceSend).sendAttempt(attempt, {
+      sent = await sender.sendAttempt(attempt, {
         carry,
         resent,
       });
@@ -307,8 +319,8 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     return sent;
   };
   /** The first send, with the money it moved when the same step could move it. */
-  const sendFirst = async (holdId: string): Promise<SentAndEnded> => {
-    if (traits.sendIsIdempotent || !patched(SEND_SETTLES)) return { sent: await send(false) };
+  const sendFirst = async (holdId: string, triedOnce: boolean): Promise<SentAndEnded> => {
+    if (traits.sendIsIdempotent || !patched(SEND_SETTLES)) return { sent: await send(false, triedOnce) };
     let first: SentAndEnded;
     try {
       first = await onceSend.sendAndSettleAttempt({ attempt, holdId, carry, audit: [...audit] });
@@ -337,10 +349,10 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
   /** Authorizes, sends and settles: the attempt's result, or a failure that broke it. */
   const decide = async (): Promise<AttemptResult> => {
     // An idempotent send's happy path is one step; the loop below goes on from wherever it stopped.
-    const decided: Decided =
-      traits.sendIsIdempotent && patched(FOLDED)
-        ? await decidingAll.decideAttempt(attempt)
-        : { auth: await deciding.authorizeAttempt(attempt) };
+    const folded = traits.sendIsIdempotent && patched(FOLDED);
+    const decided: Decided = folded
+      ? await decidingAll.decideAttempt(attempt)
+      : { auth: await deciding.authorizeAttempt(attempt) };
     const { auth } = decided;
     appendSteps(audit, auth.steps);
     if (auth.kind === 'answered') return ended(auth.status, { answer: auth.answer });
@@ -375,7 +387,8 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
       ? { ...decided, sent: decided.sent }
       : auth.resumed
         ? { sent: (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent }
-        : await sendFirst(auth.holdId);
+        : // Held but not sent: the folded step's try at the send failed, and counts as the first.
+          await sendFirst(auth.holdId, folded);
     // The step that sent settled or released the money too, and stored the result with it.
     stored = first.settled !== undefined || first.released !== undefined;
     if (first.settled) return settledWith(first.settled);
