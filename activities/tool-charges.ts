@@ -39,7 +39,9 @@ export function toolChargeActivities(deps: ActivityDeps) {
     async releaseToolChargeIfHeld(input: ToolChargeInput): Promise<{ releaseId: string | null }> {
       return refusalsAsFailures(async () => ({ releaseId: await releaseToolChargeIfHeld(deps.db, input) }));
     },
-    markToolChargeUncertain: (input: ToolChargeInput) => markToolChargeUncertain(deps.db, input),
+    markToolChargeUncertain: async (input: ToolChargeInput): Promise<void> => {
+      await markToolChargeUncertain(deps.db, input);
+    },
     /** The upstream tools/call, sent once; the server's URL is read now (it may have been deleted since: calls in flight finish). */
     async callTenantUpstream(input: ToolChargeInput): Promise<UpstreamResult> {
       const endpoint = await serverEndpoint(deps.db, input.serverId);

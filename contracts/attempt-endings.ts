@@ -1,8 +1,31 @@
 // How the money of a send ends an attempt's result: debited (settled) or given back (released). The
 // workflow builds its result with these, and the step that settles stores the same result with the answer,
 // so the fresh answer and the stored one are one value.
-import type { AttemptResult, Released, Settled } from './attempt';
-import { appendSteps } from './attempt-audit';
+import type { AttemptInput, AttemptResult, AttemptStatus, Released, Settled } from './attempt';
+import { appendSteps, type AuditStep } from './attempt-audit';
+import type { WalletSteps } from './spend';
+
+/** The attempt's result with its status, audit and wallet steps so far, and nothing else yet. */
+export function resultSoFar(
+  attempt: AttemptInput,
+  status: AttemptStatus,
+  audit: AuditStep[],
+  wallet: WalletSteps,
+): AttemptResult {
+  return {
+    family: attempt.family,
+    attemptId: attempt.input.attemptId,
+    status,
+    audit,
+    wallet,
+    denial: null,
+    approval: null,
+    failure: null,
+    providerPaymentId: null,
+    output: null,
+    split: null,
+  };
+}
 
 /** The result once the settlement debited the hold; `sofar` is the attempt's result before it. */
 export function settledResult(sofar: AttemptResult, settled: Settled): AttemptResult {

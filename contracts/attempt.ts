@@ -214,6 +214,24 @@ export interface Released {
   answer?: FamilyAnswer;
 }
 
+/**
+ * A send with the money it moved, when one step made both: the send's answer, then the settlement or the
+ * release once the money moved (with the result stored, for a family the engine stores answers for).
+ */
+export interface SentAndEnded {
+  sent: Sent;
+  settled?: Settled;
+  released?: Released;
+}
+
+/**
+ * How far one step that authorizes, sends and settles (or releases) got: the authorization always, the
+ * rest as far as it went. The engine goes on from wherever it stopped.
+ */
+export interface Decided extends Partial<SentAndEnded> {
+  auth: Authorized;
+}
+
 export type AttemptStatus = 'completed' | 'failed' | 'denied' | 'requires_approval';
 
 /** The attempt's domain result: what the workflow returns and the API turns into its answer. */

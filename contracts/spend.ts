@@ -62,7 +62,14 @@ export interface Denial {
 }
 
 export type Authorization =
-  | { kind: 'held'; holdId: string; evaluationId: string; ruleId: string | null }
+  | {
+      kind: 'held';
+      holdId: string;
+      evaluationId: string;
+      ruleId: string | null;
+      /** The hold is an earlier run's of this attempt (found by its evaluation row), which may have sent it. */
+      resumed?: true;
+    }
   | { kind: 'insufficient_funds'; evaluationId: string; available: string }
   | { kind: 'wallet_not_active'; status: string }
   | { kind: 'denied'; denial: Denial; evaluationId: string }

@@ -147,8 +147,9 @@ describe('determinism', () => {
       (event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? [],
     );
     expect(scheduled).toEqual([]);
-    // The one engine's steps: the family stores its own answers, so no finishing step follows the debit.
-    expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+    // The one engine's steps, authorized, sent and settled in one: the family stores its own answers, so no
+    // finishing step follows the debit.
+    expect(localActivities(history)).toEqual(['decideAttempt']);
   });
 
   it('replays a spend recorded before the database steps became local activities', async () => {

@@ -59,7 +59,7 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
       name('attempt-wallet-provider-status'),
     );
     expect(scheduledActivities(history)).toEqual(['lookupAttempt']);
-    expect(localActivities(history)).toContain('sendAttempt');
+    expect(localActivities(history)).toContain('decideAttempt');
   });
 
   it("replays a wallet execute held through the provider's silence until it was presented again", async () => {
@@ -84,7 +84,7 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
       name('attempt-wallet-provider-uncertain'),
     );
     expect(scheduledActivities(history)).toEqual(['lookupAttempt', 'lookupAttempt']);
-    expect(localActivities(history)).toContain('sendAttempt');
+    expect(localActivities(history)).toContain('decideAttempt');
   });
 
   /** A consumer whose mandate is bound to a pix-consent funding source; its sub-account holds nothing. */
@@ -125,7 +125,7 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
       name('attempt-consumer-consent-pull'),
     );
     expect(scheduledActivities(history)).toEqual([]);
-    expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+    expect(localActivities(history)).toEqual(['decideAttempt']);
   });
 
   it('replays a pix-consent pull the PSP refused', async () => {
@@ -159,12 +159,8 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
     );
     // Uncertain at once (stored for the caller), asked when presented again, then sent again.
     expect(scheduledActivities(history)).toEqual(['lookupAttempt', 'lookupAttempt']);
-    expect(localActivities(history)).toEqual([
-      'authorizeAttempt',
-      'sendAttempt',
-      'sendAttempt',
-      'settleAttempt',
-    ]);
+    // The first send in the folded step, the second on its own.
+    expect(localActivities(history)).toEqual(['decideAttempt', 'sendAttempt', 'settleAttempt']);
   });
 
   it('replays a Pix spend the PSP accepted and settled later, looked up once it settled', async () => {
@@ -188,6 +184,7 @@ describe.each(TEMPORAL_SERVERS)('attempt engine histories on the %s server', (se
       name('attempt-consumer-settled-later'),
     );
     expect(scheduledActivities(history)).toContain('lookupAttempt');
-    expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+    // Accepted in the folded step, settled in a step of its own once the lookup found it settled.
+    expect(localActivities(history)).toEqual(['decideAttempt', 'settleAttempt']);
   });
 });

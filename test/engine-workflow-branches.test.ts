@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { TermsSummary } from '../domain/consumer-payments/authorize';
@@ -32,6 +33,8 @@ import {
 } from '../contracts/attempt-messages';
 import type { ToolChargeInput } from '../contracts/tool-charge';
 import type { AuditStep } from '../contracts/attempt-audit';
+import { decideAttempt, sendAndSettle, type DecidingSteps } from '../activities/attempts/decide';
+import { localActivities, scheduledActivities } from './support/histories';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker;
@@ -79,22 +82,38 @@ beforeAll(async () => {
       ]),
     ),
   });
+  /** Notes the call and runs the test's stub for it. */
+  const call = (name: string, args: never[]) => {
+    calls.push(name);
+    const stub = current[name];
+    if (!stub) throw ApplicationFailure.nonRetryable(`no stub for ${name}`, 'no_stub');
+    return stub(...args);
+  };
   const activities = Object.fromEntries(
-    ACTIVITY_NAMES.map((name) => [
-      name,
-      async (...args: never[]) => {
-        calls.push(name);
-        const stub = current[name];
-        if (!stub) throw ApplicationFailure.nonRetryable(`no stub for ${name}`, 'no_stub');
-        return stub(...args);
-      },
-    ]),
+    ACTIVITY_NAMES.map((name) => [name, async (...args: never[]) => call(name, args)]),
   );
+  // The folded step of an idempotent send is the real one, made of the stubs (their calls are noted).
+  const noted =
+    <R>(name: string) =>
+    async (...args: unknown[]): Promise<R> =>
+      (await call(name, args as never[])) as R;
+  type SoFar = Parameters<typeof sendAndSettle>[2];
+  const deciding: DecidingSteps = {
+    authorizeAttempt: noted('authorizeAttempt'),
+    sendAttempt: noted('sendAttempt'),
+    settleAttempt: noted('settleAttempt'),
+    releaseAttempt: noted('releaseAttempt'),
+  };
   worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     taskQueue,
-    activities,
+    activities: {
+      ...activities,
+      decideAttempt: (attempt: AttemptInput) => decideAttempt(deciding, attempt),
+      sendAndSettleAttempt: ({ attempt, ...sofar }: { attempt: AttemptInput } & SoFar) =>
+        sendAndSettle(deciding, attempt, sofar),
+    },
     workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! },
   });
   running = worker.run();
@@ -388,6 +407,58 @@ describe('moneyAttempt, the one engine', () => {
     );
     expect(result).toMatchObject({ status: 'failed', wallet: { releaseId: '8' } });
     expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'lookupAttempt', 'releaseAttempt']);
+  });
+
+  it("folds a wallet execute's authorization, send and settlement into one step, going on from a settlement that failed in it", async () => {
+    let settles = 0;
+    let history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> | null = null;
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: 'mpay_1', output: null }),
+        settleAttempt: (after: { finish?: AttemptResult }) => {
+          if (++settles === 1) throw new Error('connection reset');
+          return steps.settleAttempt(after);
+        },
+      },
+      async (q) => {
+        const handle = await start(q, wallet);
+        const done = (await handle.result()) as AttemptResult;
+        history = await handle.fetchHistory();
+        return done;
+      },
+    );
+    expect(result).toMatchObject({ status: 'completed', wallet: { holdId: 'hld_1', debitId: '7' } });
+    expect(result.audit.map((s) => s.step)).toEqual(['hold', 'debit']);
+    // Sent once: the settlement is retried on its own, never the send.
+    expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt', 'settleAttempt']);
+    expect(localActivities(history!)).toEqual(['decideAttempt', 'settleAttempt']);
+  });
+
+  it('settles a paid call in the scheduled activity that sent it once, going on from a settlement that failed in it', async () => {
+    let settles = 0;
+    let history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> | null = null;
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: null, output: { ok: true } }),
+        settleAttempt: (after: { finish?: AttemptResult }) => {
+          if (++settles === 1) throw new Error('connection reset');
+          return steps.settleAttempt(after);
+        },
+      },
+      async (q) => {
+        const handle = await start(q, tool);
+        const done = (await handle.result()) as AttemptResult;
+        history = await handle.fetchHistory();
+        return done;
+      },
+    );
+    expect(result).toMatchObject({ status: 'completed', wallet: { holdId: 'hld_1', debitId: '7' } });
+    // Sent once: the settlement is retried on its own, never the send.
+    expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt', 'settleAttempt']);
+    expect(localActivities(history!)).toEqual(['authorizeAttempt', 'settleAttempt']);
+    expect(scheduledActivities(history!)).toEqual(['sendAndSettleAttempt']);
   });
 
   it('refuses a resolution of a wallet execute: only its provider says what became of a payment', async () => {

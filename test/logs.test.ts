@@ -100,7 +100,7 @@ it('writes JSON lines with the request id, org, project and attempt id of their 
   await until(
     async () => jsonLines(),
     (lines) =>
-      lines.some((line) => line.activity === 'settleAttempt' && line.message === 'activity completed'),
+      lines.some((line) => line.activity === 'decideAttempt' && line.message === 'activity completed'),
     "the spend's last activity to be logged",
   );
 
@@ -119,7 +119,7 @@ it('writes JSON lines with the request id, org, project and attempt id of their 
   });
   // The worker's lines for the spend's activities name the attempt and the organization.
   const dispatch = jsonLines().find(
-    (line) => line.activity === 'sendAttempt' && line.message === 'activity completed',
+    (line) => line.activity === 'decideAttempt' && line.message === 'activity completed',
   )!;
   expect(dispatch).toMatchObject({ level: 'debug', attempt_id: attemptId, org_id: t.orgId });
   // The refused request is logged without its query string.

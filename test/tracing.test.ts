@@ -83,11 +83,9 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
         'UpdateWithStartWorkflow:attemptAnswer',
         'RunWorkflow:moneyAttempt',
         'HandleUpdate:attemptAnswer',
-        'StartActivity:authorizeAttempt',
-        'RunActivity:authorizeAttempt',
-        'StartActivity:sendAttempt',
-        'RunActivity:sendAttempt',
-        'RunActivity:settleAttempt',
+        // Authorized, sent and settled in one step.
+        'StartActivity:decideAttempt',
+        'RunActivity:decideAttempt',
       ]),
     );
     // Every span of the trace hangs off another span of it: one tree, rooted at the request.
@@ -96,7 +94,7 @@ describe.each(TEMPORAL_SERVERS)('tracing on the %s Temporal server', (server) =>
 
     const workflow = inTrace.find((span) => span.name === 'RunWorkflow:moneyAttempt')!;
     expect(workflow.attributes['gateway.attempt_id']).toBe(attemptId);
-    const dispatch = inTrace.find((span) => span.name === 'RunActivity:sendAttempt')!;
+    const dispatch = inTrace.find((span) => span.name === 'RunActivity:decideAttempt')!;
     expect(dispatch.attributes['gateway.attempt_id']).toBe(attemptId);
     const providerUrl = new URL(gw.mocks.payments.url);
     const providerCall = inTrace.find((span) => span.name === `HTTP POST ${providerUrl.host}`)!;

@@ -87,8 +87,8 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       );
       // The dispatch runs inside the workflow task: nothing is scheduled on the server.
       expect(scheduledActivities(history)).toEqual([]);
-      // The settlement stores the result in the same step.
-      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+      // Authorized, sent and settled, with the result stored, in one step.
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a wallet execute the provider refused, whose hold was released', async () => {
@@ -122,7 +122,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         name('attempt-wallet-approved-replay'),
       );
       expect(scheduledActivities(replayed.history)).toEqual([]);
-      expect(localActivities(replayed.history)).toContain('sendAttempt');
+      expect(localActivities(replayed.history)).toEqual(['decideAttempt']);
       const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: t.key });
       expect(approval.body).toMatchObject({ status: 'approved', execution_result: { status: 'completed' } });
     });
@@ -198,7 +198,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${caller.orgId}/${attempt}`,
         name('attempt-tool-charge-completed'),
       );
-      expect(scheduledActivities(history)).toEqual(['sendAttempt']);
+      // Sent once, and settled with the result stored in the same scheduled activity.
+      expect(scheduledActivities(history)).toEqual(['sendAndSettleAttempt']);
+      expect(localActivities(history)).toEqual(['authorizeAttempt']);
     });
 
     it('replays a paid call the upstream failed, whose hold was released', async () => {
@@ -236,7 +238,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${caller.orgId}/${attempt}`,
         name('attempt-tool-charge-resolved'),
       );
-      expect(scheduledActivities(history)).toEqual(['sendAttempt', 'lookupAttempt']);
+      expect(scheduledActivities(history)).toEqual(['sendAndSettleAttempt', 'lookupAttempt']);
     });
 
     it('replays a paid call a rule held, its approval, and the call the approval replayed once', async () => {
@@ -274,7 +276,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${t.orgId}/${attempt}/${approvalId}`,
         name('attempt-tool-charge-approved-replay'),
       );
-      expect(scheduledActivities(replayed.history)).toEqual(['sendAttempt']);
+      expect(scheduledActivities(replayed.history)).toEqual(['sendAndSettleAttempt']);
     });
   });
 
@@ -298,7 +300,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         answer: { httpStatus: 200, status: 'completed' },
       });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt']);
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a TED spend to the signed withdrawal allowlist', async () => {
@@ -329,7 +331,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       expect(result.status).toBe('failed');
       expect(result.answer).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual(['authorizeAttempt', 'sendAttempt', 'releaseAttempt']);
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a spend refused before dispatch for insufficient funds', async () => {
@@ -342,7 +344,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         body: { error: { code: 'insufficient_funds' } },
       });
       expect(scheduledActivities(history)).toEqual([]);
-      expect(localActivities(history)).toEqual(['authorizeAttempt']);
+      expect(localActivities(history)).toEqual(['decideAttempt']);
     });
 
     it('replays a held consumer spend, its approval, and the spend the approval replayed once', async () => {
@@ -372,7 +374,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       );
       expect(replayed.result).toMatchObject({ status: 'completed', answer: { httpStatus: 200 } });
       expect(scheduledActivities(replayed.history)).toEqual([]);
-      expect(localActivities(replayed.history)).toContain('sendAttempt');
+      expect(localActivities(replayed.history)).toEqual(['decideAttempt']);
       expect((await execute(body)).body).toMatchObject({ status: 'completed', idempotent_replay: true });
     });
   });
@@ -428,6 +430,27 @@ describe('recorded histories under test/replay/', () => {
       'attempt-consumer-held',
       'attempt-consumer-approved-replay',
       'approval-hold-attempt-consumer-approved',
+      // Recorded before an idempotent send's authorization, send and settlement were one step.
+      'attempt-wallet-completed-before-fold',
+      'attempt-wallet-refused-before-fold',
+      'attempt-wallet-held-before-fold',
+      'attempt-wallet-approved-replay-before-fold',
+      'attempt-wallet-provider-status-before-fold',
+      'attempt-wallet-provider-uncertain-before-fold',
+      'attempt-consumer-pix-completed-before-fold',
+      'attempt-consumer-ted-completed-before-fold',
+      'attempt-consumer-psp-refused-before-fold',
+      'attempt-consumer-insufficient-funds-before-fold',
+      'attempt-consumer-held-before-fold',
+      'attempt-consumer-approved-replay-before-fold',
+      'attempt-consumer-consent-pull-before-fold',
+      'attempt-consumer-consent-pull-refused-before-fold',
+      'attempt-consumer-lost-resent-before-fold',
+      'attempt-consumer-settled-later-before-fold',
+      'attempt-tool-charge-completed-before-fold',
+      'attempt-tool-charge-failed-before-fold',
+      'attempt-tool-charge-resolved-before-fold',
+      'attempt-tool-charge-approved-replay-before-fold',
       // Recorded before the step that settles or releases the money stored the result as well.
       'attempt-wallet-completed-stored-apart',
       'attempt-wallet-refused-stored-apart',

@@ -38,8 +38,13 @@ import {
   type Known,
   type LookupReason,
   type Looked,
+  type Released,
   type Sent,
+  type Settled,
+  type Decided,
+  type SentAndEnded,
 } from '../contracts/attempt';
+import { resultSoFar } from '../contracts/attempt-endings';
 import type { Held } from '../contracts/approval-kinds';
 import { appendStep, appendSteps, type AuditStep } from '../contracts/attempt-audit';
 import {
@@ -87,6 +92,30 @@ const idempotentSend = proxyLocalActivities<Activities>({
     maximumAttempts: 3,
   },
 });
+// The same send taken up after the folded step below made its first try: the tries left of the three.
+const idempotentSendRetried = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 2,
+  },
+});
+// Authorize, an idempotent send and its settlement in one step (ending and deciding in one): a refusal
+// of the authorization fails it at once; anything else is retried for as long as it lasts, since a run
+// that broke after its send leaves a hold the retry finds (`resumed`) and hands to the lookup.
+const decidingAll = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['not_found'],
+  },
+});
 // A send that may not run twice is scheduled once: a lost worker or activity is an unknown outcome.
 const onceSend = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -104,6 +133,18 @@ const lookups = proxyActivities<Activities>({
  * (one local activity where there were two). Histories recorded before it store the result in a step of its own.
  */
 const ENDS_WITH_ITS_MONEY = 'attempt-ends-with-its-money';
+/**
+ * The patch under which an idempotent send's attempt authorizes, sends and settles (or releases) in one
+ * local activity, going on step by step from wherever that stopped. Histories recorded before it run each
+ * step as its own local activity.
+ */
+const FOLDED = 'attempt-folded-happy-path';
+/**
+ * The patch under which a send made once (a scheduled activity) settles or releases its money and stores
+ * the result in the same activity, so the workflow takes up its answer once. Histories recorded before it
+ * settle in a local activity of its own.
+ */
+const SEND_SETTLES = 'attempt-send-settles';
 
 /** How long an uncertain attempt waits for the caller before it asks again by itself. */
 const UNCERTAIN_RECHECK = '1 hour';
@@ -192,17 +233,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
 
   const wallet: WalletSteps = { holdId: null, debitId: null, releaseId: null, insufficientFunds: false };
   const ended = (status: AttemptStatus, extra: Partial<AttemptResult> = {}): AttemptResult => ({
-    family: attempt.family,
-    attemptId: input.attemptId,
-    status,
-    audit,
-    wallet,
-    denial: null,
-    approval: null,
-    failure: null,
-    providerPaymentId: null,
-    output: null,
-    split: null,
+    ...resultSoFar(attempt, status, audit, wallet),
     ...extra,
   });
 
@@ -273,10 +304,11 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     return { finish: ended(status) };
   };
   /** Sends (again, when the other side never received it): an answer that never came is unknown. */
-  const send = async (resent: boolean): Promise<Sent> => {
+  const send = async (resent: boolean, triedOnce = false): Promise<Sent> => {
     let sent: Sent;
+    const sender = !traits.sendIsIdempotent ? onceSend : triedOnce ? idempotentSendRetried : idempotentSend;
     try {
-      sent = await (traits.sendIsIdempotent ? idempotentSend : onceSend).sendAttempt(attempt, {
+      sent = await sender.sendAttempt(attempt, {
         carry,
         resent,
       });
@@ -286,9 +318,42 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     appendSteps(audit, sent.steps ?? []);
     return sent;
   };
+  /** The first send, with the money it moved when the same step could move it. */
+  const sendFirst = async (holdId: string, triedOnce: boolean): Promise<SentAndEnded> => {
+    if (traits.sendIsIdempotent || !patched(SEND_SETTLES)) return { sent: await send(false, triedOnce) };
+    let first: SentAndEnded;
+    try {
+      first = await onceSend.sendAndSettleAttempt({ attempt, holdId, carry, audit: [...audit] });
+    } catch (error) {
+      first = { sent: { status: 'unknown', message: failureMessage(error) } };
+    }
+    appendSteps(audit, first.sent.steps ?? []);
+    return first;
+  };
+  /** The attempt's result once its money was settled or released. */
+  const settledWith = (settled: Settled): AttemptResult => {
+    appendSteps(audit, settled.steps);
+    wallet.debitId = settled.debitId;
+    return ended('completed', {
+      providerPaymentId: settled.paymentId,
+      output: settled.output,
+      split: settled.split,
+      answer: settled.answer,
+    });
+  };
+  const releasedWith = (released: Released): AttemptResult => {
+    appendSteps(audit, released.steps);
+    wallet.releaseId = released.releaseId;
+    return ended('failed', { failure: released.failure, output: released.output, answer: released.answer });
+  };
   /** Authorizes, sends and settles: the attempt's result, or a failure that broke it. */
   const decide = async (): Promise<AttemptResult> => {
-    const auth = await deciding.authorizeAttempt(attempt);
+    // An idempotent send's happy path is one step; the loop below goes on from wherever it stopped.
+    const folded = traits.sendIsIdempotent && patched(FOLDED);
+    const decided: Decided = folded
+      ? await decidingAll.decideAttempt(attempt)
+      : { auth: await deciding.authorizeAttempt(attempt) };
+    const { auth } = decided;
     appendSteps(audit, auth.steps);
     if (auth.kind === 'answered') return ended(auth.status, { answer: auth.answer });
     if (auth.kind === 'refused') {
@@ -316,10 +381,19 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
     wallet.holdId = auth.holdId;
     carry = auth.carry ?? null;
     sending = true;
+    if (decided.sent) appendSteps(audit, decided.sent.steps ?? []);
     // An earlier run held the money and may have sent it: look it up before sending anything.
-    let sent: Sent | Looked['sent'] = auth.resumed
-      ? (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent
-      : await send(false);
+    const first: Omit<SentAndEnded, 'sent'> & { sent: Sent | Looked['sent'] } = decided.sent
+      ? { ...decided, sent: decided.sent }
+      : auth.resumed
+        ? { sent: (await lookUp('resumed', 'an earlier run may have sent it', 0)).sent }
+        : // Held but not sent: the folded step's try at the send failed, and counts as the first.
+          await sendFirst(auth.holdId, folded);
+    // The step that sent settled or released the money too, and stored the result with it.
+    stored = first.settled !== undefined || first.released !== undefined;
+    if (first.settled) return settledWith(first.settled);
+    if (first.released) return releasedWith(first.released);
+    let sent = first.sent;
     let resendable = auth.resumed === true;
     let resolution: ToolChargeResolution | null = null;
     for (;;) {
@@ -332,14 +406,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
           ...told(),
           ...toStore('completed'),
         });
-        appendSteps(audit, settled.steps);
-        wallet.debitId = settled.debitId;
-        return ended('completed', {
-          providerPaymentId: settled.paymentId,
-          output: settled.output,
-          split: settled.split,
-          answer: settled.answer,
-        });
+        return settledWith(settled);
       }
       if (sent.status === 'refused') {
         const released = await ending.releaseAttempt({
@@ -350,13 +417,7 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
           ...told(),
           ...toStore('failed'),
         });
-        appendSteps(audit, released.steps);
-        wallet.releaseId = released.releaseId;
-        return ended('failed', {
-          failure: released.failure,
-          output: released.output,
-          answer: released.answer,
-        });
+        return releasedWith(released);
       }
       if (sent.status === 'processing') {
         // Accepted, settling: the notice wakes it at once, the timer in case none comes.

@@ -6,7 +6,9 @@ import type {
   AttemptInput,
   AttemptResult,
   Authorized,
+  Decided,
   EngineFamily,
+  SentAndEnded,
   FamilyCarry,
   FamilyInputs,
   Looked,
@@ -14,6 +16,7 @@ import type {
   Sent,
   Settled,
 } from '../../contracts/attempt';
+import type { AuditStep } from '../../contracts/attempt-audit';
 import { releasedResult, settledResult } from '../../contracts/attempt-endings';
 import { attemptReply } from '../../domain/attempts/answers';
 import { endAttempt, finishAttempt, type Finish } from '../../domain/attempts/store';
@@ -22,6 +25,7 @@ import type { DatabaseTransactionConnection } from '../../runtime/database';
 import { joiningTransaction } from '../../runtime/telemetry/after-commit';
 import { ApiError } from '../../domain/errors';
 import type { ActivityDeps } from '../deps';
+import { decideAttempt, sendAndSettle } from './decide';
 import type { AfterSend, AttemptFamilySteps, Lookup, ReleasedIfHeld, SoFar } from './family';
 import { FAMILIES } from './families';
 
@@ -43,7 +47,7 @@ function stepsOf(attempt: AttemptInput): [AttemptFamilySteps<EngineFamily>, Fami
 type Told = SoFar<EngineFamily>;
 
 export function attemptActivities(deps: ActivityDeps) {
-  return {
+  const steps = {
     authorizeAttempt(attempt: AttemptInput): Promise<Authorized> {
       const [family, input] = stepsOf(attempt);
       return refusalsAsFailures(() => family.authorize(deps, input));
@@ -123,6 +127,21 @@ export function attemptActivities(deps: ActivityDeps) {
     }): Promise<void> {
       await finishAttempt(deps.db, scopeOf(attempt), finishOf(attempt, result));
     },
+  };
+  return {
+    ...steps,
+    /** Authorizes, sends and settles or releases in one step, as far as it goes (decide.ts). */
+    decideAttempt: (attempt: AttemptInput): Promise<Decided> => decideAttempt(steps, attempt),
+    /** Sends once and settles or releases what it answered, in the same step (decide.ts). */
+    sendAndSettleAttempt: ({
+      attempt,
+      ...sofar
+    }: {
+      attempt: AttemptInput;
+      holdId: string;
+      carry: FamilyCarry;
+      audit: AuditStep[];
+    }): Promise<SentAndEnded> => sendAndSettle(steps, attempt, sofar),
   };
 }
 

@@ -66,7 +66,7 @@ async function prior(
       )`SELECT id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`,
     );
     return hold
-      ? { kind: 'held', holdId: hold.id, evaluationId: row.id, ruleId: row.rule_id }
+      ? { kind: 'held', holdId: hold.id, evaluationId: row.id, ruleId: row.rule_id, resumed: true }
       : { kind: 'insufficient_funds', evaluationId: row.id, available: 'unknown' };
   }
   if (row.denial_reason === 'approval_required' && row.approval_id) {

@@ -31,15 +31,26 @@ function chargeFacts(input: ToolChargeInput, seq: bigint) {
   };
 }
 
-/** Marks the charge uncertain (once: a retried activity finds it so and writes no second event). */
-export async function markToolChargeUncertain(db: DatabasePool, input: ToolChargeInput): Promise<void> {
-  await db.transaction(async (tx) => {
-    const seq = await tx.maybeOneFirst(sql.type(z.object({ seq: z.bigint() }))`
-      UPDATE tool_server_charges SET status = 'uncertain', uncertain_at = now()
-      WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND status = 'held'
-      RETURNING seq`);
-    if (seq !== null)
-      await recordEvent(tx, tenantScope(input), 'tool_charge.uncertain', chargeFacts(input, seq));
+/**
+ * Marks a held charge uncertain (once: a retried activity finds it so and writes no second event), and
+ * answers the charge's status before: `debited` or `released` when the step that sent the call moved its
+ * money before its own answer was lost, which is then known, not uncertain.
+ */
+export async function markToolChargeUncertain(
+  db: DatabasePool,
+  input: ToolChargeInput,
+): Promise<string | null> {
+  return db.transaction(async (tx) => {
+    const found = await tx.maybeOne(sql.type(z.object({ status: z.string(), seq: z.bigint().nullable() }))`
+      WITH marked AS (
+        UPDATE tool_server_charges SET status = 'uncertain', uncertain_at = now()
+        WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND status = 'held'
+        RETURNING seq)
+      SELECT c.status, (SELECT seq FROM marked) AS seq FROM tool_server_charges c
+      WHERE c.org_id = ${input.orgId} AND c.attempt_id = ${input.attemptId}`);
+    if (found?.seq != null)
+      await recordEvent(tx, tenantScope(input), 'tool_charge.uncertain', chargeFacts(input, found.seq));
+    return found?.status ?? null;
   });
 }
 

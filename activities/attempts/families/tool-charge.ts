@@ -91,12 +91,26 @@ export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
     return result;
   },
 
-  /** Nobody can be asked: the charge turns uncertain (once, with its event) until someone resolves it. */
+  /**
+   * Nobody can be asked: the charge turns uncertain (once, with its event) until someone resolves it. A
+   * charge the step that sent the call already debited or released (its answer lost after it) is known.
+   */
   async lookup(deps, input, unknown) {
     const [audit, step] = steps();
     if (unknown.round === 0) {
+      const before = await markToolChargeUncertain(deps.db, input);
+      if (before === 'debited')
+        return { sent: { status: 'succeeded', paymentId: null, output: null }, steps: audit };
+      if (before === 'released') {
+        const sent = {
+          status: 'refused',
+          code: 'upstream_failed',
+          message: unknown.message,
+          output: null,
+        } as const;
+        return { sent, steps: audit };
+      }
       step('dispatch', 'fail', `outcome unknown: ${unknown.message}; the hold stays until it is known`);
-      await markToolChargeUncertain(deps.db, input);
     }
     return { sent: { status: 'uncertain', message: unknown.message }, steps: audit };
   },

@@ -70,7 +70,13 @@ export const walletExecute: AttemptFamilySteps<'wallet_execute'> = {
       case 'held':
         step('policy', 'pass', !input.approvalId && auth.ruleId ? `allowed by rule ${auth.ruleId}` : allowed);
         step('hold', 'pass', `held ${input.amountMinor} ${input.currency} as ${auth.holdId}`);
-        return { kind: 'held', holdId: auth.holdId, steps: audit };
+        // An earlier run's hold: the engine looks its send up before sending anything.
+        return {
+          kind: 'held',
+          holdId: auth.holdId,
+          steps: audit,
+          ...(auth.resumed ? { resumed: true } : {}),
+        };
     }
   },
 
