@@ -35,8 +35,9 @@ export const attemptRow = z.object({
   fresh_owed: z.boolean(),
 });
 export type AttemptRow = z.infer<typeof attemptRow>;
+// The jsonb body is sent only for rows answered before their bytes were kept (replayBytes).
 const COLUMNS = sql.fragment`org_id, attempt_id, family, project_id, wallet_id, fingerprint, workflow_type, workflow_id, status,
-  response_status, response_body, response_text, fresh_owed`;
+  response_status, CASE WHEN response_text IS NULL THEN response_body END AS response_body, response_text, fresh_owed`;
 const claimRow = attemptRow.extend({ created: z.boolean() });
 
 /** The bytes a replay of this finished attempt sends: the first answer's own, or (answered before they were kept) the jsonb's. */

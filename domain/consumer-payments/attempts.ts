@@ -45,8 +45,9 @@ const withOriginalBody = <T extends z.infer<typeof rowFields>>(row: T): T =>
 export const attemptRow = rowFields.transform(withOriginalBody);
 export type AttemptRow = z.infer<typeof attemptRow>;
 
+// The jsonb body is sent only for rows that kept no bytes: the bytes are read in its place (withOriginalBody).
 const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, mandate_id, consumer_id, fingerprint, workflow_type, workflow_id, dispatch_key, status,
-  holds_money, hold_id, approval_id, response_status, response_body, response_text, fresh_owed`;
+  holds_money, hold_id, approval_id, response_status, CASE WHEN response_text IS NULL THEN response_body END AS response_body, response_text, fresh_owed`;
 
 const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOriginalBody);
 
