@@ -4,8 +4,12 @@
 // fee credited, failed releases it), idempotently; another organization cannot see or touch it; an operator
 // resolves it from the operator API or the console, named in the trail; the caller presenting the same
 // attempt again gets the held answer while it is uncertain and the settled one after.
+import { defaultPayloadConverter } from '@temporalio/common';
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { attemptActivities } from '../activities/attempts';
+import type { AttemptInput } from '../contracts/attempt';
+import { readAttempt } from '../domain/attempts/store';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { expectBalanced, fund, newWallet } from './support/money';
@@ -415,5 +419,34 @@ describe.each(TEMPORAL_SERVERS)('held tool charges on the %s Temporal server', (
     expect(
       listed.body.tool_charges.find((c: { attempt_id: string }) => c.attempt_id === attemptId).resolution,
     ).toMatchObject({ outcome: 'failed', resolved_by: 'user:erin' });
+  });
+
+  it("tells a run whose settled answer was lost the upstream's own output, never an uncertain charge", async () => {
+    // The step that sends a paid call settles and stores its answer too; when the worker is lost after that
+    // commit, the run's lookup finds the charge debited and must hand on what the upstream answered.
+    const wallet = await newWallet(gw, caller);
+    await fund(gw, caller, wallet, 1_000);
+    const attemptId = `att-lost-answer-${temporal}-${++seq}`;
+    const paid = await call(`${server.slug}.quote`, {
+      from: 'A',
+      to: 'B',
+      gateway_payment: { wallet_id: wallet, attempt_id: attemptId },
+    });
+    expect(paid.body.status).toBe('success');
+    const row = (await readAttempt(gw.db, caller.orgId, attemptId))!;
+    const stored = JSON.parse(row.response_text!) as { output: Record<string, unknown> };
+    expect(stored.output).toEqual(expect.any(Object));
+    const history = await gw.env.client.workflow.getHandle(row.workflow_id).fetchHistory();
+    const started = history.events![0].workflowExecutionStartedEventAttributes!;
+    const attempt = defaultPayloadConverter.fromPayload<AttemptInput>(started.input!.payloads![0]);
+
+    const activities = attemptActivities({ db: gw.db, log: gw.deps.log, config: gw.deps.config });
+    const looked = await activities.lookupAttempt({ attempt, message: 'the answer was lost', round: 0 });
+    expect(looked.sent).toEqual({ status: 'succeeded', paymentId: null, output: stored.output });
+    // Known, not uncertain: no uncertain event, and the money moved once.
+    const charge = await gw.db.oneFirst(sql.type(z.object({ status: z.string() }))`
+      SELECT status FROM tool_server_charges WHERE org_id = ${caller.orgId} AND attempt_id = ${attemptId}`);
+    expect(charge).toBe('debited');
+    expect(await entries(wallet)).toEqual(['fund:1000', 'hold:-25', 'debit:-25']);
   });
 });

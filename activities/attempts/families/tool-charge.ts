@@ -5,6 +5,7 @@
 // credited in the same transaction, or the release.
 import { appendStep, type AuditStep } from '../../../contracts/attempt-audit';
 import type { Sent } from '../../../contracts/attempt';
+import { readAttempt } from '../../../domain/attempts/store';
 import { markToolChargeUncertain } from '../../../domain/tool-servers/charge-resolution';
 import {
   authorizeToolCharge,
@@ -20,6 +21,13 @@ function steps(): [AuditStep[], (name: string, status: AuditStep['status'], deta
   const list: AuditStep[] = [];
   return [list, (name, status, detail) => appendStep(list, name, status, detail)];
 }
+
+/** The parts of a stored paid-call answer a lookup hands on. */
+interface StoredBody {
+  output?: Record<string, unknown> | null;
+  failure?: { code: string; message: string };
+}
+const storedBody = (text: string): StoredBody => JSON.parse(text) as StoredBody;
 
 export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
   async authorize(deps, input) {
@@ -99,16 +107,15 @@ export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
     const [audit, step] = steps();
     if (unknown.round === 0) {
       const before = await markToolChargeUncertain(deps.db, input);
-      if (before === 'debited')
-        return { sent: { status: 'succeeded', paymentId: null, output: null }, steps: audit };
-      if (before === 'released') {
-        const sent = {
-          status: 'refused',
-          code: 'upstream_failed',
-          message: unknown.message,
-          output: null,
-        } as const;
-        return { sent, steps: audit };
+      if (before === 'debited' || before === 'released') {
+        // That step stored the attempt's answer with its money: the upstream's own output and failure are there.
+        const stored = await readAttempt(deps.db, input.orgId, input.attemptId);
+        const body: StoredBody = stored?.response_text ? storedBody(stored.response_text) : {};
+        const output = body.output ?? null;
+        if (before === 'debited')
+          return { sent: { status: 'succeeded', paymentId: null, output }, steps: audit };
+        const failure = body.failure ?? { code: 'upstream_failed', message: unknown.message };
+        return { sent: { status: 'refused', ...failure, output }, steps: audit };
       }
       step('dispatch', 'fail', `outcome unknown: ${unknown.message}; the hold stays until it is known`);
     }
