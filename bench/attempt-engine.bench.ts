@@ -21,7 +21,7 @@ import { workflowIds } from '../contracts/workflow-ids';
 import { quietLogger } from '../worker/bundle';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
 import { costed, costLine, type Costed } from './support/cpu';
-import { fundedWallets } from './support/wallets';
+import { executeBodies, fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad, type LoadResult } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
@@ -103,17 +103,6 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
 
   // Wallet execute: 16 funded wallets, each request a new attempt on one of them.
   const wallets = await fundedWallets(stack, tenant, CONCURRENCY, 'engine');
-  const executeBodies = (prefix: string, count: number) =>
-    Array.from({ length: count }, (_, i) =>
-      JSON.stringify({
-        amount: 1.23,
-        currency: 'BRL',
-        recipient: 'bench-merchant',
-        description: 'benchmark purchase',
-        mandate_id: 'mdt_bench',
-        attempt_id: `${prefix}-${i}`,
-      }),
-    );
   const executeUrls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
   const executes = (label: string, prefix: string, count: number, concurrency: number) =>
     tripped(stack, () =>

@@ -6,7 +6,7 @@ import { startBenchStack } from './support/stack';
 import { profiled, summarise } from './support/cpu-profile';
 import { formatResult } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
-import { fundedWallets } from './support/wallets';
+import { executeBodies, fundedWallets } from './support/wallets';
 
 const CONCURRENCY = 16;
 
@@ -21,16 +21,7 @@ async function main(): Promise<void> {
       url: wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`),
       method: 'POST',
       headers: { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' },
-      bodies: Array.from({ length: count }, (_, i) =>
-        JSON.stringify({
-          amount: 1.23,
-          currency: 'BRL',
-          recipient: 'bench-merchant',
-          description: 'benchmark purchase',
-          mandate_id: 'mdt_bench',
-          attempt_id: `${prefix}-${i}`,
-        }),
-      ),
+      bodies: executeBodies(prefix, count),
       total: count,
       concurrency: CONCURRENCY,
     });

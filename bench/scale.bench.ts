@@ -13,7 +13,7 @@ import { sql } from 'slonik';
 import { freeTemporalPorts } from '../cluster/ports';
 import { startCluster } from '../cluster/stack';
 import { startTemporalServer, type RunningTemporalServer } from '../cluster/temporal-server';
-import { fundedWallets } from './support/wallets';
+import { executeBodies, fundedWallets } from './support/wallets';
 import { startEmbeddedPostgres } from '../local/postgres';
 import { openDatabase } from '../runtime/database';
 import { migrate } from '../runtime/migrate';
@@ -109,17 +109,7 @@ async function main(): Promise<void> {
       const tenant = await gateway.createTenant();
       const wallets = await fundedWallets(gateway, tenant, 16, 'scale');
       const prefix = `scale-${n}-${randomBytes(3).toString('hex')}`;
-      const bodies = (tag: string, count: number) =>
-        Array.from({ length: count }, (_, i) =>
-          JSON.stringify({
-            amount: 1.23,
-            currency: 'BRL',
-            recipient: 'bench-merchant',
-            description: 'benchmark purchase',
-            mandate_id: 'mdt_bench',
-            attempt_id: `${prefix}-${tag}-${i}`,
-          }),
-        );
+      const bodies = (tag: string, count: number) => executeBodies(`${prefix}-${tag}`, count);
       const common = {
         url: wallets.map((w) => `${cluster.url}/v1/wallets/${w}/execute`),
         method: 'POST',

@@ -2,7 +2,7 @@
 // Postgres hold → mock provider over HTTP → debit) at concurrency 16, every request a new attempt.
 // Baselines in the same run: one ledger post over HTTP (the money work without Temporal) and the one-activity
 // probe workflow (what Temporal itself costs here), both at the same concurrency.
-import { fundedWallets } from './support/wallets';
+import { executeBodies, fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
 import { formatResult, machineLine, runLoad } from './support/load';
 import { spawnRotating } from './support/spawn-rotating';
@@ -35,17 +35,6 @@ async function main(): Promise<void> {
     warmup: 200,
   });
 
-  const bodies = (prefix: string, count: number) =>
-    Array.from({ length: count }, (_, i) =>
-      JSON.stringify({
-        amount: 1.23,
-        currency: 'BRL',
-        recipient: 'bench-merchant',
-        description: 'benchmark purchase',
-        mandate_id: 'mdt_bench',
-        attempt_id: `${prefix}-${i}`,
-      }),
-    );
   // Each request goes to one of 16 wallets, so the figure is Temporal's path rather than one hot balance row.
   const urls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
   await spawnRotating({
@@ -53,7 +42,7 @@ async function main(): Promise<void> {
     url: urls,
     method: 'POST',
     headers,
-    bodies: bodies('warm', 100),
+    bodies: executeBodies('warm', 100),
     total: 100,
     concurrency: CONCURRENCY,
   });
@@ -64,7 +53,7 @@ async function main(): Promise<void> {
     url: urls,
     method: 'POST',
     headers,
-    bodies: bodies('run', TOTAL),
+    bodies: executeBodies('run', TOTAL),
     total: TOTAL,
     concurrency: CONCURRENCY,
   });
@@ -75,7 +64,7 @@ async function main(): Promise<void> {
     url: urls,
     method: 'POST',
     headers,
-    bodies: bodies('run', TOTAL),
+    bodies: executeBodies('run', TOTAL),
     total: TOTAL,
     concurrency: CONCURRENCY,
   });
@@ -85,7 +74,7 @@ async function main(): Promise<void> {
     url: urls[0],
     method: 'POST',
     headers,
-    bodies: bodies('run', 1),
+    bodies: executeBodies('run', 1),
     total: TOTAL * 4,
     concurrency: CONCURRENCY,
     warmup: 200,

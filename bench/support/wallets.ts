@@ -29,3 +29,17 @@ export async function fundedWallets(
   }
   return wallets;
 }
+
+/** Wallet execute bodies for a benchmark: one new attempt per body, `<prefix>-<i>`. */
+export function executeBodies(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    JSON.stringify({
+      amount: 1.23,
+      currency: 'BRL',
+      recipient: 'bench-merchant',
+      description: 'benchmark purchase',
+      mandate_id: 'mdt_bench',
+      attempt_id: `${prefix}-${i}`,
+    }),
+  );
+}
