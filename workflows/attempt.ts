@@ -82,27 +82,20 @@ const ending = proxyLocalActivities<Activities>({
 });
 // An idempotent send carries the attempt's key, so retrying it can never pay twice: it runs inside the
 // workflow task, and a crash re-runs it under the same key.
-const idempotentSend = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 3,
-  },
-});
+const idempotentSendTries = (maximumAttempts: number) =>
+  proxyLocalActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    localRetryThreshold: '10 seconds',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts,
+    },
+  });
+const idempotentSend = idempotentSendTries(3);
 // The same send taken up after the folded step below made its first try: the tries left of the three.
-const idempotentSendRetried = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  localRetryThreshold: '10 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 2,
-  },
-});
+const idempotentSendRetried = idempotentSendTries(2);
 // Authorize, an idempotent send and its settlement in one step (ending and deciding in one): a refusal
 // of the authorization fails it at once; anything else is retried for as long as it lasts, since a run
 // that broke after its send leaves a hold the retry finds (`resumed`) and hands to the lookup.
