@@ -22,6 +22,7 @@ import {
 } from '../../contracts/tool-charge';
 import { recordToolChargeResolution } from './charge-resolution';
 import { splitPrice } from './money';
+import { sealedOf, sealedRow, type SealedUpstreamAuth } from './upstream-auth';
 
 const callerScope = (input: ToolChargeInput): EventScope => ({
   orgId: input.orgId,
@@ -182,6 +183,48 @@ export async function authorizeToolCharge(
       return { kind: 'held', holdId: held.entry.hold_id! };
     }),
   );
+}
+
+// The server's columns are null when it no longer exists (the statement answers a row either way).
+const begunRow = z.object({
+  begun: z.boolean(),
+  upstream_url: z.string().nullable(),
+  environment: z.enum(['live', 'test']).nullable(),
+  server: sealedRow.nullable(),
+});
+
+/** Where a begun call goes: the server's URL and environment, and its credential as read with them. */
+export interface BegunCall {
+  upstreamUrl: string;
+  environment: 'live' | 'test';
+  sealed: SealedUpstreamAuth | null;
+}
+
+/**
+ * Commits the mark that the call's upstream tools/call begins, before it is made, reading where it goes in
+ * the same statement. False when the mark was set already: a run before this one began the call and may have
+ * made it, so it is looked up, never made again. Null for the server when it no longer exists (calls in
+ * flight finish; this one is refused).
+ */
+export async function beginToolCall(
+  db: DatabasePool,
+  input: ToolChargeInput,
+): Promise<false | { server: BegunCall | null }> {
+  const row = await db.one(sql.type(begunRow)`
+    WITH begun AS (
+      UPDATE tool_server_charges SET send_begun_at = now()
+      WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} AND status = 'held' AND send_begun_at IS NULL
+      RETURNING 1)
+    SELECT EXISTS (SELECT 1 FROM begun) AS begun, s.upstream_url, s.environment,
+      CASE WHEN s.id IS NOT NULL THEN jsonb_build_object('auth_header', s.auth_header,
+        'auth_ciphertext', s.auth_ciphertext, 'auth_wrapped_key', s.auth_wrapped_key, 'auth_key_ref', s.auth_key_ref,
+        'org_id', s.org_id, 'project_id', s.project_id) END AS server
+    FROM (SELECT 1) one LEFT JOIN tool_servers s ON s.id = ${input.serverId}`);
+  if (!row.begun) return false;
+  if (!row.upstream_url || !row.environment || !row.server) return { server: null };
+  return {
+    server: { upstreamUrl: row.upstream_url, environment: row.environment, sealed: sealedOf(row.server) },
+  };
 }
 
 async function lockCharge(tx: DatabaseTransactionConnection, input: ToolChargeInput) {
