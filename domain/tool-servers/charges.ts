@@ -9,7 +9,8 @@ import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
-import { LOCK_TIMEOUT, ledgerTransactionSettings, lockSlot, postLocked } from '../ledger/post';
+import { LOCK_TIMEOUT, lockSlot, postLocked, type LockedHold } from '../ledger/post';
+import { balanceRow, type BalanceRow } from '../wallets/wallets';
 import { createApproval } from '../approvals/approvals';
 import { agentLock, linkEvaluationToApproval, runGate } from '../policies/gate';
 import { effectiveSettings } from '../tenancy/settings';
@@ -227,13 +228,54 @@ export async function beginToolCall(
   };
 }
 
+const lockedCharge = chargeRow.extend({
+  hold_id: z.string(),
+  hold_currency: z.string(),
+  hold_amount_minor: z.bigint(),
+  hold_status: z.enum(['open', 'debited', 'released']),
+  hold_resolved_entry_id: z.bigint().nullable(),
+});
+
+/**
+ * The lock wait and the caller's slot, locked, in one statement: the slot exists, since the call's hold was
+ * posted to it. The first lock of the fixed order (the caller's slot, then the charge and its hold, then the
+ * payout and fee slots).
+ */
+async function lockCallerSlot(
+  tx: DatabaseTransactionConnection,
+  input: ToolChargeInput,
+): Promise<BalanceRow | null> {
+  const slot = await tx.maybeOne(sql.type(balanceRow.extend({ lock_timeout: z.string() }))`
+    SELECT set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout, wallet_id, currency, balance_minor,
+      available_minor, updated_at
+    FROM wallet_balances WHERE wallet_id = ${input.walletId} AND currency = ${input.currency} FOR UPDATE`);
+  if (!slot) return null;
+  const { lock_timeout: _set, ...balance } = slot;
+  return balance;
+}
+
+const holdsNothing = () =>
+  new ApiError(409, 'ledger_conflict', 'The call holds nothing', { reason: 'hold_not_found' });
+
+/**
+ * The charge and its hold, both locked in one statement (they are written in one transaction: a charge
+ * always has its hold), the hold as postLocked takes it; null when the call holds nothing.
+ */
 async function lockCharge(tx: DatabaseTransactionConnection, input: ToolChargeInput) {
-  const charge = await tx.maybeOne(sql.type(chargeRow)`
-    SELECT status, tenant_share_minor, fee_minor, debit_entry_id FROM tool_server_charges
-    WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
-  if (!charge)
-    throw new ApiError(409, 'ledger_conflict', 'The call holds nothing', { reason: 'hold_not_found' });
-  return charge;
+  const row = await tx.maybeOne(sql.type(lockedCharge)`
+    SELECT c.status, c.tenant_share_minor, c.fee_minor, c.debit_entry_id, h.id AS hold_id,
+      h.currency AS hold_currency, h.amount_minor AS hold_amount_minor, h.status AS hold_status,
+      h.resolved_entry_id AS hold_resolved_entry_id
+    FROM tool_server_charges c JOIN wallet_holds h ON h.wallet_id = ${input.walletId} AND h.attempt_id = ${input.attemptId}
+    WHERE c.org_id = ${input.orgId} AND c.attempt_id = ${input.attemptId} FOR UPDATE OF c, h`);
+  if (!row) return null;
+  const hold: LockedHold = {
+    id: row.hold_id,
+    currency: row.hold_currency,
+    amount_minor: row.hold_amount_minor,
+    status: row.hold_status,
+  };
+  return { ...row, hold };
 }
 
 /**
@@ -248,10 +290,10 @@ export async function settleToolCharge(
   const price = BigInt(input.priceMinor);
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
-      await ledgerTransactionSettings(tx);
       // Lock order: the caller's slot, then the payout slot, then the fee slot (the sweep takes only the last).
-      const callerSlot = await lockSlot(tx, callerScope(input), input.walletId, input.currency);
-      const charge = await lockCharge(tx, input);
+      const callerSlot = await lockCallerSlot(tx, input);
+      const charge = callerSlot && (await lockCharge(tx, input));
+      if (!callerSlot || !charge) throw holdsNothing();
       if (charge.status === 'debited')
         return {
           debitId: charge.debit_entry_id!.toString(),
@@ -276,6 +318,7 @@ export async function settleToolCharge(
           metadata: { tool: input.toolName, tool_server_id: input.serverId },
         },
         callerSlot,
+        { hold: charge.hold },
       );
       const split = splitPrice(price, input.platformFeeBps);
       const credit = async (walletId: string, amount: bigint, role: string) => {
@@ -341,22 +384,16 @@ async function returnHold(
 ): Promise<string | null> {
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
-      await ledgerTransactionSettings(tx);
-      const slot = await lockSlot(tx, callerScope(input), input.walletId, input.currency);
-      // The hold and the charge row are written in one transaction: no row, nothing held.
-      if (
-        ifHeld &&
-        !(await tx.exists(sql.unsafe`
-        SELECT 1 FROM tool_server_charges WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`))
-      )
-        return null;
-      const charge = await lockCharge(tx, input);
-      const hold = await tx.one(
-        sql.type(
-          z.object({ status: z.string(), resolved_entry_id: z.bigint().nullable() }),
-        )`SELECT status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId}`,
-      );
-      if (charge.status === 'released' && hold.resolved_entry_id) return hold.resolved_entry_id.toString();
+      // The hold and the charge row are written in one transaction: no row, nothing held (and no slot, when
+      // the authorization broke before its first hold on the wallet).
+      const slot = await lockCallerSlot(tx, input);
+      const charge = slot && (await lockCharge(tx, input));
+      if (!slot || !charge) {
+        if (ifHeld) return null;
+        throw holdsNothing();
+      }
+      if (charge.status === 'released' && charge.hold_resolved_entry_id)
+        return charge.hold_resolved_entry_id.toString();
       if (charge.status !== 'held' && charge.status !== 'uncertain')
         throw new ApiError(409, 'ledger_conflict', `The charge was already ${charge.status}`, {
           reason: 'hold_already_resolved',
@@ -373,6 +410,7 @@ async function returnHold(
           metadata: { tool: input.toolName, tool_server_id: input.serverId },
         },
         slot,
+        { hold: charge.hold },
       );
       await tx.query(sql.unsafe`
         UPDATE tool_server_charges SET status = 'released', settled_at = now()
