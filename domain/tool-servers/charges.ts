@@ -3,7 +3,7 @@
 // the price the call was authorized at), settle (the debit of the hold and, in the same transaction, the
 // tenant's share and the platform fee credited, summing to the price), release (the hold returned), and
 // uncertain (the hold kept: the upstream's answer never came, so nothing is guessed; charge-resolution.ts).
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError } from '../errors';
@@ -279,6 +279,30 @@ async function lockCharge(tx: DatabaseTransactionConnection, input: ToolChargeIn
 }
 
 /**
+ * The tenant's slots to credit, locked in the fixed order (the payout slot, then the fee slot: rows are locked
+ * as ORDER BY sorts them), with the charge marked debited (`debited`) in the same statement. Null, locking
+ * and writing nothing, when a slot is not made yet (its first credit): the caller then goes slot by slot.
+ */
+async function lockTenantSlots(
+  tx: DatabaseTransactionConnection,
+  input: ToolChargeInput,
+  walletIds: string[],
+  debited: FragmentSqlToken,
+): Promise<Map<string, BalanceRow> | null> {
+  const wallets = sql.array(walletIds, 'text');
+  const rows = await tx.any(sql.type(balanceRow)`
+    WITH made AS (
+      SELECT count(*) = ${new Set(walletIds).size} AS all_made FROM wallet_balances
+      WHERE currency = ${input.currency} AND wallet_id = ANY(${wallets})),
+    debited AS (${debited} AND (SELECT all_made FROM made) RETURNING 1)
+    SELECT b.wallet_id, b.currency, b.balance_minor, b.available_minor, b.updated_at FROM wallet_balances b
+    WHERE b.currency = ${input.currency} AND b.wallet_id = ANY(${wallets}) AND EXISTS (SELECT 1 FROM debited)
+    ORDER BY b.wallet_id = ${input.payoutWalletId} DESC FOR UPDATE OF b`);
+  if (rows.length === 0) return null;
+  return new Map(rows.map((row) => [row.wallet_id, row]));
+}
+
+/**
  * Debits the hold and credits the tenant's share and the platform fee, all in one transaction (with the
  * resolution of a call whose answer never came, when that is what settles it).
  */
@@ -321,9 +345,21 @@ export async function settleToolCharge(
         { hold: charge.hold },
       );
       const split = splitPrice(price, input.platformFeeBps);
-      const credit = async (walletId: string, amount: bigint, role: string) => {
-        if (amount === 0n) return;
-        const slot = await lockSlot(tx, tenantScope(input), walletId, input.currency);
+      const credits = [
+        { walletId: input.payoutWalletId, amount: split.tenantShareMinor, role: 'tenant_share' },
+        { walletId: input.feeWalletId, amount: split.feeMinor, role: 'platform_fee' },
+      ].filter((c) => c.amount > 0n);
+      const debited = sql.fragment`
+        UPDATE tool_server_charges SET status = 'debited', tenant_share_minor = ${split.tenantShareMinor.toString()},
+          fee_minor = ${split.feeMinor.toString()}, debit_entry_id = ${debit.entry.id.toString()}, settled_at = now()
+        WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`;
+      const slots = await lockTenantSlots(
+        tx,
+        input,
+        credits.map((c) => c.walletId),
+        debited,
+      );
+      for (const { walletId, amount, role } of credits)
         await postLocked(
           tx,
           tenantScope(input),
@@ -335,15 +371,9 @@ export async function settleToolCharge(
             externalRef: `${ref}:${role}`,
             metadata: { role, tool: input.toolName, caller_org_id: input.orgId, attempt_id: input.attemptId },
           },
-          slot,
+          slots?.get(walletId) ?? (await lockSlot(tx, tenantScope(input), walletId, input.currency)),
         );
-      };
-      await credit(input.payoutWalletId, split.tenantShareMinor, 'tenant_share');
-      await credit(input.feeWalletId, split.feeMinor, 'platform_fee');
-      await tx.query(sql.unsafe`
-        UPDATE tool_server_charges SET status = 'debited', tenant_share_minor = ${split.tenantShareMinor.toString()},
-          fee_minor = ${split.feeMinor.toString()}, debit_entry_id = ${debit.entry.id.toString()}, settled_at = now()
-        WHERE org_id = ${input.orgId} AND attempt_id = ${input.attemptId}`);
+      if (!slots) await tx.query(sql.unsafe`${debited}`);
       if (resolution)
         await recordToolChargeResolution(tx, input, resolution, {
           status: 'completed',
