@@ -12,7 +12,15 @@ import { withLedgerErrors } from '../ledger/conflicts';
 import { LOCK_TIMEOUT, lockSlot, postLocked, type LockedHold } from '../ledger/post';
 import { balanceRow, type BalanceRow } from '../wallets/wallets';
 import { createApproval } from '../approvals/approvals';
-import { agentLock, linkEvaluationToApproval, runGate } from '../policies/gate';
+import {
+  agentLock,
+  decideUncounted,
+  evaluationInsert,
+  linkEvaluationToApproval,
+  runGate,
+} from '../policies/gate';
+import type { CallContext } from '../policies/evaluate';
+import { listPolicies, toRule } from '../policies/policies';
 import { effectiveSettings } from '../tenancy/settings';
 import {
   TOOL_CHARGE_KIND,
@@ -107,21 +115,33 @@ export async function authorizeToolCharge(
       if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
       if (wallet.prior) return prior(tx, input, priorRow.parse(wallet.prior));
       if (wallet.status !== 'active') return { kind: 'wallet_not_active', status: wallet.status };
-      const gate = await runGate(
-        tx,
-        input.orgId,
-        input.projectId,
-        {
-          agentId: input.agentId,
-          toolName: input.toolName,
-          amountMinor: price,
-          currency: input.currency,
-          now: new Date(),
-          approved: Boolean(input.approvalId),
-        },
-        { attemptRef: attemptRef(input), agentLocked: true },
-      );
-      const { decision } = gate;
+      const ctx: CallContext = {
+        agentId: input.agentId,
+        toolName: input.toolName,
+        amountMinor: price,
+        currency: input.currency,
+        now: new Date(),
+        approved: Boolean(input.approvalId),
+      };
+      // A call no usage counter or hold decides is decided from the rules as read: its evaluation row then
+      // rides the statement that writes the charge (or is written alone when nothing is held).
+      const rules = (await listPolicies(tx, input.orgId, input.projectId)).map(toRule);
+      const quick = decideUncounted(rules, ctx);
+      const evaluation = quick
+        ? evaluationInsert(input.orgId, input.projectId, ctx, quick, attemptRef(input)).insert
+        : null;
+      const gate = quick
+        ? null
+        : await runGate(tx, input.orgId, input.projectId, ctx, {
+            attemptRef: attemptRef(input),
+            agentLocked: true,
+            rules,
+          });
+      const decision = quick ?? gate!.decision;
+      /** The evaluation row alone, when no charge is written beside it. */
+      const evaluated = async () => {
+        if (evaluation) await tx.query(sql.unsafe`${evaluation}`);
+      };
       if (decision.decision === 'hold') {
         // Held for a person: the approval carries the exact call (at its price) to replay once approved.
         const stored = await tx.oneFirst(sql.type(z.object({ settings: z.record(z.unknown()) }))`
@@ -138,7 +158,7 @@ export async function authorizeToolCharge(
           originRef: input.attemptId,
           ttlSeconds: Number(effectiveSettings(stored).approval_ttl_seconds),
         });
-        await linkEvaluationToApproval(tx, input.orgId, gate.evaluationId, approval.id);
+        await linkEvaluationToApproval(tx, input.orgId, gate!.evaluationId, approval.id);
         return {
           kind: 'requires_approval',
           reason: decision.reason,
@@ -149,7 +169,8 @@ export async function authorizeToolCharge(
           expiresAt: approval.expires_at,
         };
       }
-      if (decision.decision !== 'allow')
+      if (decision.decision !== 'allow') {
+        await evaluated();
         return {
           kind: 'denied',
           reason: decision.reason,
@@ -157,9 +178,12 @@ export async function authorizeToolCharge(
           ruleId: decision.rule.id,
           ruleName: decision.rule.name,
         };
+      }
       const slot = await lockSlot(tx, scope, input.walletId, input.currency);
-      if (slot.available_minor < price)
+      if (slot.available_minor < price) {
+        await evaluated();
         return { kind: 'insufficient_funds', available: slot.available_minor.toString() };
+      }
       const held = await postLocked(
         tx,
         scope,
@@ -177,6 +201,7 @@ export async function authorizeToolCharge(
         { hold: null },
       );
       await tx.query(sql.unsafe`
+        ${evaluation ? sql.fragment`WITH evaluated AS (${evaluation})` : sql.fragment``}
         INSERT INTO tool_server_charges (org_id, attempt_id, project_id, server_id, tool_name, wallet_id, currency, price_minor, platform_fee_bps)
         VALUES (${input.orgId}, ${input.attemptId}, ${input.projectId}, ${input.serverId}, ${input.toolName}, ${input.walletId},
                 ${input.currency}, ${price.toString()}, ${input.platformFeeBps})
