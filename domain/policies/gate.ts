@@ -74,6 +74,8 @@ export interface GateOptions {
   attemptRef?: string;
   /** The caller's transaction took the agent's lock already (agentLock, in a statement of its own work). */
   agentLocked?: boolean;
+  /** The project's rules, when the caller read them already (in this transaction). */
+  rules?: Rule[];
 }
 
 export async function runGate(
@@ -84,7 +86,7 @@ export async function runGate(
   options: GateOptions = {},
 ): Promise<GateResult> {
   if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
-  const rules = (await listPolicies(tx, orgId, projectId)).map(toRule);
+  const rules = options.rules ?? (await listPolicies(tx, orgId, projectId)).map(toRule);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
     // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
