@@ -1,12 +1,13 @@
 // tools/call on the current protocol, answered without a per-request SDK Server and transport (and without
-// a web request or response) once the SDK has accepted a request of the same shape. The SDK's work on such a call is fixed: a validation ladder that
-// reads the headers and the body's envelope (never the tool's arguments beyond their being an object, nor
-// the tool's name beyond its matching the Mcp-Name header), then the handler, then an answer whose bytes
-// follow from the handler's result. So a request is answered here only when its shape (the headers the
-// ladder reads and the body without id, name and arguments) already earned a result from the SDK, its name
-// is plain and named again in Mcp-Name, and its arguments are a plain object; everything else goes to the
-// SDK. The tool call itself is the same call the SDK's handler makes (runTool), and the answer is written
-// as the SDK writes it, which test/mcp-call-answers.test.ts holds byte for byte against the SDK's own.
+// a web request or response) once the SDK has accepted a request of the same shape. The SDK's work on such
+// a call is fixed: a validation ladder that reads the headers and the body's envelope (never the tool's
+// arguments beyond their being an object, nor the tool's name beyond its matching the Mcp-Name header),
+// then the handler, then an answer whose bytes follow from the handler's result. So a request is answered
+// here only when its shape (the headers the ladder reads and the body without id, name and arguments)
+// already earned a result from the SDK, its name is plain and named again in Mcp-Name, and its arguments
+// are a plain object; everything else goes to the SDK. The tool call itself is the same call the SDK's
+// handler makes (runTool), and the answer is written as the SDK writes it, which
+// test/mcp-call-answers.test.ts holds byte for byte against the SDK's own.
 import type { AuthInfo, CallToolResult } from '@modelcontextprotocol/server';
 import type { AppDeps } from '../deps';
 import { runTool, SERVER_INFO } from './server';
