@@ -5,7 +5,6 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Client } from 'pg';
 import { API_KEY_SANDBOX } from '../providers/mocks/auth-api-key';
 import { startBenchStack } from './support/stack';
 import { formatResult, type LoadResult } from './support/load';
@@ -13,6 +12,7 @@ import { costed, costLine } from './support/cpu';
 import { startBareMcpProxy } from './support/bare-mcp-proxy';
 import { catalogServer } from '../domain/providers/catalog';
 import { profiled, summarise } from './support/cpu-profile';
+import { statementsSent } from '../test/support/pg-statements';
 
 const CONCURRENCY = 32;
 
@@ -35,24 +35,6 @@ function calls(
       },
     );
   });
-}
-
-/** The statements sent to PostgreSQL while `action` runs. */
-async function statementsOf(action: () => Promise<unknown>): Promise<string[]> {
-  const original = Client.prototype.query;
-  const seen: string[] = [];
-  Client.prototype.query = function (this: Client, ...args: unknown[]) {
-    const text =
-      typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string } | undefined)?.text ?? '?');
-    seen.push(text.replace(/\s+/g, ' ').trim().slice(0, 140));
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    await action();
-  } finally {
-    Client.prototype.query = original;
-  }
-  return seen;
 }
 
 async function main(): Promise<void> {
@@ -78,14 +60,14 @@ async function main(): Promise<void> {
     }),
   );
   await calls([sessions[0].url], tenant.key, 50, 'warm');
-  const rest = await statementsOf(() =>
+  const rest = await statementsSent(() =>
     stack.request('POST', `/v1/sessions/${sessions[0].id}/tool-calls`, {
       key: tenant.key,
       body: { tool: 'pix-psp.pix_key_lookup', arguments: { pix_key: 'ana@example.com' } },
     }),
   );
   console.log(
-    `one REST tool call: ${rest.length} PostgreSQL round trips${rest.map((s) => `\n  ${s}`).join('')}`,
+    `one REST tool call: ${rest.length} PostgreSQL round trips${rest.map((s) => `\n  ${s.replace(/\s+/g, ' ').trim().slice(0, 140)}`).join('')}`,
   );
 
   // CPU per call without the profiler: this process and PostgreSQL, beside the bare proxy's for the same tool.

@@ -12,6 +12,8 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Whether lines at `level` are written: a caller may skip gathering a line's fields when not. */
+  enabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 const bound = new AsyncLocalStorage<Record<string, unknown>>();
@@ -54,5 +56,11 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
       `${JSON.stringify({ at: new Date().toISOString(), level: at, message: scrub(message), ...line })}\n`,
     );
   };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return {
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+    enabled: (at) => ORDER[at] >= ORDER[level],
+  };
 }

@@ -2,6 +2,7 @@
 // the SDK wrote (with the request's own id), the same status and headers; and a tenant tool server whose
 // tools change is listed as it is now, by the same client, without anything being evicted by hand; and a
 // session closed here or by another API process is answered 409 by its very next tools/list.
+import { Server } from '@modelcontextprotocol/server';
 import { sql } from 'slonik';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 import { droppedEverywhere } from '../domain/sessions/closings';
@@ -50,11 +51,18 @@ describe('tools/list answered again', () => {
       const body = JSON.parse(first.text) as { id: unknown; result: { tools: unknown[] } };
       expect(body).toMatchObject({ jsonrpc: '2.0', id: 'first-id' });
       expect(body.result.tools).toEqual(listed.tools);
-      for (const id of [7, 'x"y\\z', 0, 'first-id']) {
-        const again = await raw(list, id);
-        expect(again.status).toBe(first.status);
-        expect(again.headers).toEqual(first.headers);
-        expect(again.text).toBe(first.text.replace(/"id":"first-id"}$/, `"id":${JSON.stringify(id)}}`));
+      // Kept answers are made without an SDK server (nor the web request one would be handed).
+      const connect = jest.spyOn(Server.prototype, 'connect');
+      try {
+        for (const id of [7, 'x"y\\z', 0, 'first-id']) {
+          const again = await raw(list, id);
+          expect(again.status).toBe(first.status);
+          expect(again.headers).toEqual(first.headers);
+          expect(again.text).toBe(first.text.replace(/"id":"first-id"}$/, `"id":${JSON.stringify(id)}}`));
+        }
+        expect(connect).not.toHaveBeenCalled();
+      } finally {
+        connect.mockRestore();
       }
     } finally {
       await client.close();

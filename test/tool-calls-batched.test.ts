@@ -2,7 +2,6 @@
 // out in one statement, and each still answers to its own session (its own per-minute limit, its own
 // status) and opens its own row only when within that limit; finishes batch the same way, each writing its
 // own row and event once; a call that breaks a shared statement fails alone.
-import { Client } from 'pg';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { ApiError, FlatError } from '../domain/errors';
@@ -10,6 +9,7 @@ import { enforceCallLimits } from '../domain/sessions/limits';
 import { getSession, type SessionRow } from '../domain/sessions/sessions';
 import { finishToolCall, type NewToolCall } from '../domain/sessions/tool-calls';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
+import { statementsSent } from './support/pg-statements';
 
 let gw: Gateway;
 let small: Tenant;
@@ -69,19 +69,8 @@ async function rowsOf(session: SessionRow): Promise<number> {
 
 /** Statements that count calls, sent while `action` runs. */
 async function countingStatements(action: () => Promise<unknown>): Promise<number> {
-  const original = Client.prototype.query;
-  let sent = 0;
-  Client.prototype.query = function (this: Client, ...args: unknown[]) {
-    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-    if (text?.includes('INSERT INTO session_call_windows')) sent++;
-    return (original as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof original;
-  try {
-    await action();
-  } finally {
-    Client.prototype.query = original;
-  }
-  return sent;
+  const sent = await statementsSent(action);
+  return sent.filter((text) => text.includes('INSERT INTO session_call_windows')).length;
 }
 
 /** Calls counted in one clock minute: started a few seconds before a minute ends, wait for the next. */

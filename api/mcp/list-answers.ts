@@ -1,11 +1,13 @@
 // tools/list answers on the current protocol, kept as the bytes the SDK wrote the first time and served
-// again with the request's own id. An answer depends on nothing but the request (its body without the id,
-// and the headers the transport reads) and the session's listed tools, so the cache key is exactly those:
+// again with the request's own id (before any web request is made: only a current-protocol request earns
+// a kept answer, and the key holds all that makes one so). An answer depends on nothing but the request
+// (its body without the id, and the headers the transport reads) and the session's listed tools, so the cache key is exactly those:
 // catalog and built-in servers by id (their tools are fixed for the life of the process), tenant tool
 // servers and generated servers by a digest of their listed form, read again on every request. A server
 // re-registered or archived is then another key, and nothing needs invalidating. What the SDK would refuse
 // or answer otherwise than with a result is never kept.
 import { createHash } from 'node:crypto';
+import { shapeHeaders, type Incoming, type McpAnswer, type WholeAnswer } from './whole-answer';
 
 interface Kept {
   status: number;
@@ -30,43 +32,50 @@ function listRequestId(body: unknown): RequestId | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
-function requestKey(request: Request, body: object): string {
-  const headers: string[] = [];
-  request.headers.forEach((value, name) => {
-    if (READ_HEADERS.includes(name) || name.startsWith('mcp-')) headers.push(`${name}:${value}`);
-  });
-  return `${request.method}\n${headers.join('\n')}\n${JSON.stringify({ ...body, id: undefined })}`;
+function requestKey(incoming: Incoming, body: object): string {
+  return `${incoming.method}\n${shapeHeaders(incoming, READ_HEADERS)}${JSON.stringify({ ...body, id: undefined })}`;
+}
+
+/** A tools/list request as the kept answers know it: its key, and its own id to answer with. */
+export interface ListRequest {
+  key: string;
+  id: RequestId;
 }
 
 export interface ListAnswers {
-  /** The answer to `request`: kept bytes when its like was answered before, else `serve()`'s (kept if a result). */
-  answer(
-    request: Request,
-    body: unknown,
-    tools: () => Promise<string>,
-    serve: () => Promise<Response>,
-  ): Promise<Response>;
+  /** The request's key when `body` is a tools/list; `tools()` answers what the session lists, as a key. */
+  key(incoming: Incoming, body: unknown, tools: () => Promise<string>): Promise<ListRequest | undefined>;
+  /** The kept answer to a request of this key, with the request's own id. */
+  kept(request: ListRequest): WholeAnswer | undefined;
+  /** `response` answered to the request, kept when it is a result. */
+  keep(request: ListRequest, response: Response): Promise<McpAnswer>;
 }
 
-/** `tools()` answers what the session lists, as a key: the same key for the same listed tools. */
+/** Kept answers; the same listed tools give the same key. */
 export function listAnswers(): ListAnswers {
   const kept = new Map<string, Kept>();
   return {
-    async answer(request, body, tools, serve) {
+    async key(incoming, body, tools) {
       const id = listRequestId(body);
-      if (id === undefined || request.method !== 'POST') return serve();
+      if (id === undefined || incoming.method !== 'POST') return undefined;
       const key = createHash('sha256')
-        .update(requestKey(request, body as object))
+        .update(requestKey(incoming, body as object))
         .update('\n')
         .update(await tools())
         .digest('base64');
+      return { key, id };
+    },
+    kept({ key, id }) {
       const hit = kept.get(key);
-      if (hit)
-        return new Response(`${hit.head}${JSON.stringify(id)}${hit.tail}`, {
+      return (
+        hit && {
           status: hit.status,
           headers: hit.headers,
-        });
-      const response = await serve();
+          body: `${hit.head}${JSON.stringify(id)}${hit.tail}`,
+        }
+      );
+    },
+    async keep({ key, id }, response) {
       if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json'))
         return response;
       const text = await response.text();
@@ -79,7 +88,7 @@ export function listAnswers(): ListAnswers {
         if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
         kept.set(key, { status: 200, headers, head: text.slice(0, -idTail.length), tail: '}' });
       }
-      return new Response(text, { status: response.status, headers });
+      return { status: response.status, headers, body: text };
     },
   };
 }

@@ -1,8 +1,9 @@
 // The Streamable HTTP transport in both protocol eras the SDK speaks: current (2026-07-28) requests are
 // served per request by the SDK's handler from a server built for the session (tools/call and tools/list
-// of a shape the SDK already accepted are answered with its bytes without one); 2025-era traffic keeps a
-// session-based transport per MCP session (initialize, POST, GET stream, DELETE), held in this process
-// and bound to the gateway session and caller that opened it.
+// of a shape the SDK already accepted are answered with its bytes without one, and without a web request:
+// a shape the SDK answered with a result was a current-protocol request, and so is every request of it);
+// 2025-era traffic keeps a session-based transport per MCP session (initialize, POST, GET stream, DELETE),
+// held in this process and bound to the gateway session and caller that opened it.
 import { randomUUID } from 'node:crypto';
 import {
   createMcpHandler,
@@ -15,6 +16,7 @@ import type { AppDeps } from '../deps';
 import { callAnswers } from './call-answers';
 import { listAnswers } from './list-answers';
 import { listedToolsKey, sessionServer, type McpCaller } from './server';
+import type { Incoming, McpAnswer } from './whole-answer';
 
 interface LegacySession {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -35,12 +37,12 @@ function jsonRpcError(status: number, message: string): Response {
 
 export interface McpEndpoint {
   serve(
-    request: Request,
+    incoming: Incoming,
     parsedBody: unknown,
     authInfo: AuthInfo,
     caller: McpCaller,
     servers: string[],
-  ): Promise<Response>;
+  ): Promise<McpAnswer>;
   close(): Promise<void>;
 }
 
@@ -104,19 +106,21 @@ export function mcpEndpoint(deps: AppDeps): McpEndpoint {
   }
 
   return {
-    async serve(request, parsedBody, authInfo, caller, servers) {
+    async serve(incoming, parsedBody, authInfo, caller, servers) {
       const withServers: AuthInfo = { ...authInfo, extra: { ...authInfo.extra, servers } };
+      const call = calls.accepted(incoming, parsedBody);
+      if (call) return calls.run(call, withServers);
+      const listKey = await lists.key(incoming, parsedBody, () =>
+        listedToolsKey(deps, caller.principal.environment, servers),
+      );
+      const kept = listKey === undefined ? undefined : lists.kept(listKey);
+      if (kept) return kept;
+      const request = incoming.request();
       if (await isLegacyRequest(request, parsedBody))
         return serveLegacy(request, parsedBody, withServers, caller);
       const sdk = () => modern.fetch(request, { authInfo: withServers, parsedBody });
-      return calls.answer(request, parsedBody, withServers, () =>
-        lists.answer(
-          request,
-          parsedBody,
-          () => listedToolsKey(deps, caller.principal.environment, servers),
-          sdk,
-        ),
-      );
+      if (listKey !== undefined) return lists.keep(listKey, await sdk());
+      return calls.answer(incoming, parsedBody, sdk);
     },
     async close() {
       await modern.close();

@@ -9,6 +9,10 @@ import { tracing } from '../../runtime/telemetry/tracing';
 import { addLogFields, withLogFields, type Logger } from '../../runtime/logger';
 
 export function accessLog(log: Logger): Koa.Middleware {
+  // With info lines off, a request is neither timed nor described for a line nobody writes; its fields are
+  // still bound for the warnings and errors written while serving it.
+  if (log.enabled?.('info') === false)
+    return (ctx, next) => withLogFields({ request_id: String(ctx.state.requestId) }, next);
   return (ctx, next) =>
     withLogFields({ request_id: String(ctx.state.requestId) }, async () => {
       const started = process.hrtime.bigint();

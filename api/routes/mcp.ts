@@ -26,6 +26,7 @@ import type { JsonSchema } from '../../schema/http/json-schema';
 import type { AppDeps } from '../deps';
 import { authInfoFor } from '../mcp/server';
 import { mcpEndpoint, type McpEndpoint } from '../mcp/transport';
+import type { Incoming, McpAnswer } from '../mcp/whole-answer';
 import type { Principal } from '../principal';
 import { publicOrigin } from '../public-origin';
 import { route, type AnyRoute, type HttpMethod } from '../route';
@@ -66,10 +67,20 @@ async function resumeOrOpen(deps: AppDeps, principal: Principal): Promise<Sessio
 const isToolCall = (body: unknown): boolean =>
   typeof body === 'object' && body !== null && (body as { method?: unknown }).method === 'tools/call';
 
-async function pipe(ctx: Koa.Context, response: Response): Promise<void> {
+async function pipe(ctx: Koa.Context, response: McpAnswer): Promise<void> {
   ctx.respond = false;
   const res = ctx.res;
   const headers: Record<string, string> = { 'x-request-id': String(ctx.state.requestId) };
+  // An answer made whole here (a kept tools/list, an accepted tools/call) leaves as it is, in one write.
+  if (!(response instanceof Response)) {
+    for (const [name, value] of response.headers) headers[name] = value;
+    res.writeHead(response.status, {
+      ...headers,
+      'content-length': String(Buffer.byteLength(response.body)),
+    });
+    res.end(response.body);
+    return;
+  }
   response.headers.forEach((value, name) => {
     headers[name] = value;
   });
@@ -115,6 +126,41 @@ function webRequest(ctx: Koa.Context): Request {
 }
 const BODY_HEADERS = new Set(['content-length', 'transfer-encoding', 'content-encoding']);
 
+/** The request as Node parsed it, its web form made once and only when something reads it. */
+function incomingOf(ctx: Koa.Context): Incoming {
+  let request: Request | undefined;
+  return {
+    method: ctx.method,
+    headers: ctx.req.headers,
+    request: () => (request ??= webRequest(ctx)),
+  };
+}
+
+/**
+ * DNS-rebinding protection, as the SDK's own checks answer it. Their verdict follows from the Host and
+ * Origin headers alone, so a pair they let through is let through again without asking (bounded: a
+ * process is reached under few names).
+ */
+const passedHosts = new WeakMap<AppDeps, Set<string>>();
+const PASSED_HOSTS_HELD = 64;
+
+function refusedHost(deps: AppDeps, ctx: Koa.Context, incoming: Incoming): Response | undefined {
+  const { host, origin } = ctx.req.headers;
+  const pair = host === undefined ? undefined : `${host}\n${origin ?? ''}`;
+  let passed = passedHosts.get(deps);
+  if (pair !== undefined && passed?.has(pair)) return undefined;
+  const allowed = allowedHosts(deps);
+  const request = incoming.request();
+  const refused =
+    hostHeaderValidationResponse(request, allowed.hosts) ??
+    originValidationResponse(request, allowed.origins);
+  if (refused || pair === undefined) return refused;
+  if (!passed) passedHosts.set(deps, (passed = new Set()));
+  if (passed.size >= PASSED_HOSTS_HELD) passed.clear();
+  passed.add(pair);
+  return undefined;
+}
+
 async function serve(
   deps: AppDeps,
   ctx: Koa.Context,
@@ -123,16 +169,13 @@ async function serve(
   body: unknown,
   requestId: string,
 ): Promise<void> {
-  const request = webRequest(ctx);
-  const allowed = allowedHosts(deps);
-  const refused =
-    hostHeaderValidationResponse(request, allowed.hosts) ??
-    originValidationResponse(request, allowed.origins);
+  const incoming = incomingOf(ctx);
+  const refused = refusedHost(deps, ctx, incoming);
   if (refused) return pipe(ctx, refused);
   const caller = { principal, session, requestId, origin: publicOrigin(deps.config, ctx) };
   const token = /^Bearer[ \t]+(\S+)/i.exec(ctx.get('Authorization'))?.[1] ?? '';
   const response = await endpointOf(deps).serve(
-    request,
+    incoming,
     ctx.method === 'POST' ? body : undefined,
     authInfoFor(token, caller),
     caller,

@@ -267,11 +267,12 @@ const jsonConnection = connectionRow
   .extend({ created_at: iso, updated_at: iso, rotated_at: iso.nullable(), last_verified_at: iso.nullable() })
   .merge(sealedRow);
 
+const jsonConnections = z.array(jsonConnection);
+
 /** currentConnectionsJson's value → each provider's current connection; a provider absent has none. */
 export function connectionsOf(json: unknown): Map<string, SealedConnection> {
   return new Map(
-    z
-      .array(jsonConnection)
+    jsonConnections
       .parse(json)
       .map(({ secret_ciphertext, secret_wrapped_key, secret_key_ref, ...connection }) => [
         connection.provider,
