@@ -5,7 +5,7 @@
 import type { DatabasePool } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
 import type { EventType } from '../../contracts/event-catalog';
-import { recordEvent, type EventScope } from '../events/record';
+import type { EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
@@ -155,21 +155,30 @@ export async function settleSpend(
         receipt: receipt ? presentReceipt(receipt) : null,
       },
     };
-    await storeAnswer(tx, scope, req.attemptId, answer, {
-      consumerId: terms.consumerId,
-      providerPaymentId: settlement.providerPaymentId,
-      receiptId: receipt?.id ?? null,
-    });
-    await recordEvent(tx, scope, 'payment.succeeded', {
-      attempt_id: req.attemptId,
-      consumer_id: terms.consumerId,
-      mandate_id: terms.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      currency: req.currency,
-      provider_payment_id: settlement.providerPaymentId,
-      receipt_id: receipt?.id ?? null,
-    });
+    await storeAnswer(
+      tx,
+      scope,
+      req.attemptId,
+      answer,
+      {
+        consumerId: terms.consumerId,
+        providerPaymentId: settlement.providerPaymentId,
+        receiptId: receipt?.id ?? null,
+      },
+      {
+        type: 'payment.succeeded',
+        data: {
+          attempt_id: req.attemptId,
+          consumer_id: terms.consumerId,
+          mandate_id: terms.mandateId,
+          rail: req.rail,
+          amount_minor: req.amountMinor,
+          currency: req.currency,
+          provider_payment_id: settlement.providerPaymentId,
+          receipt_id: receipt?.id ?? null,
+        },
+      },
+    );
     return answer;
   });
 }
@@ -204,15 +213,24 @@ export async function releaseSpend(
       `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}`,
     );
     const answer = refusalAnswer(req, input.refusal, audit, 'failed');
-    await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: terms.consumerId });
-    await recordEvent(tx, scope, 'payment.failed', {
-      attempt_id: req.attemptId,
-      consumer_id: terms.consumerId,
-      mandate_id: terms.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      code: input.refusal.code,
-    });
+    await storeAnswer(
+      tx,
+      scope,
+      req.attemptId,
+      answer,
+      { consumerId: terms.consumerId },
+      {
+        type: 'payment.failed',
+        data: {
+          attempt_id: req.attemptId,
+          consumer_id: terms.consumerId,
+          mandate_id: terms.mandateId,
+          rail: req.rail,
+          amount_minor: req.amountMinor,
+          code: input.refusal.code,
+        },
+      },
+    );
     return answer;
   });
 }
@@ -231,21 +249,26 @@ export async function recordAnswer(
       : answer.status === 'dispatch_uncertain'
         ? 'payment.uncertain'
         : 'payment.failed';
-  await db.transaction(async (tx) => {
-    await storeAnswer(tx, scope, req.attemptId, answer, {
-      ...extra,
-      holdsMoney: answer.status === 'dispatch_uncertain',
-    });
-    // A policy denial's body is the flat one: its reason is the code.
-    const error = answer.body.error as { code?: string } | undefined;
-    const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
-    await recordEvent(tx, scope, type, {
-      attempt_id: req.attemptId,
-      mandate_id: req.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      code,
-      approval_id: extra.approvalId ?? null,
-    });
-  });
+  // A policy denial's body is the flat one: its reason is the code.
+  const error = answer.body.error as { code?: string } | undefined;
+  const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
+  // One statement: its own transaction.
+  await storeAnswer(
+    db,
+    scope,
+    req.attemptId,
+    answer,
+    { ...extra, holdsMoney: answer.status === 'dispatch_uncertain' },
+    {
+      type,
+      data: {
+        attempt_id: req.attemptId,
+        mandate_id: req.mandateId,
+        rail: req.rail,
+        amount_minor: req.amountMinor,
+        code,
+        approval_id: extra.approvalId ?? null,
+      },
+    },
+  );
 }
