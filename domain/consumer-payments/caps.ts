@@ -58,7 +58,7 @@ export function judgeCaps(
   };
 }
 
-const usage = z.object({ cumulative: z.bigint(), periodic: z.bigint() });
+const usage = z.object({ mine: z.string().nullable(), cumulative: z.bigint(), periodic: z.bigint() });
 
 /**
  * Reserves the attempt's amount if both caps allow it; a retry of an attempt that already reserved
@@ -79,11 +79,12 @@ export async function reserveCaps(
   await tx.query(
     sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`mandate-cap:${scope.orgId}:${input.mandateId}`}, 0))`,
   );
-  const mine = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
-    SELECT status FROM mandate_cap_reservations WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}`);
+  // Read after the lock (a statement of its own, so it sees every reservation committed before it): this
+  // attempt's own reservation, and what the others use.
   const seconds = input.periodic ? (windowSeconds(input.periodic.window) ?? 86_400) : 0;
-  const used = await tx.one(sql.type(usage)`
-    SELECT COALESCE(sum(amount_minor), 0)::bigint AS cumulative,
+  const { mine, ...used } = await tx.one(sql.type(usage)`
+    SELECT (SELECT status FROM mandate_cap_reservations WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}) AS mine,
+           COALESCE(sum(amount_minor), 0)::bigint AS cumulative,
            COALESCE(sum(amount_minor) FILTER (WHERE created_at > now() - make_interval(secs => ${seconds})), 0)::bigint AS periodic
     FROM mandate_cap_reservations
     WHERE org_id = ${scope.orgId} AND mandate_id = ${input.mandateId} AND currency = ${input.currency} AND status <> 'released'
@@ -98,7 +99,7 @@ export async function reserveCaps(
     await tx.query(sql.unsafe`
       INSERT INTO mandate_cap_reservations (org_id, attempt_id, project_id, mandate_id, currency, amount_minor)
       VALUES (${scope.orgId}, ${input.attemptId}, ${scope.projectId}, ${input.mandateId}, ${input.currency}, ${input.amountMinor.toString()})`);
-  } else if (mine.status === 'released') {
+  } else if (mine === 'released') {
     await tx.query(
       sql.unsafe`UPDATE mandate_cap_reservations SET status = 'held', resolved_at = NULL, created_at = now() WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}`,
     );

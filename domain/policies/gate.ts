@@ -13,7 +13,7 @@ import {
 } from '../../schema/policy-config';
 import { evaluate, ruleApplies, type CallContext, type Decision, type Rule, type Usage } from './evaluate';
 import { matchesAny } from './glob';
-import { listPolicies, toRule } from './policies';
+import { listPolicies, rulesJson, rulesOf, toRule } from './policies';
 
 export interface GateResult {
   decision: Decision;
@@ -74,7 +74,11 @@ export interface GateOptions {
   attemptRef?: string;
   /** The caller's transaction took the agent's lock already (agentLock, in a statement of its own work). */
   agentLocked?: boolean;
+  /** The project's rules, read by the caller beside its own work (rulesJson) so the gate reads none. */
+  rules?: Rule[];
 }
+
+const lockedRules = z.object({ agent_lock: z.string(), rules: z.unknown() });
 
 export async function runGate(
   tx: CommonQueryMethods,
@@ -83,8 +87,14 @@ export async function runGate(
   ctx: CallContext,
   options: GateOptions = {},
 ): Promise<GateResult> {
-  if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
-  const rules = (await listPolicies(tx, orgId, projectId)).map(toRule);
+  let rules = options.rules;
+  // The rules are not the lock's to order (the usage counters below are): they are read beside it.
+  if (!options.agentLocked && !rules) {
+    const locked = await tx.one(sql.type(lockedRules)`
+      SELECT ${agentLock(projectId, ctx.agentId)}::text AS agent_lock, ${rulesJson(orgId, projectId)} AS rules`);
+    rules = rulesOf(locked.rules);
+  } else if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
+  rules ??= (await listPolicies(tx, orgId, projectId)).map(toRule);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
     // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
