@@ -1,6 +1,6 @@
 // A consumer spend's row of the attempts table (family consumer_spend): the claim a request makes on its
 // attempt id (with the request fingerprint), the stored answer a replay returns verbatim, and the marks the workflow leaves on the way.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { afterCommit } from '../../runtime/telemetry/after-commit';
@@ -161,6 +161,8 @@ export async function storeAnswer(
     holdsMoney?: boolean;
   },
   event: { type: EventType; data: Record<string, unknown> },
+  /** Other writes of the same step (a reservation's end), made in the same statement. */
+  alongside: FragmentSqlToken[] = [],
 ): Promise<void> {
   const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
   const data = toEventData(event.data);
@@ -171,6 +173,14 @@ export async function storeAnswer(
         receipt_id = COALESCE(${extra.receiptId ?? null}, receipt_id), approval_id = COALESCE(${extra.approvalId ?? null}, approval_id),
         holds_money = ${extra.holdsMoney ?? false} AND holds_money, updated_at = now(), finished_at = ${final ? sql.fragment`now()` : sql.fragment`NULL`}
       WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId})
+    ${
+      alongside.length > 0
+        ? sql.join(
+            alongside.map((write, i) => sql.fragment`, ${sql.identifier([`alongside_${i}`])} AS (${write})`),
+            sql.fragment``,
+          )
+        : sql.fragment``
+    }
     ${eventInsertFrom(scope, event.type, sql.fragment`SELECT ${sql.jsonb(data as never)}`)}`);
   // Each stored answer comes with its payment event: counted by what it says.
   afterCommit(tx, () => {

@@ -2,7 +2,7 @@
 // attempt reserves its amount before any money step, so concurrent spends see each other's
 // reservations and can never exceed a cap together. A settled attempt's reservation becomes `spent`;
 // one that moved no money is `released` and stops counting.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { EventScope } from '../events/record';
@@ -107,13 +107,22 @@ export async function reserveCaps(
   return verdict;
 }
 
+/** The reservation's end (spent or released), for a statement that writes it beside its own work. */
+export function reservationEnd(
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  attemptId: string,
+  to: 'spent' | 'released',
+): FragmentSqlToken {
+  return sql.fragment`
+    UPDATE mandate_cap_reservations SET status = ${to}, resolved_at = now()
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'held'`;
+}
+
 export async function resolveReservation(
   tx: CommonQueryMethods,
   scope: EventScope,
   attemptId: string,
   to: 'spent' | 'released',
 ): Promise<void> {
-  await tx.query(sql.unsafe`
-    UPDATE mandate_cap_reservations SET status = ${to}, resolved_at = now()
-    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'held'`);
+  await tx.query(sql.unsafe`${reservationEnd(scope, attemptId, to)}`);
 }

@@ -6,7 +6,7 @@ import { appendStep } from '../../contracts/attempt-audit';
 import type { EventScope } from '../events/record';
 import { refusalAnswer } from './answers';
 import { lockAttempt, storeAnswer } from './attempts';
-import { resolveReservation } from './caps';
+import { reservationEnd } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
@@ -46,7 +46,6 @@ export async function failBeforeDispatch(
           funding: 'sub_account',
         })
       : { releaseId: null };
-    await resolveReservation(tx, scope, req.attemptId, 'released');
     if (released.releaseId) appendStep(audit, 'release', 'pass', `released the hold (${released.releaseId})`);
     const answer = refusalAnswer(
       req,
@@ -76,6 +75,7 @@ export async function failBeforeDispatch(
           code: 'attempt_failed',
         },
       },
+      [reservationEnd(scope, req.attemptId, 'released')],
     );
     return answer;
   });

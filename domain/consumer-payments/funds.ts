@@ -8,11 +8,11 @@ import { z } from 'zod';
 import type { DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
-import { LOCK_TIMEOUT, lockActiveWallet, lockHeld, lockSlot, postLocked } from '../ledger/post';
+import { LOCK_TIMEOUT, lockActiveSlot, lockHeld, lockSlot, postLocked } from '../ledger/post';
 import type { FundsSeam, MoneyMove } from './seams';
 import { prefixedId } from '../ids';
 import { postPassThrough } from './clearing';
-import { ensureSubAccount, findSubAccount } from './sub-accounts';
+import { ensureSubAccount, findSubAccount, subAccountWallet } from './sub-accounts';
 
 const holdRow = z.object({
   id: z.string(),
@@ -41,10 +41,6 @@ const entryFields = (move: MoneyMove) => ({
   attemptId: move.attemptId,
 });
 
-/** The consumer's sub-account, as a query: the wallet its holds rest on. */
-const subAccountOf = (scope: EventScope, consumerId: string) =>
-  sql.fragment`SELECT wallet_id FROM consumer_sub_accounts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}`;
-
 /**
  * Debits or releases the attempt's hold; a retry finds the entry that already resolved it. A frozen
  * sub-account still settles holds it granted (the provider may already have paid), so the wallet is
@@ -60,7 +56,7 @@ async function resolveHold(
   ifHeld = false,
 ): Promise<string | null> {
   const held =
-    (await lockHeld(tx, scope, subAccountOf(scope, move.consumerId), move.currency, move.attemptId)) ??
+    (await lockHeld(tx, scope, subAccountWallet(scope, move.consumerId), move.currency, move.attemptId)) ??
     (await lockOneByOne(tx, scope, move, ifHeld));
   if (!held) return null;
   const { walletId, slot, hold } = held;
@@ -117,11 +113,16 @@ export function ledgerFundsSeam(): FundsSeam {
       // Nothing rests with the gateway: the attempt's claim (marked on its row) is the hold, and the caps,
       // reserved just before, count it from now on.
       if (move.funding === 'consent_pull') return { holdId: prefixedId('pul') };
-      const { wallet_id: walletId } = await ensureSubAccount(tx, scope, move.consumerId, move.currency);
-      const earlier = await holdOf(tx, walletId, move.attemptId);
-      if (earlier) return { holdId: earlier.id };
-      await lockActiveWallet(tx, scope, walletId);
-      const slot = await lockSlot(tx, scope, walletId, move.currency);
+      // The sub-account and this attempt's earlier hold on it, in one read.
+      const found = await tx.maybeOne(sql.type(
+        z.object({ wallet_id: z.string(), hold_id: z.string().nullable() }),
+      )`
+        SELECT s.wallet_id, (SELECT h.id FROM wallet_holds h WHERE h.wallet_id = s.wallet_id AND h.attempt_id = ${move.attemptId}) AS hold_id
+        FROM (${subAccountWallet(scope, move.consumerId)}) s`);
+      if (found?.hold_id) return { holdId: found.hold_id };
+      const walletId =
+        found?.wallet_id ?? (await ensureSubAccount(tx, scope, move.consumerId, move.currency)).wallet_id;
+      const slot = await lockActiveSlot(tx, scope, walletId, move.currency);
       if (slot.available_minor < move.amountMinor)
         return { insufficientFunds: true, availableMinor: slot.available_minor };
       const posted = await postLocked(

@@ -12,7 +12,7 @@ import { refusalAnswer } from './answers';
 import { appendStep } from '../../contracts/attempt-audit';
 import { lockAttempt, storeAnswer, storedAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
-import { resolveReservation } from './caps';
+import { reservationEnd } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
 import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
 
@@ -67,7 +67,6 @@ export async function settleSpend(
         ? `pulled ${req.amountMinor} ${req.currency} through the consented funding source and paid out (${debit.debitId}, clearing)`
         : `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`,
     );
-    await resolveReservation(tx, scope, req.attemptId, 'spent');
     await seams.mandates.recordSpend(tx, scope, {
       mandateId: terms.mandateId,
       amountMinor: amount,
@@ -178,6 +177,7 @@ export async function settleSpend(
           receipt_id: receipt?.id ?? null,
         },
       },
+      [reservationEnd(scope, req.attemptId, 'spent')],
     );
     return answer;
   });
@@ -205,7 +205,6 @@ export async function releaseSpend(
       rail: req.rail,
       funding: terms.funding ?? 'sub_account',
     });
-    await resolveReservation(tx, scope, req.attemptId, 'released');
     appendStep(
       audit,
       'release',
@@ -230,6 +229,7 @@ export async function releaseSpend(
           code: input.refusal.code,
         },
       },
+      [reservationEnd(scope, req.attemptId, 'released')],
     );
     return answer;
   });

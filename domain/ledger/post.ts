@@ -65,18 +65,47 @@ export async function lockActiveWallet(
   }
 }
 
-/** Locks the (wallet, currency) slot, creating it on first use. */
-export async function lockSlot(
+/**
+ * lockActiveWallet then lockSlot, in one statement when the slot exists (its lock order: wallet, then slot);
+ * one by one otherwise, creating the slot.
+ */
+export async function lockActiveSlot(
   tx: CommonQueryMethods,
   scope: EventScope,
   walletId: string,
   currency: string,
 ): Promise<BalanceRow> {
-  const lock = () =>
+  const row = await tx.maybeOne(sql.type(balanceRow.merge(statusRow))`
+    SELECT w.status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout,
+      b.wallet_id, b.currency, b.balance_minor, b.available_minor, b.updated_at
+    FROM wallets w JOIN wallet_balances b ON b.wallet_id = w.id AND b.currency = ${currency}
+    WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.id = ${walletId}
+    FOR KEY SHARE OF w FOR UPDATE OF b`);
+  if (!row || row.status !== 'active') {
+    await lockActiveWallet(tx, scope, walletId);
+    return lockSlot(tx, scope, walletId, currency);
+  }
+  const { status: _status, lock_timeout: _timeout, ...slot } = row;
+  return slot;
+}
+
+/**
+ * Locks the (wallet, currency) slot, creating it on first use. `beside`: a write of the caller's (an insert
+ * that returns nothing) made in the same statement as the first lock.
+ */
+export async function lockSlot(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  walletId: string,
+  currency: string,
+  beside?: FragmentSqlToken,
+): Promise<BalanceRow> {
+  const lock = (write?: FragmentSqlToken) =>
     tx.maybeOne(sql.type(balanceRow)`
+    ${write ? sql.fragment`WITH beside AS (${write})` : sql.fragment``}
     SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
     WHERE wallet_id = ${walletId} AND currency = ${currency} FOR UPDATE`);
-  const existing = await lock();
+  const existing = await lock(beside);
   if (existing) return existing;
   await tx.query(sql.unsafe`
     INSERT INTO wallet_balances (wallet_id, org_id, project_id, currency) VALUES (${walletId}, ${scope.orgId}, ${scope.projectId}, ${currency})

@@ -18,6 +18,8 @@ import { listPolicies, rulesJson, rulesOf, toRule } from './policies';
 export interface GateResult {
   decision: Decision;
   evaluationId: string;
+  /** With `writeLater`: the evaluation row's insert, for the caller to write in its next statement. */
+  evaluation?: FragmentSqlToken;
 }
 
 const agentSum = z.object({ agent: z.string(), total: z.bigint() });
@@ -76,6 +78,8 @@ export interface GateOptions {
   agentLocked?: boolean;
   /** The project's rules, read by the caller beside its own work (rulesJson) so the gate reads none. */
   rules?: Rule[];
+  /** The caller writes the evaluation row (GateResult.evaluation) beside its next statement's own work. */
+  writeLater?: boolean;
 }
 
 const lockedRules = z.object({ agent_lock: z.string(), rules: z.unknown() });
@@ -108,6 +112,10 @@ export async function runGate(
       );
   }
   const decision = evaluate(rules, ctx, usage);
+  if (options.writeLater) {
+    const { evaluationId, insert } = evaluationInsert(orgId, projectId, ctx, decision, options.attemptRef);
+    return { decision, evaluationId, evaluation: insert };
+  }
   return {
     decision,
     evaluationId: await recordEvaluation(tx, orgId, projectId, ctx, decision, options.attemptRef ?? null),

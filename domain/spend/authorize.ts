@@ -124,9 +124,11 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           now: new Date(),
           approved: Boolean(input.approvalId),
         },
-        { attemptRef: attemptRef(input), agentLocked: true, rules: rulesOf(wallet.rules) },
+        { attemptRef: attemptRef(input), agentLocked: true, rules: rulesOf(wallet.rules), writeLater: true },
       );
       const { decision } = gate;
+      // An allowed call writes its evaluation beside the slot's lock; any other writes it now.
+      if (decision.decision !== 'allow') await tx.query(sql.unsafe`${gate.evaluation!}`);
       if (decision.decision === 'deny') {
         return {
           kind: 'denied',
@@ -186,7 +188,7 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           },
         };
       }
-      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+      const slot = await lockSlot(tx, scope, input.walletId, input.currency, gate.evaluation);
       if (slot.available_minor < amount)
         return {
           kind: 'insufficient_funds',
