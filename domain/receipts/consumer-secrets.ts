@@ -62,17 +62,6 @@ export const openReceiptSecret = (
   secret: decode(open(ring, row.secret_sealed, aad(consumerId, row.version))),
 });
 
-/** The newest secret, the one that signs; null when the consumer has none. */
-export async function currentReceiptSecret(
-  db: CommonQueryMethods,
-  ring: KeyRing,
-  scope: Pick<EventScope, 'orgId' | 'projectId'>,
-  consumerId: string,
-): Promise<ReceiptSecret | null> {
-  const row = await db.maybeOne(sql.type(secretRow)`${currentReceiptSecretQuery(scope, consumerId)}`);
-  return row ? openReceiptSecret(ring, consumerId, row) : null;
-}
-
 /** What the holder computes with: the secret text as shown, decoded the same way. */
 export function receiptSecretBytes(shown: string): Buffer {
   return decode(shown);

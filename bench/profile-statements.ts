@@ -1,7 +1,7 @@
 // Diagnostic (not a benchmark): the SQL statements the API and the worker send for one new attempt of
 // each money family that settles on the happy path (wallet execute, consumer Pix spend), after a warmup,
 // one line per statement, so a change can see which round trips an attempt makes.
-//   npx tsx bench/attempt-statements.ts
+//   npx tsx bench/profile-statements.ts
 import { statementsOf } from './support/statements';
 import { startBenchStack } from './support/stack';
 import { executeBodies, fundedWallets } from './support/wallets';
