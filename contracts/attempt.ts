@@ -46,7 +46,8 @@ export interface FamilyTraits {
   approvalKind: ApprovalKind;
   /**
    * The send carries the attempt's idempotency key, so it may run again (as a local activity, retried); a
-   * send that may not (an MCP tools/call) runs once as a scheduled activity, and a lost worker is unknown.
+   * send that may not (an MCP tools/call) is made once behind a mark committed before it, and a run that
+   * finds the mark (a lost worker, a timeout) sends nothing: its outcome is unknown.
    */
   sendIsIdempotent: boolean;
   /** Someone who knows what happened (the tenant, an operator) may resolve an unknown outcome. */

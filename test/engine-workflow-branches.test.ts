@@ -33,7 +33,15 @@ import {
 } from '../contracts/attempt-messages';
 import type { ToolChargeInput } from '../contracts/tool-charge';
 import type { AuditStep } from '../contracts/attempt-audit';
-import { decideAttempt, sendAndSettle, type DecidingSteps } from '../activities/attempts/decide';
+import {
+  decideAttempt,
+  decideOnce,
+  sendAndSettle,
+  type DecidingSteps,
+  type OnceSteps,
+  BEGUN_BEFORE,
+} from '../activities/attempts/decide';
+import { NOTHING_SENT } from '../activities/attempts/family';
 import { localActivities, scheduledActivities } from './support/histories';
 
 let env: TestWorkflowEnvironment;
@@ -43,6 +51,8 @@ const taskQueue = `branches-${randomBytes(4).toString('hex')}`;
 // One worker for the file (the bundle loads once); each test swaps in its own stubs, and notes their calls.
 let current: Record<string, (...args: never[]) => unknown> = {};
 let calls: string[] = [];
+// Whether the send that may not run twice was begun (its mark committed) in the running test.
+let begun = false;
 const ACTIVITY_NAMES = [
   'authorizeAttempt',
   'sendAttempt',
@@ -104,6 +114,25 @@ beforeAll(async () => {
     settleAttempt: noted('settleAttempt'),
     releaseAttempt: noted('releaseAttempt'),
   };
+  // A send that may not run twice is begun as the family begins it: its mark first (the test's `beginSend`
+  // stub may break it), null once begun, then the send, whose failure once started is an unknown outcome.
+  const once: OnceSteps = {
+    ...deciding,
+    sendAttemptOnce: async (attempt, how) => {
+      if (current.beginSend) await call('beginSend', []);
+      if (begun) return null;
+      begun = true;
+      let sent: Sent;
+      try {
+        sent = await deciding.sendAttempt(attempt, { ...how, resent: false });
+      } catch (error) {
+        return { status: 'unknown', message: (error as Error).message };
+      }
+      // The test's `loseRun` stub loses the step's run once the call went out (a worker lost).
+      if (current.loseRun) await call('loseRun', []);
+      return sent;
+    },
+  };
   worker = await Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
@@ -111,6 +140,7 @@ beforeAll(async () => {
     activities: {
       ...activities,
       decideAttempt: (attempt: AttemptInput) => decideAttempt(deciding, attempt),
+      decideOnceAttempt: (attempt: AttemptInput) => decideOnce(once, attempt),
       sendAndSettleAttempt: ({ attempt, ...sofar }: { attempt: AttemptInput } & SoFar) =>
         sendAndSettle(deciding, attempt, sofar),
     },
@@ -131,6 +161,7 @@ async function withStubs<T>(
 ): Promise<{ result: T; calls: string[] }> {
   current = stubs;
   calls = [];
+  begun = false;
   const result = await body(taskQueue);
   return { result, calls: [...calls] };
 }
@@ -435,7 +466,7 @@ describe('moneyAttempt, the one engine', () => {
     expect(localActivities(history!)).toEqual(['decideAttempt', 'settleAttempt']);
   });
 
-  it('settles a paid call in the scheduled activity that sent it once, going on from a settlement that failed in it', async () => {
+  it('settles a paid call in the one step that authorized and sent it, going on from a settlement that failed in it', async () => {
     let settles = 0;
     let history: Awaited<ReturnType<WorkflowHandle['fetchHistory']>> | null = null;
     const { result, calls } = await withStubs(
@@ -457,8 +488,95 @@ describe('moneyAttempt, the one engine', () => {
     expect(result).toMatchObject({ status: 'completed', wallet: { holdId: 'hld_1', debitId: '7' } });
     // Sent once: the settlement is retried on its own, never the send.
     expect(calls).toEqual(['authorizeAttempt', 'sendAttempt', 'settleAttempt', 'settleAttempt']);
-    expect(localActivities(history!)).toEqual(['authorizeAttempt', 'settleAttempt']);
-    expect(scheduledActivities(history!)).toEqual(['sendAndSettleAttempt']);
+    expect(localActivities(history!)).toEqual(['decideOnceAttempt', 'settleAttempt']);
+    expect(scheduledActivities(history!)).toEqual([]);
+  });
+
+  it('releases a paid call whose step broke after its mark but before the call started, sending nothing', async () => {
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        beginSend: () => {
+          throw ApplicationFailure.nonRetryable('nothing sent: the vault refused', NOTHING_SENT);
+        },
+        sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: null, output: { ok: true } }),
+      },
+      (q) => run(q, tool),
+    );
+    expect(result).toMatchObject({
+      status: 'failed',
+      failure: {
+        code: 'attempt_failed',
+        message: expect.stringContaining('nothing sent: the vault refused'),
+      },
+      wallet: { holdId: null, releaseId: '9' },
+    });
+    expect(calls).toEqual(['authorizeAttempt', 'beginSend', 'releaseAttemptIfHeld', 'finishAttempt']);
+  });
+
+  it('runs the step again when it broke before its mark, and sends the call once', async () => {
+    let begins = 0;
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        beginSend: () => {
+          if (++begins === 1) throw new Error('connection reset');
+        },
+        sendAttempt: (): Sent => ({ status: 'succeeded', paymentId: null, output: { ok: true } }),
+      },
+      (q) => run(q, tool),
+    );
+    expect(result).toMatchObject({ status: 'completed', wallet: { debitId: '7' } });
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'beginSend',
+      'authorizeAttempt',
+      'beginSend',
+      'sendAttempt',
+      'settleAttempt',
+    ]);
+  });
+
+  it('looks up a paid call whose step was lost after its send, never sending it again', async () => {
+    let sends = 0;
+    const { result, calls } = await withStubs(
+      {
+        ...steps,
+        sendAttempt: (): Sent => {
+          sends++;
+          return { status: 'succeeded', paymentId: null, output: { ok: true } };
+        },
+        // The step's run is lost once the call went out, before its settlement: the step runs again.
+        loseRun: () => {
+          if (calls.filter((name) => name === 'loseRun').length === 1)
+            throw ApplicationFailure.retryable('worker lost', 'lost');
+        },
+        lookupAttempt: ({ message }: { message: string }): Looked => uncertain(message),
+      },
+      async (q) => {
+        const handle = await start(q, tool);
+        // The run after the lost one finds the mark: the outcome is unknown, and asked for.
+        expect(await handle.executeUpdate(attemptAnswerUpdate)).toEqual({
+          status: 'uncertain',
+          detail: BEGUN_BEFORE,
+        } satisfies AttemptAnswer);
+        await handle.executeUpdate(attemptResolveUpdate, {
+          args: [{ outcome: 'succeeded', resolvedBy: 'key:k1' }],
+        });
+        return (await handle.result()) as AttemptResult;
+      },
+    );
+    expect(sends).toBe(1);
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(result.audit.map((s) => s.step)).toEqual(['hold', 'resolve', 'debit']);
+    expect(calls).toEqual([
+      'authorizeAttempt',
+      'sendAttempt',
+      'loseRun',
+      'authorizeAttempt',
+      'lookupAttempt',
+      'settleAttempt',
+    ]);
   });
 
   it('refuses a resolution of a wallet execute: only its provider says what became of a payment', async () => {

@@ -198,9 +198,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${caller.orgId}/${attempt}`,
         name('attempt-tool-charge-completed'),
       );
-      // Sent once, and settled with the result stored in the same scheduled activity.
-      expect(scheduledActivities(history)).toEqual(['sendAndSettleAttempt']);
-      expect(localActivities(history)).toEqual(['authorizeAttempt']);
+      // Authorized, sent once and settled with the result stored in one local activity.
+      expect(scheduledActivities(history)).toEqual([]);
+      expect(localActivities(history)).toEqual(['decideOnceAttempt']);
     });
 
     it('replays a paid call the upstream failed, whose hold was released', async () => {
@@ -238,7 +238,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${caller.orgId}/${attempt}`,
         name('attempt-tool-charge-resolved'),
       );
-      expect(scheduledActivities(history)).toEqual(['sendAndSettleAttempt', 'lookupAttempt']);
+      // The answer was lost in the step that sent it: the lookup turned the charge uncertain.
+      expect(localActivities(history)).toEqual(['decideOnceAttempt', 'settleAttempt']);
+      expect(scheduledActivities(history)).toEqual(['lookupAttempt']);
     });
 
     it('replays a paid call a rule held, its approval, and the call the approval replayed once', async () => {
@@ -276,7 +278,7 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         `tool-charge/${t.orgId}/${attempt}/${approvalId}`,
         name('attempt-tool-charge-approved-replay'),
       );
-      expect(scheduledActivities(replayed.history)).toEqual(['sendAndSettleAttempt']);
+      expect(localActivities(replayed.history)).toEqual(['decideOnceAttempt']);
     });
   });
 
@@ -451,6 +453,12 @@ describe('recorded histories under test/replay/', () => {
       'attempt-tool-charge-failed-before-fold',
       'attempt-tool-charge-resolved-before-fold',
       'attempt-tool-charge-approved-replay-before-fold',
+      // Recorded before a paid call's authorization, send once and settlement were one step.
+      'attempt-tool-charge-completed-before-once',
+      'attempt-tool-charge-failed-before-once',
+      'attempt-tool-charge-resolved-before-once',
+      'attempt-tool-charge-held-before-once',
+      'attempt-tool-charge-approved-replay-before-once',
       // Recorded before the step that settles or releases the money stored the result as well.
       'attempt-wallet-completed-stored-apart',
       'attempt-wallet-refused-stored-apart',

@@ -109,7 +109,21 @@ const decidingAll = proxyLocalActivities<Activities>({
     nonRetryableErrorTypes: ['not_found'],
   },
 });
-// A send that may not run twice is scheduled once: a lost worker or activity is an unknown outcome.
+// A send that may not run twice, authorized, made and settled in one step: its write-ahead mark makes a
+// re-run (a retry, a lost worker, a timeout) send nothing and answer an unknown outcome, so the step is
+// retried for as long as it lasts. It fails only before its send: then what it may hold is released.
+const decidingOnce = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  localRetryThreshold: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['not_found'],
+  },
+});
+// Before that step: a send that may not run twice is scheduled once, and a lost worker or activity is an
+// unknown outcome.
 const onceSend = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 1 },
@@ -138,6 +152,13 @@ const FOLDED = 'attempt-folded-happy-path';
  * settle in a local activity of its own.
  */
 const SEND_SETTLES = 'attempt-send-settles';
+
+/**
+ * The patch under which a send that may not run twice is authorized, made and settled (or released) in one
+ * local activity, behind a mark committed before the send (decideOnce). Histories recorded before it
+ * authorize in a local activity and send in a scheduled one.
+ */
+const SENT_ONCE_IN_STEP = 'attempt-sent-once-in-step';
 
 /** How long an uncertain attempt waits for the caller before it asks again by itself. */
 const UNCERTAIN_RECHECK = '1 hour';
@@ -343,9 +364,13 @@ export async function moneyAttempt(attempt: AttemptInput): Promise<AttemptResult
   const decide = async (): Promise<AttemptResult> => {
     // An idempotent send's happy path is one step; the loop below goes on from wherever it stopped.
     const folded = traits.sendIsIdempotent && patched(FOLDED);
+    // One that may not run twice the same, behind its mark: it always answers the send when it held.
+    const once = !traits.sendIsIdempotent && patched(SENT_ONCE_IN_STEP);
     const decided: Decided = folded
       ? await decidingAll.decideAttempt(attempt)
-      : { auth: await deciding.authorizeAttempt(attempt) };
+      : once
+        ? await decidingOnce.decideOnceAttempt(attempt)
+        : { auth: await deciding.authorizeAttempt(attempt) };
     const { auth } = decided;
     appendSteps(audit, auth.steps);
     if (auth.kind === 'answered') return ended(auth.status, { answer: auth.answer });

@@ -59,6 +59,35 @@ export async function decideAttempt(steps: DecidingSteps, attempt: AttemptInput)
   return { auth, ...(await endSent(steps, attempt, { sent, holdId: auth.holdId, carry, audit })) };
 }
 
+/** The steps of a send that may not run twice, folded the same way (decideOnce). */
+export interface OnceSteps extends Omit<DecidingSteps, 'sendAttempt'> {
+  sendAttemptOnce(attempt: AttemptInput, how: { carry: FamilyCarry }): Promise<Sent | null>;
+}
+
+/** What a run of the step answers when an earlier run began the send: only the lookup can say more. */
+export const BEGUN_BEFORE = 'an earlier run of the step began the call and may have made it';
+
+/**
+ * The happy path of an attempt whose send may not run twice, as one step: authorize, send once, then settle
+ * or release with the result stored. The send's write-ahead mark is what makes the step safe to run again:
+ * a run that finds it (the worker was lost mid-call, the step timed out and was retried) sends nothing and
+ * answers an unknown outcome, which the engine hands to the lookup. It throws only before its send (the
+ * authorization broke or refused, the mark did not commit), when nothing was sent.
+ */
+export async function decideOnce(steps: OnceSteps, attempt: AttemptInput): Promise<Decided> {
+  const auth = await steps.authorizeAttempt(attempt);
+  if (auth.kind !== 'held' || auth.resumed) return { auth };
+  const audit: AuditStep[] = [];
+  appendSteps(audit, auth.steps);
+  const carry = auth.carry ?? null;
+  const sent: Sent = (await steps.sendAttemptOnce(attempt, { carry })) ?? {
+    status: 'unknown',
+    message: BEGUN_BEFORE,
+  };
+  appendSteps(audit, sent.steps ?? []);
+  return { auth, ...(await endSent(steps, attempt, { sent, holdId: auth.holdId, carry, audit })) };
+}
+
 /**
  * A send that may not run twice, made once with the money it moved: settled or released with the result
  * stored, or just its answer when the money's step failed (the engine then retries that step on its own).
@@ -77,7 +106,7 @@ export async function sendAndSettle(
 
 /** Settles or releases what the send answered, with the result stored; stops at any other answer. */
 async function endSent(
-  steps: DecidingSteps,
+  steps: Pick<DecidingSteps, 'settleAttempt' | 'releaseAttempt'>,
   attempt: AttemptInput,
   { sent, holdId, carry, audit }: { sent: Sent; holdId: string; carry: FamilyCarry; audit: AuditStep[] },
 ): Promise<SentAndEnded> {

@@ -51,6 +51,9 @@ export interface ReleasedIfHeld {
   answer?: FamilyAnswer;
 }
 
+/** The failure type of a send that may not run twice when it broke after its mark but before it started. */
+export const NOTHING_SENT = 'nothing_sent';
+
 export interface AttemptFamilySteps<F extends EngineFamily> {
   /** The policy gate and a hold for the amount (one transaction), an approval for a held call, or a refusal. */
   authorize(deps: ActivityDeps, input: FamilyInputs[F]): Promise<Authorized>;
@@ -63,6 +66,18 @@ export interface AttemptFamilySteps<F extends EngineFamily> {
     input: FamilyInputs[F],
     how: { carry: FamilyCarries[F]; resent: boolean },
   ): Promise<Sent>;
+  /**
+   * The send of a family whose send may not run twice (sendIsIdempotent false), made in the step that
+   * authorized it: a mark that it begins commits first, so a run that finds the mark (an earlier one was lost
+   * or timed out, and may have sent it) answers null and sends nothing. It throws only when nothing was sent:
+   * before the mark committed (the step is run again), or after it with a non-retryable NOTHING_SENT when
+   * the send never started (the engine releases the hold). Any failure once it started is an unknown outcome.
+   */
+  sendOnce?(
+    deps: ActivityDeps,
+    input: FamilyInputs[F],
+    how: { carry: FamilyCarries[F] },
+  ): Promise<Sent | null>;
   /**
    * Asks what became of a send whose answer never came (`round` 0 first), or that is settling. Never throws
    * for the other side's trouble: a payment that may have left stays `uncertain`, and only `not received`

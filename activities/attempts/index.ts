@@ -25,7 +25,7 @@ import type { DatabaseTransactionConnection } from '../../runtime/database';
 import { joiningTransaction } from '../../runtime/telemetry/after-commit';
 import { ApiError } from '../../domain/errors';
 import type { ActivityDeps } from '../deps';
-import { decideAttempt, sendAndSettle } from './decide';
+import { decideAttempt, decideOnce, sendAndSettle } from './decide';
 import type { AfterSend, AttemptFamilySteps, Lookup, ReleasedIfHeld, SoFar } from './family';
 import { FAMILIES } from './families';
 
@@ -58,6 +58,16 @@ export function attemptActivities(deps: ActivityDeps) {
     ): Promise<Sent> {
       const [family, input] = stepsOf(attempt);
       return family.send(deps, input, how);
+    },
+    /** The send of a family that may not run twice, begun once (family.ts): null when an earlier run began it. */
+    sendAttemptOnce(attempt: AttemptInput, how: { carry: FamilyCarry }): Promise<Sent | null> {
+      const [family, input] = stepsOf(attempt);
+      if (!family.sendOnce)
+        throw ApplicationFailure.nonRetryable(
+          `The ${attempt.family} family sends under its key`,
+          'no_send_once',
+        );
+      return family.sendOnce(deps, input, how);
     },
     lookupAttempt({
       attempt,
@@ -132,6 +142,8 @@ export function attemptActivities(deps: ActivityDeps) {
     ...steps,
     /** Authorizes, sends and settles or releases in one step, as far as it goes (decide.ts). */
     decideAttempt: (attempt: AttemptInput): Promise<Decided> => decideAttempt(steps, attempt),
+    /** Authorizes, sends once and settles or releases in one step, safe to run again (decide.ts). */
+    decideOnceAttempt: (attempt: AttemptInput): Promise<Decided> => decideOnce(steps, attempt),
     /** Sends once and settles or releases what it answered, in the same step (decide.ts). */
     sendAndSettleAttempt: ({
       attempt,

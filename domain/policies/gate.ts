@@ -76,7 +76,7 @@ export interface GateOptions {
   attemptRef?: string;
   /** The caller's transaction took the agent's lock already (agentLock, in a statement of its own work). */
   agentLocked?: boolean;
-  /** The project's rules, read by the caller beside its own work (rulesJson) so the gate reads none. */
+  /** The project's rules, when the caller read them already in this transaction (rulesJson, beside its own work). */
   rules?: Rule[];
   /** The caller writes the evaluation row (GateResult.evaluation) beside its next statement's own work. */
   writeLater?: boolean;

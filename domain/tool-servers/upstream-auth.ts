@@ -30,13 +30,21 @@ export async function openUpstreamAuth(
   keys: KeyService,
   serverId: string,
 ): Promise<{ header: string; value: string } | null> {
-  const stored = await sealedUpstreamAuth(db, serverId);
+  return openSealed(keys, serverId, await sealedUpstreamAuth(db, serverId));
+}
+
+/** The header and value to send upstream from a credential already read (sealedOf), or null for none. */
+export async function openSealed(
+  keys: KeyService,
+  serverId: string,
+  stored: SealedUpstreamAuth | null,
+): Promise<{ header: string; value: string } | null> {
   if (!stored) return null;
   const fields = await openSecret(keys, context(stored.orgId, stored.projectId, serverId), stored.sealed);
   return { header: stored.header, value: fields.value };
 }
 
-const sealedRow = z.object({
+export const sealedRow = z.object({
   auth_header: z.string().nullable(),
   auth_ciphertext: z.string().nullable(),
   auth_wrapped_key: z.string().nullable(),
@@ -45,13 +53,26 @@ const sealedRow = z.object({
   project_id: z.string(),
 });
 
+export interface SealedUpstreamAuth {
+  header: string;
+  sealed: SealedSecret;
+  orgId: string;
+  projectId: string;
+}
+
 /** The sealed upstream credential of a server (any state: a call in flight may outlive a delete). */
 export async function sealedUpstreamAuth(
   db: CommonQueryMethods,
   serverId: string,
-): Promise<{ header: string; sealed: SealedSecret; orgId: string; projectId: string } | null> {
-  const row = await db.maybeOne(sql.type(sealedRow)`
-    SELECT auth_header, auth_ciphertext, auth_wrapped_key, auth_key_ref, org_id, project_id FROM tool_servers WHERE id = ${serverId}`);
+): Promise<SealedUpstreamAuth | null> {
+  return sealedOf(
+    await db.maybeOne(sql.type(sealedRow)`
+    SELECT auth_header, auth_ciphertext, auth_wrapped_key, auth_key_ref, org_id, project_id FROM tool_servers WHERE id = ${serverId}`),
+  );
+}
+
+/** A server row's sealed credential columns as the credential, or null when it has none. */
+export function sealedOf(row: z.infer<typeof sealedRow> | null): SealedUpstreamAuth | null {
   if (!row?.auth_header || !row.auth_ciphertext || !row.auth_wrapped_key || !row.auth_key_ref) return null;
   return {
     header: row.auth_header,

@@ -9,7 +9,7 @@ import type { VaultSettings } from '../../runtime/config';
 import type { DatabasePool } from '../../runtime/database';
 import type { ApiError } from '../../domain/errors';
 import { failureOfUpstream, providerFailureError } from '../provider-failure';
-import { callUpstream, type UpstreamCallOutcome } from './upstream';
+import { callUpstream, type UpstreamAuth, type UpstreamCallOutcome } from './upstream';
 
 export interface TenantDispatchDeps {
   db: DatabasePool;
@@ -32,9 +32,14 @@ export async function callTenantTool(
     environment: Environment;
     tool: string;
     arguments: Record<string, unknown>;
+    /** The server's credential when the caller opened it already (null: it has none); else opened here. */
+    auth?: UpstreamAuth | null;
   },
 ): Promise<UpstreamCallOutcome> {
-  const auth = await openUpstreamAuth(deps.db, keyServiceFor(deps.config.vault), call.serverId);
+  const auth =
+    call.auth === undefined
+      ? await openUpstreamAuth(deps.db, keyServiceFor(deps.config.vault), call.serverId)
+      : call.auth;
   return callUpstream(
     { url: call.upstreamUrl, auth, environment: call.environment, timeoutMs: deps.config.providerTimeoutMs },
     call.tool,

@@ -142,6 +142,8 @@ export interface FuzzResult {
   summary: string;
   /** The failures section (and errors) as schemathesis prints them, each with a curl line to replay it. */
   failures: string;
+  /** One line per failing case: its operation, the checks it failed and the status it got. */
+  headlines: string[];
   output: string;
 }
 
@@ -158,6 +160,34 @@ function failuresOf(output: string): string {
   const start = output.search(/^=+ (FAILURES|ERRORS) =+$/m);
   const end = output.search(/^=+ (WARNINGS|SUMMARY) =+$/m);
   return start < 0 ? '' : output.slice(start, end > start ? end : undefined);
+}
+
+/**
+ * The failures in a line each (`POST /v1/x: ST101 Server error; ST103 Undocumented status code [500]`), short
+ * enough that the last lines of a run's log still name what failed.
+ */
+export function headlinesOf(failures: string): string[] {
+  const headlines: string[] = [];
+  let operation = '';
+  let current: { checks: string[]; status: string } | null = null;
+  const flush = () => {
+    if (current) headlines.push(`${operation}: ${current.checks.join('; ')}${current.status}`);
+    current = null;
+  };
+  for (const line of failures.split('\n')) {
+    const header = /^_{3,} (.+?) _{3,}$/.exec(line.trim());
+    const testCase = /^\d+\. Test Case ID:/.test(line.trim());
+    if (header || testCase) flush();
+    if (header) operation = header[1];
+    if (testCase || (header === null && current === null && /^- \S/.test(line)))
+      current = { checks: [], status: '' };
+    const check = /^- (.+)$/.exec(line);
+    if (current && check) current.checks.push(check[1].trim());
+    const status = /^\[(\d{3})\]/.exec(line);
+    if (current && status && !current.status) current.status = ` [${status[1]}]`;
+  }
+  flush();
+  return headlines;
 }
 
 interface Allowance {
@@ -380,7 +410,14 @@ export function runSchemathesis(options: FuzzOptions): Promise<FuzzResult> {
     });
     child.on('error', reject);
     child.on('close', (code) => {
-      resolve({ exitCode: code ?? -1, summary: summaryOf(output), failures: failuresOf(output), output });
+      const failures = failuresOf(output);
+      resolve({
+        exitCode: code ?? -1,
+        summary: summaryOf(output),
+        failures,
+        headlines: headlinesOf(failures),
+        output,
+      });
     });
   });
 }

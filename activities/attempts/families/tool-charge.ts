@@ -3,19 +3,23 @@
 // idempotency key, so nobody can be asked what became of a lost answer; the charge turns uncertain and waits
 // for the tenant or an operator to resolve it), then the debit with the tenant's share and the platform fee
 // credited in the same transaction, or the release.
+import { ApplicationFailure } from '@temporalio/activity';
 import { appendStep, type AuditStep } from '../../../contracts/attempt-audit';
 import type { Sent } from '../../../contracts/attempt';
 import { readAttempt } from '../../../domain/attempts/store';
 import { markToolChargeUncertain } from '../../../domain/tool-servers/charge-resolution';
 import {
   authorizeToolCharge,
+  beginToolCall,
   releaseToolCharge,
   releaseToolChargeIfHeld,
   settleToolCharge,
 } from '../../../domain/tool-servers/charges';
-import { serverEndpoint } from '../../../domain/tool-servers/upstream-auth';
+import { openSealed, serverEndpoint } from '../../../domain/tool-servers/upstream-auth';
 import { callTenantTool } from '../../../providers/mcp-client/dispatch';
-import type { AttemptFamilySteps } from '../family';
+import type { UpstreamAuth, UpstreamCallOutcome } from '../../../providers/mcp-client/upstream';
+import { keyServiceFor } from '../../../domain/vault/select';
+import { NOTHING_SENT, type AttemptFamilySteps } from '../family';
 
 function steps(): [AuditStep[], (name: string, status: AuditStep['status'], detail: string) => void] {
   const list: AuditStep[] = [];
@@ -28,6 +32,23 @@ interface StoredBody {
   failure?: { code: string; message: string };
 }
 const storedBody = (text: string): StoredBody => JSON.parse(text) as StoredBody;
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+const SERVER_UNKNOWN: Sent = {
+  status: 'refused',
+  code: 'server_unknown',
+  message: 'The tool server no longer exists',
+  output: null,
+};
+
+/** The upstream's answer as the engine reads a send's. */
+function sentOf(result: UpstreamCallOutcome): Sent {
+  if (result.status === 'succeeded') return { status: 'succeeded', paymentId: null, output: result.output };
+  if (result.status === 'failed')
+    return { status: 'refused', code: result.code, message: result.message, output: result.output ?? null };
+  return result;
+}
 
 export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
   async authorize(deps, input) {
@@ -79,24 +100,46 @@ export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
   /** The server's URL is read now (it may have been deleted since: calls in flight finish). */
   async send(deps, input): Promise<Sent> {
     const endpoint = await serverEndpoint(deps.db, input.serverId);
-    if (!endpoint)
-      return {
-        status: 'refused',
-        code: 'server_unknown',
-        message: 'The tool server no longer exists',
-        output: null,
-      };
-    const result = await callTenantTool(deps, {
-      serverId: input.serverId,
-      upstreamUrl: endpoint.upstreamUrl,
-      environment: endpoint.environment,
-      tool: input.upstreamTool,
-      arguments: input.arguments,
-    });
-    if (result.status === 'succeeded') return { status: 'succeeded', paymentId: null, output: result.output };
-    if (result.status === 'failed')
-      return { status: 'refused', code: result.code, message: result.message, output: result.output ?? null };
-    return result;
+    if (!endpoint) return SERVER_UNKNOWN;
+    return sentOf(
+      await callTenantTool(deps, {
+        serverId: input.serverId,
+        upstreamUrl: endpoint.upstreamUrl,
+        environment: endpoint.environment,
+        tool: input.upstreamTool,
+        arguments: input.arguments,
+      }),
+    );
+  },
+
+  /** The mark, the server's URL and its credential in one statement, then the call itself. */
+  async sendOnce(deps, input): Promise<Sent | null> {
+    const begun = await beginToolCall(deps.db, input);
+    if (!begun) return null;
+    const { server } = begun;
+    if (!server) return SERVER_UNKNOWN;
+    let auth: UpstreamAuth | null;
+    try {
+      auth = await openSealed(keyServiceFor(deps.config.vault), input.serverId, server.sealed);
+    } catch (error) {
+      // Marked, but the call never started: this run holds the mark, so no other run made it either.
+      throw ApplicationFailure.nonRetryable(`nothing sent: ${messageOf(error)}`, NOTHING_SENT);
+    }
+    try {
+      return sentOf(
+        await callTenantTool(deps, {
+          serverId: input.serverId,
+          upstreamUrl: server.upstreamUrl,
+          environment: server.environment,
+          tool: input.upstreamTool,
+          arguments: input.arguments,
+          auth,
+        }),
+      );
+    } catch (error) {
+      // Whatever broke once the call started, the upstream may have acted on it.
+      return { status: 'unknown', message: messageOf(error) };
+    }
   },
 
   /**
