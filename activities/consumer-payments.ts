@@ -67,16 +67,13 @@ export async function authorizeConsumer(
   req: SpendRequest,
   workflowType: string,
 ): Promise<Authorization> {
-  const overrides = await readSettings(deps.db, req.orgId, req.projectId);
-  const settings = effectiveSettings(overrides);
+  // Only a TED destination's allowlist reads the project's settings: a Pix spend has no read to make.
+  const tedMerchantFallback =
+    req.rail === 'ted' &&
+    effectiveSettings(await readSettings(deps.db, req.orgId, req.projectId))
+      .ted_merchant_allowlist_fallback === true;
   try {
-    return await authorizeSpend(
-      deps.db,
-      seams,
-      req,
-      { tedMerchantFallback: settings.ted_merchant_allowlist_fallback === true },
-      workflowType,
-    );
+    return await authorizeSpend(deps.db, seams, req, { tedMerchantFallback }, workflowType);
   } catch (error) {
     // A CHECK the authorizing writes trip trips again on every retry of the same writes: the attempt
     // ends now (as the other families' balance_constraint_violation does) instead of retrying for ever.

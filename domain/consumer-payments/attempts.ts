@@ -1,12 +1,13 @@
 // A consumer spend's row of the attempts table (family consumer_spend): the claim a request makes on its
 // attempt id (with the request fingerprint), the stored answer a replay returns verbatim, and the marks the workflow leaves on the way.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { afterCommit } from '../../runtime/telemetry/after-commit';
-import { countAttempt } from '../../runtime/telemetry/metrics';
+import { countAttempt, countEvent } from '../../runtime/telemetry/metrics';
 import { oweFreshAnswer as oweFresh, takeFreshAnswer as takeFresh } from '../attempts/store';
-import type { EventScope } from '../events/record';
+import { eventInsertFrom, toEventData, type EventScope } from '../events/record';
+import type { EventType } from '../../contracts/event-catalog';
 import { ATTEMPT_WORKFLOW } from '../../contracts/attempt';
 import type { SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
@@ -143,7 +144,10 @@ export async function markHeld(
     WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
 }
 
-/** Stores the answer the caller gets (and a replay gets verbatim); `completed` also ends the money hold. */
+/**
+ * Stores the answer the caller gets (and a replay gets verbatim), with the payment event it comes with, in
+ * one statement; `completed` also ends the money hold.
+ */
 export async function storeAnswer(
   tx: CommonQueryMethods,
   scope: EventScope,
@@ -155,17 +159,34 @@ export async function storeAnswer(
     receiptId?: string | null;
     approvalId?: string | null;
     holdsMoney?: boolean;
-  } = {},
+  },
+  event: { type: EventType; data: Record<string, unknown> },
+  /** Other writes of the same step (a reservation's end), made in the same statement. */
+  alongside: FragmentSqlToken[] = [],
 ): Promise<void> {
   const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
+  const data = toEventData(event.data);
   await tx.query(sql.unsafe`
-    UPDATE attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
-      response_text = ${JSON.stringify(answer.body)}, consumer_id = COALESCE(${extra.consumerId ?? null}, consumer_id), provider_payment_id = COALESCE(${extra.providerPaymentId ?? null}, provider_payment_id),
-      receipt_id = COALESCE(${extra.receiptId ?? null}, receipt_id), approval_id = COALESCE(${extra.approvalId ?? null}, approval_id),
-      holds_money = ${extra.holdsMoney ?? false} AND holds_money, updated_at = now(), finished_at = ${final ? sql.fragment`now()` : sql.fragment`NULL`}
-    WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId}`);
-  // Each stored answer comes with its payment event in the same transaction: counted by what it says.
-  afterCommit(tx, () => countAttempt('consumer_spend', PAYMENT_OUTCOMES[answer.status]));
+    WITH stored AS (
+      UPDATE attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
+        response_text = ${JSON.stringify(answer.body)}, consumer_id = COALESCE(${extra.consumerId ?? null}, consumer_id), provider_payment_id = COALESCE(${extra.providerPaymentId ?? null}, provider_payment_id),
+        receipt_id = COALESCE(${extra.receiptId ?? null}, receipt_id), approval_id = COALESCE(${extra.approvalId ?? null}, approval_id),
+        holds_money = ${extra.holdsMoney ?? false} AND holds_money, updated_at = now(), finished_at = ${final ? sql.fragment`now()` : sql.fragment`NULL`}
+      WHERE family = 'consumer_spend' AND org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId})
+    ${
+      alongside.length > 0
+        ? sql.join(
+            alongside.map((write, i) => sql.fragment`, ${sql.identifier([`alongside_${i}`])} AS (${write})`),
+            sql.fragment``,
+          )
+        : sql.fragment``
+    }
+    ${eventInsertFrom(scope, event.type, sql.fragment`SELECT ${sql.jsonb(data as never)}`)}`);
+  // Each stored answer comes with its payment event: counted by what it says.
+  afterCommit(tx, () => {
+    countAttempt('consumer_spend', PAYMENT_OUTCOMES[answer.status]);
+    countEvent(event.type, data);
+  });
 }
 
 /** The payment event (and metric outcome) each stored answer comes with. */

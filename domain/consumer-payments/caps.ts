@@ -2,7 +2,7 @@
 // attempt reserves its amount before any money step, so concurrent spends see each other's
 // reservations and can never exceed a cap together. A settled attempt's reservation becomes `spent`;
 // one that moved no money is `released` and stops counting.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { EventScope } from '../events/record';
@@ -58,7 +58,7 @@ export function judgeCaps(
   };
 }
 
-const usage = z.object({ cumulative: z.bigint(), periodic: z.bigint() });
+const usage = z.object({ mine: z.string().nullable(), cumulative: z.bigint(), periodic: z.bigint() });
 
 /**
  * Reserves the attempt's amount if both caps allow it; a retry of an attempt that already reserved
@@ -79,11 +79,12 @@ export async function reserveCaps(
   await tx.query(
     sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`mandate-cap:${scope.orgId}:${input.mandateId}`}, 0))`,
   );
-  const mine = await tx.maybeOne(sql.type(z.object({ status: z.string() }))`
-    SELECT status FROM mandate_cap_reservations WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}`);
+  // Read after the lock (a statement of its own, so it sees every reservation committed before it): this
+  // attempt's own reservation, and what the others use.
   const seconds = input.periodic ? (windowSeconds(input.periodic.window) ?? 86_400) : 0;
-  const used = await tx.one(sql.type(usage)`
-    SELECT COALESCE(sum(amount_minor), 0)::bigint AS cumulative,
+  const { mine, ...used } = await tx.one(sql.type(usage)`
+    SELECT (SELECT status FROM mandate_cap_reservations WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}) AS mine,
+           COALESCE(sum(amount_minor), 0)::bigint AS cumulative,
            COALESCE(sum(amount_minor) FILTER (WHERE created_at > now() - make_interval(secs => ${seconds})), 0)::bigint AS periodic
     FROM mandate_cap_reservations
     WHERE org_id = ${scope.orgId} AND mandate_id = ${input.mandateId} AND currency = ${input.currency} AND status <> 'released'
@@ -98,12 +99,23 @@ export async function reserveCaps(
     await tx.query(sql.unsafe`
       INSERT INTO mandate_cap_reservations (org_id, attempt_id, project_id, mandate_id, currency, amount_minor)
       VALUES (${scope.orgId}, ${input.attemptId}, ${scope.projectId}, ${input.mandateId}, ${input.currency}, ${input.amountMinor.toString()})`);
-  } else if (mine.status === 'released') {
+  } else if (mine === 'released') {
     await tx.query(
       sql.unsafe`UPDATE mandate_cap_reservations SET status = 'held', resolved_at = NULL, created_at = now() WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}`,
     );
   }
   return verdict;
+}
+
+/** The reservation's end (spent or released), for a statement that writes it beside its own work. */
+export function reservationEnd(
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  attemptId: string,
+  to: 'spent' | 'released',
+): FragmentSqlToken {
+  return sql.fragment`
+    UPDATE mandate_cap_reservations SET status = ${to}, resolved_at = now()
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'held'`;
 }
 
 export async function resolveReservation(
@@ -112,7 +124,5 @@ export async function resolveReservation(
   attemptId: string,
   to: 'spent' | 'released',
 ): Promise<void> {
-  await tx.query(sql.unsafe`
-    UPDATE mandate_cap_reservations SET status = ${to}, resolved_at = now()
-    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'held'`);
+  await tx.query(sql.unsafe`${reservationEnd(scope, attemptId, to)}`);
 }

@@ -3,10 +3,10 @@
 // attempt fails with `attempt_failed`, stored for replays, with payment.failed. The provider never got it.
 import type { DatabasePool } from '../../runtime/database';
 import { appendStep } from '../../contracts/attempt-audit';
-import { recordEvent, type EventScope } from '../events/record';
+import type { EventScope } from '../events/record';
 import { refusalAnswer } from './answers';
 import { lockAttempt, storeAnswer } from './attempts';
-import { resolveReservation } from './caps';
+import { reservationEnd } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
 import type { AuditStep, SpendAnswer, SpendRequest } from '../../contracts/consumer-spend';
 
@@ -46,7 +46,6 @@ export async function failBeforeDispatch(
           funding: 'sub_account',
         })
       : { releaseId: null };
-    await resolveReservation(tx, scope, req.attemptId, 'released');
     if (released.releaseId) appendStep(audit, 'release', 'pass', `released the hold (${released.releaseId})`);
     const answer = refusalAnswer(
       req,
@@ -59,15 +58,25 @@ export async function failBeforeDispatch(
       audit,
       'failed',
     );
-    await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: attempt.consumer_id });
-    await recordEvent(tx, scope, 'payment.failed', {
-      attempt_id: req.attemptId,
-      consumer_id: attempt.consumer_id,
-      mandate_id: req.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      code: 'attempt_failed',
-    });
+    await storeAnswer(
+      tx,
+      scope,
+      req.attemptId,
+      answer,
+      { consumerId: attempt.consumer_id },
+      {
+        type: 'payment.failed',
+        data: {
+          attempt_id: req.attemptId,
+          consumer_id: attempt.consumer_id,
+          mandate_id: req.mandateId,
+          rail: req.rail,
+          amount_minor: req.amountMinor,
+          code: 'attempt_failed',
+        },
+      },
+      [reservationEnd(scope, req.attemptId, 'released')],
+    );
     return answer;
   });
 }

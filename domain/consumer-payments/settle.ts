@@ -5,14 +5,14 @@
 import type { DatabasePool } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
 import type { EventType } from '../../contracts/event-catalog';
-import { recordEvent, type EventScope } from '../events/record';
+import type { EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
 import { refusalAnswer } from './answers';
 import { appendStep } from '../../contracts/attempt-audit';
 import { lockAttempt, storeAnswer, storedAnswer } from './attempts';
 import type { TermsSummary } from './authorize';
-import { resolveReservation } from './caps';
+import { reservationEnd } from './caps';
 import type { ConsumerPaymentSeams } from './seams';
 import type { AuditStep, SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../contracts/consumer-spend';
 
@@ -67,7 +67,6 @@ export async function settleSpend(
         ? `pulled ${req.amountMinor} ${req.currency} through the consented funding source and paid out (${debit.debitId}, clearing)`
         : `debited ${req.amountMinor} ${req.currency} (${debit.debitId})`,
     );
-    await resolveReservation(tx, scope, req.attemptId, 'spent');
     await seams.mandates.recordSpend(tx, scope, {
       mandateId: terms.mandateId,
       amountMinor: amount,
@@ -155,21 +154,31 @@ export async function settleSpend(
         receipt: receipt ? presentReceipt(receipt) : null,
       },
     };
-    await storeAnswer(tx, scope, req.attemptId, answer, {
-      consumerId: terms.consumerId,
-      providerPaymentId: settlement.providerPaymentId,
-      receiptId: receipt?.id ?? null,
-    });
-    await recordEvent(tx, scope, 'payment.succeeded', {
-      attempt_id: req.attemptId,
-      consumer_id: terms.consumerId,
-      mandate_id: terms.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      currency: req.currency,
-      provider_payment_id: settlement.providerPaymentId,
-      receipt_id: receipt?.id ?? null,
-    });
+    await storeAnswer(
+      tx,
+      scope,
+      req.attemptId,
+      answer,
+      {
+        consumerId: terms.consumerId,
+        providerPaymentId: settlement.providerPaymentId,
+        receiptId: receipt?.id ?? null,
+      },
+      {
+        type: 'payment.succeeded',
+        data: {
+          attempt_id: req.attemptId,
+          consumer_id: terms.consumerId,
+          mandate_id: terms.mandateId,
+          rail: req.rail,
+          amount_minor: req.amountMinor,
+          currency: req.currency,
+          provider_payment_id: settlement.providerPaymentId,
+          receipt_id: receipt?.id ?? null,
+        },
+      },
+      [reservationEnd(scope, req.attemptId, 'spent')],
+    );
     return answer;
   });
 }
@@ -196,7 +205,6 @@ export async function releaseSpend(
       rail: req.rail,
       funding: terms.funding ?? 'sub_account',
     });
-    await resolveReservation(tx, scope, req.attemptId, 'released');
     appendStep(
       audit,
       'release',
@@ -204,15 +212,25 @@ export async function releaseSpend(
       `released the hold${released.releaseId ? ` (${released.releaseId})` : ''}`,
     );
     const answer = refusalAnswer(req, input.refusal, audit, 'failed');
-    await storeAnswer(tx, scope, req.attemptId, answer, { consumerId: terms.consumerId });
-    await recordEvent(tx, scope, 'payment.failed', {
-      attempt_id: req.attemptId,
-      consumer_id: terms.consumerId,
-      mandate_id: terms.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      code: input.refusal.code,
-    });
+    await storeAnswer(
+      tx,
+      scope,
+      req.attemptId,
+      answer,
+      { consumerId: terms.consumerId },
+      {
+        type: 'payment.failed',
+        data: {
+          attempt_id: req.attemptId,
+          consumer_id: terms.consumerId,
+          mandate_id: terms.mandateId,
+          rail: req.rail,
+          amount_minor: req.amountMinor,
+          code: input.refusal.code,
+        },
+      },
+      [reservationEnd(scope, req.attemptId, 'released')],
+    );
     return answer;
   });
 }
@@ -231,21 +249,26 @@ export async function recordAnswer(
       : answer.status === 'dispatch_uncertain'
         ? 'payment.uncertain'
         : 'payment.failed';
-  await db.transaction(async (tx) => {
-    await storeAnswer(tx, scope, req.attemptId, answer, {
-      ...extra,
-      holdsMoney: answer.status === 'dispatch_uncertain',
-    });
-    // A policy denial's body is the flat one: its reason is the code.
-    const error = answer.body.error as { code?: string } | undefined;
-    const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
-    await recordEvent(tx, scope, type, {
-      attempt_id: req.attemptId,
-      mandate_id: req.mandateId,
-      rail: req.rail,
-      amount_minor: req.amountMinor,
-      code,
-      approval_id: extra.approvalId ?? null,
-    });
-  });
+  // A policy denial's body is the flat one: its reason is the code.
+  const error = answer.body.error as { code?: string } | undefined;
+  const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
+  // One statement: its own transaction.
+  await storeAnswer(
+    db,
+    scope,
+    req.attemptId,
+    answer,
+    { ...extra, holdsMoney: answer.status === 'dispatch_uncertain' },
+    {
+      type,
+      data: {
+        attempt_id: req.attemptId,
+        mandate_id: req.mandateId,
+        rail: req.rail,
+        amount_minor: req.amountMinor,
+        code,
+        approval_id: extra.approvalId ?? null,
+      },
+    },
+  );
 }

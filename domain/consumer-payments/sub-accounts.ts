@@ -1,7 +1,7 @@
 // The consumer's sub-account: the ledger wallet a consumer's money is held, debited and released in, and
 // the account TED money leaves from. One per consumer, created on demand inside the caller's transaction;
 // the consumer row lock serializes two first uses so neither creates a second wallet.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { notFound } from '../errors';
@@ -19,6 +19,13 @@ export async function findSubAccount(
   return db.maybeOne(sql.type(subAccountRow)`
     SELECT wallet_id, created_at FROM consumer_sub_accounts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}`);
 }
+
+/** The query of the consumer's sub-account wallet id, for a statement that locks or reads beside it. */
+export const subAccountWallet = (
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  consumerId: string,
+): FragmentSqlToken =>
+  sql.fragment`SELECT wallet_id FROM consumer_sub_accounts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}`;
 
 /** The consumer's sub-account wallet, opened in `currency` when the consumer has none yet. */
 export async function ensureSubAccount(

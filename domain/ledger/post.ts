@@ -1,7 +1,7 @@
 // Posting to the ledger inside a caller's transaction (transfers, spends, consumer payments): lock the wallet
 // (shared) and its balance row (exclusive) in that fixed order, apply the pure effect of the entry, append the
 // entry and update the balance. A lone post over HTTP takes the one-statement path in post-entry.ts.
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
@@ -65,23 +65,111 @@ export async function lockActiveWallet(
   }
 }
 
-/** Locks the (wallet, currency) slot, creating it on first use. */
-export async function lockSlot(
+/**
+ * lockActiveWallet then lockSlot, in one statement when the slot exists (its lock order: wallet, then slot);
+ * one by one otherwise, creating the slot.
+ */
+export async function lockActiveSlot(
   tx: CommonQueryMethods,
   scope: EventScope,
   walletId: string,
   currency: string,
 ): Promise<BalanceRow> {
-  const lock = () =>
+  const row = await tx.maybeOne(sql.type(balanceRow.merge(statusRow))`
+    SELECT w.status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout,
+      b.wallet_id, b.currency, b.balance_minor, b.available_minor, b.updated_at
+    FROM wallets w JOIN wallet_balances b ON b.wallet_id = w.id AND b.currency = ${currency}
+    WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.id = ${walletId}
+    FOR KEY SHARE OF w FOR UPDATE OF b`);
+  if (!row || row.status !== 'active') {
+    await lockActiveWallet(tx, scope, walletId);
+    return lockSlot(tx, scope, walletId, currency);
+  }
+  const { status: _status, lock_timeout: _timeout, ...slot } = row;
+  return slot;
+}
+
+/**
+ * Locks the (wallet, currency) slot, creating it on first use. `beside`: a write of the caller's (an insert
+ * that returns nothing) made in the same statement as the first lock.
+ */
+export async function lockSlot(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  walletId: string,
+  currency: string,
+  beside?: FragmentSqlToken,
+): Promise<BalanceRow> {
+  const lock = (write?: FragmentSqlToken) =>
     tx.maybeOne(sql.type(balanceRow)`
+    ${write ? sql.fragment`WITH beside AS (${write})` : sql.fragment``}
     SELECT wallet_id, currency, balance_minor, available_minor, updated_at FROM wallet_balances
     WHERE wallet_id = ${walletId} AND currency = ${currency} FOR UPDATE`);
-  const existing = await lock();
+  const existing = await lock(beside);
   if (existing) return existing;
   await tx.query(sql.unsafe`
     INSERT INTO wallet_balances (wallet_id, org_id, project_id, currency) VALUES (${walletId}, ${scope.orgId}, ${scope.projectId}, ${currency})
     ON CONFLICT (wallet_id, currency) DO NOTHING`);
   return (await lock())!;
+}
+
+/** An attempt's hold as `lockHeld` reads it: under its lock, with the entry that resolved it. */
+export interface HeldSlot {
+  walletId: string;
+  slot: BalanceRow;
+  hold: LockedHold & { resolved_entry_id: bigint | null };
+}
+
+const heldRow = balanceRow.extend({
+  hold_id: z.string(),
+  hold_currency: z.string(),
+  hold_amount_minor: z.bigint(),
+  hold_status: z.enum(['open', 'debited', 'released']),
+  resolved_entry_id: z.bigint().nullable(),
+  lock_timeout: z.string(),
+});
+
+/**
+ * For debiting or releasing an attempt's hold: the wallet (shared, without the active check, since a frozen
+ * wallet still settles holds it granted), its slot and the hold, locked in the ledger's order in one
+ * statement that also sets the lock wait. `wallet` is the wallet's id, or a query of it (a consumer's
+ * sub-account). Null when any of the three is missing: the caller then takes them one by one to say which.
+ */
+export async function lockHeld(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  wallet: string | FragmentSqlToken,
+  currency: string,
+  attemptId: string,
+): Promise<HeldSlot | null> {
+  // The row marks are taken in the order they are named: wallet, then slot, then hold.
+  const row = await tx.maybeOne(sql.type(heldRow)`
+    SELECT b.wallet_id, b.currency, b.balance_minor, b.available_minor, b.updated_at,
+      h.id AS hold_id, h.currency AS hold_currency, h.amount_minor AS hold_amount_minor, h.status AS hold_status,
+      h.resolved_entry_id, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
+    FROM wallets w
+    JOIN wallet_balances b ON b.wallet_id = w.id AND b.currency = ${currency}
+    JOIN wallet_holds h ON h.wallet_id = w.id AND h.attempt_id = ${attemptId}
+    WHERE w.org_id = ${scope.orgId} AND w.project_id = ${scope.projectId} AND w.id = ${typeof wallet === 'string' ? wallet : sql.fragment`(${wallet})`}
+    FOR SHARE OF w FOR UPDATE OF b, h`);
+  if (!row) return null;
+  return {
+    walletId: row.wallet_id,
+    slot: {
+      wallet_id: row.wallet_id,
+      currency: row.currency,
+      balance_minor: row.balance_minor,
+      available_minor: row.available_minor,
+      updated_at: row.updated_at,
+    },
+    hold: {
+      id: row.hold_id,
+      currency: row.hold_currency,
+      amount_minor: row.hold_amount_minor,
+      status: row.hold_status,
+      resolved_entry_id: row.resolved_entry_id,
+    },
+  };
 }
 
 async function insertEntry(

@@ -13,11 +13,13 @@ import {
 } from '../../schema/policy-config';
 import { evaluate, ruleApplies, type CallContext, type Decision, type Rule, type Usage } from './evaluate';
 import { matchesAny } from './glob';
-import { listPolicies, toRule } from './policies';
+import { listPolicies, rulesJson, rulesOf, toRule } from './policies';
 
 export interface GateResult {
   decision: Decision;
   evaluationId: string;
+  /** With `writeLater`: the evaluation row's insert, for the caller to write in its next statement. */
+  evaluation?: FragmentSqlToken;
 }
 
 const agentSum = z.object({ agent: z.string(), total: z.bigint() });
@@ -74,9 +76,13 @@ export interface GateOptions {
   attemptRef?: string;
   /** The caller's transaction took the agent's lock already (agentLock, in a statement of its own work). */
   agentLocked?: boolean;
-  /** The project's rules, when the caller read them already (in this transaction). */
+  /** The project's rules, when the caller read them already in this transaction (rulesJson, beside its own work). */
   rules?: Rule[];
+  /** The caller writes the evaluation row (GateResult.evaluation) beside its next statement's own work. */
+  writeLater?: boolean;
 }
+
+const lockedRules = z.object({ agent_lock: z.string(), rules: z.unknown() });
 
 export async function runGate(
   tx: CommonQueryMethods,
@@ -85,8 +91,14 @@ export async function runGate(
   ctx: CallContext,
   options: GateOptions = {},
 ): Promise<GateResult> {
-  if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
-  const rules = options.rules ?? (await listPolicies(tx, orgId, projectId)).map(toRule);
+  let rules = options.rules;
+  // The rules are not the lock's to order (the usage counters below are): they are read beside it.
+  if (!options.agentLocked && !rules) {
+    const locked = await tx.one(sql.type(lockedRules)`
+      SELECT ${agentLock(projectId, ctx.agentId)}::text AS agent_lock, ${rulesJson(orgId, projectId)} AS rules`);
+    rules = rulesOf(locked.rules);
+  } else if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
+  rules ??= (await listPolicies(tx, orgId, projectId)).map(toRule);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   for (const rule of rules) {
     // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
@@ -100,6 +112,10 @@ export async function runGate(
       );
   }
   const decision = evaluate(rules, ctx, usage);
+  if (options.writeLater) {
+    const { evaluationId, insert } = evaluationInsert(orgId, projectId, ctx, decision, options.attemptRef);
+    return { decision, evaluationId, evaluation: insert };
+  }
   return {
     decision,
     evaluationId: await recordEvaluation(tx, orgId, projectId, ctx, decision, options.attemptRef ?? null),

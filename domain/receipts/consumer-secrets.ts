@@ -1,13 +1,13 @@
 // Each consumer's receipt secret: the key of the HMAC `receipt_sig`. Created or rotated on request and
 // shown exactly once; stored sealed. Without one a spend still settles but seals no receipt.
 import { randomBytes } from 'node:crypto';
-import { sql } from 'slonik';
+import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import { open, seal, type KeyRing } from '../crypto/secret-box';
 import type { EventScope } from '../events/record';
 
-const secretRow = z.object({ version: z.number(), secret_sealed: z.string(), created_at: z.string() });
+export const secretRow = z.object({ version: z.number(), secret_sealed: z.string(), created_at: z.string() });
 const aad = (consumerId: string, version: number) => `consumer-receipt-secret:${consumerId}:v${version}`;
 
 export interface ReceiptSecret {
@@ -43,21 +43,24 @@ export async function rotateReceiptSecret(
   return { version, secret, created_at: row.created_at };
 }
 
-/** The newest secret, the one that signs; null when the consumer has none. */
-export async function currentReceiptSecret(
-  db: CommonQueryMethods,
-  ring: KeyRing,
+/** The query of the newest secret's row, the one that signs: for a caller that reads it with other rows. */
+export const currentReceiptSecretQuery = (
   scope: Pick<EventScope, 'orgId' | 'projectId'>,
   consumerId: string,
-): Promise<ReceiptSecret | null> {
-  const row = await db.maybeOne(sql.type(secretRow)`
+): FragmentSqlToken => sql.fragment`
     SELECT version, secret_sealed, created_at FROM consumer_receipt_secrets
     WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND consumer_id = ${consumerId}
-    ORDER BY version DESC LIMIT 1`);
-  return row
-    ? { version: row.version, secret: decode(open(ring, row.secret_sealed, aad(consumerId, row.version))) }
-    : null;
-}
+    ORDER BY version DESC LIMIT 1`;
+
+/** The secret of a row read by `currentReceiptSecretQuery`, opened. */
+export const openReceiptSecret = (
+  ring: KeyRing,
+  consumerId: string,
+  row: Pick<z.infer<typeof secretRow>, 'version' | 'secret_sealed'>,
+): ReceiptSecret => ({
+  version: row.version,
+  secret: decode(open(ring, row.secret_sealed, aad(consumerId, row.version))),
+});
 
 /** What the holder computes with: the secret text as shown, decoded the same way. */
 export function receiptSecretBytes(shown: string): Buffer {

@@ -1,19 +1,21 @@
 // Receipt rows: sealing one inside the transaction that settles its attempt (chain link, both
 // signatures, outbox event), reading and listing them per tenant, and the state moves after sealing.
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
 import { ApiError, notFound } from '../errors';
 import type { EventType } from '../../contracts/event-catalog';
-import { recordEvent, type EventScope } from '../events/record';
+import { eventInsertFrom, recordEvent, type EventScope } from '../events/record';
+import { afterCommit } from '../../runtime/telemetry/after-commit';
+import { countEvent } from '../../runtime/telemetry/metrics';
 import { prefixedId } from '../ids';
 import { canonicalize } from '../canonical-json';
 import { nextLink, type SpendApprovalClaim } from './chain';
-import { currentReceiptSecret } from './consumer-secrets';
+import { currentReceiptSecretQuery, openReceiptSecret, secretRow } from './consumer-secrets';
 import { ed25519Signature, hmacSignature } from './signatures';
-import { currentSigningKey } from './signing-keys';
+import { CURRENT_SIGNING_KEY, currentSigningKey, keyRow, openSigningKey } from './signing-keys';
 import { applyMove, RECEIPT_STATES, type ReceiptMove } from './states';
 
 export const receiptRow = z.object({
@@ -71,9 +73,27 @@ export interface SealInput {
   exceptions: Array<{ code: string; detail: string }>;
 }
 
+/** What sealing reads before it writes, in one statement: the attempt's receipt if sealed, and what signs. */
+const sealingRow = z
+  .object({
+    secret: secretRow.pick({ version: true, secret_sealed: true }).nullable(),
+    key: keyRow.pick({ kid: true, public_key: true, private_key_sealed: true }).nullable(),
+    previous: z.object({ chain_seq: z.number(), chain_hash: z.string() }).nullable(),
+    id: z.string().nullable(),
+  })
+  .passthrough();
+
+const previousLink = z.object({ chain_seq: z.number(), chain_hash: z.string() });
+const lastLinkOf = (consumerId: string) =>
+  sql.fragment`SELECT chain_seq, chain_hash FROM receipts WHERE consumer_id = ${consumerId} ORDER BY chain_seq DESC LIMIT 1`;
+
 /**
  * Seals the attempt's receipt in the caller's transaction; a retry finds the receipt it sealed before.
  * Returns null when the consumer has no receipt secret to sign with.
+ *
+ * One chain per consumer: a receipt links to the newest one read, and the chain's unique (consumer, seq)
+ * decides a race, waiting for the other seal's transaction. The one that finds its seq taken reads the
+ * newer link and links again, so every receipt links to the one before without a lock taken up front.
  */
 export async function sealReceipt(
   tx: CommonQueryMethods,
@@ -81,18 +101,40 @@ export async function sealReceipt(
   scope: EventScope,
   input: SealInput,
 ): Promise<ReceiptRow | null> {
-  const existing = await tx.maybeOne(sql.type(receiptRow)`
-    SELECT ${COLUMNS} FROM receipts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${input.attemptId}`);
-  if (existing) return existing;
-  const secret = await currentReceiptSecret(tx, ring, scope, input.consumerId);
-  if (!secret) return null;
-  const key = await currentSigningKey(tx, ring);
-  // One chain per consumer: the lock orders concurrent seals so every receipt links to the one before.
-  await tx.query(
-    sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`receipt-chain:${input.consumerId}`}, 0))`,
-  );
-  const previous = await tx.maybeOne(sql.type(z.object({ chain_seq: z.number(), chain_hash: z.string() }))`
-    SELECT chain_seq, chain_hash FROM receipts WHERE consumer_id = ${input.consumerId} ORDER BY chain_seq DESC LIMIT 1`);
+  const read = await tx.one(sql.type(sealingRow)`
+    SELECT e.*,
+      (SELECT to_jsonb(s) FROM (${currentReceiptSecretQuery(scope, input.consumerId)}) s) AS secret,
+      (SELECT to_jsonb(k) FROM (${CURRENT_SIGNING_KEY}) k) AS key,
+      (SELECT to_jsonb(p) FROM (${lastLinkOf(input.consumerId)}) p) AS previous
+    FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+      SELECT ${COLUMNS} FROM receipts WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${input.attemptId}
+    ) e ON true`);
+  const { secret: secretFound, key: keyFound, previous: lastRead, ...existing } = read;
+  if (existing.id !== null) return receiptRow.parse(existing);
+  if (!secretFound) return null;
+  const secret = openReceiptSecret(ring, input.consumerId, secretFound);
+  // The first seal ever creates the signing key.
+  const key = keyFound ? openSigningKey(ring, keyFound) : await currentSigningKey(tx, ring);
+  let previous = lastRead;
+  for (;;) {
+    const row = await insertLinked(tx, scope, input, secret, key, previous);
+    if (row) return row;
+    previous = await tx.maybeOne(sql.type(previousLink)`${lastLinkOf(input.consumerId)}`);
+  }
+}
+
+/**
+ * The receipt linked after `previous` with its receipt.sealed event, one statement; null when another seal
+ * took that place in the chain first.
+ */
+async function insertLinked(
+  tx: CommonQueryMethods,
+  scope: EventScope,
+  input: SealInput,
+  secret: { version: number; secret: Buffer },
+  key: { kid: string; privateKey: KeyObject },
+  previous: { chain_seq: number; chain_hash: string } | null,
+): Promise<ReceiptRow | null> {
   const id = prefixedId('rcpt', 20);
   const sealedAt = new Date().toISOString();
   const body = {
@@ -110,21 +152,26 @@ export async function sealReceipt(
     input.approval,
   );
   const exceptions = input.exceptions.map((e) => ({ ...e, at: sealedAt }));
-  const row = await tx.one(sql.type(receiptRow)`
-    INSERT INTO receipts (id, org_id, project_id, consumer_id, attempt_id, body, approval, chain_seq, chain_prev_hash, chain_approval_hash, chain_body_hash,
-      chain_hash, chain_version, receipt_sig, receipt_sig_secret_version, receipt_sig_ed25519, ed25519_kid, exceptions, sealed_at)
-    VALUES (${id}, ${scope.orgId}, ${scope.projectId}, ${input.consumerId}, ${input.attemptId}, ${sql.jsonb(body as never)},
-      ${input.approval ? sql.jsonb(input.approval as never) : null}, ${link.seq}, ${link.prev_hash}, ${link.approval_hash}, ${link.body_hash},
-      ${link.hash}, ${link.version}, ${hmacSignature(secret.secret, link.hash)}, ${secret.version}, ${ed25519Signature(key.privateKey, link.hash)},
-      ${key.kid}, ${sql.jsonb(exceptions as never)}, ${sealedAt})
-    RETURNING ${COLUMNS}`);
-  await recordEvent(tx, scope, 'receipt.sealed', {
+  const event = {
     receipt_id: id,
     consumer_id: input.consumerId,
     attempt_id: input.attemptId,
     chain_hash: link.hash,
     state: 'paid',
-  });
+  };
+  const row = await tx.maybeOne(sql.type(receiptRow)`
+    WITH sealed AS (
+      INSERT INTO receipts (id, org_id, project_id, consumer_id, attempt_id, body, approval, chain_seq, chain_prev_hash, chain_approval_hash, chain_body_hash,
+        chain_hash, chain_version, receipt_sig, receipt_sig_secret_version, receipt_sig_ed25519, ed25519_kid, exceptions, sealed_at)
+      VALUES (${id}, ${scope.orgId}, ${scope.projectId}, ${input.consumerId}, ${input.attemptId}, ${sql.jsonb(body as never)},
+        ${input.approval ? sql.jsonb(input.approval as never) : null}, ${link.seq}, ${link.prev_hash}, ${link.approval_hash}, ${link.body_hash},
+        ${link.hash}, ${link.version}, ${hmacSignature(secret.secret, link.hash)}, ${secret.version}, ${ed25519Signature(key.privateKey, link.hash)},
+        ${key.kid}, ${sql.jsonb(exceptions as never)}, ${sealedAt})
+      ON CONFLICT ON CONSTRAINT receipts_chain_key DO NOTHING
+      RETURNING ${COLUMNS}),
+    announced AS (${eventInsertFrom(scope, 'receipt.sealed', sql.fragment`SELECT ${sql.jsonb(event)} FROM sealed`)})
+    SELECT ${COLUMNS} FROM sealed`);
+  if (row) afterCommit(tx, () => countEvent('receipt.sealed', event));
   return row;
 }
 

@@ -8,7 +8,7 @@ import { open, seal, type KeyRing } from '../crypto/secret-box';
 import { sortableId } from '../ids';
 import { generateEd25519, privateKeyOf } from './signatures';
 
-const keyRow = z.object({
+export const keyRow = z.object({
   kid: z.string(),
   public_key: z.string(),
   private_key_sealed: z.string(),
@@ -38,21 +38,30 @@ async function insertKey(
   return { kid, public_key: pair.publicKey };
 }
 
+/** The query of the key that signs now (the newest unretired): for a caller that reads it with other rows. */
+export const CURRENT_SIGNING_KEY = sql.fragment`
+      SELECT kid, public_key, private_key_sealed, created_at, retired_at FROM receipt_signing_keys
+      WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1`;
+
+/** The signing key of a row read by `CURRENT_SIGNING_KEY`, its private half opened once per process. */
+export function openSigningKey(
+  ring: KeyRing,
+  row: Pick<z.infer<typeof keyRow>, 'kid' | 'public_key' | 'private_key_sealed'>,
+): SigningKey {
+  let key = opened.get(`${row.kid}:${row.private_key_sealed}`);
+  if (!key) {
+    key = privateKeyOf(open(ring, row.private_key_sealed, aad(row.kid)));
+    opened.set(`${row.kid}:${row.private_key_sealed}`, key);
+  }
+  return { kid: row.kid, publicKey: row.public_key, privateKey: key };
+}
+
 /** The key that signs now (the newest unretired), created on first use. */
 export async function currentSigningKey(db: CommonQueryMethods, ring: KeyRing): Promise<SigningKey> {
   for (let tries = 0; tries < 2; tries++) {
     // The advisory lock makes concurrent first uses create one key, not several.
-    const row = await db.maybeOne(sql.type(keyRow)`
-      SELECT kid, public_key, private_key_sealed, created_at, retired_at FROM receipt_signing_keys
-      WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1`);
-    if (row) {
-      let key = opened.get(`${row.kid}:${row.private_key_sealed}`);
-      if (!key) {
-        key = privateKeyOf(open(ring, row.private_key_sealed, aad(row.kid)));
-        opened.set(`${row.kid}:${row.private_key_sealed}`, key);
-      }
-      return { kid: row.kid, publicKey: row.public_key, privateKey: key };
-    }
+    const row = await db.maybeOne(sql.type(keyRow)`${CURRENT_SIGNING_KEY}`);
+    if (row) return openSigningKey(ring, row);
     await db.query(
       sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended('receipt-signing-key-create', 0))`,
     );

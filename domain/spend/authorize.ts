@@ -10,6 +10,7 @@ import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
 import { LOCK_TIMEOUT, lockSlot, postLocked } from '../ledger/post';
 import { agentLock, linkEvaluationToApproval, runGate } from '../policies/gate';
+import { rulesJson, rulesOf } from '../policies/policies';
 import { effectiveSettings } from '../tenancy/settings';
 import type { Authorization, SpendInput } from '../../contracts/spend';
 
@@ -30,6 +31,7 @@ const walletAndPrior = z.object({
   status: z.string(),
   lock_timeout: z.string(),
   agent_lock: z.string(),
+  rules: z.unknown(),
   prior: z.unknown().nullable(),
 });
 const approvalRef = z.object({ id: z.string(), expires_at: z.string() });
@@ -100,6 +102,7 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
       const wallet = await tx.maybeOne(sql.type(walletAndPrior)`
       SELECT w.status, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout,
         ${agentLock(input.projectId, input.agentId)}::text AS agent_lock,
+        ${rulesJson(input.orgId, input.projectId)} AS rules,
         (SELECT to_jsonb(p) FROM (
           SELECT id, decision, denial_reason, rule_id, rule_name, rule_type, approval_id FROM policy_evaluations
           WHERE org_id = ${input.orgId} AND attempt_ref = ${attemptRef(input)}) p) AS prior
@@ -121,9 +124,11 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           now: new Date(),
           approved: Boolean(input.approvalId),
         },
-        { attemptRef: attemptRef(input), agentLocked: true },
+        { attemptRef: attemptRef(input), agentLocked: true, rules: rulesOf(wallet.rules), writeLater: true },
       );
       const { decision } = gate;
+      // An allowed call writes its evaluation beside the slot's lock; any other writes it now.
+      if (decision.decision !== 'allow') await tx.query(sql.unsafe`${gate.evaluation!}`);
       if (decision.decision === 'deny') {
         return {
           kind: 'denied',
@@ -183,7 +188,7 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           },
         };
       }
-      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+      const slot = await lockSlot(tx, scope, input.walletId, input.currency, gate.evaluation);
       if (slot.available_minor < amount)
         return {
           kind: 'insufficient_funds',

@@ -2,11 +2,11 @@
 // Both find their own earlier write on retry. A frozen wallet still settles holds it already granted.
 import { sql } from 'slonik';
 import { z } from 'zod';
-import type { DatabasePool } from '../../runtime/database';
+import type { DatabasePool, DatabaseTransactionConnection } from '../../runtime/database';
 import { ApiError } from '../errors';
 import type { EventScope } from '../events/record';
 import { withLedgerErrors } from '../ledger/conflicts';
-import { LOCK_TIMEOUT, lockSlot, postLocked } from '../ledger/post';
+import { LOCK_TIMEOUT, lockHeld, lockSlot, postLocked } from '../ledger/post';
 import type { SpendInput } from '../../contracts/spend';
 
 const holdState = z.object({
@@ -16,6 +16,18 @@ const holdState = z.object({
   status: z.enum(['open', 'debited', 'released']),
   resolved_entry_id: z.bigint().nullable(),
 });
+
+/** The wallet (shared, which sets the lock wait too), its slot and the attempt's hold (if any), one by one. */
+async function lockOneByOne(tx: DatabaseTransactionConnection, scope: EventScope, input: SpendInput) {
+  const wallet = await tx.maybeOne(sql.unsafe`
+    SELECT id, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
+    FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
+  if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
+  const slot = await lockSlot(tx, scope, input.walletId, input.currency);
+  const hold = await tx.maybeOne(sql.type(holdState)`
+    SELECT id, currency, amount_minor, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
+  return { slot, hold };
+}
 
 async function resolveHold(
   db: DatabasePool,
@@ -31,15 +43,10 @@ async function resolveHold(
   };
   return withLedgerErrors(() =>
     db.transaction(async (tx) => {
-      // Same lock order as every post: wallet (shared), then the slot, then the hold. The wallet's read
-      // sets the transaction's lock wait too, saving a round trip.
-      const wallet = await tx.maybeOne(sql.unsafe`
-      SELECT id, set_config('lock_timeout', ${LOCK_TIMEOUT}, true) AS lock_timeout
-      FROM wallets WHERE org_id = ${input.orgId} AND project_id = ${input.projectId} AND id = ${input.walletId} FOR SHARE`);
-      if (!wallet) throw new ApiError(404, 'not_found', 'Wallet not found');
-      const slot = await lockSlot(tx, scope, input.walletId, input.currency);
-      const hold = await tx.maybeOne(sql.type(holdState)`
-      SELECT id, currency, amount_minor, status, resolved_entry_id FROM wallet_holds WHERE wallet_id = ${input.walletId} AND attempt_id = ${input.attemptId} FOR UPDATE`);
+      // Same lock order as every post: wallet (shared), then the slot, then the hold; one statement when all
+      // three are there, one by one otherwise, to say which is missing.
+      const held = await lockHeld(tx, scope, input.walletId, input.currency, input.attemptId);
+      const { slot, hold } = held ?? (await lockOneByOne(tx, scope, input));
       if (!hold && ifHeld) return null;
       if (!hold)
         throw new ApiError(409, 'ledger_conflict', 'The attempt holds nothing on this wallet', {
