@@ -125,6 +125,33 @@ export async function readAttempt(
     SELECT ${COLUMNS} FROM attempts WHERE org_id = ${orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId}`);
 }
 
+/** What a presentation of a taken attempt id is judged by first, and the answer's bytes as first sent. */
+const presentedRow = z.object({
+  project_id: z.string(),
+  fingerprint: z.string(),
+  status: z.string(),
+  caller_attempt: z.boolean().nullable(),
+  fresh_owed: z.boolean(),
+  response_status: z.number().nullable(),
+  response_text: z.string().nullable(),
+});
+export type PresentedRow = z.infer<typeof presentedRow>;
+
+/**
+ * An attempt presented again, read by key in one statement with nothing decoded: a settled one is
+ * answered from these columns alone, anything else is read in full by its family's store.
+ */
+export async function readPresented(
+  db: CommonQueryMethods,
+  space: IdSpace,
+  orgId: string,
+  attemptId: string,
+): Promise<PresentedRow | null> {
+  return db.maybeOne(sql.type(presentedRow)`
+    SELECT project_id, fingerprint, status, caller_attempt, fresh_owed, response_status, response_text
+    FROM attempts WHERE org_id = ${orgId} AND id_space = ${space} AND attempt_id = ${attemptId}`);
+}
+
 /** The claimant's wait ran out before the outcome: its fresh answer goes to the first to find the outcome. */
 export async function oweFreshAnswer(
   db: CommonQueryMethods,
