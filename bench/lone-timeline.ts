@@ -10,6 +10,8 @@ import { Client, WorkflowClient } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { quietLogger } from '../worker/bundle';
+// The SDK's own activity runner, reached past its public surface for this diagnostic only.
+import { Activity } from '@temporalio/worker/lib/activity';
 import { startBenchStack } from './support/stack';
 import { executeBodies, fundedWallets } from './support/wallets';
 import { workflowIds } from '../contracts/workflow-ids';
@@ -43,6 +45,12 @@ function spy(): void {
       mark.end = now();
     }
   }) as typeof fetch;
+  // When the worker begins each activity (local ones included), before its interceptors and its code.
+  const run = Activity.prototype.run;
+  Activity.prototype.run = function (this: Activity, ...args: Parameters<typeof run>) {
+    marks.push({ at: now(), what: `activity ${this.info.activityType}` });
+    return run.apply(this, args);
+  };
   const end = ServerResponse.prototype.end;
   ServerResponse.prototype.end = function (this: ServerResponse, ...args: never[]) {
     marks.push({ at: now(), what: 'api response end' });
