@@ -69,6 +69,23 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
   return replayedReply(status, json);
 }
 
+/**
+ * The stored outcome of an attempt heard ending, for the request waiting on it: the claimant's own answer
+ * (kept out of this process's memory, as the update's answer is), or this presentation's; null when the
+ * row is not finished after all.
+ */
+async function heardAnswer(
+  deps: AppDeps,
+  orgId: string,
+  attemptId: string,
+  claimant: boolean,
+): Promise<Reply | null> {
+  const row = await readAttempt(deps.db, orgId, attemptId);
+  if (!row || row.status === 'processing') return null;
+  if (!claimant) return answerOf(deps, row);
+  return freshReply(replayedReply(row.response_status ?? 200, replayBytes(row)));
+}
+
 /** A finished attempt's reply to this presentation: fresh if it takes the fresh answer its claimant owed. */
 async function answerOf(deps: AppDeps, row: AttemptRow): Promise<Reply> {
   const reply = stored(deps, row);
@@ -251,7 +268,7 @@ export async function runSpendAttempt(
   const ending = deps.attemptEndings?.ended(principal.orgId, attemptId);
   let heard: Reply | null = null;
   const recorded = ending?.heard
-    .then(() => finished(claim.created))
+    .then(() => heardAnswer(deps, principal.orgId, attemptId, claim.created))
     .then(
       (reply) => (reply ? (heard = reply) : pending()),
       () => pending(),
