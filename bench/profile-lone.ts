@@ -2,7 +2,7 @@
 // workflow on the same server. For each attempt, a timeline relative to the request's send: every
 // PostgreSQL statement (API and worker share this process), the Update-with-Start call, each provider
 // HTTP call, and the workflow history's events (server clock), then the median of each mark.
-//   LONE=20 npx tsx bench/lone-timeline.ts
+//   LONE=20 npx tsx bench/profile-lone.ts
 import { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Client as PgClient } from 'pg';
