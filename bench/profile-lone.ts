@@ -127,6 +127,21 @@ async function main(): Promise<void> {
     historyMarks(history.events ?? [], epoch0, add);
     add('answered', total);
   }
+  // The same attempts interleaved with and without the endings listener, so the load is the same for both.
+  const endings = stack.deps.attemptEndings;
+  const heard: number[] = [];
+  const unheard: number[] = [];
+  for (const [i, body] of executeBodies('ab', 2 * lone).entries()) {
+    stack.deps.attemptEndings = i % 2 === 0 ? endings : undefined;
+    const t0 = now();
+    const response = await fetch(url, { method: 'POST', headers, body });
+    await response.text();
+    (i % 2 === 0 ? heard : unheard).push(now() - t0);
+  }
+  stack.deps.attemptEndings = endings;
+  console.log(
+    `interleaved: answered once the outcome is heard stored p50 ${median(heard).toFixed(1)} ms, by the update's outcome p50 ${median(unheard).toFixed(1)} ms`,
+  );
   print(
     `lone wallet execute: ${lone} attempts, p50 ${median(totals).toFixed(1)} ms (each mark's start and end)`,
     rows,
