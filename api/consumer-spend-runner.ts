@@ -27,7 +27,8 @@ import { sortableId } from '../domain/ids';
 import { EndpointNotConfigured, providerEndpoint } from '../domain/providers/endpoints';
 import type { SpendBodyValues } from '../schema/http/consumer-payments';
 import { ATTEMPT_WORKFLOW, type AttemptAnswer } from '../contracts/attempt';
-import { familyAnswer } from '../domain/attempts/answers';
+import { familyAnswer, replayText } from '../domain/attempts/answers';
+import { readPresented, type PresentedRow } from '../domain/attempts/store';
 import { attemptProgress, joinAttempt, runAttempt } from '../orchestration/attempts';
 import {
   joinLegacyConsumerSpend,
@@ -37,7 +38,13 @@ import {
 import { workflowIds } from '../contracts/workflow-ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
-import { attemptInProgress, awaitAttempt, rememberSettled, settledReply } from './attempt-engine';
+import {
+  attemptInProgress,
+  awaitAttempt,
+  rememberSettled,
+  settledReply,
+  type SettledRow,
+} from './attempt-engine';
 import { serializeReply } from './settled-replies';
 
 export type SpendRun =
@@ -80,27 +87,55 @@ function answerOf(row: AttemptRow): SpendAnswer {
 // dispatch_uncertain is resolved through the workflow, so neither is ever served from memory.
 const SETTLED: ReadonlySet<AttemptRow['status']> = new Set(['completed', 'failed', 'refused']);
 
+/** Whether a replay of this row can never change, so this process may keep it. */
+const isSettled = (row: { status: string; caller_attempt: boolean | null; fresh_owed: boolean }): boolean =>
+  row.caller_attempt === true && SETTLED.has(row.status as AttemptRow['status']) && !row.fresh_owed;
+
 /** The serialized replay of a stored answer, remembered in this process when the attempt is settled. */
 function replayRun(deps: AppDeps, row: AttemptRow): Extract<SpendRun, { kind: 'replay' }> {
   const answer = replayOf(row);
   // The row's body keeps the first answer's key order (attempts.ts), so this is its bytes with the flag turned.
   const json = serializeReply(answer.body);
-  const settled = row.caller_attempt && SETTLED.has(row.status) && !row.fresh_owed;
-  if (settled) {
-    rememberSettled(
-      deps,
-      'consumer',
-      {
-        orgId: row.org_id,
-        attemptId: row.attempt_id,
-        projectId: row.project_id,
-        fingerprint: row.fingerprint,
-      },
-      answer.httpStatus,
-      json,
-    );
-  }
-  return { kind: 'replay', status: answer.httpStatus, json, settled };
+  const key = {
+    orgId: row.org_id,
+    attemptId: row.attempt_id,
+    projectId: row.project_id,
+    fingerprint: row.fingerprint,
+  };
+  return keptReplay(deps, isSettled(row) ? key : null, answer.httpStatus, json);
+}
+
+/**
+ * A finished attempt presented again, answered from its kept bytes with the replay flag turned in the text
+ * (nothing decoded); null when it needs its full row: still running or uncertain, a fresh answer owed, or
+ * an answer kept only as jsonb.
+ */
+function presentedReplay(
+  deps: AppDeps,
+  req: SpendRequest,
+  row: PresentedRow,
+): Extract<SpendRun, { kind: 'replay' }> | null {
+  if (row.status === 'processing' || row.status === 'dispatch_uncertain' || row.fresh_owed) return null;
+  const text = row.response_text === null ? null : replayText(row.response_text);
+  if (text === null) return null;
+  const key = {
+    orgId: req.orgId,
+    attemptId: req.attemptId,
+    projectId: req.projectId,
+    fingerprint: req.fingerprint,
+  };
+  return keptReplay(deps, isSettled(row) ? key : null, row.response_status ?? 200, Buffer.from(text, 'utf8'));
+}
+
+/** A replay as sent, remembered in this process under `settled` when its attempt is settled. */
+function keptReplay(
+  deps: AppDeps,
+  settled: SettledRow | null,
+  status: number,
+  json: Buffer,
+): Extract<SpendRun, { kind: 'replay' }> {
+  if (settled) rememberSettled(deps, 'consumer', settled, status, json);
+  return { kind: 'replay', status, json, settled: settled !== null };
 }
 
 export async function prepareSpend(
@@ -198,19 +233,23 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
     if (settled) return { kind: 'replay', status: settled.status, json: settled.json, settled: true };
   }
   // An attempt id presented by the caller is usually a retry: its row is read (a plain read by key), and
-  // only a missing one is claimed, because the claim's insert path runs even when the id is taken.
-  const existing = req.callerAttempt ? await readAttempt(deps.db, req.orgId, req.attemptId) : null;
+  // only a missing one is claimed, because the claim's insert path runs even when the id is taken. A
+  // settled answer is sent from that one read; only an attempt still to be waited on is read in full.
+  const presented = req.callerAttempt
+    ? await readPresented(deps.db, 'consumer', req.orgId, req.attemptId)
+    : null;
+  if (presented) {
+    if (presented.project_id !== req.projectId || presented.fingerprint !== req.fingerprint)
+      throw idConflict(req);
+    const replay = presentedReplay(deps, req, presented);
+    if (replay) return replay;
+  }
+  const existing = presented ? await readAttempt(deps.db, req.orgId, req.attemptId) : null;
   const claim = existing ? { row: existing, created: false } : await claimAttempt(deps.db, req);
   const row = claim.row;
   if (!claim.created) {
-    if (!req.callerAttempt || row.project_id !== req.projectId || row.fingerprint !== req.fingerprint) {
-      throw new ApiError(
-        409,
-        'attempt_id_conflict',
-        'This attempt_id was used for a different payment (amount, payee, mandate, rail, service or approval differ)',
-        { attempt_id: req.attemptId },
-      );
-    }
+    if (!req.callerAttempt || row.project_id !== req.projectId || row.fingerprint !== req.fingerprint)
+      throw idConflict(req);
     if (row.status !== 'processing' && row.status !== 'dispatch_uncertain') {
       // The fresh answer its claimant was owed (it was told to come back) goes to this presentation.
       if (row.fresh_owed && (await takeFreshAnswer(deps.db, row.org_id, row.attempt_id)))
@@ -250,6 +289,15 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
     workflowId: row.workflow_id,
     workflowType: row.workflow_type,
   };
+}
+
+function idConflict(req: SpendRequest): ApiError {
+  return new ApiError(
+    409,
+    'attempt_id_conflict',
+    'This attempt_id was used for a different payment (amount, payee, mandate, rail, service or approval differ)',
+    { attempt_id: req.attemptId },
+  );
 }
 
 /** The engine's answer as the consumer spend's: the one its steps stored (psp_dispatch_uncertain while unknown). */

@@ -3,6 +3,7 @@ import type { Orchestrator } from '../orchestration/temporal';
 import type { Config } from '../runtime/config';
 import type { DatabasePool } from '../runtime/database';
 import type { Logger } from '../runtime/logger';
+import type { AttemptEndings } from './attempt-endings';
 import type { KeyCache } from './auth/key-cache';
 
 export interface AppDeps {
@@ -12,4 +13,6 @@ export interface AppDeps {
   temporal: Orchestrator;
   log: Logger;
   keyCache: KeyCache;
+  /** Attempts heard ending, so a wait answers once the outcome is stored; without it the update answers. */
+  attemptEndings?: AttemptEndings;
 }

@@ -10,6 +10,7 @@ import { connectClient } from '../runtime/temporal';
 import { createApp } from './app';
 import { KeyCache } from './auth/key-cache';
 import { listenForRevocations } from './auth/revocations';
+import { listenForAttemptEndings } from './attempt-endings';
 import { listenForSessionClosings } from '../domain/sessions/closings';
 import { openSessionCache } from '../domain/sessions/sessions';
 import { afterAnswersSettled } from './after-answer';
@@ -50,11 +51,13 @@ export async function startApi(
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
   const closings = await listenForSessionClosings(databaseUrl, openSessionCache, log);
+  const attemptEndings = await listenForAttemptEndings(databaseUrl, log);
   const deps: AppDeps = {
     db,
     config,
     log,
     keyCache,
+    attemptEndings,
     temporal: { client, taskQueue: config.temporal.taskQueue },
   };
   const metrics =
@@ -81,6 +84,7 @@ export async function startApi(
       await metrics?.stop();
       await revocations.stop();
       await closings.stop();
+      await attemptEndings.stop();
       await afterAnswersSettled(deps);
       await client.connection.close();
       await db.end();

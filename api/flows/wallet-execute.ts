@@ -36,6 +36,9 @@ import {
   settledReply,
 } from '../attempt-engine';
 
+/** A promise that never settles: a race's entrant that withdrew. */
+const pending = (): Promise<never> => new Promise<never>(() => undefined);
+
 /** The largest amount a ledger entry holds: PostgreSQL's bigint. */
 const MAX_LEDGER_MINOR = 9_223_372_036_854_775_807n;
 
@@ -64,6 +67,23 @@ function stored(deps: AppDeps, row: AttemptRow): Reply {
     replayBytes(row),
   );
   return replayedReply(status, json);
+}
+
+/**
+ * The stored outcome of an attempt heard ending, for the request waiting on it: the claimant's own answer
+ * (kept out of this process's memory, as the update's answer is), or this presentation's; null when the
+ * row is not finished after all.
+ */
+async function heardAnswer(
+  deps: AppDeps,
+  orgId: string,
+  attemptId: string,
+  claimant: boolean,
+): Promise<Reply | null> {
+  const row = await readAttempt(deps.db, orgId, attemptId);
+  if (!row || row.status === 'processing') return null;
+  if (!claimant) return answerOf(deps, row);
+  return freshReply(replayedReply(row.response_status ?? 200, replayBytes(row)));
 }
 
 /** A finished attempt's reply to this presentation: fresh if it takes the fresh answer its claimant owed. */
@@ -243,8 +263,18 @@ export async function runSpendAttempt(
   };
   let outcome: Reply;
   let read = false; // the outcome was read from PostgreSQL, already shaped for this presentation
+  // The outcome is read as soon as it is stored, when that is heard before the update's answer arrives; a
+  // failed read leaves the answer to the update.
+  const ending = deps.attemptEndings?.ended(principal.orgId, attemptId);
+  let heard: Reply | null = null;
+  const recorded = ending?.heard
+    .then(() => heardAnswer(deps, principal.orgId, attemptId, claim.created))
+    .then(
+      (reply) => (reply ? (heard = reply) : pending()),
+      () => pending(),
+    );
   try {
-    outcome = await awaitAttempt<Reply>(answer, {
+    outcome = await awaitAttempt<Reply>(recorded ? Promise.race([answer, recorded]) : answer, {
       attemptId,
       inProgressMessage: IN_PROGRESS,
       stored: () => {
@@ -256,8 +286,10 @@ export async function runSpendAttempt(
     if (claim.created && error instanceof ApiError && error.code === 'attempt_in_progress')
       await oweFreshAnswer(deps.db, 'wallet', principal.orgId, attemptId);
     throw error;
+  } finally {
+    ending?.cancel();
   }
-  if (claim.created || read) return outcome;
+  if (claim.created || read || outcome === heard) return outcome;
   return (
     (await finished(false)) ?? { ...outcome, headers: { ...outcome.headers, 'Idempotent-Replayed': 'true' } }
   );

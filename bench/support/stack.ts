@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
+import { listenForAttemptEndings } from '../../api/attempt-endings';
 import { listenForSessionClosings } from '../../domain/sessions/closings';
 import { openSessionCache } from '../../domain/sessions/sessions';
 import type { AppDeps } from '../../api/deps';
@@ -70,11 +71,13 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
   const log = createLogger('error');
   // As an API process runs: closed sessions are heard, so the open ones may answer from memory.
   const closings = await listenForSessionClosings(postgres.url, openSessionCache, log);
+  const attemptEndings = await listenForAttemptEndings(postgres.url, log);
   const deps: AppDeps = {
     db,
     config,
     log,
     keyCache: new KeyCache(),
+    attemptEndings,
     temporal: { client, taskQueue: config.temporal.taskQueue },
   };
   const server: Server = await new Promise((resolve) => {
@@ -97,6 +100,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
       await closed;
       await afterAnswersSettled(deps);
       await closings.stop();
+      await attemptEndings.stop();
       await worker.stop();
       await client.connection.close();
       await db.end();

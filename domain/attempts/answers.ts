@@ -67,3 +67,39 @@ export function attemptReply(attempt: AttemptInput, r: AttemptResult): AttemptRe
   const approval = r.approval ? { approval_id: r.approval.id, expires_at: r.approval.expiresAt } : {};
   return { httpStatus: 403, body: { ...denial, ...approval, ...body } };
 }
+
+const FLAG_KEY = '"idempotent_replay":';
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * A stored answer's text as its replay (`{ ...body, idempotent_replay: true }` serialized), made from the
+ * text itself: the top-level flag turned true in place, or appended when the body has none. The text is
+ * the first answer's JSON.stringify, so this is the bytes a parse, spread and stringify would make, with
+ * nothing decoded. Only the head of the body is walked (the flag precedes the audit); null when the text is
+ * not one object or the flag holds anything but a boolean, and the caller decodes it instead.
+ */
+export function replayText(text: string): string | null {
+  if (text.charCodeAt(0) !== 0x7b || text.charCodeAt(text.length - 1) !== 0x7d) return null;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      // A key of the body itself: a string at depth 1 followed by a colon (a value is followed by , or }).
+      if (depth === 1 && text.startsWith(FLAG_KEY, i)) {
+        const at = i + FLAG_KEY.length;
+        if (text.startsWith('true', at)) return text;
+        if (text.startsWith('false', at)) return `${text.slice(0, at)}true${text.slice(at + 5)}`;
+        return null;
+      }
+      // Skip the string, escapes included.
+      for (i++; i < text.length; i++) {
+        const s = text.charCodeAt(i);
+        if (s === BACKSLASH) i++;
+        else if (s === QUOTE) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return text === '{}' ? '{"idempotent_replay":true}' : `${text.slice(0, -1)},"idempotent_replay":true}`;
+}

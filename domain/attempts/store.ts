@@ -125,6 +125,33 @@ export async function readAttempt(
     SELECT ${COLUMNS} FROM attempts WHERE org_id = ${orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId}`);
 }
 
+/** What a presentation of a taken attempt id is judged by first, and the answer's bytes as first sent. */
+const presentedRow = z.object({
+  project_id: z.string(),
+  fingerprint: z.string(),
+  status: z.string(),
+  caller_attempt: z.boolean().nullable(),
+  fresh_owed: z.boolean(),
+  response_status: z.number().nullable(),
+  response_text: z.string().nullable(),
+});
+export type PresentedRow = z.infer<typeof presentedRow>;
+
+/**
+ * An attempt presented again, read by key in one statement with nothing decoded: a settled one is
+ * answered from these columns alone, anything else is read in full by its family's store.
+ */
+export async function readPresented(
+  db: CommonQueryMethods,
+  space: IdSpace,
+  orgId: string,
+  attemptId: string,
+): Promise<PresentedRow | null> {
+  return db.maybeOne(sql.type(presentedRow)`
+    SELECT project_id, fingerprint, status, caller_attempt, fresh_owed, response_status, response_text
+    FROM attempts WHERE org_id = ${orgId} AND id_space = ${space} AND attempt_id = ${attemptId}`);
+}
+
 /** The claimant's wait ran out before the outcome: its fresh answer goes to the first to find the outcome. */
 export async function oweFreshAnswer(
   db: CommonQueryMethods,
@@ -154,6 +181,18 @@ export async function takeFreshAnswer(
 export async function releaseClaim(db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> {
   await db.query(sql.unsafe`
     DELETE FROM attempts WHERE org_id = ${orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'`);
+}
+
+/** The channel an attempt of the wallet id space is announced on when its outcome is stored. */
+export const ATTEMPT_ENDED_CHANNEL = 'gateway_attempt_ended';
+
+/**
+ * The announcement of one attempt's end: its organization (an id without a slash) and attempt id, digested
+ * when that would come near a notification's size limit.
+ */
+export function endedPayload(orgId: string, attemptId: string): string {
+  const key = `${orgId}/${attemptId}`;
+  return key.length <= 1_000 ? key : createHash('sha256').update(key).digest('hex');
 }
 
 const PAYMENT_EVENTS = {
@@ -211,12 +250,13 @@ export async function endAttempt(
         response_text = ${JSON.stringify(reply.body)}, provider_payment_id = ${done.providerPaymentId}, finished_at = now(), updated_at = now()
       WHERE org_id = ${scope.orgId} AND id_space = 'wallet' AND attempt_id = ${attemptId} AND status = 'processing'
       RETURNING attempt_id`;
+    // Whoever waits on the attempt hears it end when this commits (api/attempt-endings.ts).
     const updated = events
       ? await tx.maybeOne(sql.unsafe`${storing}`)
       : await tx.maybeOne(sql.unsafe`
       WITH stored AS (${storing}),
       event AS (${eventInsertFrom(scope, type, sql.fragment`SELECT ${sql.jsonb(toEventData(payment) as never)} FROM stored`)})
-      SELECT attempt_id FROM stored`);
+      SELECT attempt_id, pg_notify(${ATTEMPT_ENDED_CHANNEL}, ${endedPayload(scope.orgId, attemptId)}) FROM stored`);
     if (!updated) return false; // a retried activity: the outcome and its event are already stored
     if (!events) afterCommit(tx, () => countEvent(type, payment));
   } else {

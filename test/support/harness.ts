@@ -11,6 +11,7 @@ import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { KeyCache } from '../../api/auth/key-cache';
 import { listenForRevocations } from '../../api/auth/revocations';
+import { listenForAttemptEndings } from '../../api/attempt-endings';
 import { listenForSessionClosings } from '../../domain/sessions/closings';
 import { openSessionCache } from '../../domain/sessions/sessions';
 import { afterAnswersSettled } from '../../api/after-answer';
@@ -166,13 +167,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const keyCache = new KeyCache();
   const revocations = await listenForRevocations(databaseUrl, keyCache, log);
   const closings = await listenForSessionClosings(databaseUrl, openSessionCache, log);
+  const attemptEndings = await listenForAttemptEndings(databaseUrl, log);
   // The API gets a plain client on the test server's native connection, as the API process makes it. The
   // environment's own client (over grpc-js) unlocks time skipping whenever it awaits a result, and those
   // unlocks are counted: concurrent HTTP requests waiting on workflows would race on the lock and let
   // timers jump while activities run. Tests move the clock explicitly (env.sleep) or await results
   // through env.client.
   const apiClient = clientOver(env.nativeConnection, env.namespace ?? 'default');
-  const deps: AppDeps = { db, config, log, temporal: { client: apiClient, taskQueue }, keyCache };
+  const deps: AppDeps = {
+    db,
+    config,
+    log,
+    temporal: { client: apiClient, taskQueue },
+    keyCache,
+    attemptEndings,
+  };
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -201,6 +210,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
       await stopWorker();
       await revocations.stop();
       await closings.stop();
+      await attemptEndings.stop();
       await env.teardown();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
