@@ -2,7 +2,7 @@
 // each money family that settles on the happy path (wallet execute, consumer Pix spend), after a warmup,
 // one line per statement, so a change can see which round trips an attempt makes.
 //   npx tsx bench/profile-statements.ts
-import { statementsOf } from './support/statements';
+import { statementsSent } from '../test/support/pg-statements';
 import { startBenchStack } from './support/stack';
 import { executeBodies, fundedWallets } from './support/wallets';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
@@ -11,7 +11,9 @@ const WIDTH = Number(process.env.WIDTH ?? 220);
 
 function print(family: string, statements: string[]): void {
   console.log(`\n${family}: ${statements.length} statements`);
-  statements.forEach((s, i) => console.log(`${String(i + 1).padStart(3)} ${s.slice(0, WIDTH)}`));
+  statements.forEach((s, i) =>
+    console.log(`${String(i + 1).padStart(3)} ${s.replace(/\s+/g, ' ').trim().slice(0, WIDTH)}`),
+  );
 }
 
 async function main(): Promise<void> {
@@ -23,7 +25,7 @@ async function main(): Promise<void> {
   const [warm, measured] = executeBodies('statements', 2);
   await execute(warm);
   let status = 0;
-  print('wallet execute', await statementsOf(async () => ({ status } = await execute(measured))));
+  print('wallet execute', await statementsSent(async () => ({ status } = await execute(measured))));
   if (status !== 200) throw new Error(`wallet execute answered ${status}`);
 
   const consumer = await readyConsumer(stack, tenant, {
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
       body: pixSpend(consumer, { amount_minor: 1_050 }),
     });
   await spend();
-  print('consumer Pix spend', await statementsOf(async () => ({ status } = await spend())));
+  print('consumer Pix spend', await statementsSent(async () => ({ status } = await spend())));
   if (status !== 200) throw new Error(`consumer Pix spend answered ${status}`);
   await stack.stop();
 }
