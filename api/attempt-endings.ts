@@ -3,9 +3,9 @@
 // answered from the stored row as soon as the outcome is recorded, not once the workflow's task completes
 // and Temporal hands the update's outcome back. A hint only: while nothing is heard (no listener, or its
 // connection is down) the update answers as it always did.
-import { Client } from 'pg';
 import { ATTEMPT_ENDED_CHANNEL, endedPayload } from '../domain/attempts/store';
 import type { Logger } from '../runtime/logger';
+import { listenOn } from '../runtime/pg-listener';
 
 const LISTENER_NAME = 'gateway-attempt-endings';
 
@@ -16,31 +16,20 @@ export interface AttemptEndings {
 }
 
 export async function listenForAttemptEndings(databaseUrl: string, log: Logger): Promise<AttemptEndings> {
-  let stopping = false;
-  let retry: NodeJS.Timeout | undefined;
-  let client: Client | undefined;
   const waiters = new Map<string, Set<() => void>>();
-
-  const connect = async (): Promise<void> => {
-    const next = new Client({ connectionString: databaseUrl, application_name: LISTENER_NAME });
-    next.on('notification', (message) => {
-      if (message.channel !== ATTEMPT_ENDED_CHANNEL || !message.payload) return;
-      const waiting = waiters.get(message.payload);
-      if (!waiting) return;
-      waiters.delete(message.payload);
-      for (const wake of waiting) wake();
-    });
-    next.on('error', (error) => {
-      log.warn('attempt endings listener lost its connection', { error: error.message });
-      next.end().catch(() => undefined);
-      if (!stopping) retry = setTimeout(() => void connect().catch(() => undefined), 1_000);
-    });
-    await next.connect();
-    await next.query(`LISTEN ${ATTEMPT_ENDED_CHANNEL}`);
-    client = next;
-  };
-
-  await connect();
+  const listener = await listenOn(
+    databaseUrl,
+    { name: LISTENER_NAME, channels: [ATTEMPT_ENDED_CHANNEL], log },
+    {
+      heard(message) {
+        if (message.channel !== ATTEMPT_ENDED_CHANNEL || !message.payload) return;
+        const waiting = waiters.get(message.payload);
+        if (!waiting) return;
+        waiters.delete(message.payload);
+        for (const wake of waiting) wake();
+      },
+    },
+  );
   return {
     ended(orgId, attemptId) {
       const key = endedPayload(orgId, attemptId);
@@ -58,10 +47,6 @@ export async function listenForAttemptEndings(databaseUrl: string, log: Logger):
         },
       };
     },
-    async stop() {
-      stopping = true;
-      if (retry) clearTimeout(retry);
-      await client?.end().catch(() => undefined);
-    },
+    stop: () => listener.stop(),
   };
 }
