@@ -145,8 +145,8 @@ export async function markHeld(
 }
 
 /**
- * Stores the answer the caller gets (and a replay gets verbatim), with the payment event it comes with, in
- * one statement; `completed` also ends the money hold.
+ * Stores the answer the caller gets (and a replay gets verbatim), with the payment event its status comes
+ * with, in one statement; `completed` also ends the money hold.
  */
 export async function storeAnswer(
   tx: CommonQueryMethods,
@@ -160,12 +160,13 @@ export async function storeAnswer(
     approvalId?: string | null;
     holdsMoney?: boolean;
   },
-  event: { type: EventType; data: Record<string, unknown> },
+  event: { data: Record<string, unknown> },
   /** Other writes of the same step (a reservation's end), made in the same statement. */
   alongside: FragmentSqlToken[] = [],
 ): Promise<void> {
   const final = answer.status !== 'dispatch_uncertain' && answer.status !== 'requires_approval';
   const data = toEventData(event.data);
+  const type = PAYMENT_EVENTS[answer.status];
   await tx.query(sql.unsafe`
     WITH stored AS (
       UPDATE attempts SET status = ${answer.status}, response_status = ${answer.httpStatus}, response_body = ${sql.jsonb(answer.body as never)},
@@ -181,15 +182,24 @@ export async function storeAnswer(
           )
         : sql.fragment``
     }
-    ${eventInsertFrom(scope, event.type, sql.fragment`SELECT ${sql.jsonb(data as never)}`)}`);
+    ${eventInsertFrom(scope, type, sql.fragment`SELECT ${sql.jsonb(data as never)}`)}`);
   // Each stored answer comes with its payment event: counted by what it says.
   afterCommit(tx, () => {
     countAttempt('consumer_spend', PAYMENT_OUTCOMES[answer.status]);
-    countEvent(event.type, data);
+    countEvent(type, data);
   });
 }
 
-/** The payment event (and metric outcome) each stored answer comes with. */
+/** The payment event each stored answer comes with. */
+const PAYMENT_EVENTS: Record<SpendAnswer['status'], EventType> = {
+  completed: 'payment.succeeded',
+  failed: 'payment.failed',
+  refused: 'payment.failed',
+  requires_approval: 'payment.requires_approval',
+  dispatch_uncertain: 'payment.uncertain',
+};
+
+/** The metric outcome each stored answer counts as. */
 const PAYMENT_OUTCOMES: Record<SpendAnswer['status'], string> = {
   completed: 'succeeded',
   failed: 'failed',

@@ -65,7 +65,6 @@ export async function failBeforeDispatch(
       answer,
       { consumerId: attempt.consumer_id },
       {
-        type: 'payment.failed',
         data: {
           attempt_id: req.attemptId,
           consumer_id: attempt.consumer_id,

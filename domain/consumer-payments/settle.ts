@@ -4,7 +4,6 @@
 // Both are idempotent: a retry after a crash finds the stored answer and returns it.
 import type { DatabasePool } from '../../runtime/database';
 import type { KeyRing } from '../crypto/secret-box';
-import type { EventType } from '../../contracts/event-catalog';
 import type { EventScope } from '../events/record';
 import { presentReceipt } from '../receipts/present';
 import { sealReceipt } from '../receipts/receipts';
@@ -165,7 +164,6 @@ export async function settleSpend(
         receiptId: receipt?.id ?? null,
       },
       {
-        type: 'payment.succeeded',
         data: {
           attempt_id: req.attemptId,
           consumer_id: terms.consumerId,
@@ -219,7 +217,6 @@ export async function releaseSpend(
       answer,
       { consumerId: terms.consumerId },
       {
-        type: 'payment.failed',
         data: {
           attempt_id: req.attemptId,
           consumer_id: terms.consumerId,
@@ -243,12 +240,6 @@ export async function recordAnswer(
   extra: { consumerId?: string | null; approvalId?: string | null } = {},
 ): Promise<void> {
   const scope: EventScope = { orgId: req.orgId, projectId: req.projectId, environment: req.environment };
-  const type: EventType =
-    answer.status === 'requires_approval'
-      ? 'payment.requires_approval'
-      : answer.status === 'dispatch_uncertain'
-        ? 'payment.uncertain'
-        : 'payment.failed';
   // A policy denial's body is the flat one: its reason is the code.
   const error = answer.body.error as { code?: string } | undefined;
   const code = error?.code ?? (typeof answer.body.reason === 'string' ? answer.body.reason : null);
@@ -260,7 +251,6 @@ export async function recordAnswer(
     answer,
     { ...extra, holdsMoney: answer.status === 'dispatch_uncertain' },
     {
-      type,
       data: {
         attempt_id: req.attemptId,
         mandate_id: req.mandateId,
