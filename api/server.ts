@@ -8,6 +8,7 @@ import { ensureOAuthSweepSchedule } from '../orchestration/oauth-sweep-schedule'
 import { ensureMoneySchedules } from '../orchestration/money-schedules';
 import { connectClient } from '../runtime/temporal';
 import { createApp } from './app';
+import { keepAgentsAlive } from './listener';
 import { KeyCache } from './auth/key-cache';
 import { listenForRevocations } from './auth/revocations';
 import { listenForAttemptEndings } from './attempt-endings';
@@ -73,8 +74,7 @@ export async function startApi(
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  // Keep-alive connections from agents are reused; make sure idle sockets outlive a load balancer's.
-  server.keepAliveTimeout = 65_000;
+  keepAgentsAlive(server);
   return {
     url: `http://${config.host}:${port}`,
     async stop() {

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { createApp } from '../../api/app';
+import { keepAgentsAlive } from '../../api/listener';
 import { KeyCache } from '../../api/auth/key-cache';
 import { listenForAttemptEndings } from '../../api/attempt-endings';
 import { listenForSessionClosings } from '../../domain/sessions/closings';
@@ -83,7 +84,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
-  server.keepAliveTimeout = 65_000;
+  keepAgentsAlive(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

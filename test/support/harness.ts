@@ -9,6 +9,7 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
+import { keepAgentsAlive } from '../../api/listener';
 import { KeyCache } from '../../api/auth/key-cache';
 import { listenForRevocations } from '../../api/auth/revocations';
 import { listenForAttemptEndings } from '../../api/attempt-endings';
@@ -185,6 +186,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Gatewa
   const server: Server = await new Promise((resolve) => {
     const listening = createApp(deps).listen(0, '127.0.0.1', () => resolve(listening));
   });
+  keepAgentsAlive(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const client = gatewayClient(url, serviceToken);
