@@ -99,29 +99,22 @@ const idempotentSendRetried = idempotentSendTries(2);
 // Authorize, an idempotent send and its settlement in one step (ending and deciding in one): a refusal
 // of the authorization fails it at once; anything else is retried for as long as it lasts, since a run
 // that broke after its send leaves a hold the retry finds (`resumed`) and hands to the lookup.
-const decidingAll = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  localRetryThreshold: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['not_found'],
-  },
-});
+const wholeStep = (startToCloseTimeout: '1 minute' | '2 minutes') =>
+  proxyLocalActivities<Activities>({
+    startToCloseTimeout,
+    localRetryThreshold: '10 seconds',
+    retry: {
+      initialInterval: '200 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '1 minute',
+      nonRetryableErrorTypes: ['not_found'],
+    },
+  });
+const decidingAll = wholeStep('1 minute');
 // A send that may not run twice, authorized, made and settled in one step: its write-ahead mark makes a
 // re-run (a retry, a lost worker, a timeout) send nothing and answer an unknown outcome, so the step is
 // retried for as long as it lasts. It fails only before its send: then what it may hold is released.
-const decidingOnce = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  localRetryThreshold: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['not_found'],
-  },
-});
+const decidingOnce = wholeStep('2 minutes');
 // Before that step: a send that may not run twice is scheduled once, and a lost worker or activity is an
 // unknown outcome.
 const onceSend = proxyActivities<Activities>({

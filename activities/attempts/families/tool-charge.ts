@@ -50,6 +50,18 @@ function sentOf(result: UpstreamCallOutcome): Sent {
   return result;
 }
 
+/** The upstream call a paid call makes, to the server as it was read for this send. */
+const upstreamCall = (
+  input: { serverId: string; upstreamTool: string; arguments: Record<string, unknown> },
+  server: { upstreamUrl: string; environment: Parameters<typeof callTenantTool>[1]['environment'] },
+) => ({
+  serverId: input.serverId,
+  upstreamUrl: server.upstreamUrl,
+  environment: server.environment,
+  tool: input.upstreamTool,
+  arguments: input.arguments,
+});
+
 export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
   async authorize(deps, input) {
     const auth = await authorizeToolCharge(deps.db, input);
@@ -101,15 +113,7 @@ export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
   async send(deps, input): Promise<Sent> {
     const endpoint = await serverEndpoint(deps.db, input.serverId);
     if (!endpoint) return SERVER_UNKNOWN;
-    return sentOf(
-      await callTenantTool(deps, {
-        serverId: input.serverId,
-        upstreamUrl: endpoint.upstreamUrl,
-        environment: endpoint.environment,
-        tool: input.upstreamTool,
-        arguments: input.arguments,
-      }),
-    );
+    return sentOf(await callTenantTool(deps, upstreamCall(input, endpoint)));
   },
 
   /** The mark, the server's URL and its credential in one statement, then the call itself. */
@@ -126,16 +130,7 @@ export const toolCharge: AttemptFamilySteps<'tool_charge'> = {
       throw ApplicationFailure.nonRetryable(`nothing sent: ${messageOf(error)}`, NOTHING_SENT);
     }
     try {
-      return sentOf(
-        await callTenantTool(deps, {
-          serverId: input.serverId,
-          upstreamUrl: server.upstreamUrl,
-          environment: server.environment,
-          tool: input.upstreamTool,
-          arguments: input.arguments,
-          auth,
-        }),
-      );
+      return sentOf(await callTenantTool(deps, { ...upstreamCall(input, server), auth }));
     } catch (error) {
       // Whatever broke once the call started, the upstream may have acted on it.
       return { status: 'unknown', message: messageOf(error) };
