@@ -3,7 +3,9 @@
 // the moneyAttempt workflow, its activities and the call to the payment provider, which name the attempt.
 // Spans are collected in memory.
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { TRACE_HEADER as LIBRARY_TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { startTracing, type Tracing } from '../runtime/telemetry/tracing';
+import { TRACE_HEADER } from '../runtime/telemetry/workflow-interceptors';
 import { startGateway, TEMPORAL_SERVERS, type Gateway } from './support/harness';
 import { fund, newWallet } from './support/money';
 
@@ -25,6 +27,11 @@ async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean,
   }
   throw new Error(`gave up waiting for ${what}`);
 }
+
+it("looks for a workflow's trace under the header OpenTelemetry's interceptors write", () => {
+  // The workflow interceptors name it without loading the library, which only a traced workflow loads.
+  expect(TRACE_HEADER).toBe(LIBRARY_TRACE_HEADER);
+});
 
 const parentOf = (span: ReadableSpan) => span.parentSpanId;
 

@@ -2,30 +2,40 @@
 // trace in its headers (the API traces only when tracing is on) runs under OpenTelemetry's interceptors,
 // which parent its span on the caller's and pass the trace on to its activities and children. Any other
 // workflow goes straight through, touching nothing, so recorded histories replay unchanged.
-import { trace } from '@opentelemetry/api';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type * as OtelApi from '@opentelemetry/api';
+import type * as OtelWorkflow from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { WorkflowInterceptors } from '@temporalio/workflow';
+
+/** The header OpenTelemetry's interceptors carry a trace in (their `TRACE_HEADER`). */
+export const TRACE_HEADER = '_tracer-data';
+
+// Every workflow evaluates the bundle's modules afresh, and OpenTelemetry's are a hundred or so: they are
+// loaded only by a workflow that carries a trace, so an untraced one never pays for them.
+const tracing = (): { api: typeof OtelApi; workflow: typeof OtelWorkflow } => ({
+  api: require('@opentelemetry/api') as typeof OtelApi,
+  workflow: require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof OtelWorkflow,
+});
 
 export const interceptors = (): WorkflowInterceptors => {
   let otel:
     | {
-        inbound: OpenTelemetryInboundInterceptor;
-        outbound: OpenTelemetryOutboundInterceptor;
-        internals: OpenTelemetryInternalsInterceptor;
+        api: typeof OtelApi;
+        inbound: OtelWorkflow.OpenTelemetryInboundInterceptor;
+        outbound: OtelWorkflow.OpenTelemetryOutboundInterceptor;
+        internals: OtelWorkflow.OpenTelemetryInternalsInterceptor;
       }
     | undefined;
   const tracedBy = (headers: Record<string, unknown>) => {
     if (!(TRACE_HEADER in headers)) return undefined;
-    otel ??= {
-      inbound: new OpenTelemetryInboundInterceptor(),
-      outbound: new OpenTelemetryOutboundInterceptor(),
-      internals: new OpenTelemetryInternalsInterceptor(),
-    };
+    if (!otel) {
+      const { api, workflow } = tracing();
+      otel = {
+        api,
+        inbound: new workflow.OpenTelemetryInboundInterceptor(),
+        outbound: new workflow.OpenTelemetryOutboundInterceptor(),
+        internals: new workflow.OpenTelemetryInternalsInterceptor(),
+      };
+    }
     return otel;
   };
   const annotate = (arg: unknown) => {
@@ -35,7 +45,7 @@ export const interceptors = (): WorkflowInterceptors => {
       attemptId?: unknown;
       orgId?: unknown;
     };
-    const span = trace.getActiveSpan();
+    const span = otel?.api.trace.getActiveSpan();
     if (typeof ids.attemptId === 'string') span?.setAttribute('gateway.attempt_id', ids.attemptId);
     if (typeof ids.orgId === 'string') span?.setAttribute('gateway.org_id', ids.orgId);
   };
