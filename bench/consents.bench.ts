@@ -54,7 +54,7 @@ function signingBench(): { canonical: number; plain: number } {
 
 async function main(): Promise<void> {
   const signing = signingBench();
-  const stack = await startBenchStack();
+  const stack = await startBenchStack({ mocksInProcess: true });
   const tenant = await stack.createTenant();
   const auth = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
   const intent = {

@@ -1,5 +1,7 @@
 // A whole gateway for benchmarks, as production runs it but on one machine: embedded PostgreSQL
-// (durable settings), `temporal server start-dev`, a real worker, the mocks and the API on loopback.
+// (durable settings), `temporal server start-dev`, a real worker and the API in this process, and the mock
+// providers on loopback in a process of their own (or in this one, for a bench that reads their state), so
+// this process's CPU is the API's and the worker's alone.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +18,7 @@ import type { AppDeps } from '../../api/deps';
 import { startEmbeddedPostgres } from '../../local/postgres';
 import { startAllMocks } from '../../providers/mocks';
 import type { RunningMock } from '../../providers/mocks/running-mock';
+import { startChildMocks } from './child-mocks';
 import { loadConfig, type Config } from '../../runtime/config';
 import { openDatabase, type DatabasePool } from '../../runtime/database';
 import { createLogger } from '../../runtime/logger';
@@ -33,13 +36,16 @@ export interface BenchStack extends GatewayClient {
   config: Config;
   deps: AppDeps;
   serviceToken: string;
+  /** The mocks, when they run in this process (`mocksInProcess`); else empty. */
   mocks: Record<string, RunningMock>;
   /** The stack's Temporal dev server: where a bench starts its own workflows and reads the server's CPU. */
   temporal: { address: string; pid: number };
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(options: { poolSize?: number } = {}): Promise<BenchStack> {
+export async function startBenchStack(
+  options: { poolSize?: number; mocksInProcess?: boolean } = {},
+): Promise<BenchStack> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
   chmodSync(root, 0o755);
   const postgres = await startEmbeddedPostgres({
@@ -53,7 +59,10 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
     uiPort: await freePort(),
     namespace: 'default',
   });
-  const mocks = await startAllMocks();
+  const mocks = options.mocksInProcess ? await startAllMocks() : {};
+  const child = options.mocksInProcess ? undefined : await startChildMocks();
+  const mockUrls =
+    child?.urls ?? Object.fromEntries(Object.entries(mocks).map(([name, mock]) => [name, mock.url]));
   const serviceToken = randomBytes(24).toString('hex');
   const config = loadConfig({
     ...process.env,
@@ -63,7 +72,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
     TEMPORAL_ADDRESS: temporal.address,
     DATABASE_POOL_SIZE: String(options.poolSize ?? 20),
   });
-  for (const [name, mock] of Object.entries(mocks)) config.providerUrls[name] ??= mock.url;
+  for (const [name, url] of Object.entries(mockUrls)) config.providerUrls[name] ??= url;
   const db = await openDatabase(postgres.url, { maximumPoolSize: config.databasePoolSize });
   await migrate(db);
   const worker = await startWorker({ config, databaseUrl: postgres.url, temporalAddress: temporal.address });
@@ -106,6 +115,7 @@ export async function startBenchStack(options: { poolSize?: number } = {}): Prom
       await client.connection.close();
       await db.end();
       await Promise.all(Object.values(mocks).map((mock) => mock.stop()));
+      await child?.stop();
       await temporal.stop();
       await postgres.stop();
       rmSync(root, { recursive: true, force: true });
