@@ -1,5 +1,7 @@
 // Every workflow the worker registers. Deterministic code only: no I/O, no clocks, no randomness
-// outside the workflow APIs; activities are imported as types.
+// outside the workflow APIs; activities are imported as types. These modules and what they import keep no
+// state at module scope: a workflow thread loads them once and shares them among the workflows it runs
+// (worker/bundle.ts).
 export { workerProbe } from './probe';
 export { consentLifecycle } from './consent-lifecycle';
 export { contactCodeDelivery, contactCodeCheck } from './contact-code';
