@@ -1,6 +1,6 @@
 // Identifier builders: the spec's prefixed random ids (`prj_` + 16 chars) and time-sortable ulids elsewhere.
 import { randomBytes } from 'node:crypto';
-import { encodeRandom, encodeTime } from 'ulid';
+import { encodeTime } from 'ulid';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -24,16 +24,23 @@ export function prefixedId(prefix: string, length = 16): string {
 }
 
 // ulid's default generator draws one crypto.randomBytes call per character (~70 µs per id, too much on
-// the request path); this PRNG serves the same cryptographic randomness from a pooled buffer.
+// the request path): the random part is read from a pooled buffer of the same cryptographic randomness,
+// five bits a byte.
 const POOL_SIZE = 4096;
+const RANDOM_CHARS = 16;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;
-function pooledRandom(): number {
-  if (offset >= POOL_SIZE) {
+// Crockford's base 32, as ulid encodes it, in lower case.
+const BASE32 = '0123456789abcdefghjkmnpqrstvwxyz';
+
+function randomPart(): string {
+  if (offset + RANDOM_CHARS > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     offset = 0;
   }
-  return pool[offset++] / 256;
+  let out = '';
+  for (let i = 0; i < RANDOM_CHARS; i++) out += BASE32[pool[offset++] >> 3];
+  return out;
 }
 
 // The time part changes once a millisecond and ids come many a millisecond under load: encoded once for each.
@@ -46,7 +53,7 @@ export function ulid(): string {
     encodedAt = now;
     encodedTime = encodeTime(now, 10).toLowerCase();
   }
-  return encodedTime + encodeRandom(16, pooledRandom).toLowerCase();
+  return encodedTime + randomPart();
 }
 
 /** A time-sortable id for rows the spec gives no format: prefix plus a lower-case ulid. */

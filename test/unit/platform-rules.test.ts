@@ -118,6 +118,11 @@ describe('ids', () => {
     const made = ulid();
     expect(decodeTime(made.toUpperCase())).toBeGreaterThanOrEqual(later);
     expect([...ids].sort().at(-1)!.slice(0, 10) <= made.slice(0, 10)).toBe(true);
+    // The random part uses every character of the alphabet about equally (2000 ids, 32,000 characters).
+    const counts = new Map<string, number>();
+    for (const id of ids) for (const char of id.slice(10)) counts.set(char, (counts.get(char) ?? 0) + 1);
+    expect(counts.size).toBe(32);
+    for (const count of counts.values()) expect(Math.abs(count - 1000)).toBeLessThan(200);
   });
 
   it('spreads random characters evenly across the alphabet', () => {
