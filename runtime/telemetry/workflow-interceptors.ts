@@ -9,8 +9,8 @@ import type { WorkflowInterceptors } from '@temporalio/workflow';
 /** The header OpenTelemetry's interceptors carry a trace in (their `TRACE_HEADER`). */
 export const TRACE_HEADER = '_tracer-data';
 
-// Every workflow evaluates the bundle's modules afresh, and OpenTelemetry's are a hundred or so: they are
-// loaded only by a workflow that carries a trace, so an untraced one never pays for them.
+// A module first required inside a workflow is evaluated for that workflow alone, and OpenTelemetry's are
+// a hundred or so: they are loaded only by a workflow that carries a trace, so an untraced one never pays.
 const tracing = (): { api: typeof OtelApi; workflow: typeof OtelWorkflow } => ({
   api: require('@opentelemetry/api') as typeof OtelApi,
   workflow: require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof OtelWorkflow,
