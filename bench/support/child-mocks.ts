@@ -5,7 +5,6 @@ import { createInterface } from 'node:readline';
 
 export interface ChildMocks {
   urls: Record<string, string>;
-  pid: number;
   stop(): Promise<void>;
 }
 
@@ -26,7 +25,6 @@ export async function startChildMocks(): Promise<ChildMocks> {
   });
   return {
     urls: JSON.parse(firstLine) as Record<string, string>,
-    pid: child.pid!,
     async stop() {
       child.stdin.end();
       await exited;
