@@ -141,14 +141,22 @@ describe('calls finished together', () => {
       finishToolCall(gw.db, scope, second, { ok: false, output: null, errorCode: 'provider_error' }),
       // The same call presented again while its finish is in flight: answered as it stands, nothing written.
       finishToolCall(gw.db, scope, first, { ok: false, output: null, errorCode: 'late' }),
-      // A write riding the finish that the database refuses.
-      finishToolCall(
-        gw.db,
-        scope,
-        third,
-        { ok: true, output: {}, errorCode: null },
-        sql.fragment`INSERT INTO events (id) VALUES (NULL)`,
-      ),
+      // An evaluation row riding the finish that the database refuses (it has no id).
+      finishToolCall(gw.db, scope, third, { ok: true, output: {}, errorCode: null }, [
+        null,
+        large.orgId,
+        large.projectId,
+        'agent',
+        'tool',
+        null,
+        null,
+        null,
+        'allow',
+        null,
+        null,
+        null,
+        null,
+      ]),
     ]);
     expect(
       settled.map((s) => (s.status === 'fulfilled' ? [s.value.status, s.value.error_code] : 'refused')),

@@ -57,3 +57,14 @@ export function eventInsertFrom(
     INSERT INTO events (id, org_id, project_id, environment, type, data)
     SELECT ${sortableId('evt')}, ${scope.orgId}, ${scope.projectId}, ${scope.environment}, ${type}, d.data FROM (${data}) AS d(data)`;
 }
+
+/**
+ * The outbox insert of many events a statement builds at once (`rows`: a query of id, org id, project id,
+ * environment, type and jsonb data, in that order; each type from the catalog). Count each with
+ * `countEvent` once the statement has run.
+ */
+export function eventsInsertFrom(rows: FragmentSqlToken): FragmentSqlToken {
+  return sql.fragment`
+    INSERT INTO events (id, org_id, project_id, environment, type, data)
+    SELECT * FROM (${rows}) AS r(id, org_id, project_id, environment, type, data)`;
+}

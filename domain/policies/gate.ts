@@ -122,6 +122,46 @@ export async function runGate(
   };
 }
 
+/** A call's one evaluation row as values, in EVALUATION_COLUMNS' order (`amount_minor` as text). */
+export type EvaluationValues = Array<string | null>;
+
+export function evaluationValues(
+  orgId: string,
+  projectId: string,
+  ctx: CallContext,
+  decision: Decision,
+  attemptRef: string | null = null,
+): EvaluationValues {
+  return [
+    sortableId('pev'),
+    orgId,
+    projectId,
+    ctx.agentId,
+    ctx.toolName,
+    decision.rule?.id ?? null,
+    decision.rule?.name ?? null,
+    decision.rule?.type ?? null,
+    decision.decision === 'allow' ? 'allow' : 'deny',
+    decision.decision === 'allow' ? null : decision.reason,
+    ctx.amountMinor?.toString() ?? null,
+    ctx.currency,
+    attemptRef,
+  ];
+}
+
+const EVALUATION_COLUMNS = sql.fragment`id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency, attempt_ref`;
+
+/**
+ * The insert of evaluation rows (evaluationValues each), for a statement that writes them beside its own
+ * work: the rows travel as arrays, so the statement's text does not grow with them.
+ */
+export function evaluationsInsert(rows: EvaluationValues[]): FragmentSqlToken {
+  return sql.fragment`
+    INSERT INTO policy_evaluations (${EVALUATION_COLUMNS})
+    SELECT id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor::bigint, currency, attempt_ref
+    FROM ${sql.unnest(rows, Array<string>(13).fill('text'))} AS e(${EVALUATION_COLUMNS})`;
+}
+
 /** The insert of a call's one evaluation row, for a statement of its own or one that writes it beside its own work. */
 export function evaluationInsert(
   orgId: string,
@@ -130,14 +170,12 @@ export function evaluationInsert(
   decision: Decision,
   attemptRef: string | null = null,
 ): { evaluationId: string; insert: FragmentSqlToken } {
-  const evaluationId = sortableId('pev');
+  const values = evaluationValues(orgId, projectId, ctx, decision, attemptRef);
   return {
-    evaluationId,
+    evaluationId: values[0]!,
     insert: sql.fragment`
-    INSERT INTO policy_evaluations (id, org_id, project_id, agent_id, tool_name, rule_id, rule_name, rule_type, decision, denial_reason, amount_minor, currency, attempt_ref)
-    VALUES (${evaluationId}, ${orgId}, ${projectId}, ${ctx.agentId}, ${ctx.toolName}, ${decision.rule?.id ?? null}, ${decision.rule?.name ?? null},
-            ${decision.rule?.type ?? null}, ${decision.decision === 'allow' ? 'allow' : 'deny'}, ${decision.decision === 'allow' ? null : decision.reason},
-            ${ctx.amountMinor?.toString() ?? null}, ${ctx.currency}, ${attemptRef})`,
+    INSERT INTO policy_evaluations (${EVALUATION_COLUMNS})
+    VALUES (${sql.join(values, sql.fragment`, `)})`,
   };
 }
 

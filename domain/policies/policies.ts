@@ -1,5 +1,5 @@
 // Policy rules of a project: create, list in order, read, update, delete and reorder.
-import { sql, type FragmentSqlToken } from 'slonik';
+import { sql, type FragmentSqlToken, type IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
@@ -26,9 +26,13 @@ const COLUMNS = sql.fragment`id, name, type, config, agents, tools, enabled, "or
 
 /**
  * A project's rules in order as one jsonb array, for a statement that reads them beside its own work (a tool
- * call's limit count) so the gate needs no read of its own; `rulesOf` turns the array into rules.
+ * call's limit count) so the gate needs no read of its own; `rulesOf` turns the array into rules. The org
+ * and project are values or columns of the carrying statement.
  */
-export function rulesJson(orgId: string, projectId: string): FragmentSqlToken {
+export function rulesJson(
+  orgId: string | IdentifierSqlToken,
+  projectId: string | IdentifierSqlToken,
+): FragmentSqlToken {
   return sql.fragment`(SELECT coalesce(jsonb_agg(jsonb_build_object('id', id, 'name', name, 'type', type, 'config', config,
       'agents', agents, 'tools', tools, 'enabled', enabled, 'order', "order") ORDER BY "order", id), '[]'::jsonb)
     FROM policies WHERE org_id = ${orgId} AND project_id = ${projectId})`;

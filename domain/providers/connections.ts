@@ -1,7 +1,7 @@
 // Provider connections: a project's stored credential for one catalog server. The credential is sealed
 // (domain/vault) under a context naming organization, project and connection before any row is written,
 // so a key-service failure writes nothing; reads never carry the sealed columns out of this module.
-import { sql, type FragmentSqlToken } from 'slonik';
+import { sql, type FragmentSqlToken, type IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { ApiError, notFound } from '../errors';
@@ -253,11 +253,16 @@ export interface SealedConnection {
 /**
  * The current connection of each of `providers` (as currentConnectionSealed picks it), as one jsonb value
  * another statement can carry: the tool-call path reads them with its call count, saving a round trip.
+ * Each part is a value or a column of the carrying statement (`providers` a text[] column).
  */
-export function currentConnectionsJson(tenant: Tenant, providers: string[]): FragmentSqlToken {
+export function currentConnectionsJson(
+  tenant: { orgId: string | IdentifierSqlToken; projectId: string | IdentifierSqlToken },
+  providers: string[] | IdentifierSqlToken,
+): FragmentSqlToken {
+  const wanted = Array.isArray(providers) ? sql.array(providers, 'text') : providers;
   return sql.fragment`(SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]'::jsonb) FROM (
     SELECT DISTINCT ON (provider) ${COLUMNS}, secret_ciphertext, secret_wrapped_key, secret_key_ref FROM provider_connections
-    WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND provider = ANY(${sql.array(providers, 'text')})
+    WHERE org_id = ${tenant.orgId} AND project_id = ${tenant.projectId} AND provider = ANY(${wanted})
     ORDER BY provider, status = 'active' DESC, created_at DESC, id DESC) c)`;
 }
 

@@ -2,14 +2,20 @@
 // project (`session_max_active`, checked under a per-project lock while the new one is written) and tool
 // calls per session per clock minute (`session_tool_calls_per_minute`, an atomic per-window counter).
 // Refusals are the spec's flat bodies with the limit fields at top level.
-import { sql, type FragmentSqlToken } from 'slonik';
+import { sql, type FragmentSqlToken, type IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { batcher } from '../../runtime/batcher';
 import { FlatError, notFound } from '../errors';
 import { effectiveSettings } from '../tenancy/settings';
 import { requireActive, sessionRow, type SessionRow } from './sessions';
-import { openToolCallInsert, type NewToolCall } from './tool-calls';
+import {
+  NEW_TOOL_CALL_COLUMNS,
+  NEW_TOOL_CALL_TYPES,
+  newToolCallTuple,
+  openToolCallsInsert,
+  type NewToolCall,
+} from './tool-calls';
 import { SETTINGS } from '../../contracts/project-settings';
 import { connectionsOf, currentConnectionsJson, type SealedConnection } from '../providers/connections';
 import type { Rule } from '../policies/evaluate';
@@ -53,7 +59,8 @@ export async function withinSessionQuota<T>(
   });
 }
 
-const windowRow = z.object({
+const groupRow = z.object({
+  k: z.number(),
   status: sessionRow.shape.status,
   close_reason: z.string().nullable(),
   calls: z.number().nullable(),
@@ -61,13 +68,14 @@ const windowRow = z.object({
   per_minute: z.number(),
   rules: z.unknown(),
   connections: z.unknown(),
-  opened: z.array(z.string().nullable()),
+  opened_at: z.array(z.number()),
+  opened_seq: z.array(z.string()),
 });
 
-type Counted = Omit<z.infer<typeof windowRow>, 'opened'> & { opened: bigint | null };
+type Counted = Omit<z.infer<typeof groupRow>, 'k' | 'opened_at' | 'opened_seq'> & { opened: bigint | null };
 
 /** The project's effective per-session minute limit, as effectiveSettings reads it, in SQL. */
-function perMinute(orgId: string, projectId: string): FragmentSqlToken {
+function perMinute(orgId: IdentifierSqlToken, projectId: IdentifierSqlToken): FragmentSqlToken {
   const key = 'session_tool_calls_per_minute';
   return sql.fragment`SELECT CASE WHEN settings ? ${key} THEN (settings->>${key})::float8 ELSE ${Number(SETTINGS[key].default)} END AS per_minute
     FROM projects WHERE org_id = ${orgId} AND id = ${projectId}`;
@@ -87,7 +95,7 @@ interface Group {
   calls: Array<NewToolCall | undefined>;
 }
 
-const groupRow = windowRow.extend({ k: z.number() });
+const project = (column: string) => sql.identifier(['pr', column]);
 
 /**
  * Counts each group's calls of its session in its current minute, while it is open, all in one statement:
@@ -95,63 +103,66 @@ const groupRow = windowRow.extend({ k: z.number() });
  * its calls, the limit, the rules, the current connections of its providers, and the seq of the row each
  * call that asks for one opened (only a call within its own session's limit opens one: a refused call is
  * not recorded). A group whose session is not found has no row, and its calls are rejected alone.
+ * The statement's text is the same whatever the batch holds (the batch travels as arrays), so PostgreSQL
+ * parses and plans one small statement per batch rather than one part per call.
  */
 async function countGroups(db: DatabasePool, groups: Group[]): Promise<Array<Counted[] | Error>> {
-  // Window rows are upserted in session id order, so two statements taking the same sessions lock them alike.
-  const batch = groups.map(
-    (group, k) =>
-      sql.fragment`(${k}::int, ${group.session.org_id}, ${group.session.id}, ${group.calls.length}::int)`,
-  );
   // The project's limit, rules and connections are read once per project and providers, however many groups.
-  const projects = new Map<string, { name: string; group: Group }>();
-  const projectOf = (group: Group): string => {
-    const key = `${group.session.org_id}\n${group.session.project_id}\n${group.providers.join(',')}`;
-    if (!projects.has(key)) projects.set(key, { name: `project_${projects.size}`, group });
-    return projects.get(key)!.name;
+  const projects = new Map<string, number>();
+  const projectRows: Array<[number, string, string, string]> = [];
+  const projectOf = ({ session, providers }: Group): number => {
+    const key = `${session.org_id}\n${session.project_id}\n${providers.join(',')}`;
+    if (!projects.has(key)) {
+      projects.set(key, projectRows.length);
+      projectRows.push([projectRows.length, session.org_id, session.project_id, providers.join(',')]);
+    }
+    return projects.get(key)!;
   };
-  const names = groups.map(projectOf);
-  const projectCtes = [...projects.values()].map(
-    ({ name, group: { session, providers } }) => sql.fragment`, ${sql.identifier([name])} AS (
-      SELECT l.per_minute, ${rulesJson(session.org_id, session.project_id)} AS rules,
-        ${providers.length > 0 ? currentConnectionsJson({ orgId: session.org_id, projectId: session.project_id }, providers) : sql.fragment`'[]'::jsonb`} AS connections
-      FROM (${perMinute(session.org_id, session.project_id)}) l)`,
-  );
+  const batch = groups.map((group, k) => [
+    k,
+    group.session.org_id,
+    group.session.id,
+    group.calls.length,
+    projectOf(group),
+  ]);
+  // Each call to open with its place from the end of its group: the window's count after the group, less
+  // that place, is its own count, which opens its row only within the limit.
   const opens = groups.flatMap((group, k) =>
     group.calls.flatMap((call, i) =>
-      call
-        ? [
-            sql.fragment`, ${sql.identifier([`open_${k}_${i}`])} AS (${openToolCallInsert(
-              call,
-              sql.fragment`(SELECT c.calls - ${group.calls.length - 1 - i} <= p.per_minute
-                FROM counted c, ${sql.identifier([names[k]])} p WHERE c.session_id = ${group.session.id})`,
-            )})`,
-          ]
-        : [],
+      call ? [[k, i, group.calls.length - 1 - i, ...newToolCallTuple(call)]] : [],
     ),
   );
-  const answers = groups.map((group, k) => {
-    const opened = group.calls.map((call, i) =>
-      call
-        ? sql.fragment`(SELECT seq::text FROM ${sql.identifier([`open_${k}_${i}`])})`
-        : sql.fragment`NULL::text`,
-    );
-    const project = sql.identifier([names[k]]);
-    return sql.fragment`SELECT s.k, s.status, s.close_reason, counted.calls, counted.retry_after, ${project}.per_minute,
-        ${project}.rules, ${project}.connections, ARRAY[${sql.join(opened, sql.fragment`, `)}]::text[] AS opened
-      FROM s LEFT JOIN counted ON counted.session_id = s.id, ${project} WHERE s.k = ${k}::int`;
-  });
   // One round trip for every session of the batch: statuses, counts, limits, rules, connections and rows.
+  // Window rows are upserted in session id order, so two statements taking the same sessions lock them alike.
   const rows = await db.any(sql.type(groupRow)`
-    WITH batch (k, org_id, session_id, n) AS (VALUES ${sql.join(batch, sql.fragment`, `)}),
-    s AS (
-      SELECT b.k, b.n, se.id, se.status, se.close_reason FROM batch b JOIN sessions se ON se.org_id = b.org_id AND se.id = b.session_id
+    WITH batch AS (
+      SELECT * FROM ${sql.unnest(batch, ['int4', 'text', 'text', 'int4', 'int4'])} AS b(k, org_id, session_id, n, p)
+    ), s AS (
+      SELECT b.k, b.n, b.p, se.id, se.status, se.close_reason FROM batch b JOIN sessions se ON se.org_id = b.org_id AND se.id = b.session_id
     ), counted AS (
       INSERT INTO session_call_windows (session_id, window_start, calls)
       SELECT s.id, date_trunc('minute', now()), s.n FROM s WHERE s.status = 'active' ORDER BY s.id
       ON CONFLICT (session_id, window_start) DO UPDATE SET calls = session_call_windows.calls + excluded.calls
       RETURNING session_id, calls, GREATEST(1, ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now())))::int AS retry_after
-    )${sql.join(projectCtes, sql.fragment``)}${opens.length > 0 ? sql.join(opens, sql.fragment``) : sql.fragment``}
-    ${sql.join(answers, sql.fragment` UNION ALL `)}`);
+    ), projects AS (
+      SELECT pr.p, l.per_minute, ${rulesJson(project('org_id'), project('project_id'))} AS rules,
+        CASE WHEN pr.providers = '' THEN '[]'::jsonb ELSE ${currentConnectionsJson(
+          { orgId: project('org_id'), projectId: project('project_id') },
+          sql.identifier(['pr', 'wanted']),
+        )} END AS connections
+      FROM (SELECT u.*, string_to_array(u.providers, ',') AS wanted
+        FROM ${sql.unnest(projectRows, ['int4', 'text', 'text', 'text'])} AS u(p, org_id, project_id, providers)) pr
+      JOIN LATERAL (${perMinute(project('org_id'), project('project_id'))}) l ON true
+    ), opened AS (
+      SELECT c.*, nextval(pg_get_serial_sequence('tool_calls', 'seq')) AS seq
+      FROM ${sql.unnest(opens, ['int4', 'int4', 'int4', ...NEW_TOOL_CALL_TYPES])} AS c(k, i, from_end, ${NEW_TOOL_CALL_COLUMNS})
+      JOIN s ON s.k = c.k JOIN counted ON counted.session_id = s.id JOIN projects ON projects.p = s.p
+      WHERE counted.calls - c.from_end <= projects.per_minute
+    ), inserted AS (${openToolCallsInsert(sql.identifier(['opened']))})
+    SELECT s.k, s.status, s.close_reason, counted.calls, counted.retry_after, projects.per_minute, projects.rules, projects.connections,
+      ARRAY(SELECT o.i FROM opened o WHERE o.k = s.k ORDER BY o.i) AS opened_at,
+      ARRAY(SELECT o.seq::text FROM opened o WHERE o.k = s.k ORDER BY o.i) AS opened_seq
+    FROM s LEFT JOIN counted ON counted.session_id = s.id JOIN projects ON projects.p = s.p`);
   const byGroup = new Map(rows.map((row) => [row.k, row]));
   // A session's first call of a minute also clears its windows older than that, so the table stays small.
   // The calls are counted already: should this fail, the session's next minute clears them instead.
@@ -168,12 +179,16 @@ async function countGroups(db: DatabasePool, groups: Group[]): Promise<Array<Cou
   return groups.map((group, k) => {
     const counted = byGroup.get(k);
     if (!counted) return notFound('Session');
+    const { k: _, opened_at: openedAt, opened_seq: openedSeq, ...rest } = counted;
     const n = group.calls.length;
-    return group.calls.map((_, i) => ({
-      ...counted,
-      calls: counted.calls === null ? null : counted.calls - n + 1 + i,
-      opened: counted.opened[i] ? BigInt(counted.opened[i]!) : null,
-    }));
+    return group.calls.map((_call, i) => {
+      const at = openedAt.indexOf(i);
+      return {
+        ...rest,
+        calls: rest.calls === null ? null : rest.calls - n + 1 + i,
+        opened: at === -1 ? null : BigInt(openedSeq[at]),
+      };
+    });
   });
 }
 

@@ -1,13 +1,15 @@
 // Tool calls of a session: a row opened as `running` when the call is dispatched, finished once with its
 // outcome and timing and, in the same transaction, its `tool_call.succeeded` / `tool_call.failed` event.
 // Ids are `tc_` plus the row's bigserial.
-import { sql, type FragmentSqlToken } from 'slonik';
+import { sql, type FragmentSqlToken, type IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { batcher } from '../../runtime/batcher';
 import { notFound } from '../errors';
 import type { EventType } from '../../contracts/event-catalog';
-import { eventInsertFrom, type EventScope } from '../events/record';
+import { eventsInsertFrom, type EventScope } from '../events/record';
+import { evaluationsInsert, type EvaluationValues } from '../policies/gate';
+import { sortableId } from '../ids';
 import { countEvent } from '../../runtime/telemetry/metrics';
 
 export const toolCallRow = z.object({
@@ -73,17 +75,28 @@ export async function openToolCall(
   return { row: existing, created: false };
 }
 
+/** A new call's columns as a row of a statement's `unnest` (NEW_TOOL_CALL_TYPES), which openToolCallsInsert reads. */
+export const newToolCallTuple = (call: NewToolCall): string[] => [
+  call.orgId,
+  call.projectId,
+  call.sessionId,
+  call.serverId,
+  call.toolName,
+  JSON.stringify(call.input),
+  JSON.stringify(call.routing),
+];
+export const NEW_TOOL_CALL_COLUMNS = sql.fragment`org_id, project_id, session_id, server_id, tool_name, input, routing`;
+export const NEW_TOOL_CALL_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text'];
+
 /**
- * The insert that opens a call's row, for another statement to carry (the call's count, limits.ts): made
- * only where `when` holds, answering the row's seq. A call with an attempt id opens through openToolCall.
+ * The insert that opens calls' rows, for another statement to carry (the calls' count, limits.ts): one row
+ * per row of `source`, which holds NEW_TOOL_CALL_COLUMNS (input and routing as JSON text) and the `seq`
+ * each row takes. A call with an attempt id opens through openToolCall.
  */
-export function openToolCallInsert(call: NewToolCall, when: FragmentSqlToken): FragmentSqlToken {
+export function openToolCallsInsert(source: IdentifierSqlToken): FragmentSqlToken {
   return sql.fragment`
-    INSERT INTO tool_calls (org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
-    SELECT ${call.orgId}, ${call.projectId}, ${call.sessionId}, ${call.serverId}, ${call.toolName}, ${sql.jsonb(call.input as never)},
-           NULL, ${sql.jsonb(call.routing as never)}
-    WHERE ${when}
-    RETURNING seq`;
+    INSERT INTO tool_calls (seq, org_id, project_id, session_id, server_id, tool_name, input, attempt_id, routing)
+    SELECT seq, org_id, project_id, session_id, server_id, tool_name, input::jsonb, NULL, routing::jsonb FROM ${source}`;
 }
 
 export interface ToolCallOutcome {
@@ -96,18 +109,18 @@ export interface ToolCallOutcome {
 }
 
 /**
- * running → success | error, once, with its event written by the same statement (and `alongside`, another
- * insert, with them). A call already finished
- * (a replay presenting it again) is returned as it stands and writes nothing.
+ * running → success | error, once, with its event written by the same statement (and `evaluation`, the
+ * call's policy evaluation row, with them). A call already finished (a replay presenting it again) is
+ * returned as it stands and writes nothing.
  */
 export async function finishToolCall(
   db: DatabasePool,
   scope: EventScope,
   seq: bigint,
   outcome: ToolCallOutcome,
-  alongside?: FragmentSqlToken,
+  evaluation?: EvaluationValues,
 ): Promise<ToolCallRow> {
-  return (await finish(db, scope, seq, outcome, { whileSessionActive: false, alongside }))!;
+  return (await finish(db, scope, seq, outcome, { whileSessionActive: false, evaluation }))!;
 }
 
 /** As finishToolCall, but only while the call's session is still active: null when it has closed since. */
@@ -116,9 +129,9 @@ export async function finishToolCallInActiveSession(
   scope: EventScope,
   seq: bigint,
   outcome: ToolCallOutcome,
-  alongside?: FragmentSqlToken,
+  evaluation?: EvaluationValues,
 ): Promise<ToolCallRow | null> {
-  return finish(db, scope, seq, outcome, { whileSessionActive: true, alongside });
+  return finish(db, scope, seq, outcome, { whileSessionActive: true, evaluation });
 }
 
 interface Finish {
@@ -126,51 +139,56 @@ interface Finish {
   seq: bigint;
   outcome: ToolCallOutcome;
   whileSessionActive: boolean;
-  alongside?: FragmentSqlToken;
-}
-
-/** One call's finish as parts of a statement: its update (`done_<k>`), its event, and `alongside`. */
-function finishParts(item: Finish, k: number): FragmentSqlToken {
-  const { scope, seq, outcome } = item;
-  const type: EventType = outcome.ok ? 'tool_call.succeeded' : 'tool_call.failed';
-  const done = sql.identifier([`done_${k}`]);
-  // `alongside` (the call's policy evaluation) is written by the statement whether or not the call finishes.
-  return sql.fragment`${item.alongside ? sql.fragment`${sql.identifier([`alongside_${k}`])} AS (${item.alongside}), ` : sql.fragment``}${done} AS (
-      UPDATE tool_calls SET status = ${outcome.ok ? 'success' : 'error'}, output = ${sql.jsonb((outcome.output ?? null) as never)},
-        error_code = ${outcome.errorCode}, approval_id = coalesce(${outcome.approvalId ?? null}, approval_id), finished_at = clock_timestamp(),
-        attempt_id = CASE WHEN ${outcome.releaseAttempt ?? false} THEN NULL ELSE attempt_id END,
-        duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
-      WHERE org_id = ${scope.orgId} AND seq = ${seq} AND status = 'running'
-        ${
-          item.whileSessionActive
-            ? sql.fragment`AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = tool_calls.session_id AND s.status = 'active')`
-            : sql.fragment``
-        }
-      RETURNING ${COLUMNS}
-    ), ${sql.identifier([`event_${k}`])} AS (
-      ${eventInsertFrom(
-        scope,
-        type,
-        sql.fragment`SELECT jsonb_build_object('tool_call_id', 'tc_' || seq, 'session_id', session_id, 'server_id', server_id,
-          'tool_name', tool_name, 'duration_ms', duration_ms, 'error_code', error_code, 'attempt_id', attempt_id,
-          'approval_id', approval_id) FROM ${done}`,
-      )}
-    )`;
+  evaluation?: EvaluationValues;
 }
 
 const finishedRow = toolCallRow.extend({ k: z.number() });
 
-/** Finishes every call of `items` (no seq twice) in one statement: each one's row when it finished now. */
+/**
+ * Finishes every call of `items` (no seq twice) in one statement: each one's row when it finished now. The
+ * calls travel as arrays (their columns named apart from the table's), so the statement's text is the
+ * same however many it finishes and PostgreSQL plans one small statement per batch. Each call's policy
+ * evaluation is written whether or not the call finishes.
+ */
 async function finishTogether(db: DatabasePool, items: Finish[]): Promise<Array<ToolCallRow | undefined>> {
+  const calls = items.map(({ scope, seq, outcome, whileSessionActive }, k) => [
+    k,
+    scope.orgId,
+    scope.projectId,
+    scope.environment,
+    sortableId('evt'),
+    seq.toString(),
+    outcome.ok,
+    JSON.stringify(outcome.output ?? null),
+    outcome.errorCode,
+    outcome.approvalId ?? null,
+    outcome.releaseAttempt ?? false,
+    whileSessionActive,
+  ]);
+  const evaluations = items.flatMap((item) => (item.evaluation ? [item.evaluation] : []));
   const rows = await db.any(sql.type(finishedRow)`
-    WITH ${sql.join(
-      items.map((item, k) => finishParts(item, k)),
-      sql.fragment`, `,
-    )}
-    ${sql.join(
-      items.map((_, k) => sql.fragment`SELECT ${k}::int AS k, * FROM ${sql.identifier([`done_${k}`])}`),
-      sql.fragment` UNION ALL `,
-    )}`);
+    WITH f AS (
+      SELECT * FROM ${sql.unnest(calls, ['int4', 'text', 'text', 'text', 'text', 'int8', 'bool', 'text', 'text', 'text', 'bool', 'bool'])}
+        AS f(k, scope_org, scope_project, scope_environment, event_id, target_seq, ok, new_output, new_error_code,
+             new_approval_id, release_attempt, while_active)
+    ), ${evaluations.length > 0 ? sql.fragment`evaluated AS (${evaluationsInsert(evaluations)}), ` : sql.fragment``}done AS (
+      UPDATE tool_calls SET status = CASE WHEN f.ok THEN 'success' ELSE 'error' END, output = f.new_output::jsonb,
+        error_code = f.new_error_code, approval_id = coalesce(f.new_approval_id, approval_id), finished_at = clock_timestamp(),
+        attempt_id = CASE WHEN f.release_attempt THEN NULL ELSE attempt_id END,
+        duration_ms = GREATEST(0, round(extract(epoch FROM clock_timestamp() - called_at) * 1000))::int
+      FROM f
+      WHERE tool_calls.org_id = f.scope_org AND tool_calls.seq = f.target_seq AND tool_calls.status = 'running'
+        AND (NOT f.while_active OR EXISTS (SELECT 1 FROM sessions s WHERE s.id = tool_calls.session_id AND s.status = 'active'))
+      RETURNING f.k, f.scope_org, f.scope_project, f.scope_environment, f.event_id, f.ok, ${COLUMNS}
+    ), events AS (
+      ${eventsInsertFrom(sql.fragment`SELECT event_id, scope_org, scope_project, scope_environment,
+          CASE WHEN ok THEN ${'tool_call.succeeded' satisfies EventType} ELSE ${'tool_call.failed' satisfies EventType} END,
+          jsonb_build_object('tool_call_id', 'tc_' || seq, 'session_id', session_id, 'server_id', server_id,
+            'tool_name', tool_name, 'duration_ms', duration_ms, 'error_code', error_code, 'attempt_id', attempt_id,
+            'approval_id', approval_id)
+        FROM done`)}
+    )
+    SELECT k, ${COLUMNS} FROM done`);
   const byItem = new Map(rows.map(({ k, ...row }) => [k, row]));
   return items.map((item, k) => {
     const row = byItem.get(k);
@@ -230,7 +248,7 @@ async function finish(
   scope: EventScope,
   seq: bigint,
   outcome: ToolCallOutcome,
-  options: { whileSessionActive: boolean; alongside?: FragmentSqlToken },
+  options: { whileSessionActive: boolean; evaluation?: EvaluationValues },
 ): Promise<ToolCallRow | null> {
   let finishOne = finishers.get(db);
   if (!finishOne) {

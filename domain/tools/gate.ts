@@ -1,12 +1,18 @@
 // The policy gate of a tool call that does not move money (a paying tool is gated inside its attempt):
 // one transaction runs the rules with the tool's name as the policy's tool and, when a rule holds the
 // call, writes its approval with the exact call to replay, so a held call exists exactly when its approval does.
-import { sql, type FragmentSqlToken } from 'slonik';
+import { sql } from 'slonik';
 import { z } from 'zod';
 import type { DatabasePool } from '../../runtime/database';
 import { createApproval, type ApprovalRow } from '../approvals/approvals';
 import type { EventScope } from '../events/record';
-import { decideUncounted, evaluationInsert, linkEvaluationToApproval, runGate } from '../policies/gate';
+import {
+  decideUncounted,
+  evaluationValues,
+  linkEvaluationToApproval,
+  runGate,
+  type EvaluationValues,
+} from '../policies/gate';
 import type { CallContext, Decision, Rule } from '../policies/evaluate';
 import type { HeldToolCall } from '../../contracts/approval-kinds';
 import type { DeniedBy } from '../../contracts/policy-denial';
@@ -48,22 +54,21 @@ const denialOf = (decision: Exclude<Decision, { decision: 'allow' }>): DeniedBy 
 
 /**
  * Most calls meet no usage counter and no hold: their gate is decided from the rules already read, without
- * the agent's lock or a transaction, and `record` (the evaluation row) rides the statement that opens the
- * call. Null when the call needs gateToolCall.
+ * the agent's lock or a transaction, and `record` (the evaluation row's values) rides the statement that
+ * finishes the call. Null when the call needs gateToolCall.
  */
 export function quickToolGate(
   scope: EventScope,
   agentId: string,
   toolName: string,
   rules: Rule[],
-): { gate: ToolGate; record: FragmentSqlToken } | null {
+): { gate: ToolGate; record: EvaluationValues } | null {
   const ctx = callContext(agentId, toolName);
   const decision = decideUncounted(rules, ctx);
   if (!decision) return null;
-  const { insert } = evaluationInsert(scope.orgId, scope.projectId, ctx, decision);
   return {
     gate: decision.decision === 'allow' ? { kind: 'allow' } : { kind: 'deny', denial: denialOf(decision) },
-    record: insert,
+    record: evaluationValues(scope.orgId, scope.projectId, ctx, decision),
   };
 }
 
