@@ -9,6 +9,8 @@ import {
   type TypeParser,
 } from 'slonik';
 
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { trackCommits } from './telemetry/after-commit';
 
 export type { DatabasePool, DatabaseTransactionConnection, CommonQueryMethods } from 'slonik';
@@ -40,6 +42,37 @@ export function sqlState(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The mark that opens a statement run so often that planning it each time would cost more than running
+ * it (a tool call's count and finish): each connection prepares it once under a name made from its text,
+ * and PostgreSQL reuses its plan. Write it first in the statement's text, which must not vary.
+ */
+const PREPARED_MARK = '/* prepared */';
+
+const preparedName = (text: string): string =>
+  `prepared_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+
+/** A pg client that sends marked statements as named (prepared) ones; everything else goes as it came. */
+class PreparingClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    // pg's own query, looked up at each call (so whatever wraps pg's prototype sees these statements too).
+    const send = (...args: unknown[]): unknown =>
+      (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
+    const query = (config: unknown, values?: unknown, callback?: unknown): unknown =>
+      typeof config === 'string' && config.startsWith(PREPARED_MARK) && Array.isArray(values)
+        ? send({ name: preparedName(config), text: config, values }, callback)
+        : send(config, values, callback);
+    this.query = query as pg.Client['query'];
+  }
+}
+
+class PreparingPool extends pg.Pool {
+  constructor(config?: pg.PoolConfig) {
+    super({ ...config, Client: PreparingClient });
+  }
+}
+
 export interface DatabaseOptions {
   maximumPoolSize?: number;
 }
@@ -50,6 +83,7 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     await createPool(url, {
       typeParsers,
       interceptors: [resultParser],
+      PgPool: PreparingPool,
       maximumPoolSize: options.maximumPoolSize ?? 10,
       connectionTimeout: 10_000,
       idleTimeout: 30_000,

@@ -8,6 +8,7 @@ import { ApiError, FlatError } from '../domain/errors';
 import { enforceCallLimits } from '../domain/sessions/limits';
 import { getSession, type SessionRow } from '../domain/sessions/sessions';
 import { finishToolCall, type NewToolCall } from '../domain/sessions/tool-calls';
+import { openDatabase } from '../runtime/database';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { statementsSent } from './support/pg-statements';
 
@@ -175,5 +176,46 @@ describe('calls finished together', () => {
     const thirdStatus = await gw.db.oneFirst(sql.type(z.object({ status: z.string() }))`
       SELECT status FROM tool_calls WHERE seq = ${third}`);
     expect(thirdStatus).toBe('running');
+  });
+});
+
+describe('the count and the finish are prepared statements', () => {
+  it('are parsed once per connection and answer the same past the plan cache turning generic', async () => {
+    // One connection, so every statement below meets the same session's prepared statements.
+    const db = await openDatabase(gw.config.databaseUrl!, { maximumPoolSize: 1 });
+    try {
+      const tenant = await gw.createTenant();
+      const session = await openSession(tenant);
+      const scope = { orgId: tenant.orgId, projectId: tenant.projectId, environment: 'test' as const };
+      // PostgreSQL plans a prepared statement afresh five times before it may keep a generic plan.
+      await withinOneMinute();
+      const finished: Array<[string, string | null, unknown]> = [];
+      const seqs = new Set<bigint>();
+      for (let i = 0; i < 8; i++) {
+        const { opened } = await enforceCallLimits(db, session, [], callOf(session));
+        seqs.add(opened!);
+        const done = await finishToolCall(db, scope, opened!, {
+          ok: i % 2 === 0,
+          output: { i },
+          errorCode: i % 2 === 0 ? null : 'provider_error',
+        });
+        finished.push([done.status, done.error_code, done.output]);
+      }
+      expect(seqs.size).toBe(8);
+      expect(finished).toEqual(
+        Array.from({ length: 8 }, (_, i) =>
+          i % 2 === 0 ? ['success', null, { i }] : ['error', 'provider_error', { i }],
+        ),
+      );
+      expect(await rowsOf(session)).toBe(8);
+      const prepared = await db.any(sql.type(z.object({ statement: z.string() }))`
+        SELECT statement FROM pg_prepared_statements WHERE name LIKE 'prepared\_%'`);
+      expect(prepared.filter((p) => p.statement.includes('INSERT INTO session_call_windows'))).toHaveLength(
+        1,
+      );
+      expect(prepared.filter((p) => p.statement.includes('UPDATE tool_calls'))).toHaveLength(1);
+    } finally {
+      await db.end();
+    }
   });
 });
