@@ -42,27 +42,51 @@ export function sqlState(error: unknown): string | undefined {
   return undefined;
 }
 
+// Statements this process sends again and again are prepared, as pgJDBC and asyncpg do: PostgreSQL parses
+// and plans a statement each time it arrives unnamed, which for the hot paths' statements cost more than
+// running them. A text seen PREPARE_AFTER times goes as a named statement, parsed once per connection
+// (pg keeps which), and PostgreSQL may keep a generic plan for it after planning it five times.
+const PREPARE_AFTER = 3;
+/** Texts counted at most: a process whose statements vary this much starts counting afresh. */
+const TEXTS_COUNTED = 2_000;
+/** Named statements one connection holds at most (each keeps its plan in the backend's memory). */
+const PREPARED_PER_CONNECTION = 200;
+
+const sightings = new Map<string, number | string>();
+
+/** The name to prepare `text` under once it is hot; undefined until then. */
+function preparedName(text: string): string | undefined {
+  const seen = sightings.get(text);
+  if (typeof seen === 'string') return seen;
+  if (seen === undefined && sightings.size >= TEXTS_COUNTED) sightings.clear();
+  const count = (seen ?? 0) + 1;
+  const name =
+    count < PREPARE_AFTER ? count : `s_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
+  sightings.set(text, name);
+  return typeof name === 'string' ? name : undefined;
+}
+
 /**
- * The mark that opens a statement run so often that planning it each time would cost more than running
- * it (a tool call's count and finish): each connection prepares it once under a name made from its text,
- * and PostgreSQL reuses its plan. Write it first in the statement's text, which must not vary.
+ * A pg client that sends a hot statement with parameters as a named one (statements without parameters,
+ * such as a migration's several commands, go as they came), up to PREPARED_PER_CONNECTION of them.
  */
-const PREPARED_MARK = '/* prepared */';
-
-const preparedName = (text: string): string =>
-  `prepared_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
-
-/** A pg client that sends marked statements as named (prepared) ones; everything else goes as it came. */
 class PreparingClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
     super(config);
+    const named = new Set<string>();
     // pg's own query, looked up at each call (so whatever wraps pg's prototype sees these statements too).
     const send = (...args: unknown[]): unknown =>
       (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(this, args);
-    const query = (config: unknown, values?: unknown, callback?: unknown): unknown =>
-      typeof config === 'string' && config.startsWith(PREPARED_MARK) && Array.isArray(values)
-        ? send({ name: preparedName(config), text: config, values }, callback)
-        : send(config, values, callback);
+    const query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
+      const name =
+        typeof config === 'string' && Array.isArray(values) && values.length > 0
+          ? preparedName(config)
+          : undefined;
+      if (name === undefined || (!named.has(name) && named.size >= PREPARED_PER_CONNECTION))
+        return send(config, values, callback);
+      named.add(name);
+      return send({ name, text: config, values }, callback);
+    };
     this.query = query as pg.Client['query'];
   }
 }

@@ -179,8 +179,8 @@ describe('calls finished together', () => {
   });
 });
 
-describe('the count and the finish are prepared statements', () => {
-  it('are parsed once per connection and answer the same past the plan cache turning generic', async () => {
+describe('statements sent often are prepared', () => {
+  it('the count and the finish are parsed once per connection and answer the same past the plan cache turning generic', async () => {
     // One connection, so every statement below meets the same session's prepared statements.
     const db = await openDatabase(gw.config.databaseUrl!, { maximumPoolSize: 1 });
     try {
@@ -209,11 +209,17 @@ describe('the count and the finish are prepared statements', () => {
       );
       expect(await rowsOf(session)).toBe(8);
       const prepared = await db.any(sql.type(z.object({ statement: z.string() }))`
-        SELECT statement FROM pg_prepared_statements WHERE name LIKE 'prepared\_%'`);
+        SELECT statement FROM pg_prepared_statements WHERE name LIKE 's\_%'`);
       expect(prepared.filter((p) => p.statement.includes('INSERT INTO session_call_windows'))).toHaveLength(
         1,
       );
       expect(prepared.filter((p) => p.statement.includes('UPDATE tool_calls'))).toHaveLength(1);
+      // A statement sent once goes unnamed: only what recurs is worth a plan kept in the backend.
+      const once = sql.identifier([`once_${Date.now()}`]);
+      await db.one(sql.type(z.object({}).passthrough())`SELECT ${1}::int AS ${once}`);
+      const kept = await db.any(sql.type(z.object({ statement: z.string() }))`
+        SELECT statement FROM pg_prepared_statements WHERE statement LIKE ${`%${once.names[0]}%`}`);
+      expect(kept).toEqual([]);
     } finally {
       await db.end();
     }

@@ -134,7 +134,7 @@ async function countGroups(db: DatabasePool, groups: Group[]): Promise<Array<Cou
   );
   // One round trip for every session of the batch: statuses, counts, limits, rules, connections and rows.
   // Window rows are upserted in session id order, so two statements taking the same sessions lock them alike.
-  const rows = await db.any(sql.type(groupRow)`/* prepared */
+  const rows = await db.any(sql.type(groupRow)`
     WITH batch AS (
       SELECT * FROM ${sql.unnest(batch, ['int4', 'text', 'text', 'int4', 'int4'])} AS b(k, org_id, session_id, n, p)
     ), s AS (

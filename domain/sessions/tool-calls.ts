@@ -166,7 +166,7 @@ async function finishTogether(db: DatabasePool, items: Finish[]): Promise<Array<
     whileSessionActive,
   ]);
   const evaluations = items.flatMap((item) => (item.evaluation ? [item.evaluation] : []));
-  const rows = await db.any(sql.type(finishedRow)`/* prepared */
+  const rows = await db.any(sql.type(finishedRow)`
     WITH f AS (
       SELECT * FROM ${sql.unnest(calls, ['int4', 'text', 'text', 'text', 'text', 'int8', 'bool', 'text', 'text', 'text', 'bool', 'bool'])}
         AS f(k, scope_org, scope_project, scope_environment, event_id, target_seq, ok, new_output, new_error_code,
