@@ -60,11 +60,12 @@ export function eventInsertFrom(
 
 /**
  * The outbox insert of many events a statement builds at once (`rows`: a query of id, org id, project id,
- * environment, type and jsonb data, in that order; each type from the catalog). Count each with
- * `countEvent` once the statement has run.
+ * environment, the type's place in `types` counted from 1, and jsonb data, in that order). Count each
+ * with `countEvent` once the statement has run.
  */
-export function eventsInsertFrom(rows: FragmentSqlToken): FragmentSqlToken {
+export function eventsInsertFrom(types: readonly EventType[], rows: FragmentSqlToken): FragmentSqlToken {
   return sql.fragment`
     INSERT INTO events (id, org_id, project_id, environment, type, data)
-    SELECT * FROM (${rows}) AS r(id, org_id, project_id, environment, type, data)`;
+    SELECT r.id, r.org_id, r.project_id, r.environment, (${sql.array([...types], 'text')})[r.type_at], r.data
+    FROM (${rows}) AS r(id, org_id, project_id, environment, type_at, data)`;
 }

@@ -6,7 +6,6 @@ import { z } from 'zod';
 import type { CommonQueryMethods, DatabasePool } from '../../runtime/database';
 import { batcher } from '../../runtime/batcher';
 import { notFound } from '../errors';
-import type { EventType } from '../../contracts/event-catalog';
 import { eventsInsertFrom, type EventScope } from '../events/record';
 import { evaluationsInsert, type EvaluationValues } from '../policies/gate';
 import { sortableId } from '../ids';
@@ -181,12 +180,15 @@ async function finishTogether(db: DatabasePool, items: Finish[]): Promise<Array<
         AND (NOT f.while_active OR EXISTS (SELECT 1 FROM sessions s WHERE s.id = tool_calls.session_id AND s.status = 'active'))
       RETURNING f.k, f.scope_org, f.scope_project, f.scope_environment, f.event_id, f.ok, ${COLUMNS}
     ), events AS (
-      ${eventsInsertFrom(sql.fragment`SELECT event_id, scope_org, scope_project, scope_environment,
-          CASE WHEN ok THEN ${'tool_call.succeeded' satisfies EventType} ELSE ${'tool_call.failed' satisfies EventType} END,
+      ${eventsInsertFrom(
+        ['tool_call.succeeded', 'tool_call.failed'],
+        sql.fragment`SELECT event_id, scope_org, scope_project, scope_environment,
+          CASE WHEN ok THEN 1 ELSE 2 END,
           jsonb_build_object('tool_call_id', 'tc_' || seq, 'session_id', session_id, 'server_id', server_id,
             'tool_name', tool_name, 'duration_ms', duration_ms, 'error_code', error_code, 'attempt_id', attempt_id,
             'approval_id', approval_id)
-        FROM done`)}
+        FROM done`,
+      )}
     )
     SELECT k, ${COLUMNS} FROM done`);
   const byItem = new Map(rows.map(({ k, ...row }) => [k, row]));

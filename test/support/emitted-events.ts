@@ -1,6 +1,7 @@
 // Reads the gateway's source for the event types it can write: every `recordEvent(…)`, `eventInsertFrom(…)`,
-// `endAttempt(…)` given a family's events, and test-fire call in the TypeScript (their type argument, or the EventType-typed tables it indexes) and
-// every SQL file that inserts into `events` (its `type := '…'` literals). Parsing only, no type checking.
+// `eventsInsertFrom(…)` (its list of types), `endAttempt(…)` given a family's events, and test-fire call in
+// the TypeScript (their type argument, or the EventType-typed tables it indexes) and every SQL file that
+// inserts into `events` (its `type := '…'` literals). Parsing only, no type checking.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -13,6 +14,7 @@ const EMITTERS: Record<string, number> = {
   recordEvent: 2,
   insertUndispatchableEvent: 3,
   eventInsertFrom: 1,
+  eventsInsertFrom: 0,
   endAttempt: 3,
 };
 /** The two typed funnels: the only TypeScript allowed to write `INSERT INTO events`. */
