@@ -36,7 +36,10 @@ export async function startApi(
     throw new Error('DATABASE_URL is required (npm run dev starts an embedded PostgreSQL and sets it)');
   // Before the Temporal client is made, so its calls carry the trace.
   const traces = startTracing({ serviceName: 'gateway-api', otlpEndpoint: config.otlpEndpoint });
-  const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
+  const db = await openDatabase(databaseUrl, {
+    maximumPoolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
+  });
   await migrate(db);
   const client = await connectClient(
     config.temporal,

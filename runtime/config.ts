@@ -75,6 +75,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined; // undefined: embedded PostgreSQL under dataDir
   databasePoolSize: number;
+  /** Statements sent often are prepared once per connection (DATABASE_PREPARED_STATEMENTS, on unless `off`). */
+  databasePreparedStatements: boolean;
   serviceToken: string | undefined;
   apiKeyPepper: string;
   encryptionKeys: KeyRing;
@@ -234,6 +236,13 @@ function absoluteUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw.replace(/\/+$/, '');
 }
 
+function onOff(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'off') return raw === 'on';
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
 function optionalPort(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return optional(env, name) === undefined ? undefined : int(env, name, 0, 0, 65535);
 }
@@ -311,6 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl: optional(env, 'DATABASE_URL'),
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    databasePreparedStatements: onOff(env, 'DATABASE_PREPARED_STATEMENTS', true),
     serviceToken,
     // The pepper keeps a stolen key table useless without the process environment.
     apiKeyPepper: optional(env, 'GATEWAY_API_KEY_PEPPER') ?? 'gateway-dev-pepper',

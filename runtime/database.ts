@@ -99,6 +99,8 @@ class PreparingPool extends pg.Pool {
 
 export interface DatabaseOptions {
   maximumPoolSize?: number;
+  /** Off for a pooler that cannot keep a connection's named statements (PgBouncer in transaction mode before 1.21). */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(url: string, options: DatabaseOptions = {}): Promise<DatabasePool> {
@@ -107,7 +109,7 @@ export async function openDatabase(url: string, options: DatabaseOptions = {}): 
     await createPool(url, {
       typeParsers,
       interceptors: [resultParser],
-      PgPool: PreparingPool,
+      ...(options.preparedStatements === false ? {} : { PgPool: PreparingPool }),
       maximumPoolSize: options.maximumPoolSize ?? 10,
       connectionTimeout: 10_000,
       idleTimeout: 30_000,

@@ -180,6 +180,20 @@ describe('calls finished together', () => {
 });
 
 describe('statements sent often are prepared', () => {
+  it('are sent unnamed by a pool told not to prepare (a pooler that cannot keep them)', async () => {
+    const db = await openDatabase(gw.config.databaseUrl!, { maximumPoolSize: 1, preparedStatements: false });
+    try {
+      for (let i = 0; i < 5; i++)
+        await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT ${i}::int AS n`);
+      const prepared = await db.any(
+        sql.type(z.object({ name: z.string() }))`SELECT name FROM pg_prepared_statements`,
+      );
+      expect(prepared).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+
   it('the count and the finish are parsed once per connection and answer the same past the plan cache turning generic', async () => {
     // One connection, so every statement below meets the same session's prepared statements.
     const db = await openDatabase(gw.config.databaseUrl!, { maximumPoolSize: 1 });

@@ -46,7 +46,10 @@ export async function startWorker(options: StartWorkerOptions = {}): Promise<Run
     await traces?.shutdown();
     throw error;
   });
-  const db = await openDatabase(databaseUrl, { maximumPoolSize: config.databasePoolSize });
+  const db = await openDatabase(databaseUrl, {
+    maximumPoolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
+  });
   const worker = await createWorker({
     connection,
     namespace: config.temporal.namespace,

@@ -169,6 +169,8 @@ describe('config', () => {
     expect(config.port).toBe(8080);
     expect(config.temporal).toMatchObject({ namespace: 'default', taskQueue: 'gateway', address: undefined });
     expect(config.databaseUrl).toBeUndefined();
+    expect(config.databasePreparedStatements).toBe(true);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'off' }).databasePreparedStatements).toBe(false);
   });
 
   it.each([
@@ -177,6 +179,7 @@ describe('config', () => {
     [{ GATEWAY_SERVICE_TOKEN: 'short' }],
     [{ LOG_LEVEL: 'loud' }],
     [{ PROVIDER_PIX_URL: 'not a url' }],
+    [{ DATABASE_PREPARED_STATEMENTS: 'sometimes' }],
   ])('refuses %j', (env) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
   });
