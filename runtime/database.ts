@@ -1,5 +1,8 @@
 // The one way the gateway opens PostgreSQL: a slonik pool whose type parsers never turn money or
-// timestamps into floats, and whose interceptor checks every typed query's rows against its zod schema.
+// timestamps into floats, whose interceptor checks every typed query's rows against its zod schema, and
+// whose connections prepare the statements this process sends again and again.
+import { createHash } from 'node:crypto';
+import pg from 'pg';
 import {
   createPool,
   type DatabasePool,
@@ -8,9 +11,6 @@ import {
   SchemaValidationError,
   type TypeParser,
 } from 'slonik';
-
-import { createHash } from 'node:crypto';
-import pg from 'pg';
 import { trackCommits } from './telemetry/after-commit';
 
 export type { DatabasePool, DatabaseTransactionConnection, CommonQueryMethods } from 'slonik';
