@@ -1,25 +1,29 @@
 // The attempt engine's figures, all on one stack in one run (temporal server start-dev, embedded
-// PostgreSQL, the worker, the mocks and the API in this process, load from child processes), each beside
+// PostgreSQL, the worker and the API in this process, the mocks and the load in child processes), each beside
 // the baseline its target names:
 // - the empty-workflow floor on the same Temporal server, with a worker of its own in this process: alone,
-//   and at concurrency 16 with eager start;
+//   and at concurrency 16 with eager start; beside it, the shape every attempt has with no work in it
+//   (Update-with-Start, one local activity, the update answered), so a family's own cost reads apart from
+//   its shape's;
 // - the money families (wallet execute, paid tenant tool call, consumer Pix spend), alone and at
-//   concurrency 16, with the CPU time of this process (API + worker + mocks), of the Temporal server and of
+//   concurrency 16, with the CPU time of this process (API + worker), of the Temporal server and of
 //   PostgreSQL per attempt, and beside them the workflow activations (workflow tasks plus local activity
 //   results, read from a finished attempt's history) and the PostgreSQL round trips this process made per
 //   attempt, so the next change can see where the time goes;
 // - replays of settled attempts for one caller, warm (the same attempt again) and cold (each attempt once),
 //   beside a bare node:http server and a bare Koa handler answering the same body through the same
-//   listener settings.
+//   listener settings, and the same Koa handler reading the settled row once by key (what a cold replay
+//   cannot do without).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { Client } from '@temporalio/client';
+import { Client, WithStartWorkflowOperation } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { MCP_UPSTREAM_AUTH } from '../providers/mocks/mcp-upstream';
 import { workflowIds } from '../contracts/workflow-ids';
 import { quietLogger } from '../worker/bundle';
 import { pixSpend, readyConsumer } from '../test/support/consumer-spend';
+import { readPresented } from '../domain/attempts/store';
 import { costed, costLine, type Costed } from './support/cpu';
 import { executeBodies, fundedWallets } from './support/wallets';
 import { startBenchStack } from './support/stack';
@@ -71,6 +75,7 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
   const floorWorker = await Worker.create({
     connection: native,
     taskQueue: 'floor',
+    activities: { noop: async () => 1 },
     workflowBundle: await bundleWorkflowCode({
       workflowsPath: require.resolve('./support/floor-workflows'),
       logger: quietLogger,
@@ -98,6 +103,25 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
       `empty workflow, c=${CONCURRENCY}, eager start`,
       { total: TOTAL, concurrency: CONCURRENCY },
       empty(client, true),
+    ),
+  );
+
+  const shape = async () => {
+    await client.workflow.executeUpdateWithStart('answer', {
+      startWorkflowOperation: new WithStartWorkflowOperation('emptyAttempt', {
+        taskQueue: 'floor',
+        workflowId: `floor-${next++}`,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+    return true;
+  };
+  await runLoad('warmup', { total: 50, concurrency: CONCURRENCY }, shape);
+  const shapeLoad = await costed(stack, () =>
+    runLoad(
+      `empty attempt shape, c=${CONCURRENCY} (update-with-start, one local activity)`,
+      { total: TOTAL, concurrency: CONCURRENCY },
+      shape,
     ),
   );
 
@@ -181,6 +205,7 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
     native,
     floorLone,
     floorEager,
+    shapeLoad,
     executeLone,
     executeLoad,
     paidLone,
@@ -229,7 +254,20 @@ async function main(): Promise<void> {
   const spendLoad = await spends(`consumer Pix spend, c=${CONCURRENCY}`, loadBodies, CONCURRENCY);
 
   // Replays for one caller: each settled spend once (cold), then one settled spend over and over (warm).
-  const cold = await spends('replay, each settled spend once (cold), alone', loadBodies, 1);
+  // Like the bare handlers' rows, the cold one starts warm, on other data: the lone spends, each replayed
+  // once, warm the load generator and the replay's code before the load's spends are replayed once each.
+  const cold = await tripped(stack, () =>
+    spawnRotating({
+      label: 'replay, each settled spend once (cold), alone',
+      url: spendUrl,
+      method: 'POST',
+      headers,
+      bodies: [...loneBodies, ...loadBodies],
+      total: loadBodies.length,
+      concurrency: 1,
+      warmup: loneBodies.length,
+    }),
+  );
   const warm = await costed(stack, () =>
     spawnRotating({
       label: 'replay of one settled spend (warm), alone',
@@ -288,6 +326,34 @@ async function main(): Promise<void> {
   );
   koaServer.closeAllConnections();
   koaServer.close();
+  // The least a cold replay can do: the same Koa handler reading the settled row once, by key, through the
+  // gateway's pool, each settled spend once as the cold replay does.
+  const keyOf = (body: string) => (JSON.parse(body) as { attempt_id: string }).attempt_id;
+  const reading = new Koa();
+  let read = 0;
+  reading.use(async (ctx) => {
+    const attemptId = keyOf(loadBodies[read++ % loadBodies.length]);
+    const row = await readPresented(stack.db, 'consumer', tenant.orgId, attemptId);
+    ctx.type = 'application/json';
+    ctx.body = row?.response_text ?? fixed;
+  });
+  const readingServer = reading.listen(0, '127.0.0.1');
+  readingServer.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => readingServer.once('listening', resolve));
+  const koaRead = await costed(stack, () =>
+    spawnRotating({
+      label: 'bare Koa handler reading the row once',
+      url: `http://127.0.0.1:${(readingServer.address() as AddressInfo).port}/`,
+      method: 'POST',
+      headers,
+      bodies: [loneBodies[0]],
+      total: loadBodies.length,
+      concurrency: 1,
+      warmup: 100,
+    }),
+  );
+  readingServer.closeAllConnections();
+  readingServer.close();
 
   console.log(machineLine());
   console.log(
@@ -295,11 +361,14 @@ async function main(): Promise<void> {
   );
   const f = families;
   for (const r of [
-    ...(f ? [f.floorLone, f.floorEager, f.executeLone, f.executeLoad, f.paidLone, f.paidLoad] : []),
+    ...(f
+      ? [f.floorLone, f.floorEager, f.shapeLoad, f.executeLone, f.executeLoad, f.paidLone, f.paidLoad]
+      : []),
     spendLone,
     spendLoad,
     bareLone,
     koaLone,
+    koaRead,
     cold,
     warm,
   ])
@@ -317,7 +386,10 @@ async function main(): Promise<void> {
         ),
       ),
     };
-    const { floorLone, floorEager } = f;
+    const { floorLone, floorEager, shapeLoad } = f;
+    console.log(
+      `- the attempt's shape with no work in it: process CPU ${shapeLoad.processMs.toFixed(1)} ms = ${(shapeLoad.processMs / floorEager.processMs).toFixed(2)}x the empty workflow's, ${shapeLoad.rps.toFixed(1)}/s = ${(shapeLoad.rps / floorEager.rps).toFixed(2)} of the eager floor`,
+    );
     for (const [family, lone, load] of [
       ['wallet execute', f.executeLone, f.executeLoad],
       ['paid tool call', f.paidLone, f.paidLoad],
@@ -329,7 +401,7 @@ async function main(): Promise<void> {
         `- ${family}: ${activations[family]}; ${load.trips.toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
       );
       console.log(
-        `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms = ${cpu.toFixed(2)}x the empty workflow's ${floorEager.processMs.toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(cpu <= 2)})`,
+        `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms = ${cpu.toFixed(2)}x the empty workflow's ${floorEager.processMs.toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(cpu <= 2)}); ${(load.processMs - shapeLoad.processMs).toFixed(1)} ms above the empty attempt shape's`,
       );
       console.log(
         `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor's ${floorEager.rps.toFixed(1)}/s (>= 0.5: ${verdict(ratio >= 0.5)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
@@ -340,7 +412,7 @@ async function main(): Promise<void> {
     }
   }
   console.log(
-    `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (<= 1.5x the bare Koa handler's ${koaLone.p99.toFixed(2)} ms: ${verdict(warm.p99 <= 1.5 * koaLone.p99)}), cold p99 ${cold.p99.toFixed(2)} ms (<= 3x: ${verdict(cold.p99 <= 3 * koaLone.p99)}); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
+    `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (<= 1.5x the bare Koa handler's ${koaLone.p99.toFixed(2)} ms: ${verdict(warm.p99 <= 1.5 * koaLone.p99)}), cold p99 ${cold.p99.toFixed(2)} ms (<= 3x: ${verdict(cold.p99 <= 3 * koaLone.p99)}; the bare Koa handler reading the row once: p99 ${koaRead.p99.toFixed(2)} ms = ${(koaRead.p99 / koaLone.p99).toFixed(1)}x); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
   );
 
   if (f) {

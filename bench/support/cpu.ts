@@ -1,5 +1,6 @@
-// CPU time per request of one load, split by who spent it: this process (API, worker and mocks), the
-// stack's Temporal server and PostgreSQL (every backend on the machine), read from /proc around the load.
+// CPU time per request of one load, split by who spent it: this process (the API and the worker, and the
+// mocks when a stack runs them in process), the stack's Temporal server and PostgreSQL (every backend on
+// the machine), read from /proc around the load.
 import { readdirSync, readFileSync } from 'node:fs';
 import type { LoadResult } from './load';
 import type { BenchStack } from './stack';
