@@ -118,11 +118,7 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
   };
   await runLoad('warmup', { total: 50, concurrency: CONCURRENCY }, shape);
   const shapeLoad = await costed(stack, () =>
-    runLoad(
-      `empty attempt shape, c=${CONCURRENCY} (update-with-start, one local activity)`,
-      { total: TOTAL, concurrency: CONCURRENCY },
-      shape,
-    ),
+    runLoad(`attempt shape, empty, c=${CONCURRENCY}`, { total: TOTAL, concurrency: CONCURRENCY }, shape),
   );
 
   // Wallet execute: 16 funded wallets, each request a new attempt on one of them.
@@ -388,7 +384,7 @@ async function main(): Promise<void> {
     };
     const { floorLone, floorEager, shapeLoad } = f;
     console.log(
-      `- the attempt's shape with no work in it: process CPU ${shapeLoad.processMs.toFixed(1)} ms = ${(shapeLoad.processMs / floorEager.processMs).toFixed(2)}x the empty workflow's, ${shapeLoad.rps.toFixed(1)}/s = ${(shapeLoad.rps / floorEager.rps).toFixed(2)} of the eager floor`,
+      `- the attempt's shape with no work in it (Update-with-Start, one local activity, the update answered): process CPU ${shapeLoad.processMs.toFixed(1)} ms = ${(shapeLoad.processMs / floorEager.processMs).toFixed(2)}x the empty workflow's, ${shapeLoad.rps.toFixed(1)}/s = ${(shapeLoad.rps / floorEager.rps).toFixed(2)} of the eager floor`,
     );
     for (const [family, lone, load] of [
       ['wallet execute', f.executeLone, f.executeLoad],
