@@ -5,11 +5,13 @@
 //   and at concurrency 16 with eager start; beside it, the shape every attempt has with no work in it
 //   (Update-with-Start, one local activity, the update answered), so a family's own cost reads apart from
 //   its shape's;
-// - the money families (wallet execute, paid tenant tool call, consumer Pix spend), alone and at
-//   concurrency 16, with the CPU time of this process (API + worker), of the Temporal server and of
-//   PostgreSQL per attempt, and beside them the workflow activations (workflow tasks plus local activity
-//   results, read from a finished attempt's history) and the PostgreSQL round trips this process made per
-//   attempt, so the next change can see where the time goes;
+// - the money families (wallet execute, paid tenant tool call, consumer Pix spend), alone, and at
+//   concurrency 16 in interleaved rounds (the floor, the shape, then each family; BENCH_ROUNDS, 3 by
+//   default) whose ratios are taken within a round and reported as their median, so a drift in the
+//   machine's load weighs on a family and its floor alike; with the CPU time of this process (API +
+//   worker), of the Temporal server and of PostgreSQL per attempt, and beside them the workflow activations
+//   (workflow tasks plus local activity results, read from a finished attempt's history) and the
+//   PostgreSQL round trips this process made per attempt, so the next change can see where the time goes;
 // - replays of settled attempts for one caller, warm (the same attempt again) and cold (each attempt once),
 //   beside a bare node:http server and a bare Koa handler answering the same body through the same
 //   listener settings, and the same Koa handler reading the settled row once by key (what a cold replay
@@ -37,6 +39,8 @@ const CONCURRENCY = 16;
 const LONE = Number(process.env.BENCH_LONE ?? 100);
 const TOTAL = Number(process.env.BENCH_ATTEMPTS ?? 400);
 const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 1_000);
+// The loads at concurrency 16 run in this many interleaved rounds: floor, shape, then each family.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // BENCH_ONLY=replay: only the consumer spends (they make the attempts replayed) and the replay rows.
 const ALL = process.env.BENCH_ONLY !== 'replay';
 
@@ -68,11 +72,26 @@ async function activationsOf(stack: BenchStack, workflowId: string): Promise<str
   return `${tasks + locals} activations (${tasks} workflow tasks, ${locals} local activities, ${scheduled} scheduled activities)`;
 }
 
-/** The floor and the wallet-execute and paid-tool-call figures, each beside what it is compared with. */
-async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<string, string>) {
-  // The floor: an empty workflow on the same server, its worker in this process beside the gateway's.
+/** The median of some figures (the mean of the middle two for an even count). */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** A figure's median over the rounds, with its spread. */
+function spread(values: number[], digits = 2, unit = ''): string {
+  const at = (value: number) => value.toFixed(digits);
+  return `${at(median(values))}${unit} (rounds ${at(Math.min(...values))}-${at(Math.max(...values))})`;
+}
+
+/**
+ * The empty-workflow floor and the attempt's empty shape, on the same Temporal server with a worker of
+ * their own in this process beside the gateway's.
+ */
+async function startFloor(stack: BenchStack) {
   const native = await NativeConnection.connect({ address: stack.temporal.address });
-  const floorWorker = await Worker.create({
+  const worker = await Worker.create({
     connection: native,
     taskQueue: 'floor',
     activities: { noop: async () => 1 },
@@ -81,12 +100,12 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
       logger: quietLogger,
     }),
   });
-  const floorRunning = floorWorker.run();
+  const running = worker.run();
   // The floor's client runs over the same kind of connection as the API's (native), so the ratios compare
   // workflows, not clients.
   const client = new Client({ connection: native });
   let next = 0;
-  const empty = (client: Client, eager: boolean) => async () => {
+  const empty = (eager: boolean) => async () => {
     await client.workflow.execute('emptyWorkflow', {
       taskQueue: 'floor',
       workflowId: `floor-${next++}`,
@@ -94,18 +113,6 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
     });
     return true;
   };
-  await runLoad('warmup', { total: 50, concurrency: CONCURRENCY }, empty(client, false));
-  const floorLone = await costed(stack, () =>
-    runLoad('empty workflow, alone', { total: LONE, concurrency: 1 }, empty(client, false)),
-  );
-  const floorEager = await costed(stack, () =>
-    runLoad(
-      `empty workflow, c=${CONCURRENCY}, eager start`,
-      { total: TOTAL, concurrency: CONCURRENCY },
-      empty(client, true),
-    ),
-  );
-
   const shape = async () => {
     await client.workflow.executeUpdateWithStart('answer', {
       startWorkflowOperation: new WithStartWorkflowOperation('emptyAttempt', {
@@ -116,19 +123,44 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
     });
     return true;
   };
+  await runLoad('warmup', { total: 50, concurrency: CONCURRENCY }, empty(false));
   await runLoad('warmup', { total: 50, concurrency: CONCURRENCY }, shape);
-  const shapeLoad = await costed(stack, () =>
-    runLoad(`attempt shape, empty, c=${CONCURRENCY}`, { total: TOTAL, concurrency: CONCURRENCY }, shape),
-  );
+  return {
+    lone: () =>
+      costed(stack, () => runLoad('empty workflow, alone', { total: LONE, concurrency: 1 }, empty(false))),
+    eager: (round: number) =>
+      costed(stack, () =>
+        runLoad(
+          `empty workflow, c=${CONCURRENCY}, eager start, round ${round}`,
+          { total: TOTAL, concurrency: CONCURRENCY },
+          empty(true),
+        ),
+      ),
+    shape: (round: number) =>
+      costed(stack, () =>
+        runLoad(
+          `attempt shape, empty, c=${CONCURRENCY}, round ${round}`,
+          { total: TOTAL, concurrency: CONCURRENCY },
+          shape,
+        ),
+      ),
+    async stop() {
+      worker.shutdown();
+      await running;
+      await native.close();
+    },
+  };
+}
 
-  // Wallet execute: 16 funded wallets, each request a new attempt on one of them.
+/** Wallet execute: 16 funded wallets, each request a new attempt on one of them. */
+async function walletFamily(stack: BenchStack, tenant: Tenant, headers: Record<string, string>) {
   const wallets = await fundedWallets(stack, tenant, CONCURRENCY, 'engine');
-  const executeUrls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
-  const executes = (label: string, prefix: string, count: number, concurrency: number) =>
+  const urls = wallets.map((w) => `${stack.url}/v1/wallets/${w}/execute`);
+  const run = (label: string, prefix: string, count: number, concurrency: number) =>
     tripped(stack, () =>
       spawnRotating({
         label,
-        url: executeUrls,
+        url: urls,
         method: 'POST',
         headers,
         bodies: executeBodies(prefix, count),
@@ -136,11 +168,17 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
         concurrency,
       }),
     );
-  await executes('warmup', 'warm', 50, CONCURRENCY);
-  const executeLone = await executes('wallet execute, alone', 'lone', LONE, 1);
-  const executeLoad = await executes(`wallet execute, c=${CONCURRENCY}`, 'load', TOTAL, CONCURRENCY);
+  await run('warmup', 'warm', 50, CONCURRENCY);
+  return {
+    lone: () => run('wallet execute, alone', 'lone', LONE, 1),
+    load: (round: number) =>
+      run(`wallet execute, c=${CONCURRENCY}, round ${round}`, `load${round}`, TOTAL, CONCURRENCY),
+    workflowId: (round: number) => workflowIds.spend(tenant.orgId, `load${round}-0`),
+  };
+}
 
-  // Paid tenant tool calls: a priced tool of the upstream MCP mock, one session (agent) and wallet per lane.
+/** Paid tenant tool calls: a priced tool of the upstream MCP mock, a session (agent) and wallet per lane. */
+async function paidFamily(stack: BenchStack, tenant: Tenant) {
   const server = await stack.request('POST', '/v1/mcp-servers', {
     key: tenant.key,
     body: {
@@ -168,7 +206,7 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
     sessionUrls.push(`${stack.url}/v1/sessions/${session.body.id}/tool-calls`);
   }
   const callerHeaders = { Authorization: `Bearer ${caller.key}`, 'Content-Type': 'application/json' };
-  const paidBodies = (prefix: string, count: number) =>
+  const bodies = (prefix: string, count: number) =>
     Array.from({ length: count }, (_, i) =>
       JSON.stringify({
         tool: 'bench-engine.quote',
@@ -179,45 +217,29 @@ async function familyFigures(stack: BenchStack, tenant: Tenant, headers: Record<
         },
       }),
     );
-  const paidCalls = (label: string, prefix: string, count: number, concurrency: number) =>
+  const run = (label: string, prefix: string, count: number, concurrency: number) =>
     tripped(stack, () =>
       spawnRotating({
         label,
         url: sessionUrls,
         method: 'POST',
         headers: callerHeaders,
-        bodies: paidBodies(prefix, count),
+        bodies: bodies(prefix, count),
         total: count,
         concurrency,
       }),
     );
-  await paidCalls('warmup', 'paid-warm', 50, CONCURRENCY);
-  const paidLone = await paidCalls('paid tool call, alone', 'paid-lone', LONE, 1);
-  const paidLoad = await paidCalls(`paid tool call, c=${CONCURRENCY}`, 'paid-load', TOTAL, CONCURRENCY);
-
+  await run('warmup', 'paid-warm', 50, CONCURRENCY);
   return {
-    floorWorker,
-    floorRunning,
-    native,
-    floorLone,
-    floorEager,
-    shapeLoad,
-    executeLone,
-    executeLoad,
-    paidLone,
-    paidLoad,
-    caller,
+    lone: () => run('paid tool call, alone', 'paid-lone', LONE, 1),
+    load: (round: number) =>
+      run(`paid tool call, c=${CONCURRENCY}, round ${round}`, `paid-load${round}`, TOTAL, CONCURRENCY),
+    workflowId: (round: number) => workflowIds.toolCharge(caller.orgId, `paid-load${round}-0`),
   };
 }
 
-async function main(): Promise<void> {
-  const stack = await startBenchStack({ poolSize: 40 });
-  const tenant = await stack.createTenant();
-  const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
-
-  const families = ALL ? await familyFigures(stack, tenant, headers) : undefined;
-
-  // Consumer Pix spends: one consumer per lane, since one mandate's spends serialize on its lock.
+/** Consumer Pix spends: one consumer per lane, since one mandate's spends serialize on its lock. */
+async function spendFamily(stack: BenchStack, tenant: Tenant, headers: Record<string, string>) {
   const consumers = await Promise.all(
     Array.from({ length: CONCURRENCY }, () =>
       readyConsumer(stack, tenant, {
@@ -226,36 +248,55 @@ async function main(): Promise<void> {
       }),
     ),
   );
-  const spendUrl = `${stack.url}/v1/consumer-payments/execute`;
-  const spendBodies = (count: number) =>
+  const url = `${stack.url}/v1/consumer-payments/execute`;
+  const bodies = (count: number) =>
     Array.from({ length: count }, (_, i) =>
       JSON.stringify(pixSpend(consumers[i % CONCURRENCY], { amount_minor: 1_050 })),
     );
-  const spends = (label: string, bodies: string[], concurrency: number) =>
+  const run = (label: string, sent: string[], concurrency: number) =>
     tripped(stack, () =>
-      spawnRotating({
-        label,
-        url: spendUrl,
-        method: 'POST',
-        headers,
-        bodies,
-        total: bodies.length,
-        concurrency,
-      }),
+      spawnRotating({ label, url, method: 'POST', headers, bodies: sent, total: sent.length, concurrency }),
     );
-  await spends('warmup', spendBodies(50), CONCURRENCY);
-  const loneBodies = spendBodies(LONE);
-  const spendLone = await spends('consumer Pix spend, alone', loneBodies, 1);
-  const loadBodies = spendBodies(TOTAL);
-  const spendLoad = await spends(`consumer Pix spend, c=${CONCURRENCY}`, loadBodies, CONCURRENCY);
+  await run('warmup', bodies(50), CONCURRENCY);
+  // Every spend made, by round (the first at 0), so the replays can present them again.
+  const loneBodies = bodies(LONE);
+  const loadBodies: string[][] = [];
+  return {
+    url,
+    loneBodies,
+    loadBodies,
+    lone: () => run('consumer Pix spend, alone', loneBodies, 1),
+    load: (round: number) => {
+      loadBodies[round - 1] = bodies(TOTAL);
+      return run(`consumer Pix spend, c=${CONCURRENCY}, round ${round}`, loadBodies[round - 1], CONCURRENCY);
+    },
+    workflowId: (round: number) =>
+      workflowIds.consumerSpend(
+        tenant.orgId,
+        (JSON.parse(loadBodies[round - 1][0]) as { attempt_id: string }).attempt_id,
+      ),
+  };
+}
 
-  // Replays for one caller: each settled spend once (cold), then one settled spend over and over (warm).
+/**
+ * Replays for one caller: each settled spend once (cold), then one settled spend over and over (warm), beside
+ * a bare node:http server and a bare Koa handler answering the same body, and the Koa handler reading the
+ * settled row once.
+ */
+async function replayFigures(
+  stack: BenchStack,
+  tenant: Tenant,
+  headers: Record<string, string>,
+  spends: Awaited<ReturnType<typeof spendFamily>>,
+) {
+  const { url, loneBodies } = spends;
+  const loadBodies = spends.loadBodies[0];
   // Like the bare handlers' rows, the cold one starts warm, on other data: the lone spends, each replayed
   // once, warm the load generator and the replay's code before the load's spends are replayed once each.
   const cold = await tripped(stack, () =>
     spawnRotating({
       label: 'replay, each settled spend once (cold), alone',
-      url: spendUrl,
+      url,
       method: 'POST',
       headers,
       bodies: [...loneBodies, ...loadBodies],
@@ -267,7 +308,7 @@ async function main(): Promise<void> {
   const warm = await costed(stack, () =>
     spawnRotating({
       label: 'replay of one settled spend (warm), alone',
-      url: spendUrl,
+      url,
       method: 'POST',
       headers,
       bodies: [loneBodies[0]],
@@ -276,28 +317,34 @@ async function main(): Promise<void> {
       warmup: 100,
     }),
   );
-  const replayed = await fetch(spendUrl, { method: 'POST', headers, body: loneBodies[0] });
+  const replayed = await fetch(url, { method: 'POST', headers, body: loneBodies[0] });
   if (replayed.headers.get('idempotent-replayed') !== 'true') throw new Error('the replay was not a replay');
   const fixed = Buffer.from(await replayed.text());
+  const alone = (label: string, server: http.Server, total: number) =>
+    costed(stack, () =>
+      spawnRotating({
+        label,
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        method: 'POST',
+        headers,
+        bodies: [loneBodies[0]],
+        total,
+        concurrency: 1,
+        warmup: 100,
+      }),
+    );
+  const listening = async (server: http.Server) => {
+    if (!server.listening) await new Promise<void>((resolve) => server.once('listening', resolve));
+    return server;
+  };
   const bare = http.createServer((req, res) => {
     req.resume();
     req.on('end', () =>
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': fixed.length }).end(fixed),
     );
   });
-  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
-  const bareLone = await costed(stack, () =>
-    spawnRotating({
-      label: 'bare node:http, same body, alone',
-      url: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/`,
-      method: 'POST',
-      headers,
-      bodies: [loneBodies[0]],
-      total: REPLAYS,
-      concurrency: 1,
-      warmup: 100,
-    }),
-  );
+  bare.listen(0, '127.0.0.1');
+  const bareLone = await alone('bare node:http, same body, alone', await listening(bare), REPLAYS);
   bare.close();
   // A bare Koa handler answering the same body, listening as the gateway does (keep-alive kept 65 s).
   const koa = new Koa();
@@ -307,19 +354,7 @@ async function main(): Promise<void> {
   });
   const koaServer = koa.listen(0, '127.0.0.1');
   koaServer.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => koaServer.once('listening', resolve));
-  const koaLone = await costed(stack, () =>
-    spawnRotating({
-      label: 'bare Koa handler, same body, alone',
-      url: `http://127.0.0.1:${(koaServer.address() as AddressInfo).port}/`,
-      method: 'POST',
-      headers,
-      bodies: [loneBodies[0]],
-      total: REPLAYS,
-      concurrency: 1,
-      warmup: 100,
-    }),
-  );
+  const koaLone = await alone('bare Koa handler, same body, alone', await listening(koaServer), REPLAYS);
   koaServer.closeAllConnections();
   koaServer.close();
   // The least a cold replay can do: the same Koa handler reading the settled row once, by key, through the
@@ -335,72 +370,95 @@ async function main(): Promise<void> {
   });
   const readingServer = reading.listen(0, '127.0.0.1');
   readingServer.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => readingServer.once('listening', resolve));
-  const koaRead = await costed(stack, () =>
-    spawnRotating({
-      label: 'bare Koa handler reading the row once',
-      url: `http://127.0.0.1:${(readingServer.address() as AddressInfo).port}/`,
-      method: 'POST',
-      headers,
-      bodies: [loneBodies[0]],
-      total: loadBodies.length,
-      concurrency: 1,
-      warmup: 100,
-    }),
+  const koaRead = await alone(
+    'bare Koa handler reading the row once',
+    await listening(readingServer),
+    loadBodies.length,
   );
   readingServer.closeAllConnections();
   readingServer.close();
+  return { cold, warm, bareLone, koaLone, koaRead };
+}
+
+async function main(): Promise<void> {
+  const stack = await startBenchStack({ poolSize: 40 });
+  const tenant = await stack.createTenant();
+  const headers = { Authorization: `Bearer ${tenant.key}`, 'Content-Type': 'application/json' };
+
+  const floor = ALL ? await startFloor(stack) : undefined;
+  const wallet = ALL ? await walletFamily(stack, tenant, headers) : undefined;
+  const paid = ALL ? await paidFamily(stack, tenant) : undefined;
+  const spend = await spendFamily(stack, tenant, headers);
+
+  // Alone: each once. At concurrency 16: interleaved rounds, each family's figures against the floor's of
+  // the same round, so a drift in the machine's load weighs on both alike.
+  const floorLone = await floor?.lone();
+  const executeLone = await wallet?.lone();
+  const paidLone = await paid?.lone();
+  const spendLone = await spend.lone();
+  const rounds = [];
+  for (let round = 1; round <= (ALL ? ROUNDS : 1); round++)
+    rounds.push({
+      floor: await floor?.eager(round),
+      shape: await floor?.shape(round),
+      'wallet execute': await wallet?.load(round),
+      'paid tool call': await paid?.load(round),
+      'consumer Pix spend': await spend.load(round),
+    });
+  const replays = await replayFigures(stack, tenant, headers, spend);
 
   console.log(machineLine());
   console.log(
-    `attempt engine: ${LONE} alone and ${TOTAL} at c=${CONCURRENCY} per family, one stack, one run${ALL ? '' : ' (replays only)'}`,
+    `attempt engine: ${LONE} alone and ${TOTAL} at c=${CONCURRENCY} per family in each of ${ALL ? ROUNDS : 1} interleaved rounds, one stack, one run${ALL ? '' : ' (replays only)'}`,
   );
-  const f = families;
-  for (const r of [
-    ...(f
-      ? [f.floorLone, f.floorEager, f.shapeLoad, f.executeLone, f.executeLoad, f.paidLone, f.paidLoad]
-      : []),
-    spendLone,
-    spendLoad,
-    bareLone,
-    koaLone,
-    koaRead,
-    cold,
-    warm,
-  ])
-    console.log(line(r));
-  console.log("targets (issue 27), against the same run's floor:");
-  if (f) {
-    const activations = {
-      'wallet execute': await activationsOf(stack, workflowIds.spend(tenant.orgId, 'load-0')),
-      'paid tool call': await activationsOf(stack, workflowIds.toolCharge(f.caller.orgId, 'paid-load-0')),
-      'consumer Pix spend': await activationsOf(
-        stack,
-        workflowIds.consumerSpend(
-          tenant.orgId,
-          (JSON.parse(loadBodies[0]) as { attempt_id: string }).attempt_id,
-        ),
-      ),
-    };
-    const { floorLone, floorEager, shapeLoad } = f;
-    console.log(
-      `- the attempt's shape with no work in it (Update-with-Start, one local activity, the update answered): process CPU ${shapeLoad.processMs.toFixed(1)} ms = ${(shapeLoad.processMs / floorEager.processMs).toFixed(2)}x the empty workflow's, ${shapeLoad.rps.toFixed(1)}/s = ${(shapeLoad.rps / floorEager.rps).toFixed(2)} of the eager floor`,
+  const rows: Costed[] = [floorLone, executeLone, paidLone, spendLone].filter((r) => r !== undefined);
+  for (const round of rounds)
+    rows.push(
+      ...[
+        round.floor,
+        round.shape,
+        round['wallet execute'],
+        round['paid tool call'],
+        round['consumer Pix spend'],
+      ].filter((r) => r !== undefined),
     );
-    for (const [family, lone, load] of [
-      ['wallet execute', f.executeLone, f.executeLoad],
-      ['paid tool call', f.paidLone, f.paidLoad],
-      ['consumer Pix spend', spendLone, spendLoad],
-    ] as const) {
-      const cpu = load.processMs / floorEager.processMs;
-      const ratio = load.rps / floorEager.rps;
+  const { cold, warm, bareLone, koaLone, koaRead } = replays;
+  for (const r of [...rows, bareLone, koaLone, koaRead, cold, warm]) console.log(line(r));
+  console.log(
+    "targets (issue 27), each ratio the median over the rounds of a family's figure to its round's floor:",
+  );
+  if (floor && wallet && paid && floorLone) {
+    const floors = rounds.map((r) => r.floor!);
+    const shapes = rounds.map((r) => r.shape!);
+    console.log(
+      `- the attempt's shape with no work in it (Update-with-Start, one local activity, the update answered): process CPU ${spread(
+        shapes.map((s, i) => s.processMs / floors[i].processMs),
+        2,
+        'x',
+      )} the empty workflow's, throughput ${spread(shapes.map((s, i) => s.rps / floors[i].rps))} of the eager floor's`,
+    );
+    const families = [
+      ['wallet execute', executeLone!, wallet.workflowId(1)],
+      ['paid tool call', paidLone!, paid.workflowId(1)],
+      ['consumer Pix spend', spendLone, spend.workflowId(1)],
+    ] as const;
+    for (const [family, lone, workflowId] of families) {
+      const loads = rounds.map((r) => r[family]!);
+      const cpu = loads.map((l, i) => l.processMs / floors[i].processMs);
+      const rate = loads.map((l, i) => l.rps / floors[i].rps);
+      const machine = (r: Costed) => r.processMs + r.serverMs + r.postgresMs;
       console.log(
-        `- ${family}: ${activations[family]}; ${load.trips.toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
+        `- ${family}: ${await activationsOf(stack, workflowId)}; ${median(loads.map((l) => l.trips)).toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
       );
       console.log(
-        `- ${family}: process CPU per attempt ${load.processMs.toFixed(1)} ms = ${cpu.toFixed(2)}x the empty workflow's ${floorEager.processMs.toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(cpu <= 2)}); ${(load.processMs - shapeLoad.processMs).toFixed(1)} ms above the empty attempt shape's`,
+        `- ${family}: process CPU per attempt ${spread(
+          loads.map((l) => l.processMs),
+          1,
+          ' ms',
+        )} = ${spread(cpu, 2, 'x')} the empty workflow's ${median(floors.map((f) => f.processMs)).toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(median(cpu) <= 2)}); ${median(loads.map((l, i) => l.processMs - shapes[i].processMs)).toFixed(1)} ms above the empty attempt shape's`,
       );
       console.log(
-        `- ${family}: ${load.rps.toFixed(1)}/s at c=${CONCURRENCY} = ${ratio.toFixed(2)} of the eager floor's ${floorEager.rps.toFixed(1)}/s (>= 0.5: ${verdict(ratio >= 0.5)}); machine CPU per attempt ${(load.processMs + load.serverMs + load.postgresMs).toFixed(1)} ms against ${(floorEager.processMs + floorEager.serverMs + floorEager.postgresMs).toFixed(1)} ms per empty workflow`,
+        `- ${family}: ${median(loads.map((l) => l.rps)).toFixed(1)}/s at c=${CONCURRENCY} = ${spread(rate)} of the eager floor's ${median(floors.map((f) => f.rps)).toFixed(1)}/s (>= 0.5: ${verdict(median(rate) >= 0.5)}); machine CPU per attempt ${median(loads.map(machine)).toFixed(1)} ms against ${median(floors.map(machine)).toFixed(1)} ms per empty workflow`,
       );
       console.log(
         `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 15 (${verdict(lone.p50 <= floorLone.p50 + 15)})`,
@@ -411,11 +469,7 @@ async function main(): Promise<void> {
     `- replay for one caller: warm p99 ${warm.p99.toFixed(2)} ms (<= 1.5x the bare Koa handler's ${koaLone.p99.toFixed(2)} ms: ${verdict(warm.p99 <= 1.5 * koaLone.p99)}), cold p99 ${cold.p99.toFixed(2)} ms (<= 3x: ${verdict(cold.p99 <= 3 * koaLone.p99)}; the bare Koa handler reading the row once: p99 ${koaRead.p99.toFixed(2)} ms = ${(koaRead.p99 / koaLone.p99).toFixed(1)}x); bare node:http p50 ${bareLone.p50.toFixed(2)} ms, p99 ${bareLone.p99.toFixed(2)} ms`,
   );
 
-  if (f) {
-    f.floorWorker.shutdown();
-    await f.floorRunning;
-    await f.native.close();
-  }
+  await floor?.stop();
   await stack.stop();
 }
 
