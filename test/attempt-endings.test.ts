@@ -3,6 +3,7 @@
 // claimant's answer is still its fresh one, byte for byte the stored first answer.
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { HEARD_WAITS_AT_MOST } from '../api/attempt-endings';
 import { ATTEMPT_ENDED_CHANNEL, endedPayload } from '../domain/attempts/store';
 import { startGateway, type Gateway, type Tenant } from './support/harness';
 import { fund, newWallet } from './support/money';
@@ -18,14 +19,20 @@ afterAll(async () => {
 });
 
 const endings = () => gw.deps.attemptEndings!;
+/** A wait that is heard (fewer than HEARD_WAITS_AT_MOST are listening). */
+const heardWait = (orgId: string, attemptId: string) => {
+  const wait = endings().ended(orgId, attemptId);
+  if (!wait) throw new Error('the wait is not heard');
+  return wait;
+};
 const announce = (orgId: string, attemptId: string) =>
   gw.db.query(sql.unsafe`SELECT pg_notify(${ATTEMPT_ENDED_CHANNEL}, ${endedPayload(orgId, attemptId)})`);
 
 describe('an attempt heard ending', () => {
   it('wakes every wait on that attempt, and a cancelled wait is forgotten', async () => {
-    const first = endings().ended('org_a', 'att-1');
-    const second = endings().ended('org_a', 'att-1');
-    const cancelled = endings().ended('org_a', 'att-2');
+    const first = heardWait('org_a', 'att-1');
+    const second = heardWait('org_a', 'att-1');
+    const cancelled = heardWait('org_a', 'att-2');
     cancelled.cancel();
     const woken: string[] = [];
     void first.heard.then(() => woken.push('first'));
@@ -36,9 +43,26 @@ describe('an attempt heard ending', () => {
     expect(woken.sort()).toEqual(['first', 'second']);
     // Announced again with nobody waiting: nothing is kept for it.
     await announce('org_a', 'att-2');
-    const later = endings().ended('org_a', 'att-2');
+    const later = heardWait('org_a', 'att-2');
     await announce('org_a', 'att-2');
     await later.heard;
+  });
+
+  it('hears only a few waits at once: one more is left to the update until one of them is heard or cancelled', async () => {
+    const waits = Array.from({ length: HEARD_WAITS_AT_MOST }, (_, i) => heardWait('org_c', `att-${i}`));
+    expect(endings().ended('org_c', 'att-beyond')).toBeUndefined();
+    await announce('org_c', 'att-0');
+    await waits[0].heard;
+    const next = heardWait('org_c', 'att-next');
+    expect(endings().ended('org_c', 'att-beyond')).toBeUndefined();
+    // A cancelled wait frees its place; cancelling it again, or one already heard, frees nothing more.
+    waits[1].cancel();
+    waits[1].cancel();
+    waits[0].cancel();
+    const last = heardWait('org_c', 'att-last');
+    expect(endings().ended('org_c', 'att-beyond')).toBeUndefined();
+    for (const wait of [...waits.slice(2), next, last]) wait.cancel();
+    heardWait('org_c', 'att-free').cancel();
   });
 
   it("is announced by a wallet execute's stored outcome, and the claimant's answer is the stored bytes, fresh", async () => {
@@ -54,7 +78,7 @@ describe('an attempt heard ending', () => {
       attempt_id: attemptId,
     };
     const execute = () => gw.request('POST', `/v1/wallets/${wallet}/execute`, { key: t.key, body });
-    const waiting = endings().ended(t.orgId, attemptId);
+    const waiting = heardWait(t.orgId, attemptId);
     const r = await execute();
     await waiting.heard;
     expect([r.status, r.headers.get('idempotent-replayed'), r.headers.get('content-type')]).toEqual([
