@@ -325,6 +325,40 @@ describe('text PostgreSQL cannot store', () => {
     expect(result.body.display_name).toBe('Ops \ud83d\ude00');
   });
 
+  it('refuses NUL in a key or string at any depth of a free-form value with 400 and changes nothing', async () => {
+    const consumer = await gw.request('POST', '/v1/consumers', {
+      key: tenant.key,
+      body: { display_name: 'Nul check', metadata: { kept: 'yes' } },
+    });
+    expect(consumer.status).toBe(201);
+    const before = await wallets();
+    for (const metadata of [
+      { deep: { deeper: { ['k\u0000ey']: 1 } } },
+      { list: [{ ok: true }, { ['\u0000']: null }] },
+      { note: { text: 'tail \u0000' } },
+    ]) {
+      const created = await gw.request('POST', '/v1/wallets', {
+        key: tenant.key,
+        body: { display_name: 'Ops', currency: 'BRL', metadata },
+      });
+      const patched = await gw.request('PATCH', `/v1/consumers/${consumer.body.id}`, {
+        key: tenant.key,
+        body: { display_name: 'Renamed', metadata },
+      });
+      for (const result of [created, patched]) {
+        expect([JSON.stringify(metadata), result.status, result.body.error?.code]).toEqual([
+          JSON.stringify(metadata),
+          400,
+          'invalid_body',
+        ]);
+        expect(result.body.error.details.issues[0].message).toMatch(/NUL character/);
+      }
+    }
+    expect(await wallets()).toEqual(before);
+    const after = await gw.request('GET', `/v1/consumers/${consumer.body.id}`, { key: tenant.key });
+    expect([after.body.display_name, after.body.metadata]).toEqual(['Nul check', { kept: 'yes' }]);
+  });
+
   it('refuses NUL in a query string and never turns undecodable percent-escapes into a 500', async () => {
     const nul = await gw.request('GET', '/v1/projects?is_default=%00', { key: tenant.key });
     expect(nul.status).toBe(400);

@@ -385,6 +385,11 @@ export function runSchemathesis(options: FuzzOptions): Promise<FuzzResult> {
     '--generation-deterministic',
     '--seed',
     String(FUZZ_SEED),
+    // No NUL in generated text. The server refuses NUL at any depth; the document says so for every string
+    // and open object's keys a schema confines, but a free-form value's nested keys and strings (metadata)
+    // could only be confined by a recursive schema. test/errors.test.ts covers NUL at every depth.
+    '--generation-allow-x00',
+    'false',
     '--suppress-health-check',
     'all',
     '--workers',
