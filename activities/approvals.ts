@@ -1,8 +1,11 @@
-// Activities of the approval hold and the sweep: thin calls into domain/approvals.
+// Activities of the approval hold and the sweep: thin calls into domain/approvals (and, for a replayed
+// consumer spend's result, the answer its attempt stored).
 import { ApplicationFailure } from '@temporalio/activity';
 import { decideApproval, expireApproval, findApproval, recordExecution } from '../domain/approvals/approvals';
 import { sweepApprovals } from '../domain/approvals/health';
+import type { ReplayOutcome } from '../contracts/approval-kinds';
 import type { ApprovalView } from '../contracts/approval-view';
+import { readAttempt } from '../domain/consumer-payments/attempts';
 import { approvalView } from '../domain/approvals/view';
 import type { ActivityDeps } from './deps';
 
@@ -16,6 +19,12 @@ export function approvalActivities(deps: ActivityDeps) {
     const row = await findApproval(deps.db, orgId, approvalId);
     if (!row) throw ApplicationFailure.nonRetryable('Approval not found', 'not_found');
     return approvalView(row);
+  };
+  // The answer a consumer spend stored (its first, as its claimant got it), recorded as its approval's result.
+  const storedSpendAnswer = async (orgId: string, attemptId: string): Promise<Record<string, unknown>> => {
+    const row = await readAttempt(deps.db, orgId, attemptId);
+    if (!row?.response_body) throw new Error(`The attempt ${attemptId} has no stored answer yet`);
+    return row.response_body;
   };
   return {
     readApprovalActivity: read,
@@ -33,12 +42,12 @@ export function approvalActivities(deps: ActivityDeps) {
     async expireApprovalActivity(input: Ref): Promise<ApprovalView> {
       return approvalView(await expireApproval(deps.db, input.orgId, input.approvalId));
     },
-    async recordExecutionActivity(
-      input: Ref & { ok: boolean; result: Record<string, unknown> },
-    ): Promise<ApprovalView> {
-      return approvalView(
-        await recordExecution(deps.db, input.orgId, input.approvalId, input.ok, input.result),
-      );
+    async recordExecutionActivity(input: Ref & ReplayOutcome): Promise<ApprovalView> {
+      const result =
+        'storedAnswerOf' in input
+          ? await storedSpendAnswer(input.orgId, input.storedAnswerOf.attemptId)
+          : input.result;
+      return approvalView(await recordExecution(deps.db, input.orgId, input.approvalId, input.ok, result));
     },
     async sweepApprovalsActivity(): Promise<{ expired: number; swept_at: string }> {
       return sweepApprovals(deps.db);

@@ -273,12 +273,12 @@ export async function startSpend(deps: AppDeps, req: SpendRequest): Promise<Spen
         : joinLegacyConsumerSpend(deps.temporal, row.workflow_id);
   } else if (!claim.created && row.workflow_id !== req.workflowId) {
     // An approved attempt runs under its approval's replay workflow: join that one, never start this one.
-    answer = spendAnswer(req, joinAttempt(deps.temporal, row.workflow_id));
+    answer = spendAnswer(deps, req, joinAttempt(deps.temporal, row.workflow_id));
   } else {
     // Started, or joined by a racing duplicate (or presented again while uncertain: the engine asks the
     // provider before it answers). Its claim can lose to one whose workflow is not started yet, so it starts
     // too; the id conflict policy joins whichever start came first (both carry the same payment).
-    answer = spendAnswer(req, runAttempt(deps.temporal, { family: 'consumer_spend', input: req }));
+    answer = spendAnswer(deps, req, runAttempt(deps.temporal, { family: 'consumer_spend', input: req }));
   }
   answer.catch(() => undefined); // an abandoned wait must not become an unhandled rejection
   return {
@@ -300,11 +300,22 @@ function idConflict(req: SpendRequest): ApiError {
   );
 }
 
-/** The engine's answer as the consumer spend's: the one its steps stored (psp_dispatch_uncertain while unknown). */
-async function spendAnswer(req: SpendRequest, answer: Promise<AttemptAnswer>): Promise<SpendAnswer> {
-  const stored = familyAnswer(await answer);
-  if (!stored) throw attemptInProgress(req.attemptId, IN_PROGRESS);
-  return stored;
+/**
+ * The engine's answer as the consumer spend's: the one its steps stored (psp_dispatch_uncertain while
+ * unknown), read from the attempt's row, since the engine hands on only which answer was stored.
+ */
+async function spendAnswer(
+  deps: AppDeps,
+  req: SpendRequest,
+  answer: Promise<AttemptAnswer>,
+): Promise<SpendAnswer> {
+  const given = familyAnswer(await answer);
+  if (!given) throw attemptInProgress(req.attemptId, IN_PROGRESS);
+  // An attempt started before answers were handed on by reference carries its answer whole.
+  if (!('stored' in given)) return given;
+  const row = await readAttempt(deps.db, req.orgId, req.attemptId);
+  if (!row?.response_body || row.status === 'processing') throw attemptInProgress(req.attemptId, IN_PROGRESS);
+  return answerOf(row);
 }
 
 /** The audit so far of a running attempt, for the execute stream. */

@@ -5,6 +5,13 @@ import type { SpendRequest } from './consumer-spend';
 import type { SpendInput } from './spend';
 import type { ToolChargeInput } from './tool-charge';
 
+/**
+ * How an approved call's replay went, as its approval records it: the result itself, or, for an attempt
+ * that stored its own answer (a consumer spend), which attempt's stored answer is the result.
+ */
+export type ReplayOutcome =
+  { ok: boolean; result: Record<string, unknown> } | { ok: boolean; storedAnswerOf: { attemptId: string } };
+
 /** An attempt's input as its approval stores it: without the approval its replay adds. */
 export type Held<T> = Omit<T, 'approvalId'>;
 

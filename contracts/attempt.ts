@@ -105,8 +105,17 @@ export interface ConsumerSpendCarry {
   sourceAccount: string | null;
 }
 
-/** An answer a family worded and stored itself (storesOwnAnswers): the engine hands it on as it is. */
-export type FamilyAnswer = SpendAnswer;
+/**
+ * Which answer a family that words its own (storesOwnAnswers) stored, in the transaction that reached it:
+ * the engine hands on this much, and whoever answers reads the stored answer (its HTTP status and body)
+ * from the attempt's row, so no HTTP answer crosses the workflow.
+ */
+export interface StoredAnswer {
+  stored: SpendAnswer['status'];
+}
+
+/** What a family that words its own answers hands the engine; histories recorded before StoredAnswer carry the whole answer. */
+export type FamilyAnswer = StoredAnswer | SpendAnswer;
 
 export interface AttemptFailure {
   code: string;

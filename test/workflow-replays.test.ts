@@ -283,8 +283,8 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
   });
 
   describe('moneyAttempt: consumer spend', () => {
-    // The engine's result carries the answer the family stored; the HTTP reply is checked where the
-    // spend is not refused before dispatch (those close before the runner's update can land).
+    // The engine's result says which answer the family stored, and carries no HTTP status or body: the
+    // caller's reply is read from the attempt's row.
     const execute = (body: unknown) =>
       gw.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
     const finished = (attempt: string, label: string) =>
@@ -296,11 +296,8 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       const reply = await execute(body);
       expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
       const { history, result } = await finished(body.attempt_id, 'attempt-consumer-pix-completed');
-      expect(result).toMatchObject({
-        family: 'consumer_spend',
-        status: 'completed',
-        answer: { httpStatus: 200, status: 'completed' },
-      });
+      expect(result).toMatchObject({ family: 'consumer_spend', status: 'completed' });
+      expect(result.answer).toEqual({ stored: 'completed' });
       expect(scheduledActivities(history)).toEqual([]);
       expect(localActivities(history)).toEqual(['decideAttempt']);
     });
@@ -312,13 +309,9 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
       });
       const body = tedSpend(c, { amount_minor: 5_000 });
       const reply = await execute(body);
-      expect([reply.status, reply.body.status]).toEqual([200, 'completed']);
+      expect([reply.status, reply.body.status, reply.body.payment.rail]).toEqual([200, 'completed', 'ted']);
       const { result } = await finished(body.attempt_id, 'attempt-consumer-ted-completed');
-      expect(result.answer).toMatchObject({
-        httpStatus: 200,
-        status: 'completed',
-        body: { payment: { rail: 'ted' } },
-      });
+      expect(result.answer).toEqual({ stored: 'completed' });
     });
 
     it('replays a Pix spend the PSP refused, whose hold was released', async () => {
@@ -328,10 +321,11 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         outcome: 'refuse',
         reason: 'AM04',
       });
-      await execute(body);
+      const reply = await execute(body);
+      expect([reply.status, reply.body.error.code]).toEqual([422, 'psp_refused']);
       const { history, result } = await finished(body.attempt_id, 'attempt-consumer-psp-refused');
       expect(result.status).toBe('failed');
-      expect(result.answer).toMatchObject({ httpStatus: 422, body: { error: { code: 'psp_refused' } } });
+      expect(result.answer).toEqual({ stored: 'failed' });
       expect(scheduledActivities(history)).toEqual([]);
       expect(localActivities(history)).toEqual(['decideAttempt']);
     });
@@ -339,12 +333,10 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
     it('replays a spend refused before dispatch for insufficient funds', async () => {
       const c = await readyConsumer(gw, tenant, { fundMinor: 1_000 });
       const body = pixSpend(c, { amount_minor: 2_000 });
-      await execute(body);
+      const reply = await execute(body);
+      expect([reply.status, reply.body.error.code]).toEqual([422, 'insufficient_funds']);
       const { history, result } = await finished(body.attempt_id, 'attempt-consumer-insufficient-funds');
-      expect(result.answer).toMatchObject({
-        httpStatus: 422,
-        body: { error: { code: 'insufficient_funds' } },
-      });
+      expect(result.answer).toEqual({ stored: 'refused' });
       expect(scheduledActivities(history)).toEqual([]);
       expect(localActivities(history)).toEqual(['decideAttempt']);
     });
@@ -352,16 +344,11 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
     it('replays a held consumer spend, its approval, and the spend the approval replayed once', async () => {
       const c = await readyConsumer(gw, tenant, { fundMinor: 50_000 });
       const body = pixSpend(c, { amount_minor: 12_000 });
-      await execute(body);
+      const reply = await execute(body);
+      expect([reply.status, reply.body.error.code]).toEqual([403, 'approval_required']);
       const held = await finished(body.attempt_id, 'attempt-consumer-held');
-      expect(held.result).toMatchObject({
-        status: 'requires_approval',
-        answer: {
-          httpStatus: 403,
-          status: 'requires_approval',
-          body: { error: { code: 'approval_required' } },
-        },
-      });
+      expect(held.result).toMatchObject({ status: 'requires_approval' });
+      expect(held.result.answer).toEqual({ stored: 'requires_approval' });
       const approvalId = held.result.approval!.id;
       expect((await decide(gw, tenant, approvalId, 'approve')).status).toBe(200);
       await replayFinished(
@@ -374,10 +361,14 @@ describe.each(TEMPORAL_SERVERS)('money workflow histories on the %s server', (se
         workflowIds.consumerSpendReplay(tenant.orgId, body.attempt_id, approvalId),
         name('attempt-consumer-approved-replay'),
       );
-      expect(replayed.result).toMatchObject({ status: 'completed', answer: { httpStatus: 200 } });
+      expect(replayed.result).toMatchObject({ status: 'completed', answer: { stored: 'completed' } });
       expect(scheduledActivities(replayed.history)).toEqual([]);
       expect(localActivities(replayed.history)).toEqual(['decideAttempt']);
-      expect((await execute(body)).body).toMatchObject({ status: 'completed', idempotent_replay: true });
+      const again = await execute(body);
+      expect(again.body).toMatchObject({ status: 'completed', idempotent_replay: true });
+      // The approval records the answer the replayed spend stored: its claimant's, not flagged a replay.
+      const approval = await gw.request('GET', `/v1/approvals/${approvalId}`, { key: tenant.key });
+      expect(approval.body.execution_result).toEqual({ ...again.body, idempotent_replay: false });
     });
   });
 });

@@ -11,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ApprovalKind } from '../contracts/approval-kinds';
+import type { ApprovalKind, ReplayOutcome as Outcome } from '../contracts/approval-kinds';
 import type { ApprovalView } from '../contracts/approval-view';
 import { searchAttributes } from '../contracts/search-attributes';
 import { approvalStateQuery, decideUpdate, type DecideInput } from '../contracts/approval-messages';
@@ -35,8 +35,6 @@ const acts = proxyActivities<Activities>({
  * started this workflow with its kind's payload, so the payload is trusted to be that kind's here.
  */
 export type ApprovalHoldInput = HeldCall & { expiresAt: string };
-
-type Outcome = { ok: boolean; result: Record<string, unknown> };
 
 type State = 'pending' | 'deciding' | 'expiring' | ApprovalView['status'];
 
@@ -91,8 +89,7 @@ export async function approvalHold(input: ApprovalHoldInput): Promise<ApprovalVi
     latest = await acts.recordExecutionActivity({
       orgId: input.orgId,
       approvalId: input.approvalId,
-      ok: outcome.ok,
-      result: outcome.result,
+      ...outcome,
     });
     state = latest.status;
   }

@@ -1,7 +1,7 @@
 // What an approved call replays, by approval kind. An approval stores a kind and a payload; the approval-hold
 // workflow looks the kind up here and runs the replay as a child workflow with a deterministic id, so it runs
 // exactly once. Another area holds its calls by adding an entry with its own workflow.
-import type { ApprovalKind, ApprovalPayloads } from '../contracts/approval-kinds';
+import type { ApprovalKind, ApprovalPayloads, ReplayOutcome as Outcome } from '../contracts/approval-kinds';
 import { CONSUMER_SPEND_KIND, type SpendAnswer } from '../contracts/consumer-spend';
 import { ATTEMPT_WORKFLOW, FAMILY_TRAITS, type AttemptInput, type AttemptResult } from '../contracts/attempt';
 import { attemptReply } from '../domain/attempts/answers';
@@ -38,7 +38,6 @@ export type HeldCallOf<K extends ApprovalKind> = HeldScope & { kind: K; payload:
 export type HeldCall = { [K in ApprovalKind]: HeldCallOf<K> }[ApprovalKind];
 
 type AttemptAttributes = { attemptId?: string; amountMinor?: number };
-type Outcome = { ok: boolean; result: Record<string, unknown> };
 
 // Function-typed properties (not methods), so each entry's payload and result types are checked exactly.
 export interface ReplaySpec<K extends ApprovalKind, R> {
@@ -63,10 +62,13 @@ function engineReplay<K extends ApprovalKind>(
     workflowType: ATTEMPT_WORKFLOW,
     workflowId,
     args: (call) => [attemptOf(call)],
-    outcome: (result, call) => ({
-      ok: result.status === 'completed',
-      result: attemptReply(attemptOf(call), result).body,
-    }),
+    outcome: (result, call) => {
+      const ok = result.status === 'completed';
+      // A family that stores its own answers hands on which it stored: the approval records that one.
+      if (result.answer && 'stored' in result.answer)
+        return { ok, storedAnswerOf: { attemptId: attemptOf(call).input.attemptId } };
+      return { ok, result: attemptReply(attemptOf(call), result).body };
+    },
     searchAttributes: (call) => ({
       attemptId: attemptOf(call).input.attemptId,
       amountMinor: Number(amountMinor(call)),

@@ -37,15 +37,21 @@ function familyFields(attempt: AttemptInput, r: AttemptResult): Record<string, u
 }
 
 /**
- * The answer of a family that stores its own (a consumer spend): the result's, or the one it stored while
- * the outcome is uncertain (a consumer spend's psp_dispatch_uncertain); null when it has none yet.
+ * The answer of a family that stores its own (a consumer spend): which one it stored, for the result or
+ * while the outcome is uncertain (a consumer spend's psp_dispatch_uncertain), read from the attempt's row
+ * by whoever answers; null when it has none yet.
  */
 export function familyAnswer(answer: AttemptAnswer): FamilyAnswer | null {
   return answer.answer ?? null;
 }
 
 export function attemptReply(attempt: AttemptInput, r: AttemptResult): AttemptReply {
-  if (r.answer) return { httpStatus: r.answer.httpStatus, body: r.answer.body };
+  if (r.answer) {
+    // A stored answer is read from the attempt's row (familyAnswer); only histories recorded before carry it whole.
+    if ('stored' in r.answer)
+      throw new TypeError(`The ${r.answer.stored} answer of ${r.attemptId} is stored, not carried`);
+    return { httpStatus: r.answer.httpStatus, body: r.answer.body };
+  }
   const body: Record<string, unknown> = {
     requestId: attempt.input.requestId,
     attempt_id: r.attemptId,

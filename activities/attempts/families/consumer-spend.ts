@@ -2,7 +2,8 @@
 // allowlists, policy and hold of domain/consumer-payments in one transaction; the rail's provider under the
 // attempt's dispatch key, which may accept a Pix payment and settle it later; then the debit with its
 // receipt, or the release. Each answer is worded and stored in the transaction that reaches it (the
-// receipt, the mandate's spend and the ledger entries commit with it), so a replay is the stored bytes.
+// receipt, the mandate's spend and the ledger entries commit with it), so a replay is the stored bytes; the
+// engine is handed only which answer was stored, and whoever answers reads it from the attempt's row.
 //
 // An unknown outcome answers psp_dispatch_uncertain at once; the provider is asked when the caller presents
 // the attempt again (or its settlement notice arrives, or the engine's recheck), and the engine sends again
@@ -14,6 +15,7 @@ import {
   type AttemptStatus,
   type Looked,
   type Sent,
+  type StoredAnswer,
 } from '../../../contracts/attempt';
 import type { SpendAnswer, SpendRefusalInfo, SpendRequest } from '../../../contracts/consumer-spend';
 import { approvalAnswer, refusalAnswer, uncertainAnswer } from '../../../domain/consumer-payments/answers';
@@ -99,6 +101,9 @@ function refusalOf(sent: Extract<Sent, { status: 'refused' }>): SpendRefusalInfo
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
+/** What the engine is handed of an answer stored in the attempt's row. */
+const storedAs = (answer: SpendAnswer): StoredAnswer => ({ stored: answer.status });
+
 export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
   async authorize(deps, req) {
     const { trail, step } = trailFrom(req.preAudit);
@@ -110,7 +115,7 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
         insufficientFunds: false,
         failure: error?.code ? { code: error.code, message: error.message ?? '' } : null,
         steps: trail,
-        answer,
+        answer: storedAs(answer),
       };
     };
     if (req.rail === 'pix') {
@@ -133,7 +138,7 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
       return {
         kind: 'answered',
         status: STATUSES[auth.answer.status as keyof typeof STATUSES],
-        answer: auth.answer,
+        answer: storedAs(auth.answer),
         steps: [],
       };
     for (const s of auth.audit) trail.push(s);
@@ -151,7 +156,7 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
         approvalId: auth.approvalId,
         expiresAt: auth.expiresAt,
         steps: trail,
-        answer: held,
+        answer: storedAs(held),
       };
     }
     return {
@@ -192,7 +197,7 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
       step('dispatch', 'fail', `outcome unknown: ${detail}`);
       const answer = uncertainAnswer(req, trail, detail);
       await recordAnswer(deps.db, req, answer, { consumerId: carry.terms.consumerId, approvalId: null });
-      return { sent: { status: 'uncertain', message: detail }, steps: added(), answer };
+      return { sent: { status: 'uncertain', message: detail }, steps: added(), answer: storedAs(answer) };
     };
     // The caller hears of an unknown outcome at once; the provider is asked when the attempt is presented
     // again, its settlement notice arrives, or the engine's recheck comes.
@@ -231,7 +236,7 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
       output: null,
       split: null,
       steps: trail.slice(audit.length),
-      answer,
+      answer: storedAs(answer),
     };
   },
 
@@ -251,7 +256,7 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
       failure: { code: refusal.code, message: refusal.message },
       output: null,
       steps: stored.slice(audit.length),
-      answer,
+      answer: storedAs(answer),
     };
   },
 
@@ -263,6 +268,6 @@ export const consumerSpend: AttemptFamilySteps<'consumer_spend'> = {
       audit: trail,
     });
     const stored = (answer.body.audit as AuditStep[] | undefined) ?? trail;
-    return { releaseId: null, steps: stored.slice(audit.length), answer };
+    return { releaseId: null, steps: stored.slice(audit.length), answer: storedAs(answer) };
   },
 };
