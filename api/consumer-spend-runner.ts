@@ -35,6 +35,7 @@ import {
   legacyConsumerSpendProgress,
   presentLegacyConsumerSpend,
 } from '../orchestration/legacy-attempts';
+import { parseJson } from '../contracts/json-parse';
 import { workflowIds } from '../contracts/workflow-ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
@@ -313,9 +314,14 @@ async function spendAnswer(
   if (!given) throw attemptInProgress(req.attemptId, IN_PROGRESS);
   // An attempt started before answers were handed on by reference carries its answer whole.
   if (!('stored' in given)) return given;
-  const row = await readAttempt(deps.db, req.orgId, req.attemptId);
-  if (!row?.response_body || row.status === 'processing') throw attemptInProgress(req.attemptId, IN_PROGRESS);
-  return answerOf(row);
+  const row = await readPresented(deps.db, 'consumer', req.orgId, req.attemptId);
+  if (row?.response_text == null || row.status === 'processing')
+    throw attemptInProgress(req.attemptId, IN_PROGRESS);
+  return {
+    httpStatus: row.response_status ?? 200,
+    status: row.status as SpendAnswer['status'],
+    body: parseJson(row.response_text) as Record<string, unknown>,
+  };
 }
 
 /** The audit so far of a running attempt, for the execute stream. */
