@@ -305,7 +305,7 @@ function idConflict(req: SpendRequest): ApiError {
  * The engine's answer as the consumer spend's: the one its steps stored (psp_dispatch_uncertain while
  * unknown), read from the attempt's row, since the engine hands on only which answer was stored.
  */
-async function spendAnswer(
+export async function spendAnswer(
   deps: AppDeps,
   req: SpendRequest,
   answer: Promise<AttemptAnswer>,
