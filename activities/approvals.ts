@@ -5,7 +5,7 @@ import { decideApproval, expireApproval, findApproval, recordExecution } from '.
 import { sweepApprovals } from '../domain/approvals/health';
 import type { ReplayOutcome } from '../contracts/approval-kinds';
 import type { ApprovalView } from '../contracts/approval-view';
-import { readAttempt } from '../domain/consumer-payments/attempts';
+import { readStoredAnswer } from '../domain/consumer-payments/attempts';
 import { approvalView } from '../domain/approvals/view';
 import type { ActivityDeps } from './deps';
 
@@ -22,9 +22,9 @@ export function approvalActivities(deps: ActivityDeps) {
   };
   // The answer a consumer spend stored (its first, as its claimant got it), recorded as its approval's result.
   const storedSpendAnswer = async (orgId: string, attemptId: string): Promise<Record<string, unknown>> => {
-    const row = await readAttempt(deps.db, orgId, attemptId);
-    if (!row?.response_body) throw new Error(`The attempt ${attemptId} has no stored answer yet`);
-    return row.response_body;
+    const stored = await readStoredAnswer(deps.db, orgId, attemptId);
+    if (!stored) throw new Error(`The attempt ${attemptId} has no stored answer yet`);
+    return stored.body;
   };
   return {
     readApprovalActivity: read,

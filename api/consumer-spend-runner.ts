@@ -6,9 +6,11 @@
 // orchestration/legacy-attempts.ts). The life it shares with wallet execute (the bounded wait, the Temporal
 // errors answered from PostgreSQL, the settled replies kept serialized in this process) is attempt-engine.ts.
 import {
+  answerOf,
   claimAttempt,
   oweFreshAnswer,
   readAttempt,
+  readStoredAnswer,
   takeFreshAnswer,
   type AttemptRow,
 } from '../domain/consumer-payments/attempts';
@@ -35,7 +37,6 @@ import {
   legacyConsumerSpendProgress,
   presentLegacyConsumerSpend,
 } from '../orchestration/legacy-attempts';
-import { parseJson } from '../contracts/json-parse';
 import { workflowIds } from '../contracts/workflow-ids';
 import type { AppDeps } from './deps';
 import type { Principal } from './principal';
@@ -72,15 +73,6 @@ export function replayOf(row: AttemptRow): SpendAnswer {
     httpStatus: row.response_status ?? 200,
     status: row.status as SpendAnswer['status'],
     body: { ...row.response_body!, idempotent_replay: true },
-  };
-}
-
-/** The stored answer as first sent: the claimant's own, not a replay. */
-function answerOf(row: AttemptRow): SpendAnswer {
-  return {
-    httpStatus: row.response_status ?? 200,
-    status: row.status as SpendAnswer['status'],
-    body: row.response_body!,
   };
 }
 
@@ -314,14 +306,9 @@ export async function spendAnswer(
   if (!given) throw attemptInProgress(req.attemptId, IN_PROGRESS);
   // An attempt started before answers were handed on by reference carries its answer whole.
   if (!('stored' in given)) return given;
-  const row = await readPresented(deps.db, 'consumer', req.orgId, req.attemptId);
-  if (row?.response_text == null || row.status === 'processing')
-    throw attemptInProgress(req.attemptId, IN_PROGRESS);
-  return {
-    httpStatus: row.response_status ?? 200,
-    status: row.status as SpendAnswer['status'],
-    body: parseJson(row.response_text) as Record<string, unknown>,
-  };
+  const stored = await readStoredAnswer(deps.db, req.orgId, req.attemptId);
+  if (!stored) throw attemptInProgress(req.attemptId, IN_PROGRESS);
+  return stored;
 }
 
 /** The audit so far of a running attempt, for the execute stream. */

@@ -52,15 +52,32 @@ const COLUMNS = sql.fragment`org_id, project_id, attempt_id, caller_attempt, man
 
 const claimRow = rowFields.extend({ created: z.boolean() }).transform(withOriginalBody);
 
+/** The answer a row that stored one holds, as first sent (its claimant's, not a replay). */
+export const answerOf = (row: AttemptRow): SpendAnswer => ({
+  httpStatus: row.response_status ?? 200,
+  status: row.status as SpendAnswer['status'],
+  body: row.response_body!,
+});
+
 /** An answered attempt's stored answer (an uncertain dispatch is not one: it is still being settled), or null. */
 export const storedAnswer = (row: AttemptRow): SpendAnswer | null =>
   row.response_body && row.status !== 'dispatch_uncertain' && row.status !== 'processing'
-    ? {
-        httpStatus: row.response_status ?? 200,
-        status: row.status as SpendAnswer['status'],
-        body: row.response_body,
-      }
+    ? answerOf(row)
     : null;
+
+/**
+ * The answer an attempt stored, read by key: the one its caller gets, an uncertain dispatch's included (what
+ * the caller is told meanwhile); null while it has none.
+ */
+export async function readStoredAnswer(
+  db: CommonQueryMethods,
+  orgId: string,
+  attemptId: string,
+): Promise<SpendAnswer | null> {
+  const row = await readAttempt(db, orgId, attemptId);
+  if (!row?.response_body || row.status === 'processing') return null;
+  return answerOf(row);
+}
 
 /** The claimant's wait ran out before the answer: the one idempotency layer's fresh-answer debt. */
 export const oweFreshAnswer = (db: CommonQueryMethods, orgId: string, attemptId: string): Promise<void> =>

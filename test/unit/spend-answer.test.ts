@@ -28,13 +28,17 @@ function withRow(row: Record<string, unknown> | null) {
   return { deps, reads };
 }
 
+/** The attempt's row as its read answers it: the body read from the bytes first sent. */
 const presented = (status: string, text: string | null, responseStatus: number | null = 200) => ({
+  org_id: 'org_a',
   project_id: 'prj_a',
+  attempt_id: 'att-1',
   fingerprint: 'f'.repeat(64),
   status,
   caller_attempt: true,
   fresh_owed: false,
   response_status: responseStatus,
+  response_body: text === null ? null : (JSON.parse(text) as Record<string, unknown>),
   response_text: text,
 });
 
@@ -58,6 +62,7 @@ it.each([
   };
   const got = await spendAnswer(deps, req, Promise.resolve(answer));
   expect(got).toEqual({ httpStatus, status, body: JSON.parse(text) });
+  // Key for key in the order first sent.
   expect(JSON.stringify(got.body)).toBe(text);
   expect(reads).toHaveLength(1);
 });
@@ -65,7 +70,7 @@ it.each([
 it.each([
   ['no row', null],
   ['a row still processing', presented('processing', null, null)],
-  ['a row with no stored text', presented('completed', null)],
+  ['a row with no stored answer', presented('completed', null)],
 ])('tells the caller to come back when the stored answer cannot be read (%s)', async (_case, row) => {
   const { deps } = withRow(row);
   const answer: AttemptAnswer = {
