@@ -15,7 +15,9 @@ import { startCluster, type RunningCluster } from '../cluster/stack';
 import { ensureDatabase } from '../local/postgres';
 import { loadConfig } from '../runtime/config';
 import type { PaymentsMock } from '../providers/mocks/payments';
-import { gatewayClient, type GatewayClient, type Tenant } from './support/client';
+import type { PixPspMock } from '../providers/mocks/pix-psp';
+import { gatewayClient, type GatewayClient, type HttpResult, type Tenant } from './support/client';
+import { pixSpend, readyConsumer } from './support/consumer-spend';
 import { TEMPLATE_DATABASE } from './support/global-setup';
 
 let cluster: RunningCluster;
@@ -230,5 +232,40 @@ describe('a process that dies', () => {
     });
     expect([executed.status, executed.body.status, executed.body.attempt_id]).toEqual([200, 'completed', id]);
     expect(payments.payments().filter((p) => p.reference === id)).toHaveLength(1);
+  });
+
+  it('answers a consumer Pix spend once and pays it once when every worker is killed with SIGKILL while the PSP holds its answer', async () => {
+    const pix = cluster.mocks.pix_psp as unknown as PixPspMock;
+    const tenant = await shared.createTenant();
+    const consumer = await readyConsumer(shared, tenant, { fundMinor: 10_000 });
+    const body = pixSpend(consumer, { amount_minor: 1_500 });
+    // The PSP pays at once and answers late: the worker that sent it dies before the answer comes.
+    pix.script(body.attempt_id, { outcome: 'late', delayMs: 5_000 });
+    const execute = (client: GatewayClient) =>
+      client.request('POST', '/v1/consumer-payments/execute', { key: tenant.key, body });
+    const first = execute(perApi[0]);
+    await pix.arrived(body.attempt_id);
+    const restarted = cluster.workers.map((worker) => worker.nextStart());
+    for (const worker of cluster.workers) process.kill(worker.pid, 'SIGKILL');
+    await Promise.all(restarted);
+
+    // Told to come back (409 attempt_in_progress) until a new worker has finished it, then answered.
+    const answers: HttpResult[] = [await first];
+    while (answers.at(-1)!.status === 409 && answers.length < 60) {
+      expect(answers.at(-1)!.body.error.code).toBe('attempt_in_progress');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      answers.push(await execute(perApi[1]));
+    }
+    const answered = answers.at(-1)!;
+    expect([answered.status, answered.body.status]).toEqual([200, 'completed']);
+    // One fresh answer (the claimant's, or the first presentation to find it once the claimant was told to
+    // come back); every later presentation is its replay.
+    const replay = await execute(perApi[0]);
+    expect(answers.filter((a) => a.status === 200).map((a) => a.body.idempotent_replay)).toEqual([false]);
+    expect(replay.body).toEqual({ ...answered.body, idempotent_replay: true });
+    // The new worker asked the PSP under the same key: one payment, whatever it sent again.
+    expect(pix.payments().filter((p) => p.reference === body.attempt_id)).toHaveLength(1);
+    const wallet = await shared.request('GET', `/v1/wallets/${consumer.walletId}`, { key: tenant.key });
+    expect(wallet.body.balances[0]).toMatchObject({ balance_minor: '8500', available_minor: '8500' });
   });
 });
