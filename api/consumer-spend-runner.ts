@@ -67,14 +67,14 @@ const MAX_MANDATE_ID = 128;
 
 const IN_PROGRESS = 'This attempt is still running; present the same attempt_id again for its answer';
 
-/** Rule 1: the stored body, verbatim except that it now says it is a replay. */
-export function replayOf(row: AttemptRow): SpendAnswer {
-  return {
-    httpStatus: row.response_status ?? 200,
-    status: row.status as SpendAnswer['status'],
-    body: { ...row.response_body!, idempotent_replay: true },
-  };
-}
+/** Rule 1: the stored answer, verbatim except that it now says it is a replay. */
+const asReplay = (answer: SpendAnswer): SpendAnswer => ({
+  ...answer,
+  body: { ...answer.body, idempotent_replay: true },
+});
+
+/** A row's stored answer as its replay. */
+export const replayOf = (row: AttemptRow): SpendAnswer => asReplay(answerOf(row));
 
 // Answers that never change once stored. requires_approval is reopened by an approval and
 // dispatch_uncertain is resolved through the workflow, so neither is ever served from memory.
@@ -331,10 +331,9 @@ export async function awaitAnswer(
     attemptId,
     inProgressMessage: IN_PROGRESS,
     stored: async () => {
-      const row = await readAttempt(deps.db, orgId, attemptId);
-      if (!row || !row.response_body || row.status === 'processing') return null;
+      const stored = await readStoredAnswer(deps.db, orgId, attemptId);
       // The request that started the attempt gets its own answer; anyone who joined it gets a replay.
-      return run.created ? answerOf(row) : replayOf(row);
+      return stored && (run.created ? stored : asReplay(stored));
     },
   }).catch(async (error: unknown) => {
     // A claimant told to come back leaves its fresh answer owed to the first to find the answer.
