@@ -2,7 +2,8 @@
 // PostgreSQL, the worker and the API in this process, the mocks and the load in child processes), each beside
 // the baseline its target names:
 // - the empty-workflow floor on the same Temporal server, with a worker of its own in this process: alone,
-//   and at concurrency 16 with eager start; beside it, the shape every attempt has with no work in it
+//   and at concurrency 16 started plainly (the issue's baseline of process CPU) and eagerly (its baseline
+//   of throughput, and a stricter one of CPU, printed beside); beside them, the shape every attempt has with no work in it
 //   (Update-with-Start, one local activity, the update answered), so a family's own cost reads apart from
 //   its shape's;
 // - the money families (wallet execute, paid tenant tool call, consumer Pix spend), alone, and at
@@ -41,7 +42,7 @@ const CONCURRENCY = 16;
 const LONE = Number(process.env.BENCH_LONE ?? 100);
 const TOTAL = Number(process.env.BENCH_ATTEMPTS ?? 400);
 const REPLAYS = Number(process.env.BENCH_REPLAYS ?? 1_000);
-// The loads at concurrency 16 run in this many interleaved rounds: floor, shape, then each family.
+// The loads at concurrency 16 run in this many interleaved rounds: the floors, the shape, then each family.
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 // BENCH_ONLY=replay: only the consumer spends (they make the attempts replayed) and the replay rows.
 const ALL = process.env.BENCH_ONLY !== 'replay';
@@ -130,6 +131,14 @@ async function startFloor(stack: BenchStack) {
   return {
     lone: () =>
       costed(stack, () => runLoad('empty workflow, alone', { total: LONE, concurrency: 1 }, empty(false))),
+    plain: (round: number) =>
+      costed(stack, () =>
+        runLoad(
+          `empty workflow, c=${CONCURRENCY}, round ${round}`,
+          { total: TOTAL, concurrency: CONCURRENCY },
+          empty(false),
+        ),
+      ),
     eager: (round: number) =>
       costed(stack, () =>
         runLoad(
@@ -403,6 +412,7 @@ async function main(): Promise<void> {
   const rounds = [];
   for (let round = 1; round <= ROUNDS; round++)
     rounds.push({
+      empty: await floor?.plain(round),
       floor: await floor?.eager(round),
       shape: await floor?.shape(round),
       'wallet execute': await wallet?.load(round),
@@ -422,6 +432,7 @@ async function main(): Promise<void> {
   for (const round of rounds)
     rows.push(
       ...[
+        round.empty,
         round.floor,
         round.shape,
         round['wallet execute'],
@@ -437,13 +448,18 @@ async function main(): Promise<void> {
   );
   if (floor && wallet && paid && floorLone) {
     const floors = rounds.map((r) => r.floor!);
+    const empties = rounds.map((r) => r.empty!);
     const shapes = rounds.map((r) => r.shape!);
     console.log(
       `- the attempt's shape with no work in it (Update-with-Start, one local activity, the update answered): process CPU ${spread(
+        shapes.map((s, i) => s.processMs / empties[i].processMs),
+        2,
+        'x',
+      )} the empty workflow's (${spread(
         shapes.map((s, i) => s.processMs / floors[i].processMs),
         2,
         'x',
-      )} the empty workflow's, throughput ${spread(shapes.map((s, i) => s.rps / floors[i].rps))} of the eager floor's`,
+      )} the eager one's), throughput ${spread(shapes.map((s, i) => s.rps / floors[i].rps))} of the eager floor's`,
     );
     const families = [
       ['wallet execute', executeLone!, wallet.workflowId(1)],
@@ -452,7 +468,8 @@ async function main(): Promise<void> {
     ] as const;
     for (const [family, lone, workflowId] of families) {
       const loads = rounds.map((r) => r[family]!);
-      const cpu = loads.map((l, i) => l.processMs / floors[i].processMs);
+      const cpu = loads.map((l, i) => l.processMs / empties[i].processMs);
+      const cpuEager = loads.map((l, i) => l.processMs / floors[i].processMs);
       const rate = loads.map((l, i) => l.rps / floors[i].rps);
       const machine = (r: Costed) => r.processMs + r.serverMs + r.postgresMs;
       console.log(
@@ -463,7 +480,7 @@ async function main(): Promise<void> {
           loads.map((l) => l.processMs),
           1,
           ' ms',
-        )} = ${spread(cpu, 2, 'x')} the empty workflow's ${median(floors.map((f) => f.processMs)).toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(median(cpu) <= 2)}); ${median(loads.map((l, i) => l.processMs - shapes[i].processMs)).toFixed(1)} ms above the empty attempt shape's`,
+        )} = ${spread(cpu, 2, 'x')} the empty workflow's ${median(empties.map((f) => f.processMs)).toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(median(cpu) <= 2)}), ${spread(cpuEager, 2, 'x')} the eager one's ${median(floors.map((f) => f.processMs)).toFixed(1)} ms; ${median(loads.map((l, i) => l.processMs - shapes[i].processMs)).toFixed(1)} ms above the empty attempt shape's`,
       );
       console.log(
         `- ${family}: ${median(loads.map((l) => l.rps)).toFixed(1)}/s at c=${CONCURRENCY} = ${spread(rate)} of the eager floor's ${median(floors.map((f) => f.rps)).toFixed(1)}/s (>= 0.5: ${verdict(median(rate) >= 0.5)}); machine CPU per attempt ${median(loads.map(machine)).toFixed(1)} ms against ${median(floors.map(machine)).toFixed(1)} ms per empty workflow`,
