@@ -3,9 +3,9 @@
 // the baseline its target names:
 // - the empty-workflow floor on the same Temporal server, with a worker of its own in this process: alone,
 //   and at concurrency 16 started plainly (the issue's baseline of process CPU) and eagerly (its baseline
-//   of throughput, and a stricter one of CPU, printed beside); beside them, the shape every attempt has with no work in it
-//   (Update-with-Start, one local activity, the update answered), so a family's own cost reads apart from
-//   its shape's;
+//   of throughput, and a stricter one of CPU, printed beside); beside them, the shape every attempt has
+//   with no work in it (Update-with-Start, one local activity, the update answered), so a family's own
+//   cost reads apart from its shape's;
 // - the money families (wallet execute, paid tenant tool call, consumer Pix spend), alone, and at
 //   concurrency 16 in interleaved rounds (the floor, the shape, then each family; BENCH_ROUNDS, 3 by
 //   default) whose ratios are taken within a round and reported as their median, so a drift in the
@@ -412,8 +412,8 @@ async function main(): Promise<void> {
   const rounds = [];
   for (let round = 1; round <= ROUNDS; round++)
     rounds.push({
-      empty: await floor?.plain(round),
-      floor: await floor?.eager(round),
+      plain: await floor?.plain(round),
+      eager: await floor?.eager(round),
       shape: await floor?.shape(round),
       'wallet execute': await wallet?.load(round),
       'paid tool call': await paid?.load(round),
@@ -432,8 +432,8 @@ async function main(): Promise<void> {
   for (const round of rounds)
     rows.push(
       ...[
-        round.empty,
-        round.floor,
+        round.plain,
+        round.eager,
         round.shape,
         round['wallet execute'],
         round['paid tool call'],
@@ -447,19 +447,19 @@ async function main(): Promise<void> {
     "targets (issue 27), each ratio the median over the rounds of a family's figure to its round's floor:",
   );
   if (floor && wallet && paid && floorLone) {
-    const floors = rounds.map((r) => r.floor!);
-    const empties = rounds.map((r) => r.empty!);
+    const plains = rounds.map((r) => r.plain!);
+    const eagers = rounds.map((r) => r.eager!);
     const shapes = rounds.map((r) => r.shape!);
     console.log(
       `- the attempt's shape with no work in it (Update-with-Start, one local activity, the update answered): process CPU ${spread(
-        shapes.map((s, i) => s.processMs / empties[i].processMs),
+        shapes.map((s, i) => s.processMs / plains[i].processMs),
         2,
         'x',
       )} the empty workflow's (${spread(
-        shapes.map((s, i) => s.processMs / floors[i].processMs),
+        shapes.map((s, i) => s.processMs / eagers[i].processMs),
         2,
         'x',
-      )} the eager one's), throughput ${spread(shapes.map((s, i) => s.rps / floors[i].rps))} of the eager floor's`,
+      )} the eager one's), throughput ${spread(shapes.map((s, i) => s.rps / eagers[i].rps))} of the eager floor's`,
     );
     const families = [
       ['wallet execute', executeLone!, wallet.workflowId(1)],
@@ -468,9 +468,9 @@ async function main(): Promise<void> {
     ] as const;
     for (const [family, lone, workflowId] of families) {
       const loads = rounds.map((r) => r[family]!);
-      const cpu = loads.map((l, i) => l.processMs / empties[i].processMs);
-      const cpuEager = loads.map((l, i) => l.processMs / floors[i].processMs);
-      const rate = loads.map((l, i) => l.rps / floors[i].rps);
+      const cpu = loads.map((l, i) => l.processMs / plains[i].processMs);
+      const cpuEager = loads.map((l, i) => l.processMs / eagers[i].processMs);
+      const rate = loads.map((l, i) => l.rps / eagers[i].rps);
       const machine = (r: Costed) => r.processMs + r.serverMs + r.postgresMs;
       console.log(
         `- ${family}: ${await activationsOf(stack, workflowId)}; ${median(loads.map((l) => l.trips)).toFixed(1)} PostgreSQL round trips per attempt from API + worker`,
@@ -480,10 +480,10 @@ async function main(): Promise<void> {
           loads.map((l) => l.processMs),
           1,
           ' ms',
-        )} = ${spread(cpu, 2, 'x')} the empty workflow's ${median(empties.map((f) => f.processMs)).toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(median(cpu) <= 2)}), ${spread(cpuEager, 2, 'x')} the eager one's ${median(floors.map((f) => f.processMs)).toFixed(1)} ms; ${median(loads.map((l, i) => l.processMs - shapes[i].processMs)).toFixed(1)} ms above the empty attempt shape's`,
+        )} = ${spread(cpu, 2, 'x')} the empty workflow's ${median(plains.map((f) => f.processMs)).toFixed(1)} ms at c=${CONCURRENCY} (<= 2.0x: ${verdict(median(cpu) <= 2)}), ${spread(cpuEager, 2, 'x')} the eager one's ${median(eagers.map((f) => f.processMs)).toFixed(1)} ms; ${median(loads.map((l, i) => l.processMs - shapes[i].processMs)).toFixed(1)} ms above the empty attempt shape's`,
       );
       console.log(
-        `- ${family}: ${median(loads.map((l) => l.rps)).toFixed(1)}/s at c=${CONCURRENCY} = ${spread(rate)} of the eager floor's ${median(floors.map((f) => f.rps)).toFixed(1)}/s (>= 0.5: ${verdict(median(rate) >= 0.5)}); machine CPU per attempt ${median(loads.map(machine)).toFixed(1)} ms against ${median(floors.map(machine)).toFixed(1)} ms per empty workflow`,
+        `- ${family}: ${median(loads.map((l) => l.rps)).toFixed(1)}/s at c=${CONCURRENCY} = ${spread(rate)} of the eager floor's ${median(eagers.map((f) => f.rps)).toFixed(1)}/s (>= 0.5: ${verdict(median(rate) >= 0.5)}); machine CPU per attempt ${median(loads.map(machine)).toFixed(1)} ms against ${median(eagers.map(machine)).toFixed(1)} ms per empty workflow`,
       );
       console.log(
         `- ${family}: alone p50 ${lone.p50.toFixed(1)} ms against the lone empty workflow's ${floorLone.p50.toFixed(1)} ms + 15 (${verdict(lone.p50 <= floorLone.p50 + 15)})`,
