@@ -9,8 +9,7 @@
 // - every upstream success of a paid tool call has one debit split into tenant share + platform fee, every
 //   failure releases its hold, and the tool server's payout and fee wallets hold exactly those splits;
 // - no hold or mandate cap reservation outlives its attempt, and every attempt is terminal (the run waits);
-// - exactly one fresh answer per attempt, every other one a byte-identical replay (a consumer attempt
-//   whose first wait ended in 409 may have none: that family does not yet owe its fresh answer later);
+// - exactly one fresh answer per attempt, every other one a byte-identical replay;
 // - a refused ledger post writes nothing.
 // MONEY_SIM_SEED replays a run exactly; MONEY_SIM_STEPS runs it longer.
 import { sql } from 'slonik';
@@ -40,8 +39,6 @@ interface Attempt {
   /** One presentation of the attempt, always with the same body. */
   send: () => Promise<HttpResult>;
   answers: HttpResult[];
-  /** Some presentation was told to come back (409 attempt_in_progress). */
-  deferred: boolean;
   /** Tool calls: whether the upstream tool succeeds. */
   upstreamOk?: boolean;
 }
@@ -167,16 +164,12 @@ describe(`the money simulator (seed ${SEED}, replay with MONEY_SIM_SEED=${SEED})
       id,
       send: () => gw.request('POST', `/v1/wallets/${wallet.id}/execute`, { key: wallet.tenant.key, body }),
       answers: [],
-      deferred: false,
     };
   }
 
   async function presentUntilTerminal(attempt: Attempt, copies: number): Promise<void> {
     let answers = await Promise.all(Array.from({ length: copies }, attempt.send));
-    const keep = () => {
-      if (answers.some((r) => r.status === 409)) attempt.deferred = true;
-      attempt.answers.push(...answers.filter((r) => r.status !== 409));
-    };
+    const keep = () => attempt.answers.push(...answers.filter((r) => r.status !== 409));
     keep();
     for (let i = 0; i < 30 && answers.some((r) => r.status === 409); i++) {
       answers = [await attempt.send()];
@@ -250,12 +243,12 @@ describe(`the money simulator (seed ${SEED}, replay with MONEY_SIM_SEED=${SEED})
       const fresh = attempt.answers.filter((r) => !replayed(r));
       const replays = attempt.answers.filter(replayed);
       if (attempt.family === 'consumer') {
-        // The body says it too; a consumer attempt first told to come back may owe no fresh answer.
+        // The body says it too.
         for (const r of fresh) expect([step, id, r.body.idempotent_replay]).toEqual([step, id, false]);
         for (const r of replays) expect([step, id, r.body.idempotent_replay]).toEqual([step, id, true]);
-        expect([step, id, fresh.length <= 1]).toEqual([step, id, true]);
-        if (!attempt.deferred) expect([step, id, fresh.length]).toEqual([step, id, 1]);
-      } else expect([step, id, fresh.length]).toEqual([step, id, 1]);
+      }
+      // A claimant told to come back (409) leaves its fresh answer to the presentation that finds it.
+      expect([step, id, fresh.length]).toEqual([step, id, 1]);
       expect([step, id, new Set(replays.map((r) => r.text)).size <= 1]).toEqual([step, id, true]);
     }
     // Every upstream call of a priced tool was one attempt's; the server's wallets hold exactly the splits.
@@ -301,7 +294,6 @@ describe(`the money simulator (seed ${SEED}, replay with MONEY_SIM_SEED=${SEED})
           send: () =>
             gw.request('POST', '/v1/consumer-payments/execute', { key: tenants[0].tenant.key, body }),
           answers: [],
-          deferred: false,
         };
         attempts.push(attempt);
         const copies = 2 + Math.floor(random() * 5);
@@ -323,7 +315,6 @@ describe(`the money simulator (seed ${SEED}, replay with MONEY_SIM_SEED=${SEED})
           send: () =>
             gw.request('POST', `/v1/sessions/${session}/tool-calls`, { key: tenants[0].tenant.key, body }),
           answers: [],
-          deferred: false,
           upstreamOk,
         };
         attempts.push(attempt);
