@@ -1,6 +1,7 @@
 // Agent cards through HTTP, on both Temporal servers: a card issued through its mint flow, the issuer's
 // real-time authorization requests decided within the deadline (approved and held, declined by a control,
-// by a frozen card, for want of balance), its later messages applied once and in order (captures partial and
+// by a frozen card, for want of balance; racing each other and wallet executes for one balance or a daily
+// limit, never holding past it), its later messages applied once and in order (captures partial and
 // over, a reversal, an expiry, a refund, duplicates, messages that overtake each other), and the wallet's
 // ledger and attempts matching the issuer's own records.
 import { sql } from 'slonik';
@@ -196,6 +197,65 @@ describe.each(TEMPORAL_SERVERS)('agent cards on the %s server', (server) => {
     ]);
     const events = await gw.request('GET', '/v1/events?type=card.authorization.declined', { key: t.key });
     expect(events.body.events.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('decides racing authorizations one after another: never more held than the balance or a daily limit allows', async () => {
+    const walletId = await newWallet(gw, t);
+    await fund(gw, t, walletId, 10_00);
+    const card = await issueCard(walletId);
+    const racing = await Promise.all(Array.from({ length: 8 }, () => authorize(card, 3_00)));
+    expect(racing.filter((r) => r.body.approved)).toHaveLength(3);
+    expect(racing.filter((r) => !r.body.approved).map((r) => r.body.decline_reason)).toEqual(
+      Array(5).fill('insufficient_funds'),
+    );
+    expect(await balances(walletId)).toEqual({ balance: '1000', available: '100' });
+
+    const richWallet = await newWallet(gw, t);
+    await fund(gw, t, richWallet, 100_00);
+    const limited = await issueCard(richWallet, {
+      spending_controls: { spending_limits: [{ interval: 'daily', amount_minor: '1000' }] },
+    });
+    const day = await Promise.all(Array.from({ length: 8 }, () => authorize(limited, 3_00)));
+    expect(day.filter((r) => r.body.approved)).toHaveLength(3);
+    expect(day.filter((r) => !r.body.approved).map((r) => r.body.decline_reason)).toEqual(
+      Array(5).fill('periodic_limit'),
+    );
+    expect(await balances(richWallet)).toEqual({ balance: '10000', available: '9100' });
+    const held = (await authorizationsOf(limited)).filter((a) => a.approved).map((a) => a.held_minor);
+    expect(held).toEqual(['300', '300', '300']);
+
+    // Card authorizations and wallet executes racing for the same balance: three of the eight get it.
+    const shared = await newWallet(gw, t);
+    await fund(gw, t, shared, 10_00);
+    const sharedCard = await issueCard(shared);
+    const execute = (n: number) =>
+      gw.request('POST', `/v1/wallets/${shared}/execute`, {
+        key: t.key,
+        body: {
+          amount: 3,
+          currency: 'BRL',
+          recipient: 'merchant-42',
+          description: 'racing the card',
+          mandate_id: 'mdt_test',
+          attempt_id: `att_card_race_${server}_${n}`,
+        },
+      });
+    const [cardAnswers, executes] = await Promise.all([
+      Promise.all(Array.from({ length: 4 }, () => authorize(sharedCard, 3_00))),
+      Promise.all(Array.from({ length: 4 }, (_, n) => execute(n))),
+    ]);
+    const approved = cardAnswers.filter((r) => r.body.approved).length;
+    const paid = executes.filter((r) => r.status === 200 && r.body.status === 'completed').length;
+    expect(approved + paid).toBe(3);
+    for (const r of executes)
+      if (r.body.status !== 'completed')
+        expect([r.status, r.body.status, r.body.wallet.insufficientFunds]).toEqual([200, 'failed', true]);
+    for (const r of cardAnswers)
+      if (!r.body.approved) expect(r.body.decline_reason).toBe('insufficient_funds');
+    expect(await balances(shared)).toEqual({
+      balance: String(10_00 - paid * 3_00),
+      available: '100',
+    });
   });
 
   it('declines everything on a frozen card until it is unfrozen, and nothing once closed', async () => {
