@@ -166,6 +166,53 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
     });
   });
 
+  it('keeps a budget shared by several agents exact when their spends race: no more leaves than its cap', async () => {
+    const t = await gw.createTenant();
+    const budget = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: {
+        name: 'fleet cap',
+        type: 'budget',
+        agents: ['fleet-*'],
+        config: { currency: 'BRL', cap_minor: '1000', window: 'day' },
+      },
+    });
+    expect(budget.status).toBe(201);
+    const wallets = await Promise.all(
+      Array.from({ length: 6 }, (_, n) => newWallet(gw, t, { agent_id: `fleet-${n}` })),
+    );
+    for (const wallet of wallets) await fund(gw, t, wallet, 10_000);
+    const answers = await Promise.all(
+      wallets.map((wallet) =>
+        untilAnswered(() =>
+          gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+            key: t.key,
+            body: {
+              amount: 3,
+              currency: 'BRL',
+              recipient: 'merchant-42',
+              description: 'fleet',
+              mandate_id: 'mdt_test',
+              attempt_id: `att_fleet_${wallets[0]}_${wallet}`,
+            },
+          }),
+        ),
+      ),
+    );
+    const paid = answers.filter((r) => r.status === 200 && r.body.status === 'completed');
+    const denied = answers.filter((r) => r.status === 403);
+    expect([paid.length, denied.length]).toEqual([3, 3]);
+    for (const r of denied)
+      expect(r.body).toMatchObject({ reason: 'budget_exceeded', ruleType: 'budget', ruleId: budget.body.id });
+    let spent = 0;
+    for (const wallet of wallets) {
+      const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0];
+      expect(balance.available_minor).toBe(balance.balance_minor);
+      spent += 10_000 - Number(balance.balance_minor);
+    }
+    expect(spent).toBe(900);
+  });
+
   it('lets exactly one of many racing claims of a new attempt_id win, the rest read its row (both unique keys guarded)', async () => {
     // Through HTTP the window between two claims' checks is too narrow to hit reliably on two cores, so
     // the claim the runner makes is raced directly: 6 at once on each of 200 new attempt ids.

@@ -100,8 +100,9 @@ export async function authorizeSpend(
       audit.length = 0;
       terms = null;
       // Lock order, shared by every writer of a consumer spend (settle.ts, funds.ts): the attempt row,
-      // the mandate row, the mandate's cap lock, the agent's policy lock, then the consumer's wallet and
-      // its balance slot. Settling takes the mandate before the wallet too, so the two cannot deadlock.
+      // the mandate row, the mandate's cap lock, the policy gate's locks (the agent's, then its budgets'),
+      // then the consumer's wallet and its balance slot. Settling takes the mandate before the wallet too,
+      // so the two cannot deadlock.
       const attempt = await lockAttempt(tx, scope, req.attemptId);
       // An approved hold replays the attempt under its own workflow: the stored 403 no longer answers it.
       const reopened = Boolean(req.approvedBy) && attempt.status === 'requires_approval';

@@ -1,6 +1,8 @@
 // The policy gate: inside the caller's transaction, serializes one agent's calls, loads the rules and the
 // usage counters they need (ledger spend for budgets, allowed calls for rate limits), decides, and writes
-// exactly one evaluation row. Holding the lock until commit keeps budgets and rate limits exact under races.
+// exactly one evaluation row. A budget counts the spend of every agent it names, so a call that may spend
+// under one also takes that budget's lock. Holding the locks until commit (the caller posts its hold in the
+// same transaction) keeps budgets and rate limits exact under races.
 import { sql, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { CommonQueryMethods } from '../../runtime/database';
@@ -33,21 +35,20 @@ async function budgetSpend(
   agents: string[],
 ): Promise<bigint> {
   const seconds = BUDGET_WINDOWS[config.window];
-  // Debits and fees in the window, plus open holds; transfers between the project's own wallets are not spend.
+  // Debits and fees in the window, plus open holds; transfers between the project's own wallets are not
+  // spend. One statement, so one snapshot: a hold settled between two reads would be in neither.
   const spent = await tx.any(sql.type(agentSum)`
-    SELECT COALESCE(w.agent_id, w.id) AS agent, (-sum(e.amount_minor))::bigint AS total
-    FROM wallet_ledger_entries e JOIN wallets w ON w.id = e.wallet_id
-    WHERE e.org_id = ${orgId} AND e.project_id = ${projectId} AND e.currency = ${config.currency} AND e.kind IN ('debit', 'fee')
-      AND NOT (e.metadata ? 'transfer_id') AND e.posted_at > now() - make_interval(secs => ${seconds})
-    GROUP BY 1`);
-  const held = await tx.any(sql.type(agentSum)`
-    SELECT COALESCE(w.agent_id, w.id) AS agent, sum(h.amount_minor)::bigint AS total
-    FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id
-    WHERE w.org_id = ${orgId} AND w.project_id = ${projectId} AND h.currency = ${config.currency} AND h.status = 'open'
-    GROUP BY 1`);
-  return [...spent, ...held]
-    .filter((row) => matchesAny(agents, row.agent))
-    .reduce((sum, row) => sum + row.total, 0n);
+    SELECT agent, sum(amount)::bigint AS total FROM (
+      SELECT COALESCE(w.agent_id, w.id) AS agent, -e.amount_minor AS amount
+      FROM wallet_ledger_entries e JOIN wallets w ON w.id = e.wallet_id
+      WHERE e.org_id = ${orgId} AND e.project_id = ${projectId} AND e.currency = ${config.currency} AND e.kind IN ('debit', 'fee')
+        AND NOT (e.metadata ? 'transfer_id') AND e.posted_at > now() - make_interval(secs => ${seconds})
+      UNION ALL
+      SELECT COALESCE(w.agent_id, w.id), h.amount_minor
+      FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id
+      WHERE w.org_id = ${orgId} AND w.project_id = ${projectId} AND h.currency = ${config.currency} AND h.status = 'open'
+    ) counted GROUP BY agent`);
+  return spent.filter((row) => matchesAny(agents, row.agent)).reduce((sum, row) => sum + row.total, 0n);
 }
 
 async function allowedCalls(
@@ -69,6 +70,32 @@ async function allowedCalls(
 /** The lock that serializes one agent's calls until commit, for a statement that takes it beside its own read. */
 export function agentLock(projectId: string, agentId: string): FragmentSqlToken {
   return sql.fragment`pg_advisory_xact_lock(hashtextextended(${`policy-agent:${projectId}:${agentId}`}, 0))`;
+}
+
+/**
+ * The budgets this call's amount would count against: enabled, in its currency, naming its agent (whatever
+ * their tools, since a budget counts all of its agents' spend). None for a call that spends nothing.
+ */
+function budgetsCounting(rules: Rule[], ctx: CallContext): Array<{ rule: Rule; config: BudgetConfig }> {
+  if (ctx.amountMinor === null) return [];
+  const budgets = [];
+  for (const rule of rules) {
+    if (!rule.enabled || rule.type !== 'budget' || !matchesAny(rule.agents, ctx.agentId)) continue;
+    const usable = usableConfig(rule.type, rule.config);
+    if (usable?.type === 'budget' && usable.config.currency === ctx.currency)
+      budgets.push({ rule, config: usable.config });
+  }
+  return budgets;
+}
+
+/**
+ * Takes the budgets' locks in one order (after the agent's), so that of two agents' calls under one budget
+ * the second reads the spend only once the first has committed its hold or given up.
+ */
+async function lockBudgets(tx: CommonQueryMethods, projectId: string, ruleIds: string[]): Promise<void> {
+  const keys = ruleIds.map((id) => `policy-budget:${projectId}:${id}`).sort();
+  await tx.query(sql.unsafe`
+    SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sql.array(keys, 'text')}) WITH ORDINALITY AS u(k, n) ORDER BY n`);
 }
 
 export interface GateOptions {
@@ -99,12 +126,21 @@ export async function runGate(
     rules = rulesOf(locked.rules);
   } else if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
   rules ??= (await listPolicies(tx, orgId, projectId)).map(toRule);
+  const budgets = budgetsCounting(rules, ctx);
+  if (budgets.length > 0)
+    await lockBudgets(
+      tx,
+      projectId,
+      budgets.map((b) => b.rule.id),
+    );
   const usage: Usage = { spent: new Map(), calls: new Map() };
+  // Only a budget this call spends under is read: the evaluator passes over the others.
+  for (const { rule, config } of budgets)
+    if (ruleApplies(rule, ctx))
+      usage.spent.set(rule.id, await budgetSpend(tx, orgId, projectId, config, rule.agents));
   for (const rule of rules) {
     // An unusable config has no usage to count: the evaluator denies on it (fail closed) without reading it.
     const usable = ruleApplies(rule, ctx) ? usableConfig(rule.type, rule.config) : null;
-    if (usable?.type === 'budget')
-      usage.spent.set(rule.id, await budgetSpend(tx, orgId, projectId, usable.config, rule.agents));
     if (usable?.type === 'rate-limit')
       usage.calls.set(
         rule.id,
