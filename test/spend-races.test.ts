@@ -10,6 +10,7 @@ import { claimAttempt } from '../domain/consumer-payments/attempts';
 import { dispatchKeyOf } from '../domain/consumer-payments/prepare';
 import type { SpendRequest } from '../contracts/consumer-spend';
 import type { PixPspMock } from '../providers/mocks/pix-psp';
+import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
 import { workflowIds } from '../contracts/workflow-ids';
 import { newAttempt, pixSpend, readyConsumer } from './support/consumer-spend';
 import type { HttpResult } from './support/client';
@@ -211,6 +212,99 @@ describe.each(TEMPORAL_SERVERS)('spend races on the %s Temporal server', (server
       spent += 10_000 - Number(balance.balance_minor);
     }
     expect(spent).toBe(900);
+  });
+
+  it('counts a spend a budget does not gate against it when racing the calls it does: each allowed call saw every hold before its own', async () => {
+    // The budget gates wallet executes only, but counts all of its agents' spend: the paid tool calls it does
+    // not gate (their charges' holds) must still serialize with the executes it does.
+    const t = await gw.createTenant();
+    const upstream = gw.mocks.mcp_upstream as McpUpstreamMock;
+    const toolServer = await gw.request('POST', '/v1/mcp-servers', {
+      key: t.key,
+      body: {
+        slug: `budget-race-${server}-${t.projectId.slice(-6).toLowerCase()}`,
+        name: 'Budget race',
+        upstream_url: upstream.url,
+        upstream_auth: MCP_UPSTREAM_AUTH,
+        platform_fee_bps: 0,
+        tools: [{ tool_name: 'quote', price: '3.00' }],
+      },
+    });
+    expect(toolServer.status).toBe(201);
+    const budget = await gw.request('POST', '/v1/policies', {
+      key: t.key,
+      body: {
+        name: 'executes only',
+        type: 'budget',
+        agents: ['crew-*'],
+        tools: ['wallet.execute'],
+        config: { currency: 'BRL', cap_minor: '1500', window: 'day' },
+      },
+    });
+    expect(budget.status).toBe(201);
+    const crew = await Promise.all(
+      Array.from({ length: 8 }, async (_, n) => {
+        const agent = `crew-${n}`;
+        const wallet = await newWallet(gw, t, { agent_id: agent });
+        await fund(gw, t, wallet, 10_000);
+        const session = await gw.request('POST', '/v1/sessions', {
+          key: t.key,
+          body: { servers: [toolServer.body.slug], agent_id: agent },
+        });
+        return { wallet, session: session.body.id as string };
+      }),
+    );
+    const answers = await Promise.all(
+      crew.map(({ wallet, session }, n) =>
+        untilAnswered(() =>
+          n % 2 === 0
+            ? gw.request('POST', `/v1/sessions/${session}/tool-calls`, {
+                key: t.key,
+                body: {
+                  tool: `${toolServer.body.slug}.quote`,
+                  arguments: {
+                    from: 'A',
+                    to: 'B',
+                    gateway_payment: { wallet_id: wallet, attempt_id: `att_crew_${n}` },
+                  },
+                },
+              })
+            : gw.request('POST', `/v1/wallets/${wallet}/execute`, {
+                key: t.key,
+                body: {
+                  amount: 3,
+                  currency: 'BRL',
+                  recipient: 'merchant-42',
+                  description: 'crew',
+                  mandate_id: 'mdt_test',
+                  attempt_id: `att_crew_${n}`,
+                },
+              }),
+        ),
+      ),
+    );
+    // The tool calls are not gated by the budget: all four pay.
+    for (const r of answers.filter((_, n) => n % 2 === 0)) expect(r.status).toBe(200);
+    const executes = answers.filter((_, n) => n % 2 === 1);
+    for (const r of executes)
+      if (r.status !== 200)
+        expect([r.status, r.body.reason, r.body.ruleId]).toEqual([403, 'budget_exceeded', budget.body.id]);
+    // Every hold of the crew in the order written; an execute allowed saw all those before its own.
+    const holds = await gw.db.any(sql.type(z.object({ attempt_id: z.string(), amount: z.bigint() }))`
+      SELECT e.attempt_id, -e.amount_minor AS amount FROM wallet_ledger_entries e JOIN wallets w ON w.id = e.wallet_id
+      WHERE w.org_id = ${t.orgId} AND w.project_id = ${t.projectId} AND w.agent_id LIKE 'crew-%' AND e.kind = 'hold'
+      ORDER BY e.id`);
+    let before = 0n;
+    let allowed = 0;
+    for (const hold of holds) {
+      const n = Number(hold.attempt_id.replace('att_crew_', ''));
+      if (n % 2 === 1) {
+        allowed++;
+        expect([hold.attempt_id, before + hold.amount <= 1500n]).toEqual([hold.attempt_id, true]);
+      }
+      before += hold.amount;
+    }
+    expect(allowed).toBe(executes.filter((r) => r.status === 200).length);
   });
 
   it('lets exactly one of many racing claims of a new attempt_id win, the rest read its row (both unique keys guarded)', async () => {

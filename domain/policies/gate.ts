@@ -229,16 +229,17 @@ async function recordEvaluation(
 }
 
 /**
- * The decision of a call no usage counter can decide (no budget or rate limit applies to it) when no rule
- * holds it: nothing to serialize, so no lock and no transaction; the caller writes its evaluation row
- * (evaluationInsert). Null when a counter applies or the decision is a hold: the caller runs the locked gate.
+ * The decision of a call no usage counter concerns (no rate limit applies to it, and it spends under no
+ * budget) when no rule holds it: nothing to serialize, so no lock and no transaction; the caller writes its
+ * evaluation row (evaluationInsert). Null when a counter is concerned or the decision is a hold: the caller
+ * runs the locked gate.
  */
 export function decideUncounted(
   rules: Rule[],
   ctx: CallContext,
 ): Exclude<Decision, { decision: 'hold' }> | null {
-  if (rules.some((rule) => (rule.type === 'budget' || rule.type === 'rate-limit') && ruleApplies(rule, ctx)))
-    return null;
+  if (budgetsCounting(rules, ctx).length > 0) return null;
+  if (rules.some((rule) => rule.type === 'rate-limit' && ruleApplies(rule, ctx))) return null;
   const decision = evaluate(rules, ctx, { spent: new Map(), calls: new Map() });
   return decision.decision === 'hold' ? null : decision;
 }
