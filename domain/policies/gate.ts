@@ -92,8 +92,12 @@ function budgetsCounting(rules: Rule[], ctx: CallContext): Array<{ rule: Rule; c
  * Takes the budgets' locks in one order (after the agent's), so that of two agents' calls under one budget
  * the second reads the spend only once the first has committed its hold or given up.
  */
-async function lockBudgets(tx: CommonQueryMethods, projectId: string, ruleIds: string[]): Promise<void> {
-  const keys = ruleIds.map((id) => `policy-budget:${projectId}:${id}`).sort();
+async function lockBudgets(
+  tx: CommonQueryMethods,
+  projectId: string,
+  budgets: Array<{ rule: Rule }>,
+): Promise<void> {
+  const keys = budgets.map(({ rule }) => `policy-budget:${projectId}:${rule.id}`).sort();
   await tx.query(sql.unsafe`
     SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest(${sql.array(keys, 'text')}) WITH ORDINALITY AS u(k, n) ORDER BY n`);
 }
@@ -127,12 +131,7 @@ export async function runGate(
   } else if (!options.agentLocked) await tx.query(sql.unsafe`SELECT ${agentLock(projectId, ctx.agentId)}`);
   rules ??= (await listPolicies(tx, orgId, projectId)).map(toRule);
   const budgets = budgetsCounting(rules, ctx);
-  if (budgets.length > 0)
-    await lockBudgets(
-      tx,
-      projectId,
-      budgets.map((b) => b.rule.id),
-    );
+  if (budgets.length > 0) await lockBudgets(tx, projectId, budgets);
   const usage: Usage = { spent: new Map(), calls: new Map() };
   // Only a budget this call spends under is read: the evaluator passes over the others.
   for (const { rule, config } of budgets)
