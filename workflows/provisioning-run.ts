@@ -61,8 +61,10 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<Prov
   setHandler(
     provisioningCodeUpdate,
     async (codeSealed: string): Promise<CodeAnswer> => {
+      // The sign-up step marks the run awaiting its code before this workflow hears the step ended, so a
+      // code sent at once can arrive while the phase still reads signing up: it waits for the step's end.
       // One code at a time reaches the provider; a code behind an accepted one finds the run moved on.
-      await condition(() => !verifying);
+      await condition(() => phase !== 'signing_up' && !verifying);
       if (phase !== 'awaiting_code' || verified || codeLapsed)
         throw ApplicationFailure.nonRetryable('The run is not waiting for a code', NOT_AWAITING_VERIFICATION);
       verifying = true;
@@ -79,7 +81,7 @@ export async function provisioningRun(input: ProvisioningRunInput): Promise<Prov
     },
     {
       validator: (_codeSealed: string) => {
-        if (phase !== 'awaiting_code')
+        if (phase === 'issuing' || phase === 'finished')
           throw ApplicationFailure.nonRetryable(
             'The run is not waiting for a code',
             NOT_AWAITING_VERIFICATION,
