@@ -268,61 +268,61 @@ export async function authorizeSpend(
         );
       }
 
-      if (req.approvedBy) {
-        step('policy', 'skip', `approved by ${req.approvedBy}`);
-      } else {
-        const decision = await seams.policies.evaluate(tx, scope, {
-          agentId: req.agentId,
-          toolName: `consumer_payments.${req.rail}`,
-          amountMinor: amount,
-          currency: req.currency,
+      // An approved spend satisfies the rules that asked for a person; its budgets, limits and denials
+      // still hold, as for an approved wallet execute.
+      const decision = await seams.policies.evaluate(tx, scope, {
+        agentId: req.agentId,
+        toolName: `consumer_payments.${req.rail}`,
+        amountMinor: amount,
+        currency: req.currency,
+        approved: Boolean(req.approvedBy),
+      });
+      if (decision.decision === 'deny') {
+        const policy = {
+          reason: decision.reason,
+          ruleType: decision.ruleType,
+          ruleId: decision.ruleId,
+          ruleName: decision.ruleName,
+        };
+        throw new Refusal({
+          status: 403,
+          code: decision.reason,
+          message: `Denied by ${decision.ruleType} rule ${decision.ruleId}`,
+          policy,
         });
-        if (decision.decision === 'deny') {
-          const policy = {
-            reason: decision.reason,
-            ruleType: decision.ruleType,
-            ruleId: decision.ruleId,
-            ruleName: decision.ruleName,
-          };
-          throw new Refusal({
-            status: 403,
-            code: decision.reason,
-            message: `Denied by ${decision.ruleType} rule ${decision.ruleId}`,
-            policy,
-          });
-        }
-        if (decision.decision === 'approval') {
-          step('policy', 'fail', `approval_required by rule ${decision.ruleId}`);
-          const held = await seams.approvals.raise(tx, scope, {
-            attemptId: req.attemptId,
-            agentId: req.agentId,
-            sessionId: req.sessionId,
-            reason: decision.reason,
-            ruleId: decision.ruleId,
-            ruleName: decision.ruleName,
-            payload: req,
-          });
-          step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
-          // No money is held and nothing counts against the caps while a person decides; the replay reserves again.
-          await resolveReservation(tx, scope, req.attemptId, 'released');
-          const policy = {
-            reason: decision.reason,
-            ruleType: decision.ruleType,
-            ruleId: decision.ruleId,
-            ruleName: decision.ruleName,
-          };
-          return {
-            kind: 'requires_approval',
-            approvalId: held.approvalId,
-            expiresAt: held.expiresAt,
-            reason: decision.reason,
-            policy,
-            audit,
-            terms: summary(terms, req.rail),
-          };
-        }
-        step('policy', 'pass', decision.ruleId ? `allowed by rule ${decision.ruleId}` : 'allowed');
       }
+      if (decision.decision === 'approval') {
+        step('policy', 'fail', `approval_required by rule ${decision.ruleId}`);
+        const held = await seams.approvals.raise(tx, scope, {
+          attemptId: req.attemptId,
+          agentId: req.agentId,
+          sessionId: req.sessionId,
+          reason: decision.reason,
+          ruleId: decision.ruleId,
+          ruleName: decision.ruleName,
+          payload: req,
+        });
+        step('approval', 'pass', `held as ${held.approvalId} until ${held.expiresAt}`);
+        // No money is held and nothing counts against the caps while a person decides; the replay reserves again.
+        await resolveReservation(tx, scope, req.attemptId, 'released');
+        const policy = {
+          reason: decision.reason,
+          ruleType: decision.ruleType,
+          ruleId: decision.ruleId,
+          ruleName: decision.ruleName,
+        };
+        return {
+          kind: 'requires_approval',
+          approvalId: held.approvalId,
+          expiresAt: held.expiresAt,
+          reason: decision.reason,
+          policy,
+          audit,
+          terms: summary(terms, req.rail),
+        };
+      }
+      const allowed = decision.ruleId ? `allowed by rule ${decision.ruleId}` : 'allowed';
+      step('policy', 'pass', req.approvedBy ? `${allowed}, approved by ${req.approvedBy}` : allowed);
 
       const funding = fundingOf(req.rail, terms.fundingRail);
       const move = {
@@ -333,6 +333,7 @@ export async function authorizeSpend(
         amountMinor: amount,
         rail: req.rail,
         funding,
+        agentId: req.agentId,
       };
       const hold = await seams.funds.hold(tx, scope, move);
       if ('insufficientFunds' in hold) {

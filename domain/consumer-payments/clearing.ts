@@ -67,6 +67,7 @@ export async function postPassThrough(
     attemptId: string;
     externalRef: string;
     consumerId: string;
+    agentId?: string;
   },
 ): Promise<string> {
   const walletId = await ensureClearing(tx, scope, kind, move.currency);
@@ -86,7 +87,7 @@ export async function postPassThrough(
   const paid = await postLocked(
     tx,
     scope,
-    { ...entry, kind: 'debit', externalRef: `${move.externalRef}:out` },
+    { ...entry, kind: 'debit', externalRef: `${move.externalRef}:out`, agentId: move.agentId ?? null },
     slot,
   );
   return paid.entry.id.toString();

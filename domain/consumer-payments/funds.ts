@@ -39,6 +39,7 @@ const entryFields = (move: MoneyMove) => ({
   amount: move.amountMinor,
   mandateId: move.mandateId,
   attemptId: move.attemptId,
+  agentId: move.agentId ?? null,
 });
 
 /**

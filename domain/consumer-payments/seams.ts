@@ -75,6 +75,8 @@ export interface MoneyMove {
   amountMinor: bigint;
   rail: 'pix' | 'ted';
   funding: Funding;
+  /** The agent the spend was decided as (its caller): what a budget counts the hold or pass-through under. */
+  agentId?: string;
 }
 
 export interface FundsSeam {
@@ -111,7 +113,8 @@ export interface PolicySeam {
   evaluate(
     tx: DatabaseTransactionConnection,
     scope: EventScope,
-    call: { agentId: string; toolName: string; amountMinor: bigint; currency: string },
+    /** `approved`: a person approved this spend, which satisfies approval-required rules. */
+    call: { agentId: string; toolName: string; amountMinor: bigint; currency: string; approved: boolean },
   ): Promise<PolicyDecision>;
 }
 

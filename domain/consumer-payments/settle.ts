@@ -49,6 +49,7 @@ export async function settleSpend(
       amountMinor: amount,
       rail: req.rail,
       funding,
+      agentId: req.agentId,
     };
     // The lock order of authorize.ts: attempt, mandate, then the consumer's wallet. Recording the spend
     // below locks the mandate anyway (its foreign key); taken after the wallet, that deadlocked with

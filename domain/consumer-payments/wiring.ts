@@ -28,7 +28,7 @@ function policyGate(): PolicySeam {
         amountMinor: call.amountMinor,
         currency: call.currency,
         now: new Date(),
-        approved: false,
+        approved: call.approved,
       });
       const { decision } = gate;
       if (decision.decision === 'allow') return { decision: 'allow', ruleId: decision.rule?.id ?? null };

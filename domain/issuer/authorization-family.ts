@@ -204,8 +204,9 @@ async function decide(
   const wallet = await tx.one(sql.type(walletState)`
     SELECT status, agent_id FROM wallets WHERE org_id = ${card.org_id} AND project_id = ${card.project_id} AND id = ${card.wallet_id} FOR SHARE`);
   if (wallet.status !== 'active') return decline('wallet_not_active');
+  const agentId = wallet.agent_id ?? card.wallet_id;
   const gate = await runGate(tx, card.org_id, card.project_id, {
-    agentId: wallet.agent_id ?? card.wallet_id,
+    agentId,
     toolName: CARD_AUTHORIZATION_TOOL,
     amountMinor: request.amountMinor,
     currency: request.currency,
@@ -227,6 +228,7 @@ async function decide(
       amount: request.amountMinor,
       mandateId: card.mandate_id,
       attemptId,
+      agentId,
       metadata: {
         card_id: card.id,
         issuer_authorization_id: request.issuerAuthorizationId,

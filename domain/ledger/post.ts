@@ -24,6 +24,11 @@ export interface PostInput {
   attemptId?: string | null;
   externalRef?: string | null;
   metadata?: Record<string, unknown>;
+  /**
+   * The agent a hold or debit was decided as by the policy gate: what a budget counts it under. A debit of
+   * a hold that names none takes its hold's.
+   */
+  agentId?: string | null;
 }
 
 export interface PostResult {
@@ -261,6 +266,10 @@ export async function postLocked(
   // The entry, the balance change, the hold it opens or resolves and the entry's event are one statement:
   // one round trip while the slot is locked.
   const availableDelta = effect.availableDelta + effect.releaseRemainder;
+  const spender =
+    input.kind === 'debit' && hold && !input.agentId
+      ? sql.fragment`(SELECT agent_id FROM wallet_ledger_entries WHERE id = (SELECT hold_entry_id FROM wallet_holds WHERE id = ${hold.id}))`
+      : sql.fragment`${input.kind === 'hold' || input.kind === 'debit' ? (input.agentId ?? null) : null}::text`;
   const holdChange =
     input.kind === 'hold'
       ? sql.fragment`, held AS (
@@ -280,10 +289,10 @@ export async function postLocked(
   )`
     WITH entry AS (
       INSERT INTO wallet_ledger_entries
-        (wallet_id, org_id, project_id, currency, kind, amount_minor, balance_delta, available_delta, hold_id, mandate_id, attempt_id, external_ref, metadata)
+        (wallet_id, org_id, project_id, currency, kind, amount_minor, balance_delta, available_delta, hold_id, mandate_id, attempt_id, external_ref, metadata, agent_id)
       VALUES (${input.walletId}, ${scope.orgId}, ${scope.projectId}, ${input.currency}, ${input.kind}, ${effect.amount.toString()},
               ${effect.balanceDelta.toString()}, ${effect.availableDelta.toString()}, ${holdId}, ${input.mandateId ?? null},
-              ${input.attemptId ?? null}, ${input.externalRef ?? null}, ${sql.jsonb((input.metadata ?? {}) as never)})
+              ${input.attemptId ?? null}, ${input.externalRef ?? null}, ${sql.jsonb((input.metadata ?? {}) as never)}, ${spender})
       RETURNING ${ENTRY_COLUMNS}),
     balance AS (
       UPDATE wallet_balances SET balance_minor = balance_minor + ${effect.balanceDelta.toString()}::bigint,

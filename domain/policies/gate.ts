@@ -36,16 +36,18 @@ async function budgetSpend(
 ): Promise<bigint> {
   const seconds = BUDGET_WINDOWS[config.window];
   // Debits and fees in the window, plus open holds; transfers between the project's own wallets are not
-  // spend. One statement, so one snapshot: a hold settled between two reads would be in neither.
+  // spend. A spend counts for the agent it was decided as (its entry's, or its hold entry's, agent_id),
+  // whichever wallet paid; one no agent made counts for its wallet's agent. One statement, so one
+  // snapshot: a hold settled between two reads would be in neither.
   const spent = await tx.any(sql.type(agentSum)`
     SELECT agent, sum(amount)::bigint AS total FROM (
-      SELECT COALESCE(w.agent_id, w.id) AS agent, -e.amount_minor AS amount
+      SELECT COALESCE(e.agent_id, w.agent_id, w.id) AS agent, -e.amount_minor AS amount
       FROM wallet_ledger_entries e JOIN wallets w ON w.id = e.wallet_id
       WHERE e.org_id = ${orgId} AND e.project_id = ${projectId} AND e.currency = ${config.currency} AND e.kind IN ('debit', 'fee')
         AND NOT (e.metadata ? 'transfer_id') AND e.posted_at > now() - make_interval(secs => ${seconds})
       UNION ALL
-      SELECT COALESCE(w.agent_id, w.id), h.amount_minor
-      FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id
+      SELECT COALESCE(he.agent_id, w.agent_id, w.id), h.amount_minor
+      FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id JOIN wallet_ledger_entries he ON he.id = h.hold_entry_id
       WHERE w.org_id = ${orgId} AND w.project_id = ${projectId} AND h.currency = ${config.currency} AND h.status = 'open'
     ) counted GROUP BY agent`);
   return spent.filter((row) => matchesAny(agents, row.agent)).reduce((sum, row) => sum + row.total, 0n);

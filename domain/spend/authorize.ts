@@ -205,6 +205,7 @@ export async function authorizeSpend(db: DatabasePool, input: SpendInput): Promi
           amount,
           mandateId: input.mandateId,
           attemptId: input.attemptId,
+          agentId: input.agentId,
           metadata: {
             purpose: input.purpose,
             recipient: input.recipient,

@@ -193,6 +193,7 @@ export async function authorizeToolCharge(
           kind: 'hold',
           amount: price,
           attemptId: input.attemptId,
+          agentId: input.agentId,
           metadata: { tool: input.toolName, tool_server_id: input.serverId },
         },
         slot,
