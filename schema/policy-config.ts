@@ -49,7 +49,7 @@ export const POLICY_CONFIG_SCHEMAS = {
     type: 'object',
     required: ['currency', 'cap_minor', 'window'],
     description:
-      "Spend cap in minor units per currency over a rolling window, counted from the ledger (debits and fees posted in the window plus open holds) for the matched agents. A spend counts for the agent it was decided as, whichever of the project's wallets paid: a session's agent for its paid tool calls, the calling agent for consumer spends (from the consumer's sub-account, or once settled for a consented pull), the wallet's agent for wallet executes and card authorizations; a spend no agent made (an operator's fee) counts for its wallet's agent, or the wallet's id when it has none. Spends under one budget are decided one after another, whichever of its agents makes them, so racing spends never pass it together. Over the cap: `budget_exceeded`.",
+      "Spend cap in minor units per currency over a rolling window, counted from the ledger (debits and fees posted in the window plus open holds) for the matched agents. A spend counts for the agent it was decided as, whichever of the project's wallets paid: a session's agent for its paid tool calls, the calling agent for consumer spends (a consented pull, which holds no money, counts from its authorization on), the wallet's agent for wallet executes and card authorizations; a spend no agent made (an operator's fee) counts for its wallet's agent, or the wallet's id when it has none. Spends under one budget are decided one after another, whichever of its agents makes them, so racing spends never pass it together. Over the cap: `budget_exceeded`.",
     properties: {
       currency: { enum: [...CURRENCY_CODES] },
       cap_minor: Digits,

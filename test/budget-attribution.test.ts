@@ -5,8 +5,9 @@
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { MCP_UPSTREAM_AUTH, type McpUpstreamMock } from '../providers/mocks/mcp-upstream';
+import type { PixPspMock } from '../providers/mocks/pix-psp';
 import { waitFor } from './support/consents';
-import { pixSpend, readyConsumer } from './support/consumer-spend';
+import { consentConsumer, pixSpend, readyConsumer } from './support/consumer-spend';
 import { startGateway, TEMPORAL_SERVERS, type Gateway, type Tenant } from './support/harness';
 import { fund, newWallet } from './support/money';
 
@@ -140,6 +141,38 @@ describe.each(TEMPORAL_SERVERS)(
       });
       expect([again.status, again.body.reason, again.body.ruleId]).toEqual([403, 'budget_exceeded', cap]);
       expect(await available(t, c.walletId)).toBe('2500');
+    });
+
+    it('counts a consented pull in flight, which holds no money, for its agent until it ends', async () => {
+      const t = await gw.createTenant();
+      const psp = gw.mocks.pix_psp as PixPspMock;
+      const cap = await budget(t, 'agent-7', 3_000);
+      const c = await consentConsumer(gw, t, { cap_minor: 10_000, per_tx_cap_minor: 5_000 });
+      const first = pixSpend(c, { amount_minor: 2_000 });
+      psp.script(first.attempt_id, { outcome: 'timeout' });
+      const uncertain = await gw.request('POST', '/v1/consumer-payments/execute', {
+        key: t.key,
+        body: first,
+      });
+      expect([uncertain.status, uncertain.body.error?.code]).toEqual([502, 'psp_dispatch_uncertain']);
+      // Nothing is held in the ledger for the pull, yet its 2,000 count: 2,000 more would pass 3,000.
+      const second = pixSpend(c, { amount_minor: 2_000 });
+      const over = await gw.request('POST', '/v1/consumer-payments/execute', { key: t.key, body: second });
+      expect([over.status, over.body.reason, over.body.ruleId]).toEqual([403, 'budget_exceeded', cap]);
+      // Settled, the pull counts once (its debit), not twice: 1,000 still fits, 1,001 does not.
+      psp.script(first.attempt_id, { outcome: 'succeed' });
+      const settled = await gw.request('POST', '/v1/consumer-payments/execute', { key: t.key, body: first });
+      expect([settled.status, settled.body.status]).toEqual([200, 'completed']);
+      const past = await gw.request('POST', '/v1/consumer-payments/execute', {
+        key: t.key,
+        body: pixSpend(c, { amount_minor: 1_001 }),
+      });
+      expect([past.status, past.body.reason]).toEqual([403, 'budget_exceeded']);
+      const fits = await gw.request('POST', '/v1/consumer-payments/execute', {
+        key: t.key,
+        body: pixSpend(c, { amount_minor: 1_000 }),
+      });
+      expect([fits.status, fits.body.status]).toEqual([200, 'completed']);
     });
 
     it('holds an approved consumer spend to its agent budget, spent meanwhile', async () => {

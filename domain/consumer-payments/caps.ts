@@ -101,10 +101,25 @@ export async function reserveCaps(
       VALUES (${scope.orgId}, ${input.attemptId}, ${scope.projectId}, ${input.mandateId}, ${input.currency}, ${input.amountMinor.toString()})`);
   } else if (mine === 'released') {
     await tx.query(
-      sql.unsafe`UPDATE mandate_cap_reservations SET status = 'held', resolved_at = NULL, created_at = now() WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}`,
+      sql.unsafe`UPDATE mandate_cap_reservations SET status = 'held', resolved_at = NULL, created_at = now(), budget_agent_id = NULL WHERE org_id = ${scope.orgId} AND attempt_id = ${input.attemptId}`,
     );
   }
   return verdict;
+}
+
+/**
+ * Makes the attempt's held reservation count against its agent's budgets: a consented pull holds no money in
+ * the ledger while in flight, so its reservation stands for its hold until it is spent or released.
+ */
+export async function countForBudgets(
+  tx: CommonQueryMethods,
+  scope: Pick<EventScope, 'orgId' | 'projectId'>,
+  attemptId: string,
+  agentId: string,
+): Promise<void> {
+  await tx.query(sql.unsafe`
+    UPDATE mandate_cap_reservations SET budget_agent_id = ${agentId}
+    WHERE org_id = ${scope.orgId} AND project_id = ${scope.projectId} AND attempt_id = ${attemptId} AND status = 'held'`);
 }
 
 /** The reservation's end (spent or released), for a statement that writes it beside its own work. */

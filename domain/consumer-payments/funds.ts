@@ -11,6 +11,7 @@ import type { EventScope } from '../events/record';
 import { LOCK_TIMEOUT, lockActiveSlot, lockHeld, lockSlot, postLocked } from '../ledger/post';
 import type { FundsSeam, MoneyMove } from './seams';
 import { prefixedId } from '../ids';
+import { countForBudgets } from './caps';
 import { postPassThrough } from './clearing';
 import { ensureSubAccount, findSubAccount, subAccountWallet } from './sub-accounts';
 
@@ -112,8 +113,11 @@ export function ledgerFundsSeam(): FundsSeam {
   return {
     async hold(tx, scope, move) {
       // Nothing rests with the gateway: the attempt's claim (marked on its row) is the hold, and the caps,
-      // reserved just before, count it from now on.
-      if (move.funding === 'consent_pull') return { holdId: prefixedId('pul') };
+      // reserved just before, count it from now on; so does its agent's budget, through that reservation.
+      if (move.funding === 'consent_pull') {
+        if (move.agentId) await countForBudgets(tx, scope, move.attemptId, move.agentId);
+        return { holdId: prefixedId('pul') };
+      }
       // The sub-account and this attempt's earlier hold on it, in one read.
       const found = await tx.maybeOne(sql.type(
         z.object({ wallet_id: z.string(), hold_id: z.string().nullable() }),

@@ -35,10 +35,11 @@ async function budgetSpend(
   agents: string[],
 ): Promise<bigint> {
   const seconds = BUDGET_WINDOWS[config.window];
-  // Debits and fees in the window, plus open holds; transfers between the project's own wallets are not
-  // spend. A spend counts for the agent it was decided as (its entry's, or its hold entry's, agent_id),
-  // whichever wallet paid; one no agent made counts for its wallet's agent. One statement, so one
-  // snapshot: a hold settled between two reads would be in neither.
+  // Debits and fees in the window, plus open holds and the held reservations of consented pulls in flight
+  // (which hold no money); transfers between the project's own wallets are not spend. A spend counts for
+  // the agent it was decided as (its entry's, or its hold entry's, agent_id), whichever wallet paid; one no
+  // agent made counts for its wallet's agent. One statement, so one snapshot: a hold settled, or a pull's
+  // reservation spent, between two reads would be in neither.
   const spent = await tx.any(sql.type(agentSum)`
     SELECT agent, sum(amount)::bigint AS total FROM (
       SELECT COALESCE(e.agent_id, w.agent_id, w.id) AS agent, -e.amount_minor AS amount
@@ -49,6 +50,10 @@ async function budgetSpend(
       SELECT COALESCE(he.agent_id, w.agent_id, w.id), h.amount_minor
       FROM wallet_holds h JOIN wallets w ON w.id = h.wallet_id JOIN wallet_ledger_entries he ON he.id = h.hold_entry_id
       WHERE w.org_id = ${orgId} AND w.project_id = ${projectId} AND h.currency = ${config.currency} AND h.status = 'open'
+      UNION ALL
+      SELECT r.budget_agent_id, r.amount_minor FROM mandate_cap_reservations r
+      WHERE r.org_id = ${orgId} AND r.project_id = ${projectId} AND r.currency = ${config.currency} AND r.status = 'held'
+        AND r.budget_agent_id IS NOT NULL
     ) counted GROUP BY agent`);
   return spent.filter((row) => matchesAny(agents, row.agent)).reduce((sum, row) => sum + row.total, 0n);
 }

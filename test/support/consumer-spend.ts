@@ -1,9 +1,11 @@
 // Fixtures for consumer spends on real mandates, all through HTTP: a consumer whose partner consent
 // signed a mandate, with a receipt secret and a funded sub-account, and spend bodies presenting it.
+import { sql } from 'slonik';
+import { z } from 'zod';
 import { prefixedId } from '../../domain/ids';
-import { partnerMandate } from './consents';
+import { attestation, createConsent, createConsumer, intent, partnerMandate } from './consents';
 import type { GatewayClient } from './client';
-import type { Tenant } from './harness';
+import type { Gateway, Tenant } from './harness';
 import { fund } from './money';
 
 export interface ReadyConsumer {
@@ -33,6 +35,39 @@ export async function readyConsumer(
     signature: submitted.signature,
     walletId: sub.body.id,
     receiptSecret: secret.body.secret,
+  };
+}
+
+/** A consumer whose partner consent bound a `pix-consent` funding source, with a receipt secret and an empty sub-account. */
+export async function consentConsumer(
+  gw: Gateway,
+  tenant: Tenant,
+  over: Record<string, unknown> = {},
+): Promise<ReadyConsumer & { fundingSourceId: string }> {
+  const consumer = await createConsumer(gw, tenant.key);
+  const consent = await createConsent(gw, tenant.key, { surface: 'partner', intent: intent(over) });
+  const submitted = await gw.request('POST', `/v1/consents/${consent.token}/submit`, {
+    key: tenant.key,
+    body: {
+      consumer_id: consumer.id,
+      rail: 'pix-consent',
+      display_label: 'Pix consent',
+      attestation: attestation(),
+    },
+  });
+  if (submitted.status !== 201) throw new Error(`submit failed: ${submitted.status} ${submitted.text}`);
+  const secret = await gw.request('POST', `/v1/consumers/${consumer.id}/receipt-secret`, { key: tenant.key });
+  const sub = await gw.request('POST', `/v1/consumers/${consumer.id}/sub-account`, { key: tenant.key });
+  const source = await gw.db.oneFirst(sql.type(z.object({ id: z.string() }))`
+    SELECT id FROM consumer_funding_sources WHERE consumer_id = ${consumer.id} AND rail = 'pix-consent'`);
+  return {
+    consumerId: consumer.id,
+    mandateId: submitted.body.mandate_id,
+    mandate: submitted.body.mandate,
+    signature: submitted.body.signature,
+    walletId: sub.body.id,
+    receiptSecret: secret.body.secret,
+    fundingSourceId: source,
   };
 }
 
