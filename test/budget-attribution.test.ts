@@ -16,6 +16,8 @@ describe.each(TEMPORAL_SERVERS)(
   (server) => {
     let gw: Gateway;
     beforeAll(async () => {
+      // A pull whose PSP never answers is uncertain once this runs out.
+      process.env.PROVIDER_TIMEOUT_MS = '4000';
       gw = await startGateway({ temporal: server });
     });
     afterAll(async () => {
