@@ -54,8 +54,8 @@ describe.each(TEMPORAL_SERVERS)(
       (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0]
         .available_minor as string;
 
-    it("counts a session's paid tool calls for its agent, not for the wallet that paid", async () => {
-      const t = await gw.createTenant();
+    /** A session of `agent` on a fresh priced tool server (quote: 300), and a paid call of it. */
+    const quoteSession = async (t: Tenant, agent: string) => {
       const upstream = gw.mocks.mcp_upstream as McpUpstreamMock;
       const slug = `attribution-${server}-${t.projectId.slice(-6).toLowerCase()}`;
       const toolServer = await gw.request('POST', '/v1/mcp-servers', {
@@ -70,19 +70,12 @@ describe.each(TEMPORAL_SERVERS)(
         },
       });
       expect(toolServer.status).toBe(201);
-      const buyerCap = await budget(t, 'buyer', 500);
-      await budget(t, 'owner', 500);
-      // The session's agent pays from a wallet of another agent, and from one of no agent.
-      const owners = await newWallet(gw, t, { agent_id: 'owner' });
-      const unowned = await newWallet(gw, t);
-      await fund(gw, t, owners, 10_000);
-      await fund(gw, t, unowned, 10_000);
       const session = await gw.request('POST', '/v1/sessions', {
         key: t.key,
-        body: { servers: [slug], agent_id: 'buyer' },
+        body: { servers: [slug], agent_id: agent },
       });
       expect(session.status).toBe(201);
-      const call = (wallet: string, attempt: string) =>
+      return (wallet: string, attempt: string) =>
         gw.request('POST', `/v1/sessions/${session.body.id}/tool-calls`, {
           key: t.key,
           body: {
@@ -90,6 +83,18 @@ describe.each(TEMPORAL_SERVERS)(
             arguments: { from: 'A', to: 'B', gateway_payment: { wallet_id: wallet, attempt_id: attempt } },
           },
         });
+    };
+
+    it("counts a session's paid tool calls for its agent, not for the wallet that paid", async () => {
+      const t = await gw.createTenant();
+      const call = await quoteSession(t, 'buyer');
+      const buyerCap = await budget(t, 'buyer', 500);
+      await budget(t, 'owner', 500);
+      // The session's agent pays from a wallet of another agent, and from one of no agent.
+      const owners = await newWallet(gw, t, { agent_id: 'owner' });
+      const unowned = await newWallet(gw, t);
+      await fund(gw, t, owners, 10_000);
+      await fund(gw, t, unowned, 10_000);
       const first = await call(owners, `att_buyer_1_${server}`);
       expect(first.status).toBe(200);
       // 300 spent by the buyer: a second 300 would pass 500, from whichever wallet.
@@ -218,6 +223,52 @@ describe.each(TEMPORAL_SERVERS)(
       expect(await available(t, c.walletId)).toBe('5000');
       const answer = await gw.request('POST', '/v1/consumer-payments/execute', { key: t.key, body });
       expect([answer.status, answer.body.reason, answer.body.ruleId]).toEqual([403, 'budget_exceeded', cap]);
+    });
+
+    it("keeps one agent's budget exact when its wallet executes, paid tool calls and consumer spends race", async () => {
+      const t = await gw.createTenant();
+      const cap = await budget(t, 'agent-7', 1_000);
+      const call = await quoteSession(t, 'agent-7');
+      const own = await newWallet(gw, t, { agent_id: 'agent-7' });
+      const shared = await newWallet(gw, t);
+      await fund(gw, t, own, 10_000);
+      await fund(gw, t, shared, 10_000);
+      const c = await readyConsumer(gw, t, { fundMinor: 10_000 });
+      // Nine spends of 300 at once, three of each family, all agent-7's: three fit under 1,000.
+      const answers = await Promise.all(
+        Array.from({ length: 9 }, (_, n) => {
+          const attempt = `att_race_${server}_${n}`;
+          if (n % 3 === 0) return execute(t, own, 3, attempt);
+          if (n % 3 === 1) return call(shared, attempt);
+          return gw.request('POST', '/v1/consumer-payments/execute', {
+            key: t.key,
+            body: pixSpend(c, { amount_minor: 300 }),
+          });
+        }),
+      );
+      const outcome = (r: { status: number; text: string }) =>
+        r.status === 200
+          ? 'paid'
+          : r.status === 403 && r.text.includes('budget_exceeded')
+            ? 'denied'
+            : r.text;
+      const outcomes = answers.map(outcome);
+      expect(outcomes.filter((o) => o === 'paid')).toHaveLength(3);
+      expect(outcomes.filter((o) => o === 'denied')).toHaveLength(6);
+      for (const r of answers.filter((a) => a.status === 403)) expect(r.text).toContain(cap);
+      // What left the three wallets is exactly what agent-7's budget counted, with nothing held.
+      const left = await Promise.all(
+        [own, shared, c.walletId].map(async (wallet) => {
+          const balance = (await gw.request('GET', `/v1/wallets/${wallet}`, { key: t.key })).body.balances[0];
+          expect(balance.available_minor).toBe(balance.balance_minor);
+          return 10_000 - Number(balance.balance_minor);
+        }),
+      );
+      expect(left.reduce((a, b) => a + b, 0)).toBe(900);
+      const spent = await gw.db.oneFirst(sql.type(z.object({ n: z.bigint() }))`
+        SELECT COALESCE(sum(-amount_minor), 0)::bigint AS n FROM wallet_ledger_entries
+        WHERE org_id = ${t.orgId} AND kind = 'debit' AND agent_id = 'agent-7'`);
+      expect(spent).toBe(900n);
     });
   },
 );
