@@ -113,17 +113,12 @@ describe.each(TEMPORAL_SERVERS)(
       // The owner spent nothing: its wallet still pays its own 300 within its 500.
       const own = await execute(t, owners, 3, `att_owner_${server}`);
       expect([own.status, own.body.status]).toEqual([200, 'completed']);
-      const spenders = await gw.db.any(sql.type(
-        z.object({ kind: z.string(), agent_id: z.string().nullable() }),
-      )`
-      SELECT e.kind, e.agent_id FROM wallet_ledger_entries e
-      WHERE e.org_id = ${t.orgId} AND e.wallet_id = ${owners} AND e.kind IN ('hold', 'debit') ORDER BY e.id`);
-      expect(spenders).toEqual([
-        { kind: 'hold', agent_id: 'buyer' },
-        { kind: 'debit', agent_id: 'buyer' },
-        { kind: 'hold', agent_id: 'owner' },
-        { kind: 'debit', agent_id: 'owner' },
-      ]);
+      // The wallet's ledger says whose spend each entry is: the fund is no one's.
+      const listed = await gw.request('GET', `/v1/wallets/${owners}/ledger-entries`, { key: t.key });
+      const spenders = (listed.body.entries as Array<{ kind: string; agent_id: string | null }>)
+        .map((e) => `${e.kind} ${e.agent_id}`)
+        .reverse();
+      expect(spenders).toEqual(['fund null', 'hold buyer', 'debit buyer', 'hold owner', 'debit owner']);
     });
 
     it('counts a consumer spend for the agent that made it', async () => {

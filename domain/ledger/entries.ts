@@ -18,10 +18,12 @@ export const entryRow = z.object({
   reconciled_at: z.string().nullable(),
   posted_at: z.string(),
   metadata: z.record(z.unknown()),
+  /** The agent a hold or debit was decided as: whose budgets count it. Null on entries no agent spent. */
+  agent_id: z.string().nullable(),
 });
 export type EntryRow = z.infer<typeof entryRow>;
 
-export const ENTRY_COLUMNS = sql.fragment`id, wallet_id, org_id, currency, kind, amount_minor, hold_id, mandate_id, attempt_id, external_ref, reconciled_at, posted_at, metadata`;
+export const ENTRY_COLUMNS = sql.fragment`id, wallet_id, org_id, currency, kind, amount_minor, hold_id, mandate_id, attempt_id, external_ref, reconciled_at, posted_at, metadata, agent_id`;
 
 export interface EntryFilter {
   kind?: EntryKind;

@@ -31,7 +31,7 @@ const postedRow = z.object({
   refusal: z.null(),
   ...outcomeFields,
   failed: z.literal(false),
-  ...entryRow.shape,
+  ...entryRow.omit({ agent_id: true }).shape,
   balance_minor: z.bigint(),
   available_minor: z.bigint(),
   balance_updated_at: z.string(),
@@ -97,6 +97,8 @@ function entryOf(row: PostedRow): EntryRow {
     reconciled_at: row.reconciled_at,
     posted_at: row.posted_at,
     metadata: row.metadata,
+    // This path posts adjustments only (holds and debits are the engine's), which no agent spends.
+    agent_id: null,
   };
 }
 

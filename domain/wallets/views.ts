@@ -29,6 +29,7 @@ export function entryView(row: EntryRow) {
     reconciled_at: row.reconciled_at,
     posted_at: row.posted_at,
     metadata: row.metadata,
+    agent_id: row.agent_id,
   };
 }
 

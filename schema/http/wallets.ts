@@ -120,6 +120,11 @@ export const WalletLedgerEntry = {
     reconciled_at: Nullable(Timestamp),
     posted_at: Timestamp,
     metadata: Metadata,
+    agent_id: {
+      ...Nullable({ type: 'string' }),
+      description:
+        "On a hold or debit: the agent the policy gate decided the spend as (a session's agent, a consumer spend's caller, the wallet's agent), whose budgets count it whichever wallet paid. Null on entries no agent spent.",
+    },
   },
 } as const satisfies JsonSchema;
 
