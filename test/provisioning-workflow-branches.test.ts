@@ -5,9 +5,6 @@
 import { randomBytes } from 'node:crypto';
 import { WorkflowUpdateStage, type WorkflowUpdateHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { installRuntime } from '../worker/worker';
 import {
   NOT_AWAITING_VERIFICATION,
   provisioningCodeUpdate,
@@ -15,53 +12,24 @@ import {
   type ProvisioningRunInput,
   type SignupStep,
 } from '../contracts/provisioning-messages';
+import { startStubWorker, type StubWorker, type Stubs } from './support/stub-worker';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-const taskQueue = `provisioning-branches-${randomBytes(4).toString('hex')}`;
-let current: Record<string, (...args: never[]) => unknown> = {};
-let calls: string[] = [];
-const ACTIVITY_NAMES = [
-  'startSandboxSignup',
-  'verifySandboxSignup',
-  'issueSandboxCredential',
-  'endProvisioningRun',
-];
+let stubs: StubWorker;
 
 beforeAll(async () => {
-  installRuntime('ERROR');
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
-  env = await TestWorkflowEnvironment.createTimeSkipping(
-    testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
-  );
-  const activities = Object.fromEntries(
-    ACTIVITY_NAMES.map((name) => [
-      name,
-      async (...args: never[]) => {
-        calls.push(name);
-        const stub = current[name];
-        if (!stub) throw ApplicationFailure.nonRetryable(`no stub for ${name}`, 'no_stub');
-        return stub(...args);
-      },
-    ]),
-  );
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    activities,
-    workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! },
-  });
-  running = worker.run();
+  stubs = await startStubWorker('provisioning-branches', [
+    'startSandboxSignup',
+    'verifySandboxSignup',
+    'issueSandboxCredential',
+    'endProvisioningRun',
+  ]);
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
+  await stubs?.stop();
 });
 
 const input: ProvisioningRunInput = { runId: 'prun_1', orgId: 'org_1', projectId: 'prj_1' };
+const names = () => stubs.calls.map(([name]) => name);
 
 /**
  * Runs the workflow with a sign-up step that sends a code before it returns (what its row already says
@@ -69,23 +37,22 @@ const input: ProvisioningRunInput = { runId: 'prun_1', orgId: 'org_1', projectId
  */
 async function codeDuringSignup(
   signup: () => SignupStep,
-  stubs: Record<string, (...args: never[]) => unknown>,
+  branch: Stubs,
 ): Promise<{ answer: Promise<CodeAnswer>; outcome: string }> {
   const workflowId = `provisioning-branch-${randomBytes(4).toString('hex')}`;
   let sent: WorkflowUpdateHandle<CodeAnswer> | undefined;
-  current = {
-    ...stubs,
+  stubs.use({
+    ...branch,
     startSandboxSignup: async () => {
-      sent = await env.client.workflow.getHandle(workflowId).startUpdate(provisioningCodeUpdate, {
+      sent = await stubs.env.client.workflow.getHandle(workflowId).startUpdate(provisioningCodeUpdate, {
         args: ['sealed-code'],
         waitForStage: WorkflowUpdateStage.ACCEPTED,
       });
       return signup();
     },
-  };
-  calls = [];
-  const outcome = (await env.client.workflow.execute('provisioningRun', {
-    taskQueue,
+  });
+  const outcome = (await stubs.env.client.workflow.execute('provisioningRun', {
+    taskQueue: stubs.taskQueue,
     workflowId,
     args: [input],
   })) as string;
@@ -103,7 +70,7 @@ describe('provisioningRun, a code sent while the sign-up step is ending', () => 
     );
     await expect(answer).resolves.toEqual({ outcome: 'accepted' });
     expect(outcome).toBe('succeeded');
-    expect(calls).toEqual(['startSandboxSignup', 'verifySandboxSignup', 'issueSandboxCredential']);
+    expect(names()).toEqual(['startSandboxSignup', 'verifySandboxSignup', 'issueSandboxCredential']);
   });
 
   it('is refused as not awaiting when the provider asked for no code', async () => {
@@ -112,7 +79,7 @@ describe('provisioningRun, a code sent while the sign-up step is ending', () => 
     });
     await expect(answer).rejects.toMatchObject({ cause: { type: NOT_AWAITING_VERIFICATION } });
     expect(outcome).toBe('succeeded');
-    expect(calls).toEqual(['startSandboxSignup', 'issueSandboxCredential']);
+    expect(names()).toEqual(['startSandboxSignup', 'issueSandboxCredential']);
   });
 
   it('is refused as not awaiting when the sign-up was refused', async () => {
@@ -124,6 +91,6 @@ describe('provisioningRun, a code sent while the sign-up step is ending', () => 
     );
     await expect(answer).rejects.toMatchObject({ cause: { type: NOT_AWAITING_VERIFICATION } });
     expect(outcome).toBe('failed');
-    expect(calls).toEqual(['startSandboxSignup', 'endProvisioningRun']);
+    expect(names()).toEqual(['startSandboxSignup', 'endProvisioningRun']);
   });
 });

@@ -4,55 +4,22 @@
 // the broadcast is never repeated; a reverted or refused settlement releases the reserved use.
 import { randomBytes } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { installRuntime } from '../worker/worker';
 import { X402_SETTLEMENT_REFUSED, type LinkPaymentInput } from '../contracts/link-payment-messages';
+import { startStubWorker, type StubWorker, type Stubs } from './support/stub-worker';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
-const taskQueue = `x402-branches-${randomBytes(4).toString('hex')}`;
-let current: Record<string, (...args: never[]) => unknown> = {};
-let calls: Array<[string, unknown]> = [];
-const ACTIVITY_NAMES = [
-  'broadcastX402Settlement',
-  'confirmX402Settlement',
-  'settleLinkPaymentActivity',
-  'releaseLinkPaymentActivity',
-];
+let stubs: StubWorker;
 const TX = `0x${'ab'.repeat(32)}`;
 
 beforeAll(async () => {
-  installRuntime('ERROR');
-  const testServer = process.env.TEMPORAL_TEST_SERVER_PATH;
-  env = await TestWorkflowEnvironment.createTimeSkipping(
-    testServer ? { server: { executable: { type: 'existing-path', path: testServer } } } : {},
-  );
-  const activities = Object.fromEntries(
-    ACTIVITY_NAMES.map((name) => [
-      name,
-      async (...args: never[]) => {
-        calls.push([name, args[0]]);
-        const stub = current[name];
-        if (!stub) throw ApplicationFailure.nonRetryable(`no stub for ${name}`, 'no_stub');
-        return stub(...args);
-      },
-    ]),
-  );
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    taskQueue,
-    activities,
-    workflowBundle: { codePath: process.env.GATEWAY_WORKFLOW_BUNDLE! },
-  });
-  running = worker.run();
+  stubs = await startStubWorker('x402-branches', [
+    'broadcastX402Settlement',
+    'confirmX402Settlement',
+    'settleLinkPaymentActivity',
+    'releaseLinkPaymentActivity',
+  ]);
 });
 afterAll(async () => {
-  worker?.shutdown();
-  await running;
-  await env?.teardown();
+  await stubs?.stop();
 });
 
 const input: LinkPaymentInput = {
@@ -66,16 +33,15 @@ const input: LinkPaymentInput = {
   notificationUrl: null,
   rail: 'x402',
 };
-const run = (stubs: Record<string, (...args: never[]) => unknown>) => {
-  current = stubs;
-  calls = [];
-  return env.client.workflow.execute('linkPayment', {
-    taskQueue,
+const run = (branch: Stubs) => {
+  stubs.use(branch);
+  return stubs.env.client.workflow.execute('linkPayment', {
+    taskQueue: stubs.taskQueue,
     workflowId: `x402-branch-${randomBytes(4).toString('hex')}`,
     args: [input],
   }) as Promise<string>;
 };
-const names = () => calls.map(([name]) => name);
+const names = () => stubs.calls.map(([name]) => name);
 
 describe('linkPayment, x402 branch', () => {
   it('asks the chain again after a confirmation lost with its worker, and never broadcasts twice', async () => {
@@ -97,7 +63,7 @@ describe('linkPayment, x402 branch', () => {
       'settleLinkPaymentActivity',
     ]);
     // Both confirmations asked about the hash recorded before the wait; the payment settles under it.
-    expect(calls.filter(([name]) => name !== 'broadcastX402Settlement').map(([, arg]) => arg)).toEqual([
+    expect(stubs.calls.filter(([name]) => name !== 'broadcastX402Settlement').map(([, arg]) => arg)).toEqual([
       { paymentId: 'plp_1', txHash: TX },
       { paymentId: 'plp_1', txHash: TX },
       { paymentId: 'plp_1', providerRef: TX },
@@ -111,7 +77,7 @@ describe('linkPayment, x402 branch', () => {
       releaseLinkPaymentActivity: () => undefined,
     });
     expect(result).toBe('failed');
-    expect(calls.at(-1)).toEqual([
+    expect(stubs.calls.at(-1)).toEqual([
       'releaseLinkPaymentActivity',
       { paymentId: 'plp_1', outcome: 'failed', reason: 'transaction_reverted' },
     ]);
